@@ -1,0 +1,60 @@
+"""The `tablectl` command line: one entry point, one subcommand per job.
+
+Each subcommand lives in the package that owns the job and exposes two
+functions, ``configure_parser(parser)`` and ``run(args) -> int``; this module
+only dispatches, importing the owner lazily so that `tablectl replay` does not
+pay for FastAPI or pyserial.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from typing import Sequence
+
+# subcommand -> (module that implements it, one-line help)
+COMMANDS: dict[str, tuple[str, str]] = {
+    "replay": ("controller.replay_cli", "replay a session file through the round engine"),
+    "simulate": ("controller.simulate_cli", "play many rounds with basic strategy and report the house edge"),
+    "shoe-sim": ("simulators.shoe_cli", "run a virtual smart shoe on a pseudo-terminal"),
+    "shoe-monitor": ("firmware_bridge.monitor_cli", "technician's tool: print every message a shoe sends"),
+    "demo": ("tablectl.demo", "run the whole table on this machine with a virtual shoe and dealer"),
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Build the top-level parser with every subcommand registered."""
+    parser = argparse.ArgumentParser(prog="tablectl", description="Blackjack table controller")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    for name, (module_name, help_text) in COMMANDS.items():
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        p.set_defaults(_module=module_name)
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:  # a job not built yet in this checkout
+            if exc.name and module_name.startswith(exc.name):
+                p.set_defaults(_missing=True)
+                continue
+            raise
+        module.configure_parser(p)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Parse arguments and run the chosen subcommand; returns the exit code."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if getattr(args, "_missing", False):
+        print(f"tablectl {args.command}: not available in this build", file=sys.stderr)
+        return 2
+    module = importlib.import_module(args._module)
+    try:
+        return int(module.run(args) or 0)
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
