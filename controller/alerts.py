@@ -1,0 +1,52 @@
+"""Latched alerts: raised by the engine, cleared only when resolved and acknowledged."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from enum import Enum
+
+
+class AlertKind(str, Enum):
+    """What went wrong; the kind decides the bell pattern and whether the shoe locks."""
+
+    UNEXPECTED_CARD = "unexpected_card"
+    INTEGRITY = "integrity"
+    SHOE_FAULT = "shoe_fault"
+    LINK_DOWN = "link_down"
+    SHUFFLE_DUE = "shuffle_due"
+    CALL_PIT = "call_pit"
+
+
+# Kinds that stop the game until a supervisor has looked: the shoe stays locked.
+LOCKING_KINDS = frozenset({AlertKind.UNEXPECTED_CARD, AlertKind.INTEGRITY, AlertKind.SHOE_FAULT})
+
+
+@dataclass(slots=True)
+class Alert:
+    """One alert. It stays open while its cause is active or until a supervisor acknowledges it."""
+
+    id: int
+    kind: AlertKind
+    message: str
+    raised_at: datetime | None
+    active: bool = True
+    acknowledged: bool = False
+    acknowledged_by: str | None = None
+
+    @property
+    def open(self) -> bool:
+        """Still shown: the cause persists or nobody has acknowledged it yet."""
+        return self.active or not self.acknowledged
+
+    def as_dict(self) -> dict[str, object]:
+        """JSON-ready form for replay output, status and the API."""
+        return {
+            "id": self.id,
+            "kind": self.kind.value,
+            "message": self.message,
+            "raised_at": self.raised_at.isoformat() if self.raised_at else None,
+            "active": self.active,
+            "acknowledged": self.acknowledged,
+            "acknowledged_by": self.acknowledged_by,
+        }

@@ -1,0 +1,110 @@
+"""Cards and hand totals.
+
+A card is identified by its code as the shoe reports it: rank then suit
+(`AS`, `TD`, `7H`; `10H` is accepted and normalised to `TH`). Cards are
+interned: there are 52 `Card` objects, so the engine compares them by
+identity and never parses a code twice.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+RANKS = "A23456789TJQK"
+SUITS = "SHDC"
+
+
+class Suit(str, Enum):
+    """The four suits; they matter only for the three-sevens bonus."""
+
+    SPADES = "S"
+    HEARTS = "H"
+    DIAMONDS = "D"
+    CLUBS = "C"
+
+
+@dataclass(frozen=True, slots=True)
+class Card:
+    """One playing card: its code, rank letter, suit and blackjack value (ace = 1)."""
+
+    code: str
+    rank: str
+    suit: str
+    value: int
+
+    def __str__(self) -> str:
+        return self.code
+
+
+class BadCard(ValueError):
+    """A card code that names no card."""
+
+
+def _value(rank: str) -> int:
+    if rank == "A":
+        return 1
+    if rank in "TJQK":
+        return 10
+    return int(rank)
+
+
+_CARDS: dict[str, Card] = {}
+for _r in RANKS:
+    for _s in SUITS:
+        _CARDS[_r + _s] = Card(_r + _s, _r, _s, _value(_r))
+for _s in SUITS:
+    _CARDS["10" + _s] = _CARDS["T" + _s]
+
+ALL_CARDS: tuple[Card, ...] = tuple(_CARDS[r + s] for r in RANKS for s in SUITS)
+
+
+def parse_card(code: str) -> Card:
+    """Return the card for a code such as ``AS``, ``td`` or ``10H``.
+
+    Raises BadCard with a message a dealer understands when the code names no card.
+    """
+    card = _CARDS.get(code)
+    if card is None:
+        card = _CARDS.get(code.strip().upper()) if isinstance(code, str) else None
+        if card is None:
+            raise BadCard(
+                f"'{code}' is not a card: use rank A,2-9,T,J,Q,K then suit S,H,D,C (e.g. AS, TD, 7H)"
+            )
+    return card
+
+
+@dataclass(frozen=True, slots=True)
+class Total:
+    """What a hand counts: the hard total, and the soft total when an ace can count 11."""
+
+    hard: int
+    soft: int | None
+
+    @property
+    def best(self) -> int:
+        """The total the hand plays at: the soft total if there is one, else the hard."""
+        return self.soft if self.soft is not None else self.hard
+
+    @property
+    def is_bust(self) -> bool:
+        """True when even the hard total is over 21."""
+        return self.hard > 21
+
+    def shown(self) -> list[int]:
+        """The totals announced to the table: at most two (e.g. A-3 is [4, 14])."""
+        if self.soft is None or self.soft == 21:
+            return [self.best]
+        return [self.hard, self.soft]
+
+
+def total_of(values: list[int] | tuple[int, ...]) -> Total:
+    """Count a hand from its card values (ace = 1).
+
+    One ace counts 11 when that does not bust the hand; two aces can never
+    both count 11, so at most two totals exist.
+    """
+    hard = sum(values)
+    if 1 in values and hard + 10 <= 21:
+        return Total(hard, hard + 10)
+    return Total(hard, None)

@@ -1,0 +1,67 @@
+"""What the engine asks the world to do after an event; the service hands these to its outputs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .alerts import Alert, AlertKind
+
+
+@dataclass(slots=True)
+class Effect:
+    """Base of every effect."""
+
+
+@dataclass(slots=True)
+class PhaseChanged(Effect):
+    """The table moved to another phase."""
+
+    old: str
+    new: str
+
+
+@dataclass(slots=True)
+class CardPlaced(Effect):
+    """A card went somewhere: ``to`` is ``box``, ``dealer``, ``burn`` or ``held``."""
+
+    card: str
+    to: str
+    box: int | None = None
+    hand: int | None = None
+
+
+@dataclass(slots=True)
+class RoundSettled(Effect):
+    """A round is over; ``result`` is its JSON-ready record."""
+
+    result: dict[str, Any]
+
+
+@dataclass(slots=True)
+class AlertRaised(Effect):
+    """A new latched alert."""
+
+    alert: Alert
+
+
+@dataclass(slots=True)
+class AlertCleared(Effect):
+    """An alert is resolved and acknowledged: it leaves the board."""
+
+    alert_id: int
+    kind: AlertKind
+
+
+@dataclass(slots=True)
+class ShoeLock(Effect):
+    """Hold the shoe's card gate shut (locked) or open it."""
+
+    locked: bool
+
+
+@dataclass(slots=True)
+class ReservationLapsed(Effect):
+    """A box marker ran out of time and the box is free."""
+
+    box: int

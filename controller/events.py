@@ -1,0 +1,283 @@
+"""The table's input events: the session format, the journal and the API all carry these.
+
+Each event is a plain slotted dataclass, cheap enough for the simulator to
+build by the hundred thousand; pydantic validates them only where they cross
+a boundary (a session file, the journal, an API request) through
+``parse_event`` / ``dump_event``. ``type`` names the event on the wire.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import datetime
+from decimal import Decimal
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BeforeValidator, ConfigDict, Field, PlainSerializer, TypeAdapter, ValidationError
+
+from .cards import BadCard, Card, parse_card
+
+
+def _to_card(value: Any) -> Card:
+    if isinstance(value, Card):
+        return value
+    if not isinstance(value, str):
+        raise ValueError("a card is a code such as AS, TD or 7H")
+    try:
+        return parse_card(value)
+    except BadCard as exc:
+        raise ValueError(str(exc)) from None
+
+
+CardField = Annotated[Card, BeforeValidator(_to_card), PlainSerializer(lambda c: c.code, return_type=str)]
+Money = Annotated[Decimal, Field(gt=0, max_digits=12, decimal_places=2), PlainSerializer(lambda d: _money(d), return_type=Any)]
+BoxNumber = Annotated[int, Field(ge=1, le=9)]
+
+
+def _money(d: Decimal) -> int | str:
+    return int(d) if d == d.to_integral_value() else str(d)
+
+
+@dataclass(slots=True, kw_only=True)
+class Event:
+    """Fields every event may carry: when it happened and who made it."""
+
+    # A misspelt field must be an error, not silently dropped (e.g. "bx" for "box").
+    __pydantic_config__ = ConfigDict(extra="forbid")
+
+    at: datetime | None = None
+    actor: str | None = None
+
+
+@dataclass(slots=True, kw_only=True)
+class SetRules(Event):
+    """Choose the rule profile and options (first line of a session)."""
+
+    type: Literal["rules"] = "rules"
+    profile: str = "ru-standard"
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(slots=True, kw_only=True)
+class Shuffle(Event):
+    """A freshly shuffled shoe is in play."""
+
+    type: Literal["shuffle"] = "shuffle"
+    shoe_id: str | None = None
+
+
+@dataclass(slots=True, kw_only=True)
+class PlaceBet(Event):
+    """A player puts chips on a box for the next round."""
+
+    type: Literal["bet"] = "bet"
+    box: BoxNumber
+    amount: Money
+    player: str | None = None
+
+
+@dataclass(slots=True, kw_only=True)
+class Reserve(Event):
+    """A marker holds a box for a player who stepped away."""
+
+    type: Literal["reserve"] = "reserve"
+    box: BoxNumber
+    player: str | None = None
+
+
+@dataclass(slots=True, kw_only=True)
+class CardDrawn(Event):
+    """A card left the shoe (physical: it cannot be refused)."""
+
+    type: Literal["card"] = "card"
+    card: CardField
+    position: int | None = None
+
+
+@dataclass(slots=True, kw_only=True)
+class CutCardOut(Event):
+    """The cut card came out of the shoe."""
+
+    type: Literal["cut_card"] = "cut_card"
+    position: int | None = None
+
+
+@dataclass(slots=True, kw_only=True)
+class Stand(Event):
+    """The hand in play takes no more cards."""
+
+    type: Literal["stand"] = "stand"
+
+
+@dataclass(slots=True, kw_only=True)
+class Double(Event):
+    """The hand in play doubles its bet and takes exactly one more card."""
+
+    type: Literal["double"] = "double"
+
+
+@dataclass(slots=True, kw_only=True)
+class Split(Event):
+    """The pair in play becomes two hands, each with a bet equal to the original."""
+
+    type: Literal["split"] = "split"
+
+
+@dataclass(slots=True, kw_only=True)
+class Surrender(Event):
+    """A hand is given up for half its bet (``box`` in a table-wide window)."""
+
+    type: Literal["surrender"] = "surrender"
+    box: BoxNumber | None = None
+
+
+@dataclass(slots=True, kw_only=True)
+class Insure(Event):
+    """A box insures against a dealer blackjack (at most half its bet)."""
+
+    type: Literal["insurance"] = "insurance"
+    box: BoxNumber
+    amount: Money
+
+
+@dataclass(slots=True, kw_only=True)
+class EvenMoney(Event):
+    """A box with blackjack takes 1:1 at once against a dealer ace."""
+
+    type: Literal["even_money"] = "even_money"
+    box: BoxNumber
+
+
+@dataclass(slots=True, kw_only=True)
+class CloseInsurance(Event):
+    """No more insurance: play goes on."""
+
+    type: Literal["close_insurance"] = "close_insurance"
+
+
+@dataclass(slots=True, kw_only=True)
+class DiscardCard(Event):
+    """Supervisor: the held card goes to the discards and play resumes."""
+
+    type: Literal["discard_card"] = "discard_card"
+
+
+@dataclass(slots=True, kw_only=True)
+class VoidRound(Event):
+    """Supervisor: misdeal; every bet on the round is returned."""
+
+    type: Literal["void_round"] = "void_round"
+
+
+@dataclass(slots=True, kw_only=True)
+class Tick(Event):
+    """The clock moved (the service journals ticks so time-driven rules replay)."""
+
+    type: Literal["tick"] = "tick"
+
+
+@dataclass(slots=True, kw_only=True)
+class ShoeFault(Event):
+    """The shoe reported a fault (jam, unreadable card, lid open)."""
+
+    type: Literal["shoe_fault"] = "shoe_fault"
+    kind: str
+    detail: str | None = None
+
+
+@dataclass(slots=True, kw_only=True)
+class LinkDown(Event):
+    """The shoe link was lost."""
+
+    type: Literal["link_down"] = "link_down"
+    reason: str | None = None
+
+
+@dataclass(slots=True, kw_only=True)
+class LinkUp(Event):
+    """The shoe link is back."""
+
+    type: Literal["link_up"] = "link_up"
+
+
+@dataclass(slots=True, kw_only=True)
+class CallPit(Event):
+    """The dealer calls the pit supervisor (the bell)."""
+
+    type: Literal["call_pit"] = "call_pit"
+
+
+@dataclass(slots=True, kw_only=True)
+class AcknowledgeAlert(Event):
+    """Supervisor: an alert has been seen and handled."""
+
+    type: Literal["ack_alert"] = "ack_alert"
+    alert_id: int
+
+
+AnyEvent = Annotated[
+    Union[
+        SetRules, Shuffle, PlaceBet, Reserve, CardDrawn, CutCardOut, Stand, Double, Split,
+        Surrender, Insure, EvenMoney, CloseInsurance, DiscardCard, VoidRound, Tick,
+        ShoeFault, LinkDown, LinkUp, CallPit, AcknowledgeAlert,
+    ],
+    Field(discriminator="type"),
+]
+EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(AnyEvent)
+EVENT_TYPES: tuple[str, ...] = tuple(
+    cls.__dataclass_fields__["type"].default  # type: ignore[attr-defined]
+    for cls in Event.__subclasses__()
+)
+
+
+class BadEvent(ValueError):
+    """An input that is not a valid event; ``code`` is machine-readable."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def _explain(exc: ValidationError) -> BadEvent:
+    err = exc.errors()[0]
+    if err["type"] == "union_tag_invalid":
+        tag = err.get("ctx", {}).get("tag")
+        return BadEvent("unknown_event", f"'{tag}' is not a table event (known: {', '.join(EVENT_TYPES)})")
+    if err["type"] == "union_tag_not_found":
+        return BadEvent("unknown_event", "the event has no 'type'")
+    field = ".".join(str(p) for p in err["loc"][1:]) or "event"
+    msg = err["msg"].removeprefix("Value error, ")
+    if err["type"] == "missing":
+        return BadEvent("missing_field", f"'{err['loc'][0]}' needs '{field}'")
+    if err["type"] in ("extra_forbidden", "unexpected_keyword_argument"):
+        return BadEvent("unknown_field", f"'{field}' is not a field of '{err['loc'][0]}'")
+    return BadEvent("bad_field", f"{field}: {msg}")
+
+
+def parse_event(data: Any) -> Event:
+    """Validate one decoded JSON object into an event; BadEvent names what is wrong."""
+    if not isinstance(data, dict):
+        raise BadEvent("not_an_event", "each line must be a JSON object with a 'type'")
+    try:
+        return EVENT_ADAPTER.validate_python(data)
+    except ValidationError as exc:
+        raise _explain(exc) from None
+
+
+def parse_event_line(line: str) -> Event:
+    """Decode and validate one JSON Lines entry."""
+    try:
+        data = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise BadEvent("bad_json", f"not valid JSON: {exc.msg} at column {exc.colno}") from None
+    return parse_event(data)
+
+
+def dump_event(event: Event) -> dict[str, Any]:
+    """The event as JSON-ready data, without empty fields (the session format)."""
+    data = EVENT_ADAPTER.dump_python(event, mode="json", exclude_none=True)
+    if not data.get("options", True):
+        data.pop("options", None)
+    return data

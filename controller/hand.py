@@ -1,0 +1,102 @@
+"""A hand and a box in play: the cards, the stake, and what has been decided about them."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from enum import Enum
+
+from .cards import Card
+
+
+class Outcome(str, Enum):
+    """How a hand ended (the names in round records)."""
+
+    BLACKJACK = "blackjack"
+    WIN = "win"
+    LOSE = "lose"
+    BUST = "bust"
+    PUSH = "push"
+    SURRENDER = "surrender"
+    EVEN_MONEY = "even_money"
+    THREE_SEVENS = "three_sevens"
+    VOID = "void"
+
+
+class Hand:
+    """One hand on a box. Totals are kept as the cards arrive (hard sum, and whether an ace is in it)."""
+
+    __slots__ = ("box", "cards", "hard", "has_ace", "stake", "doubled", "from_split",
+                 "split_aces", "done", "outcome", "net")
+
+    def __init__(self, box: "BoxInPlay", stake: Decimal, from_split: bool = False) -> None:
+        self.box = box
+        self.cards: list[Card] = []
+        self.hard = 0
+        self.has_ace = False
+        self.stake = stake
+        self.doubled = False
+        self.from_split = from_split
+        self.split_aces = False
+        self.done = False
+        self.outcome: Outcome | None = None
+        self.net: Decimal | None = None
+
+    def add(self, card: Card) -> None:
+        """Put a card on the hand."""
+        self.cards.append(card)
+        self.hard += card.value
+        if card.value == 1:
+            self.has_ace = True
+
+    def remove_last(self) -> Card:
+        """Take back the last card (a split moves it to the new hand)."""
+        card = self.cards.pop()
+        self.hard -= card.value
+        self.has_ace = any(c.value == 1 for c in self.cards)
+        return card
+
+    @property
+    def soft(self) -> int | None:
+        """The soft total, when an ace can count 11 without busting."""
+        if self.has_ace and self.hard <= 11:
+            return self.hard + 10
+        return None
+
+    @property
+    def total(self) -> int:
+        """The total the hand plays at."""
+        if self.has_ace and self.hard <= 11:
+            return self.hard + 10
+        return self.hard
+
+    @property
+    def is_blackjack(self) -> bool:
+        """A two-card 21 on a box's original hand (never on a split hand)."""
+        return len(self.cards) == 2 and not self.from_split and self.has_ace and self.hard == 11
+
+    @property
+    def settled(self) -> bool:
+        """The hand's money is decided."""
+        return self.outcome is not None
+
+    def settle(self, outcome: Outcome, net: Decimal) -> None:
+        """Decide the hand's money; a settled hand takes no more part in play."""
+        self.outcome = outcome
+        self.net = net
+        self.done = True
+
+
+class BoxInPlay:
+    """A betting box during one round: its bets, its hands in play order, its insurance."""
+
+    __slots__ = ("number", "bet", "bets", "owner", "hands", "insurance", "insurance_net", "acted")
+
+    def __init__(self, number: int, bets: dict[str, Decimal], owner: str | None) -> None:
+        self.number = number
+        self.bets = bets
+        self.bet = sum(bets.values(), Decimal(0))
+        self.owner = owner
+        self.hands: list[Hand] = [Hand(self, self.bet)]
+        self.insurance: Decimal | None = None
+        self.insurance_net: Decimal | None = None
+        self.acted = False  # the box has taken its first decision (surrender windows close)

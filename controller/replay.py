@@ -1,0 +1,84 @@
+"""Replaying a session: the same events through the same engine give the same rounds.
+
+This is the code path of `tablectl replay`, of the journal's startup replay and
+of the scenario tests, so what surveillance reviews is what the table decided.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+from .engine import IllegalAction, Table
+from .events import BadEvent, Event, SetRules, parse_event_line
+from .effects import RoundSettled
+from .rules import RuleError, build_rules
+
+
+@dataclass
+class ReplayResult:
+    """What a replay produced: the settled rounds, the table as it ended, and the first error."""
+
+    table: Table
+    rounds: list[dict[str, Any]] = field(default_factory=list)
+    error: dict[str, Any] | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        """The JSON document `tablectl replay --json` prints."""
+        out: dict[str, Any] = {
+            "rounds": self.rounds,
+            "phase": self.table.phase.value,
+            "alerts": [a.as_dict() for a in self.table.open_alerts()],
+        }
+        if self.error is not None:
+            out["error"] = self.error
+        return out
+
+
+def replay_lines(
+    lines: Iterable[str],
+    profile: str | None = None,
+    options: dict[str, Any] | None = None,
+) -> ReplayResult:
+    """Replay JSON Lines; `profile`/`options` (from the command line) override the session's rules line.
+
+    Stops at the first line that is not a valid event or is illegal where it stands.
+    """
+    table: Table | None = None
+    result: ReplayResult | None = None
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            event = parse_event_line(line)
+            if table is None:
+                table = _new_table(event, profile, options)
+                result = ReplayResult(table)
+                if isinstance(event, SetRules):
+                    continue
+            _apply(table, event, result.rounds)  # type: ignore[union-attr]
+        except (BadEvent, IllegalAction) as exc:
+            if result is None:
+                result = ReplayResult(Table(build_rules(profile or "ru-standard", options)))
+            result.error = {"line": number, "code": exc.code, "message": exc.message}
+            return result
+        except RuleError as exc:
+            result = result or ReplayResult(Table())
+            result.error = {"line": number, "code": "bad_rules", "message": str(exc)}
+            return result
+    if result is None:
+        result = ReplayResult(Table(build_rules(profile or "ru-standard", options)))
+    return result
+
+
+def _new_table(first: Event, profile: str | None, options: dict[str, Any] | None) -> Table:
+    if isinstance(first, SetRules):
+        merged = {**first.options, **(options or {})}
+        return Table(build_rules(profile or first.profile, merged))
+    return Table(build_rules(profile or "ru-standard", options))
+
+
+def _apply(table: Table, event: Event, rounds: list[dict[str, Any]]) -> None:
+    for effect in table.apply(event):
+        if type(effect) is RoundSettled:
+            rounds.append(effect.result)

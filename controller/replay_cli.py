@@ -1,0 +1,80 @@
+"""`tablectl replay SESSION.jsonl [--rules PROFILE] [--set OPTION=VALUE ...] [--json]`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from .replay import replay_lines
+from .rules import RuleError, build_rules, parse_set_options
+
+
+def configure_parser(p: argparse.ArgumentParser) -> None:
+    """Register replay's arguments."""
+    p.add_argument("session", help="session file (JSON Lines), or - for standard input")
+    p.add_argument("--rules", metavar="PROFILE", help="rule profile (overrides the session's rules line)")
+    p.add_argument("--set", metavar="OPTION=VALUE", action="append", default=[],
+                   help="override one rule option (repeatable)")
+    p.add_argument("--json", action="store_true", help="print one JSON document")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Replay the session; exit 0 when it ran through, 2 on a bad or illegal line."""
+    try:
+        options = parse_set_options(args.set)
+        if args.rules or options:
+            build_rules(args.rules or "ru-standard", options)  # fail early, naming the option
+        if args.session == "-":
+            lines = sys.stdin.read().splitlines()
+        else:
+            with open(args.session, encoding="utf-8") as f:
+                lines = f.read().splitlines()
+    except RuleError as exc:
+        return _fail(args, {"line": 0, "code": "bad_rules", "message": str(exc)})
+    except OSError as exc:
+        return _fail(args, {"line": 0, "code": "cannot_read", "message": f"cannot read {args.session}: {exc.strerror}"})
+    result = replay_lines(lines, args.rules, options or None)
+    doc = result.as_dict()
+    if args.json:
+        print(json.dumps(doc))
+    else:
+        print(format_rounds(doc))
+        if result.error:
+            e = result.error
+            print(f"error at line {e['line']} ({e['code']}): {e['message']}", file=sys.stderr)
+    return 2 if result.error else 0
+
+
+def _fail(args: argparse.Namespace, error: dict[str, Any]) -> int:
+    if args.json:
+        print(json.dumps({"rounds": [], "error": error}))
+    else:
+        print(f"tablectl replay: {error['message']}", file=sys.stderr)
+    return 2
+
+
+def format_rounds(doc: dict[str, Any]) -> str:
+    """A readable table of the rounds, for a person at a terminal."""
+    out = []
+    for r in doc["rounds"]:
+        void = "  VOID" if r.get("void") else ""
+        out.append(f"Round {r['number']}  shoe {r.get('shoe_id')}{void}")
+        d = r["dealer"]
+        out.append(f"  dealer   {' '.join(d['cards']):<22} {d['total']:>3}")
+        for h in r["hands"]:
+            out.append(f"  box {h['box']:<4} {' '.join(h['cards']):<22} {_total(h['cards']):>3}"
+                       f"  bet {h['bet']:>6}  {h['outcome']:<12} {h['net']:>7}")
+        for i in r["insurance"]:
+            out.append(f"  box {i['box']:<4} insurance {i['amount']:>6}{'':>21}{i['net']:>7}")
+        out.append(f"  round net for players: {r['net']}")
+    out.append(f"phase: {doc['phase']}")
+    for a in doc["alerts"]:
+        out.append(f"alert {a['id']} [{a['kind']}] {a['message']}")
+    return "\n".join(out)
+
+
+def _total(codes: list[str]) -> int:
+    from .cards import parse_card, total_of
+    return total_of([parse_card(c).value for c in codes]).best

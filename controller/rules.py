@@ -1,0 +1,275 @@
+"""Rule profiles: every way one table's game differs from another's, as data.
+
+The built-in profiles restate ``shared/rules.md``; every point marked
+"(decided)" there is an option here, so a casino can set it the other way.
+Option names are public (session files, config, ``--set``) and snake_case.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from enum import Enum
+from typing import Any, Iterable
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+
+class DoubleRule(str, Enum):
+    """Which two-card hands may double."""
+
+    ANY = "any"
+    NINE_TO_ELEVEN = "9-11"
+    TEN_OR_ELEVEN = "10-11"
+    ELEVEN = "11"
+    NONE = "none"
+
+
+class SurrenderRule(str, Enum):
+    """When a hand may be given up for half its bet."""
+
+    NONE = "none"
+    BEFORE_FIRST_HIT = "before_first_hit"  # table-wide window after the deal (001)
+    ON_TURN = "on_turn"  # first action on the box's turn
+    LATE = "late"  # on the box's turn, after the dealer peeked (002)
+    EARLY_VS_2_10 = "early_vs_2_10"  # first action, never against an ace (004)
+
+
+class Peek(str, Enum):
+    """When a hole-card dealer checks for blackjack before the players act."""
+
+    NONE = "none"
+    ACE = "ace"
+    ACE_TEN = "ace_ten"
+
+
+class DealerBlackjackTakes(str, Enum):
+    """What a dealer blackjack made after play (no hole card) takes from a hand."""
+
+    ALL = "all"  # European: doubles and splits lose too
+    ORIGINAL = "original"  # only the original bet is lost
+
+
+class SplitBy(str, Enum):
+    """What makes a pair: equal value (any two tens) or equal rank (K-K only)."""
+
+    VALUE = "value"
+    RANK = "rank"
+
+
+def _ratio(text: str) -> Decimal:
+    a, b = text.split(":")
+    return Decimal(a) / Decimal(b)
+
+
+class RuleProfile(BaseModel):
+    """One table's rules. Built-in profiles are in PROFILES; override any option by name."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", use_enum_values=False)
+
+    name: str = Field("custom", description="profile the options started from")
+    # --- the shoe
+    decks: int = Field(6, ge=1, le=8, description="decks in the shoe")
+    cut_card_min: float = Field(
+        0.64, gt=0, lt=1, description="least fraction of the shoe dealt before the cut card"
+    )
+    cut_card_max: float = Field(
+        0.705, gt=0, lt=1, description="greatest fraction of the shoe dealt before the cut card"
+    )
+    reshuffle_every_round: bool = Field(False, description="shuffle before every round")
+    burn_cards: int = Field(
+        0, ge=0, le=10, description="cards burnt through the shoe's reader after each shuffle"
+    )
+    repeat_shuffles: int = Field(1, ge=0, le=5, description="repeated shuffles players may ask for")
+    dealer_may_shuffle: bool = Field(False, description="the dealer may shuffle between any two rounds")
+    # --- the dealer
+    hole_card: bool = Field(False, description="the dealer takes a face-down second card in the deal")
+    peek: Peek = Field(Peek.NONE, description="when a hole-card dealer checks for blackjack")
+    dealer_hits_soft17: bool = Field(False, description="the dealer draws to a soft 17")
+    dealer_bj_takes: DealerBlackjackTakes = Field(
+        DealerBlackjackTakes.ALL, description="what a dealer blackjack made after play takes"
+    )
+    # --- the players' options
+    double: DoubleRule = Field(DoubleRule.ANY, description="which two-card hands may double")
+    double_after_split: bool = Field(True, description="a split hand may double")
+    max_hands: int = Field(4, ge=1, le=8, description="most hands a box may split into (1: no split)")
+    resplit_aces: bool = Field(True, description="split aces that draw an ace may split again")
+    split_by: SplitBy = Field(SplitBy.VALUE, description="pairs by value or by rank")
+    surrender: SurrenderRule = Field(SurrenderRule.NONE, description="when surrender is allowed")
+    insurance: bool = Field(True, description="insurance is offered against a dealer ace")
+    even_money: bool = Field(True, description="a blackjack may take even money against a dealer ace")
+    # --- payouts
+    blackjack_pays: str = Field("3:2", pattern=r"^\d+:\d+$", description="blackjack payout ratio")
+    three_sevens: bool = Field(False, description="three sevens bonus on a box's first three cards")
+    three_sevens_pays: str = Field("3:1", pattern=r"^\d+:\d+$", description="three sevens payout")
+    three_sevens_suited_pays: str = Field(
+        "5:1", pattern=r"^\d+:\d+$", description="three sevens of one suit payout"
+    )
+    # --- the table
+    boxes: int = Field(7, ge=1, le=9, description="betting boxes on the layout")
+    players_per_box: int = Field(3, ge=1, le=7, description="players who may bet on one box")
+    table_min: Decimal = Field(Decimal(10), gt=0, description="least total bet on a box")
+    table_max: Decimal = Field(Decimal(1000), gt=0, description="greatest total bet on a box")
+    reservation_minutes: int = Field(20, ge=1, le=240, description="how long a box marker holds a box")
+
+    @field_validator("blackjack_pays", "three_sevens_pays", "three_sevens_suited_pays")
+    @classmethod
+    def _nonzero_ratio(cls, v: str) -> str:
+        if int(v.split(":")[1]) == 0:
+            raise ValueError("the second number of a payout ratio cannot be 0")
+        return v
+
+    @model_validator(mode="after")
+    def _consistent(self) -> "RuleProfile":
+        if self.cut_card_min > self.cut_card_max:
+            raise ValueError("cut_card_min must not exceed cut_card_max")
+        if self.table_min > self.table_max:
+            raise ValueError("table_min must not exceed table_max")
+        if self.peek is not Peek.NONE and not self.hole_card:
+            raise ValueError("peek needs hole_card = true")
+        if self.surrender is SurrenderRule.LATE and not self.hole_card:
+            raise ValueError("surrender = late needs hole_card = true (late means after the peek)")
+        return self
+
+    # Derived values the engine reads on its hot path.
+    @property
+    def shoe_size(self) -> int:
+        """Cards in a full shoe."""
+        return 52 * self.decks
+
+    @property
+    def blackjack_ratio(self) -> Decimal:
+        """Blackjack payout as a multiple of the bet (3:2 -> 1.5)."""
+        return _ratio(self.blackjack_pays)
+
+    @property
+    def three_sevens_ratio(self) -> Decimal:
+        """Three sevens payout as a multiple of the bet."""
+        return _ratio(self.three_sevens_pays)
+
+    @property
+    def three_sevens_suited_ratio(self) -> Decimal:
+        """Suited three sevens payout as a multiple of the bet."""
+        return _ratio(self.three_sevens_suited_pays)
+
+    def options(self) -> dict[str, Any]:
+        """Every option as JSON-ready data (what a session's `rules` line carries)."""
+        return self.model_dump(mode="json", exclude={"name"})
+
+
+class RuleError(ValueError):
+    """A profile name or option value that cannot be used; the message names it."""
+
+
+_RU_STANDARD: dict[str, Any] = dict(
+    name="ru-standard",
+    decks=6,
+    cut_card_min=200 / 312,
+    cut_card_max=220 / 312,
+    hole_card=False,
+    dealer_hits_soft17=False,
+    double="any",
+    double_after_split=True,
+    max_hands=4,
+    resplit_aces=True,
+    split_by="value",
+    surrender="none",
+    dealer_bj_takes="all",
+    insurance=True,
+    even_money=True,
+    three_sevens=True,
+    boxes=7,
+    players_per_box=3,
+)
+
+PROFILES: dict[str, dict[str, Any]] = {
+    "ru-standard": _RU_STANDARD,
+    "ru-surrender": {**_RU_STANDARD, "name": "ru-surrender", "surrender": "before_first_hit"},
+    "us-holecard": dict(
+        name="us-holecard",
+        decks=1,
+        cut_card_min=0.5,
+        cut_card_max=0.75,
+        dealer_may_shuffle=True,
+        hole_card=True,
+        peek="ace_ten",
+        dealer_hits_soft17=False,
+        double="any",
+        double_after_split=False,
+        max_hands=4,
+        resplit_aces=False,
+        split_by="rank",
+        surrender="none",
+        dealer_bj_takes="original",
+        insurance=True,
+        even_money=True,
+        three_sevens=False,
+        boxes=7,
+        players_per_box=1,
+    ),
+    "single-deck-enhc": dict(
+        name="single-deck-enhc",
+        decks=1,
+        reshuffle_every_round=True,
+        hole_card=False,
+        dealer_hits_soft17=False,
+        double="11",
+        double_after_split=False,
+        max_hands=2,
+        resplit_aces=False,
+        split_by="value",
+        surrender="early_vs_2_10",
+        dealer_bj_takes="all",
+        insurance=True,
+        even_money=False,
+        three_sevens=False,
+        boxes=3,
+        players_per_box=1,
+        table_min=1,
+        table_max=200,
+    ),
+}
+
+
+def _explain(exc: ValidationError) -> str:
+    parts = []
+    for err in exc.errors():
+        where = ".".join(str(p) for p in err["loc"]) or "options"
+        if err["type"] == "extra_forbidden":
+            parts.append(f"unknown rule option '{where}' (known: {', '.join(option_names())})")
+        elif err["type"] == "enum":
+            allowed = err.get("ctx", {}).get("expected", "")
+            parts.append(f"rule option '{where}' = {err.get('input')!r} is not allowed; use {allowed}")
+        else:
+            msg = err["msg"].removeprefix("Value error, ")
+            parts.append(f"rule option '{where}' = {err.get('input')!r}: {msg}" if err["loc"] else msg)
+    return "; ".join(parts)
+
+
+def option_names() -> list[str]:
+    """The public names of every rule option."""
+    return [n for n in RuleProfile.model_fields if n != "name"]
+
+
+def build_rules(profile: str = "ru-standard", options: dict[str, Any] | None = None) -> RuleProfile:
+    """Return a built-in profile with `options` overriding it; RuleError names a bad option."""
+    if profile not in PROFILES:
+        raise RuleError(f"unknown rule profile '{profile}' (built in: {', '.join(PROFILES)})")
+    data = {**PROFILES[profile], **(options or {})}
+    data["name"] = profile
+    try:
+        return RuleProfile(**data)
+    except ValidationError as exc:
+        raise RuleError(_explain(exc)) from None
+    except TypeError as exc:  # e.g. a non-string key
+        raise RuleError(f"rule options are not valid: {exc}") from None
+
+
+def parse_set_options(pairs: Iterable[str]) -> dict[str, str]:
+    """Turn ``--set OPTION=VALUE`` strings into an options dict (values checked by build_rules)."""
+    options: dict[str, str] = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep or not name.strip():
+            raise RuleError(f"--set takes OPTION=VALUE, got '{pair}'")
+        options[name.strip()] = value.strip()
+    return options

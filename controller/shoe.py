@@ -1,0 +1,53 @@
+"""What the controller knows of the shoe: which cards have left it, and whether that is possible."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from .cards import RANKS, Card
+
+
+class ShoeTracker:
+    """Counts the cards dealt from one shuffled shoe and checks them against its make-up.
+
+    A card can never be refused (it exists once it has left the shoe), so an
+    impossible card is reported as an integrity problem, not rejected.
+    """
+
+    __slots__ = ("shoe_id", "decks", "size", "dealt", "by_code", "by_rank", "burned",
+                 "cut_card_out", "cut_card_position", "repeats")
+
+    def __init__(self, shoe_id: str, decks: int, repeats: int = 0) -> None:
+        self.shoe_id = shoe_id
+        self.decks = decks
+        self.size = 52 * decks
+        self.dealt = 0
+        self.by_code: Counter[str] = Counter()
+        self.by_rank: Counter[str] = Counter()
+        self.burned = 0
+        self.cut_card_out = False
+        self.cut_card_position: int | None = None
+        self.repeats = repeats  # how many times this shuffle has been repeated on request
+
+    def take(self, card: Card) -> str | None:
+        """Count a card out of the shoe; return an integrity problem in words, or None."""
+        self.dealt += 1
+        n = self.by_code[card.code] + 1
+        self.by_code[card.code] = n
+        self.by_rank[card.rank] += 1
+        if n > self.decks:
+            return (f"{card.code} seen {n} times in shoe {self.shoe_id}, "
+                    f"but {self.decks} deck(s) hold only {self.decks}")
+        if self.dealt > self.size:
+            return f"{self.dealt} cards dealt from shoe {self.shoe_id}, which holds only {self.size}"
+        return None
+
+    @property
+    def penetration(self) -> float:
+        """Fraction of the shoe dealt."""
+        return self.dealt / self.size
+
+    def remaining_by_rank(self) -> dict[str, int]:
+        """Cards of each rank still in the shoe (never below zero)."""
+        full = 4 * self.decks
+        return {r: max(0, full - self.by_rank[r]) for r in RANKS}
