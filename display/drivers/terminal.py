@@ -1,0 +1,99 @@
+"""A terminal back end for the demo: draws each display's digits as the segments would light.
+
+Two styles: ``"segments"`` draws every display as three rows of ASCII-art digits
+(what a player would see), ``"line"`` prints one line per update
+(``box1[      17] ... dealer[   7-17]``), handy in logs.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from collections.abc import Mapping, Sequence
+from typing import TextIO
+
+from display.drivers.base import check_brightness, check_texts
+from display.glyphs import DP, Segment, encode
+
+
+def draw_cells(cells: Sequence[int]) -> list[str]:
+    """Three text rows drawing the cells' segments (3 columns per digit plus the DP)."""
+    top, mid, bot = [], [], []
+    for bits in cells:
+        top.append(" " + ("_" if bits & Segment.A else " ") + "  ")
+        mid.append(
+            ("|" if bits & Segment.F else " ")
+            + ("_" if bits & Segment.G else " ")
+            + ("|" if bits & Segment.B else " ")
+            + " "
+        )
+        bot.append(
+            ("|" if bits & Segment.E else " ")
+            + ("_" if bits & Segment.D else " ")
+            + ("|" if bits & Segment.C else " ")
+            + ("." if bits & DP else " ")
+        )
+    return ["".join(top), "".join(mid), "".join(bot)]
+
+
+class TerminalDisplay:
+    """Prints the displays to a text stream (stdout by default) on every change."""
+
+    def __init__(
+        self,
+        display_ids: Sequence[str],
+        digits: int = 8,
+        *,
+        stream: TextIO | None = None,
+        style: str = "line",
+    ) -> None:
+        if style not in ("line", "segments"):
+            raise ValueError(f"style must be 'line' or 'segments', got {style!r}")
+        self.display_ids = list(display_ids)
+        self.digits = digits
+        self.style = style
+        self._stream = stream if stream is not None else sys.stdout
+        self._texts = {d: " " * digits for d in self.display_ids}
+        self._brightness = 8
+        self._blanked = False
+        self._lock = threading.Lock()
+
+    def frame(self) -> str:
+        """The text the terminal shows for the current state."""
+        texts = {d: (" " * self.digits if self._blanked else t) for d, t in self._texts.items()}
+        if self.style == "line":
+            return " ".join(f"{d}[{t}]" for d, t in texts.items())
+        rows: list[str] = []
+        for display_id, text in texts.items():
+            drawn = draw_cells(encode(text))
+            rows.append(f"{display_id:>7} {drawn[0]}")
+            rows.append(f"{'':>7} {drawn[1]}")
+            rows.append(f"{'':>7} {drawn[2]}")
+        return "\n".join(rows)
+
+    def _emit(self) -> None:
+        with self._lock:
+            self._stream.write(self.frame() + "\n")
+            self._stream.flush()
+
+    def write(self, texts: Mapping[str, str]) -> None:
+        """Update and redraw."""
+        check_texts(texts, self.display_ids)
+        self._texts.update(texts)
+        self._emit()
+
+    def set_brightness(self, level: int) -> None:
+        """A terminal has no brightness; the level is only checked."""
+        self._brightness = check_brightness(level)
+
+    def set_blanked(self, blanked: bool) -> None:
+        """Redraw blank (or with the texts again)."""
+        self._blanked = blanked
+        self._emit()
+
+    def reinitialise(self) -> None:
+        """Redraw everything."""
+        self._emit()
+
+    def close(self) -> None:
+        """Nothing to release (the stream belongs to the caller)."""
