@@ -174,7 +174,7 @@ class Table:
         self.next_alert_id += 1
         self.alerts.append(alert)
         self._fx.append(AlertRaised(alert))
-        log.warning("alert %s %s: %s", alert.id, kind.value, message)
+        log.info("alert %s %s: %s", alert.id, kind.value, message)
         return alert
 
     def _resolve_alerts(self, kind: AlertKind, acknowledged_by: str | None = None) -> None:
@@ -489,6 +489,8 @@ class Table:
         hand = self.round.hand  # type: ignore[union-attr]
         if len(hand.cards) < 2:
             raise IllegalAction("needs_card", f"cannot {what}: the split hand needs its second card first")
+        if hand.doubled:
+            raise IllegalAction("needs_card", f"cannot {what}: the doubled hand takes exactly one more card")
         return hand
 
     def _on_stand(self, e: ev.Stand) -> None:
@@ -499,23 +501,94 @@ class Table:
         hand.done = True
         self._to_next_hand()
 
-    def _on_double(self, e: ev.Double) -> None:
-        hand = self._require_turn("double")
+    def _double_refusal(self, hand: Hand) -> IllegalAction | None:
         rules = self.rules
         if len(hand.cards) != 2:
-            raise IllegalAction("double_not_allowed", "double only on the first two cards of a hand")
+            return IllegalAction("double_not_allowed", "double only on the first two cards of a hand")
         if hand.split_aces:
-            raise IllegalAction("double_not_allowed", "split aces take one card only: no double")
+            return IllegalAction("double_not_allowed", "split aces take one card only: no double")
         if hand.from_split and not rules.double_after_split:
-            raise IllegalAction("double_not_allowed", "no double after a split at this table")
+            return IllegalAction("double_not_allowed", "no double after a split at this table")
         rule = rules.double
         if rule is not DoubleRule.ANY:
-            allowed = _DOUBLE_TOTALS[rule]
-            if hand.soft is not None or hand.hard not in allowed:
+            # Restricted doubling counts hard totals only: a soft hand cannot double.
+            if hand.soft is not None or hand.hard not in _DOUBLE_TOTALS[rule]:
                 if rule is DoubleRule.NONE:
-                    raise IllegalAction("double_not_allowed", "no doubling at this table")
-                raise IllegalAction("double_not_allowed",
-                                    f"double only on a hard {rule.value}; this hand is {_describe(hand)}")
+                    return IllegalAction("double_not_allowed", "no doubling at this table")
+                return IllegalAction("double_not_allowed",
+                                     f"double only on a hard {rule.value}; this hand is {_describe(hand)}")
+        return None
+
+    def _split_refusal(self, hand: Hand) -> IllegalAction | None:
+        rules = self.rules
+        cards = hand.cards
+        if len(cards) != 2:
+            return IllegalAction("split_not_allowed", "split only a pair of two cards")
+        a, b = cards
+        pair = a.rank == b.rank if rules.split_by is SplitBy.RANK else a.value == b.value
+        if not pair:
+            what = "rank" if rules.split_by is SplitBy.RANK else "value"
+            return IllegalAction("split_unequal", f"{a.code} and {b.code} are not a pair of equal {what}")
+        if len(hand.box.hands) >= rules.max_hands:
+            return IllegalAction("split_limit", f"a box may play at most {rules.max_hands} hands")
+        if hand.split_aces and not rules.resplit_aces:
+            return IllegalAction("split_limit", "split aces may not be split again at this table")
+        return None
+
+    def _surrender_refusal(self, number: int | None) -> tuple[IllegalAction | None, BoxInPlay | None]:
+        mode = self.rules.surrender
+        r = self.round
+        if mode is SurrenderRule.NONE:
+            return IllegalAction("surrender_not_allowed", "surrender is not offered at this table"), None
+        if self.phase not in (Phase.SURRENDER, Phase.PLAYERS) or r is None:
+            return IllegalAction("surrender_closed", f"cannot surrender now ({self.phase.value})"), None
+        if mode is SurrenderRule.BEFORE_FIRST_HIT:
+            if r.anyone_drew:
+                return IllegalAction("surrender_closed", "surrender is closed: a player has already drawn a card"), None
+            box = r.boxes[r.box_i]
+            if number is not None:
+                try:
+                    box = self._box(number)
+                except IllegalAction as exc:
+                    return exc, None
+            if box.acted or not self._may_surrender_early(box):
+                return IllegalAction("surrender_not_allowed",
+                                     f"box {box.number} cannot surrender: only a two-card hand not yet played"), None
+            return None, box
+        box = r.boxes[r.box_i]
+        if number is not None and number != box.number:
+            return IllegalAction("not_your_turn", f"it is box {box.number}'s turn, not box {number}'s"), None
+        if box.acted or not self._may_surrender_early(box):
+            return IllegalAction("surrender_not_allowed", "surrender only as the box's first decision on two cards"), None
+        if mode is SurrenderRule.EARLY_VS_2_10 and r.dealer.cards[0].value == 1:
+            return IllegalAction("surrender_not_allowed", "no surrender against a dealer ace"), None
+        return None, box
+
+    def legal_actions(self) -> list[str]:
+        """The decisions the hand in play may take now (event type names), for consoles and players."""
+        if self.phase not in (Phase.PLAYERS, Phase.SURRENDER):
+            if self.phase is Phase.INSURANCE:
+                return ["insurance", "even_money", "close_insurance"]
+            return []
+        hand = self.round.hand  # type: ignore[union-attr]
+        if len(hand.cards) < 2 or hand.doubled:
+            return []  # the hand waits for a card: a split hand's second, or a double's one
+        actions = ["stand"]
+        if not self._waiting_resplit_decision(hand):
+            actions.append("hit")
+        if self._double_refusal(hand) is None:
+            actions.append("double")
+        if self._split_refusal(hand) is None:
+            actions.append("split")
+        if self._surrender_refusal(None)[0] is None:
+            actions.append("surrender")
+        return actions
+
+    def _on_double(self, e: ev.Double) -> None:
+        hand = self._require_turn("double")
+        refusal = self._double_refusal(hand)
+        if refusal is not None:
+            raise refusal
         if self.phase is Phase.SURRENDER:
             self._set_phase(Phase.PLAYERS)
         hand.box.acted = True
@@ -524,26 +597,16 @@ class Table:
 
     def _on_split(self, e: ev.Split) -> None:
         hand = self._require_turn("split")
-        rules = self.rules
-        cards = hand.cards
-        if len(cards) != 2:
-            raise IllegalAction("split_not_allowed", "split only a pair of two cards")
-        a, b = cards
-        pair = a.rank == b.rank if rules.split_by is SplitBy.RANK else a.value == b.value
-        if not pair:
-            what = "rank" if rules.split_by is SplitBy.RANK else "value"
-            raise IllegalAction("split_unequal", f"{a.code} and {b.code} are not a pair of equal {what}")
-        box = hand.box
-        if len(box.hands) >= rules.max_hands:
-            raise IllegalAction("split_limit", f"a box may play at most {rules.max_hands} hands")
-        if hand.split_aces and not rules.resplit_aces:
-            raise IllegalAction("split_limit", "split aces may not be split again at this table")
+        refusal = self._split_refusal(hand)
+        if refusal is not None:
+            raise refusal
         if self.phase is Phase.SURRENDER:
             self._set_phase(Phase.PLAYERS)
         r = self.round
         assert r is not None
+        box = hand.box
         box.acted = True
-        aces = a.value == 1
+        aces = hand.cards[0].value == 1
         new = Hand(box, box.bet, from_split=True)
         new.add(hand.remove_last())
         new.split_aces = aces
@@ -556,31 +619,14 @@ class Table:
         return len(box.hands) == 1 and len(hand.cards) == 2 and not hand.done
 
     def _on_surrender(self, e: ev.Surrender) -> None:
-        mode = self.rules.surrender
-        r = self.round
-        if mode is SurrenderRule.NONE:
-            raise IllegalAction("surrender_not_allowed", "surrender is not offered at this table")
-        if self.phase not in (Phase.SURRENDER, Phase.PLAYERS) or r is None:
-            raise IllegalAction("surrender_closed", f"cannot surrender now ({self.phase.value})")
-        if mode is SurrenderRule.BEFORE_FIRST_HIT:
-            if r.anyone_drew:
-                raise IllegalAction("surrender_closed", "surrender is closed: a player has already drawn a card")
-            box = self._box(e.box) if e.box is not None else r.boxes[r.box_i]
-            if box.acted or not self._may_surrender_early(box):
-                raise IllegalAction("surrender_not_allowed",
-                                    f"box {box.number} cannot surrender: only a two-card hand not yet played")
-        else:
-            box = r.boxes[r.box_i]
-            if e.box is not None and e.box != box.number:
-                raise IllegalAction("not_your_turn", f"it is box {box.number}'s turn, not box {e.box}'s")
-            if box.acted or not self._may_surrender_early(box):
-                raise IllegalAction("surrender_not_allowed", "surrender only as the box's first decision on two cards")
-            if mode is SurrenderRule.EARLY_VS_2_10 and r.dealer.cards[0].value == 1:
-                raise IllegalAction("surrender_not_allowed", "no surrender against a dealer ace")
+        refusal, box = self._surrender_refusal(e.box)
+        if refusal is not None:
+            raise refusal
+        assert box is not None and self.round is not None
         hand = box.hands[0]
         hand.settle(Outcome.SURRENDER, -hand.stake / 2)
         box.acted = True
-        if r.boxes[r.box_i] is box:
+        if self.round.boxes[self.round.box_i] is box:
             self._to_next_hand()
 
     def _box(self, number: int) -> BoxInPlay:

@@ -16,7 +16,7 @@ from typing import Sequence
 # subcommand -> (module that implements it, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
     "replay": ("controller.replay_cli", "replay a session file through the round engine"),
-    "simulate": ("controller.simulate_cli", "play many rounds with basic strategy and report the house edge"),
+    "simulate": ("simulators.simulate_cli", "play many rounds with basic strategy and report the house edge"),
     "shoe-sim": ("simulators.shoe_cli", "run a virtual smart shoe on a pseudo-terminal"),
     "shoe-monitor": ("firmware_bridge.monitor_cli", "technician's tool: print every message a shoe sends"),
     "demo": ("tablectl.demo", "run the whole table on this machine with a virtual shoe and dealer"),
