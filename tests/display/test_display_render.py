@@ -284,7 +284,7 @@ def tables(draw: st.DrawFn) -> TableView:
     return TableView(tuple(boxes), draw(dealers()), messages)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(tables(), st.sampled_from([4, 5, 6, 7, 8]))
 def test_any_table_renders_every_display_drawable_and_exactly_wide(view: TableView, digits: int) -> None:
     texts = render_table(view, digits)

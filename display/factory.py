@@ -1,0 +1,165 @@
+"""Builds the table's display chain, bell, tower light and console from the wiring.
+
+The composition root calls :func:`build_outputs` once and keeps the returned
+:class:`TableIO`; it calls ``io.show(view)`` on every state change and
+``io.bell.ring(signal)`` on events, and receives ConsoleActions via ``on_action``.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass
+from typing import TextIO
+
+from gpiozero.pins import Factory
+
+from display.bell import Bell, TowerLight
+from display.chain import DisplayChain, StatusCallback
+from display.clock import Clock
+from display.console import ActionCallback, ButtonId, DealerConsole, FunctionButton
+from display.drivers.base import DisplayDriver
+from display.drivers.recording import NullDisplay
+from display.drivers.terminal import TerminalDisplay
+from display.model import TableView
+from display.wiring import DriverName, GpioWiring, PinFactoryName
+
+log = logging.getLogger(__name__)
+
+
+def make_pin_factory(name: PinFactoryName) -> Factory:
+    """The gpiozero pin factory named in the wiring (lgpio imported only when asked for)."""
+    if name is PinFactoryName.MOCK:
+        from gpiozero.pins.mock import MockFactory
+
+        return MockFactory()
+    from gpiozero.pins.lgpio import LGPIOFactory
+
+    return LGPIOFactory()
+
+
+def make_driver(
+    wiring: GpioWiring, pin_factory: Factory, *, terminal_stream: TextIO | None = None
+) -> DisplayDriver:
+    """The display back end the wiring names."""
+    ids = wiring.display_chain_order()
+    if wiring.driver is DriverName.MAX7219:
+        from display.drivers.max7219 import Max7219Chain
+
+        return Max7219Chain(
+            ids,
+            digits=wiring.digits,
+            brightness=wiring.brightness,
+            pin_factory=pin_factory,
+            clock_pin=wiring.spi.clock,
+            mosi_pin=wiring.spi.mosi,
+            miso_pin=9,  # unused by the MAX7219, but SPI0 claims it; naming it keeps lgpio on hardware SPI
+            select_pin=wiring.spi.select,
+        )
+    if wiring.driver is DriverName.TERMINAL:
+        return TerminalDisplay(ids, wiring.digits, stream=terminal_stream)
+    return NullDisplay(ids, wiring.digits)
+
+
+def console_pins(wiring: GpioWiring) -> dict[ButtonId, int]:
+    """Button -> BCM pin, from the wiring."""
+    b = wiring.buttons
+    pins: dict[ButtonId, int] = {
+        FunctionButton.STAND: b.stand,
+        FunctionButton.DOUBLE: b.double,
+        FunctionButton.SPLIT: b.split,
+        FunctionButton.SURRENDER: b.surrender,
+        FunctionButton.INSURANCE: b.insurance,
+        FunctionButton.CONTINUE: b.continue_,
+        FunctionButton.CALL_PIT: b.call_pit,
+    }
+    pins.update({n: pin for n, pin in enumerate(b.boxes, start=1)})
+    return pins
+
+
+@dataclass
+class TableIO:
+    """The table's outputs and inputs, built from the wiring."""
+
+    wiring: GpioWiring
+    pin_factory: Factory
+    displays: DisplayChain
+    bell: Bell
+    console: DealerConsole
+    tower: TowerLight | None = None
+
+    def show(self, view: TableView) -> dict[str, str]:
+        """Render ``view`` for the wiring's digit count and queue it; returns the texts."""
+        return self.displays.show_view(view)
+
+    def close(self) -> None:
+        """Stop every thread and release every pin."""
+        self.console.close()
+        self.bell.close()
+        if self.tower is not None:
+            self.tower.close()
+        self.displays.close()
+
+
+def build_outputs(
+    wiring: GpioWiring,
+    *,
+    on_action: ActionCallback,
+    pin_factory: Factory | None = None,
+    clock: Clock = time.monotonic,
+    on_display_status: StatusCallback | None = None,
+    terminal_stream: TextIO | None = None,
+    start_threads: bool = True,
+) -> TableIO:
+    """Build displays, bell, tower light and console from ``wiring``.
+
+    ``pin_factory`` overrides the wiring's (tests pass their MockFactory so they can
+    reach the mock pins). ``on_action`` receives console actions from gpiozero's or
+    the console's thread (see :func:`display.console.asyncio_action_sink`);
+    ``on_display_status`` receives display health changes from the display worker.
+    With ``start_threads=False`` nothing runs in the background: the caller pumps
+    ``displays.pump()``, ``bell.step()`` and ``console.tick()`` under its own clock.
+    """
+    factory = pin_factory if pin_factory is not None else make_pin_factory(wiring.pin_factory)
+    built: list[object] = []
+    try:
+        driver = make_driver(wiring, factory, terminal_stream=terminal_stream)
+        displays = DisplayChain(
+            driver,
+            clock=clock,
+            on_status=on_display_status,
+            reinit_interval=wiring.reinit_interval_s,
+            start=start_threads,
+        )
+        built.append(displays)
+        bell = Bell(
+            wiring.bell_pin,
+            pin_factory=factory,
+            active_high=wiring.bell_active_high,
+            patterns=wiring.patterns(),
+            clock=clock,
+            start=start_threads,
+        )
+        built.append(bell)
+        tower = None
+        if wiring.tower_light is not None:
+            t = wiring.tower_light
+            tower = TowerLight(t.red, t.amber, t.green, pin_factory=factory)
+            built.append(tower)
+        console = DealerConsole(
+            console_pins(wiring),
+            on_action,
+            boxes=wiring.boxes,
+            pin_factory=factory,
+            clock=clock,
+            debounce=wiring.debounce_s,
+            call_pit_hold=wiring.call_pit_hold_s,
+            selection_timeout=wiring.selection_timeout_s,
+            start=start_threads,
+        )
+    except Exception:
+        for part in reversed(built):
+            part.close()  # type: ignore[attr-defined]
+        raise
+    displays.set_brightness(wiring.brightness)
+    return TableIO(wiring, factory, displays, bell, console, tower)
