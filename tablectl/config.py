@@ -1,0 +1,154 @@
+"""The service's configuration: one TOML file, validated, every setting with a documented default.
+
+A wrong value stops the service with a message naming the setting and what is
+allowed (`ConfigError`), never a traceback. `deploy/config.example.toml`
+shows every setting; a test checks that it validates.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import tomllib
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from controller.rules import RuleError, RuleProfile, build_rules
+from display.wiring import GpioWiring, PinFactoryName
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class TableSettings(_Section):
+    """The game: which table this is and its rules."""
+
+    name: str = Field("table-1", description="the table's name in logs, the API and the dashboard")
+    profile: str = Field("ru-standard", description="rule profile: ru-standard, ru-surrender, us-holecard, single-deck-enhc")
+    options: dict[str, Any] = Field(default_factory=dict, description="rule option overrides (docs/rules.md)")
+
+    @model_validator(mode="after")
+    def _rules_valid(self) -> "TableSettings":
+        try:
+            build_rules(self.profile, self.options)
+        except RuleError as exc:
+            raise ValueError(str(exc)) from None
+        return self
+
+    def rules(self) -> RuleProfile:
+        """The rule profile these settings name."""
+        return build_rules(self.profile, self.options)
+
+
+class ShoeSettings(_Section):
+    """The smart shoe's serial link."""
+
+    port: str = Field("/dev/tablectl-shoe", description="device path, /dev/serial/by-id/... or a pyserial URL")
+    codec: str = Field("framed", description="wire protocol: framed (docs/shoe-protocol.md) or lines")
+    baudrate: int = Field(115200, ge=1200, le=4_000_000, description="serial speed")
+
+    @field_validator("codec")
+    @classmethod
+    def _known_codec(cls, v: str) -> str:
+        if v not in ("framed", "lines"):
+            raise ValueError("use framed or lines")
+        return v
+
+
+class JournalSettings(_Section):
+    """The durable journal."""
+
+    path: Path = Field(Path("/var/lib/tablectl/journal.sqlite"), description="SQLite journal file")
+    snapshot_every_rounds: int = Field(50, ge=1, le=10_000, description="rounds between state snapshots")
+
+
+class Role(str, Enum):
+    """What an API key may do; each role includes the ones before it."""
+
+    VIEWER = "viewer"
+    DEALER = "dealer"
+    SUPERVISOR = "supervisor"
+    ADMIN = "admin"
+
+
+class ApiKey(_Section):
+    """One API key, stored as the SHA-256 of the key (never the key itself)."""
+
+    name: str = Field(description="who holds the key (journalled as the actor)")
+    role: Role
+    sha256: str = Field(pattern=r"^[0-9a-f]{64}$", description="hex SHA-256 of the key: tablectl hash-key")
+
+    @staticmethod
+    def hash(key: str) -> str:
+        """The stored form of a key."""
+        return hashlib.sha256(key.encode()).hexdigest()
+
+
+class ApiSettings(_Section):
+    """The local HTTP API."""
+
+    host: str = Field("127.0.0.1", description="bind address (loopback unless you mean otherwise)")
+    port: int = Field(8080, ge=1, le=65535, description="TCP port")
+    open_reads_on_loopback: bool = Field(False, description="reads without a key from 127.0.0.1")
+    keys: list[ApiKey] = Field(default_factory=list, description="API keys and their roles")
+
+
+class ClockSettings(_Section):
+    """Time-driven rules."""
+
+    tick_seconds: float = Field(30.0, gt=0, le=3600, description="how often the service feeds a clock tick")
+
+
+class Settings(_Section):
+    """The whole configuration file."""
+
+    table: TableSettings = Field(default_factory=TableSettings)
+    shoe: ShoeSettings = Field(default_factory=ShoeSettings)
+    journal: JournalSettings = Field(default_factory=JournalSettings)
+    api: ApiSettings = Field(default_factory=ApiSettings)
+    clock: ClockSettings = Field(default_factory=ClockSettings)
+    gpio: GpioWiring = Field(default_factory=lambda: GpioWiring(pin_factory=PinFactoryName.MOCK))
+    log_level: str = Field("INFO", pattern=r"^(DEBUG|INFO|WARNING|ERROR)$", description="log level")
+
+
+class ConfigError(ValueError):
+    """A configuration that cannot run; the message names the setting."""
+
+
+def _explain(exc: ValidationError) -> str:
+    parts = []
+    for err in exc.errors():
+        where = ".".join(str(p) for p in err["loc"]) or "config"
+        msg = err["msg"].removeprefix("Value error, ")
+        if err["type"] == "extra_forbidden":
+            parts.append(f"{where}: unknown setting")
+        else:
+            got = err.get("input")
+            shown = "" if isinstance(got, dict) else f" (got {got!r})"
+            parts.append(f"{where}: {msg}{shown}")
+    return "; ".join(parts)
+
+
+def load_settings(path: str | Path | None) -> Settings:
+    """Read and validate a TOML config file (None: embedded defaults)."""
+    if path is None:
+        return Settings()
+    try:
+        with open(path, "rb") as f:
+            data = tomllib.load(f)
+    except OSError as exc:
+        raise ConfigError(f"cannot read config {path}: {exc.strerror}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"config {path} is not valid TOML: {exc}") from None
+    return settings_from_dict(data, str(path))
+
+
+def settings_from_dict(data: dict[str, Any], source: str = "config") -> Settings:
+    """Validate already-parsed settings."""
+    try:
+        return Settings.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(f"{source}: {_explain(exc)}") from None
