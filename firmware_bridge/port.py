@@ -1,0 +1,64 @@
+"""Port I/O: the only module that touches pyserial.
+
+Opens a device path (``/dev/ttyUSB0``, ``/dev/serial/by-id/...``, a symlink to
+a pseudo-terminal) or any pyserial URL (``socket://``, ``rfc2217://``,
+``loop://``), and turns every way a port can fail (unplugged, vanished,
+hung-up pty, EOF) into one exception, :class:`PortError`, with a message fit
+for a technician.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import serial
+
+log = logging.getLogger(__name__)
+
+
+class PortError(Exception):
+    """The port could not be opened, or failed while in use."""
+
+
+def _reason(exc: BaseException) -> str:
+    text = str(exc) or type(exc).__name__
+    # pyserial wraps OSError as "[Errno 2] could not open port X: [Errno 2] ..."; keep it short.
+    return text.split(": ", 1)[-1] if text.startswith("[Errno") else text
+
+
+class Port:
+    """An open serial port, with reads and writes that raise only :class:`PortError`."""
+
+    def __init__(self, url: str, baudrate: int = 115200, read_timeout: float = 0.02) -> None:
+        self.url = url
+        try:
+            self._serial = serial.serial_for_url(url, baudrate=baudrate, timeout=read_timeout, write_timeout=1.0)
+        except (serial.SerialException, OSError, ValueError) as exc:
+            raise PortError(f"cannot open {url}: {_reason(exc)}") from None
+        log.debug("opened %s", url)
+
+    def read(self) -> bytes:
+        """Wait up to the read timeout for bytes; return what is there (maybe b"")."""
+        try:
+            data = self._serial.read(1)
+            if data:
+                waiting = self._serial.in_waiting
+                if waiting:
+                    data += self._serial.read(waiting)
+            return bytes(data)
+        except (serial.SerialException, OSError) as exc:
+            raise PortError(f"read from {self.url} failed: {_reason(exc)}") from None
+
+    def write(self, data: bytes) -> None:
+        """Write all of ``data``."""
+        try:
+            self._serial.write(data)
+        except (serial.SerialException, OSError) as exc:
+            raise PortError(f"write to {self.url} failed: {_reason(exc)}") from None
+
+    def close(self) -> None:
+        """Close the port, ignoring errors (it may already be gone)."""
+        try:
+            self._serial.close()
+        except (serial.SerialException, OSError) as exc:
+            log.debug("closing %s: %s", self.url, exc)
