@@ -1,0 +1,324 @@
+"""The virtual shoe's firmware logic: the device side of the framed protocol, sans I/O.
+
+What a real shoe's firmware must do, in the order docs/shoe-protocol.md gives:
+number every event, keep it until the host's ACK ``stored`` covers it, send
+at most ``window`` events beyond the host's ``received``, go back to the
+first unreceived event when no ACK progress comes within the retransmit
+timeout or a NAK asks, answer RESUME with HELLO and resend what follows the
+host's stored position, send STATUS every heartbeat, and honour LOCK.
+Time is passed in; randomness (unreadable cards) comes from an injected RNG.
+"""
+
+from __future__ import annotations
+
+import enum
+import logging
+import math
+import random
+from collections import deque
+from dataclasses import dataclass
+
+from firmware_bridge.wire import (
+    PROTOCOL_VERSION,
+    Ack,
+    ButtonEvent,
+    CardEvent,
+    CutCardEvent,
+    Event,
+    FaultEvent,
+    Hello,
+    Lock,
+    Nak,
+    Resume,
+    ShoeLoadedEvent,
+    StatusFlags,
+    StatusPacket,
+    Unlock,
+    WireError,
+    WireFaultKind,
+    decode_packet,
+    encode_packet,
+)
+from simulators.shoe.deck import shuffled_shoe
+
+log = logging.getLogger(__name__)
+
+
+class DealRefused(enum.Enum):
+    """Why the shoe would not release a card."""
+
+    LOCKED = "locked"
+    EMPTY = "empty"
+    JAMMED = "jammed"
+    LID_OPEN = "lid_open"
+
+
+class ShoeFault(enum.Enum):
+    """Faults the dealer (or a test) can provoke."""
+
+    JAM = "jam"
+    UNREADABLE = "unreadable"
+    LID_OPEN = "lid_open"
+
+
+@dataclass(frozen=True, slots=True)
+class ShoeConfig:
+    """Fixed settings of one virtual shoe."""
+
+    seed: int = 1
+    decks: int = 6
+    cut_at: int | None = None  # position of the card behind the cut card; None: 75 % in
+    boot_id: int = 1
+    firmware: str = "sim-1.0"
+    serial: str = "SIM-0001"
+    heartbeat: float = 1.0
+    retransmit: float = 0.5
+    window: int = 32
+    unreadable: float = 0.0  # probability that a released card cannot be read
+
+
+@dataclass(frozen=True, slots=True)
+class Released:
+    """A card that left the shoe."""
+
+    shoe_id: str
+    position: int
+    card: str
+    unreadable: bool
+    cut_card_next: bool  # the cut card came out right after this card
+
+
+@dataclass(slots=True)
+class _Retained:
+    seq: int
+    body: bytes
+    key: tuple[str, int] | None  # (shoe id, position) of card events
+
+
+class ShoeCore:
+    """One shoe: its cards, its gate, and its side of the link."""
+
+    def __init__(self, config: ShoeConfig, rng: random.Random, now: float) -> None:
+        self.config = config
+        self._rng = rng
+        self.shoe_number = 0
+        self.shoe_id = ""
+        self.cards: list[str] = []
+        self.position = 0
+        self.cut_at = 0
+        self.cut_card_out = False
+        self.locked = False
+        self.jammed = False
+        self.lid_open = False
+        self._force_unreadable = 0
+        self._next_seq = 1
+        self._retained: deque[_Retained] = deque()
+        self._received = 0
+        self._send_seq = 1
+        self._synced = False
+        self._last_progress = now
+        self._last_status = -math.inf
+        self._out: list[bytes] = []
+        self.retransmissions = 0
+
+    # --- the dealer's side ----------------------------------------------------
+
+    def load(self, shoe_id: str | None = None) -> str:
+        """Load the next deterministic shuffle; emits SHOE_LOADED. Returns the shoe id."""
+        self.shoe_number += 1
+        self.shoe_id = shoe_id or f"{self.config.boot_id:08X}.{self.shoe_number}"
+        self.cards = shuffled_shoe(self.config.seed, self.shoe_number, self.config.decks)
+        self.position = 0
+        cut = self.config.cut_at or max(1, round(len(self.cards) * 0.75))
+        self.cut_at = cut
+        self.cut_card_out = False
+        self._emit(ShoeLoadedEvent(self._next_seq, len(self.cards), self.shoe_id))
+        if cut == 1:
+            self._cut_card_out()
+        return self.shoe_id
+
+    @property
+    def cards_left(self) -> int:
+        """Cards still in the shoe."""
+        return len(self.cards) - self.position
+
+    def refusal(self) -> DealRefused | None:
+        """Why a deal would be refused right now, or None."""
+        if self.locked:
+            return DealRefused.LOCKED
+        if self.jammed:
+            return DealRefused.JAMMED
+        if self.lid_open:
+            return DealRefused.LID_OPEN
+        if self.cards_left <= 0:
+            return DealRefused.EMPTY
+        return None
+
+    def deal(self) -> Released | DealRefused:
+        """Release the next card (or say why not); emits CARD, or FAULT if unreadable."""
+        refused = self.refusal()
+        if refused is not None:
+            return refused
+        self.position += 1
+        card = self.cards[self.position - 1]
+        unreadable = False
+        if self._force_unreadable:
+            self._force_unreadable -= 1
+            unreadable = True
+        elif self.config.unreadable and self._rng.random() < self.config.unreadable:
+            unreadable = True
+        if unreadable:
+            kind = int(WireFaultKind.UNREADABLE)
+            self._emit(FaultEvent(self._next_seq, kind, self.position, self.shoe_id, "card could not be read"))
+        else:
+            self._emit(CardEvent(self._next_seq, self.position, card, self.shoe_id))
+        cut_next = self.position + 1 == self.cut_at and not self.cut_card_out
+        if cut_next:
+            self._cut_card_out()
+        return Released(self.shoe_id, self.position, card, unreadable, cut_next)
+
+    def _cut_card_out(self) -> None:
+        self.cut_card_out = True
+        self._emit(CutCardEvent(self._next_seq, self.cut_at, self.shoe_id))
+
+    def press_button(self, name: str) -> None:
+        """The dealer pressed one of the shoe's buttons."""
+        self._emit(ButtonEvent(self._next_seq, name))
+
+    def fault(self, kind: ShoeFault) -> None:
+        """Provoke a fault: a jam or open lid stops the gate; unreadable spoils the next card."""
+        if kind is ShoeFault.UNREADABLE:
+            self._force_unreadable += 1
+            return
+        if kind is ShoeFault.JAM:
+            self.jammed = True
+            wire_kind, detail = WireFaultKind.JAM, "card jammed in the gate"
+        else:
+            self.lid_open = True
+            wire_kind, detail = WireFaultKind.LID_OPEN, "shoe lid opened"
+        self._emit(FaultEvent(self._next_seq, int(wire_kind), 0, self.shoe_id, detail))
+
+    def clear_faults(self) -> None:
+        """The dealer cleared the jam and closed the lid."""
+        self.jammed = False
+        self.lid_open = False
+
+    @property
+    def unacked(self) -> int:
+        """Events the host has not yet said it stored."""
+        return len(self._retained)
+
+    @property
+    def synced(self) -> bool:
+        """True once a host has sent RESUME on the current connection."""
+        return self._synced
+
+    # --- the link's side ------------------------------------------------------
+
+    def link_reset(self) -> None:
+        """The cable was unplugged: send nothing but STATUS until the next RESUME."""
+        self._synced = False
+
+    def on_body(self, body: bytes, now: float) -> None:
+        """Act on one good frame body from the host."""
+        try:
+            packet = decode_packet(body)
+        except WireError as exc:
+            log.debug("bad packet from host: %s", exc)
+            return
+        if isinstance(packet, Resume):
+            self._on_resume(packet, now)
+        elif isinstance(packet, Ack):
+            self._on_ack(packet, now)
+        elif isinstance(packet, Nak):
+            self._on_nak(packet, now)
+        elif isinstance(packet, (Lock, Unlock)):
+            self.locked = isinstance(packet, Lock)
+            self._last_status = -math.inf  # confirm at once in STATUS
+        else:
+            log.debug("ignoring %r from host", packet)
+
+    def poll(self, now: float) -> list[bytes]:
+        """Return the frame bodies to send now (heartbeat, retransmissions, new events)."""
+        out = self._out
+        self._out = []
+        if now - self._last_status >= self.config.heartbeat:
+            out.append(encode_packet(self._status_packet()))
+            self._last_status = now
+        if not self._synced or not self._retained:
+            return out
+        first = self._retained[0].seq
+        if self._send_seq > self._received + 1 and now - self._last_progress >= self.config.retransmit:
+            self._send_seq = self._received + 1
+            self._last_progress = now
+            self.retransmissions += 1
+        self._send_seq = max(self._send_seq, first)
+        if self._send_seq == self._received + 1:
+            self._last_progress = now  # the retransmit clock starts with the first unreceived event
+        while self._send_seq < self._next_seq and self._send_seq - self._received <= self.config.window:
+            out.append(self._retained[self._send_seq - first].body)
+            self._send_seq += 1
+        return out
+
+    def _status_packet(self) -> StatusPacket:
+        flags = StatusFlags.NONE
+        if self.locked:
+            flags |= StatusFlags.LOCKED
+        if self.cut_card_out:
+            flags |= StatusFlags.CUT_CARD_OUT
+        if self.jammed:
+            flags |= StatusFlags.JAMMED
+        if self.lid_open:
+            flags |= StatusFlags.LID_OPEN
+        return StatusPacket(
+            self.config.boot_id,
+            flags,
+            self.position,
+            min(self.cards_left, 0xFFFE),
+            min(self.unacked, 0xFFFF),
+            self._next_seq,
+            self.shoe_id,
+        )
+
+    def _emit(self, event: Event) -> None:
+        key = None
+        if isinstance(event, CardEvent) or (isinstance(event, FaultEvent) and event.position):
+            key = (event.shoe_id, event.position)
+        self._retained.append(_Retained(event.seq, encode_packet(event), key))
+        self._next_seq += 1
+
+    def _on_resume(self, resume: Resume, now: float) -> None:
+        key = (resume.shoe_id, resume.position)
+        if resume.position and any(r.key == key for r in self._retained):
+            while self._retained:
+                if self._retained.popleft().key == key:
+                    break
+        first = self._retained[0].seq if self._retained else self._next_seq
+        self._received = first - 1
+        self._send_seq = first
+        self._synced = True
+        self._last_progress = now
+        config = self.config
+        self._out.append(
+            encode_packet(Hello(resume.token, PROTOCOL_VERSION, config.boot_id, first, config.firmware, config.serial))
+        )
+        self._last_status = -math.inf
+
+    def _on_ack(self, ack: Ack, now: float) -> None:
+        top = self._next_seq - 1
+        received = min(ack.received, top)
+        if received > self._received:
+            self._received = received
+            self._last_progress = now
+        stored = min(ack.stored, received)
+        while self._retained and self._retained[0].seq <= stored:
+            self._retained.popleft()
+        self._send_seq = max(self._send_seq, self._received + 1)
+
+    def _on_nak(self, nak: Nak, now: float) -> None:
+        first = self._retained[0].seq if self._retained else self._next_seq
+        if first <= nak.seq < self._send_seq:
+            self._received = max(self._received, nak.seq - 1)
+            self._send_seq = nak.seq
+            self._last_progress = now
+            self.retransmissions += 1
