@@ -36,6 +36,10 @@ class Card:
     def __str__(self) -> str:
         return self.code
 
+    def __reduce__(self) -> tuple[object, tuple[str]]:
+        # Unpickle to the interned card, so a restored snapshot shares the 52 objects.
+        return (parse_card, (self.code,))
+
 
 class BadCard(ValueError):
     """A card code that names no card."""

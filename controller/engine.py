@@ -108,6 +108,7 @@ class Table:
         self.reservations: dict[int, tuple[str | None, datetime | None]] = {}
         self.round: Round | None = None
         self.last_round: dict[str, Any] | None = None
+        self.previous: Round | None = None
         self.rounds_played = 0
         self.last_round_players = 0
         self.right_to_cut: str | None = None
@@ -141,6 +142,19 @@ class Table:
             ev.CallPit: self._on_call_pit,
             ev.AcknowledgeAlert: self._on_ack,
         }
+
+    def __getstate__(self) -> dict[str, Any]:
+        # Snapshots pickle the state, not the bound-method dispatch table.
+        state = dict(self.__dict__)
+        del state["_handlers"]
+        state["_fx"] = []
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        handlers = Table(state["rules"])._handlers
+        self.__dict__.update(state)
+        self._handlers = {kind: getattr(self, h.__name__) if hasattr(h, "__self__") else h
+                          for kind, h in handlers.items()}
 
     # ------------------------------------------------------------------ entry point
     def apply(self, event: ev.Event) -> list[Effect]:
@@ -466,6 +480,7 @@ class Table:
     def _finish_round(self, r: Round) -> None:
         result = round_record(r)
         self.last_round = result
+        self.previous = r  # kept on the displays until the next bets
         self.round = None
         self._fx.append(RoundSettled(result))
         # SETTLED is passed through: the table is at once ready for the next bets (or a shuffle),

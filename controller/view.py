@@ -1,0 +1,131 @@
+"""The table as people see it: JSON-ready views for the API, the status command and the displays.
+
+`table_view(table, reveal_hole=False)` hides a hole card that the dealer has
+not turned yet; only a supervisor's view passes ``reveal_hole=True``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .cards import total_of
+from .engine import DEALER, Phase, Table, money
+from .hand import Hand
+
+HIDDEN = "XX"  # how a face-down card is shown
+
+
+def hole_card_hidden(table: Table) -> bool:
+    """True while the dealer's hole card is dealt but not yet turned."""
+    r = table.round
+    if r is None or not table.rules.hole_card or len(r.dealer.cards) < 2:
+        return False
+    phase = table.resume_phase if table.phase is Phase.ATTENTION else table.phase
+    return phase is not Phase.DEALER
+
+
+def _hand_view(hand: Hand, in_play: bool) -> dict[str, Any]:
+    return {
+        "cards": [c.code for c in hand.cards],
+        "totals": total_of([c.value for c in hand.cards]).shown() if hand.cards else [],
+        "bet": money(hand.stake),
+        "doubled": hand.doubled,
+        "split": hand.from_split,
+        "blackjack": hand.is_blackjack,
+        "bust": hand.hard > 21,
+        "done": hand.done,
+        "in_play": in_play,
+        "outcome": hand.outcome.value if hand.outcome else None,
+        "net": money(hand.net) if hand.net is not None else None,
+    }
+
+
+def table_view(table: Table, reveal_hole: bool = False) -> dict[str, Any]:
+    """The whole table now: phase, boxes and hands, dealer, whose turn, shoe, alerts, last round."""
+    r = table.round
+    boxes: list[dict[str, Any]] = []
+    in_players = table.phase in (Phase.PLAYERS, Phase.SURRENDER)
+    if r is not None:
+        for bi, box in enumerate(r.boxes):
+            boxes.append({
+                "box": box.number,
+                "owner": box.owner,
+                "bets": {p: money(a) for p, a in box.bets.items()},
+                "insurance": money(box.insurance) if box.insurance is not None else None,
+                "hands": [_hand_view(h, in_players and bi == r.box_i and hi == r.hand_i)
+                          for hi, h in enumerate(box.hands)],
+            })
+    for number in sorted(table.pending):
+        bets = table.pending[number]
+        boxes.append({"box": number, "owner": next(iter(bets)), "bets": {p: money(a) for p, a in bets.items()},
+                      "insurance": None, "hands": [], "next_round": True})
+    dealer: dict[str, Any] = {"cards": [], "totals": [], "hole_hidden": False}
+    if r is not None:
+        cards = [c.code for c in r.dealer.cards]
+        values = [c.value for c in r.dealer.cards]
+        if hole_card_hidden(table) and not reveal_hole:
+            cards[1] = HIDDEN
+            values = values[:1]
+            dealer["hole_hidden"] = True
+        dealer["cards"] = cards
+        dealer["totals"] = total_of(values).shown() if values else []
+    turn = None
+    if in_players and r is not None:
+        turn = {"box": r.boxes[r.box_i].number, "hand": r.hand_i}
+    elif table.phase is Phase.DEALER:
+        turn = {"dealer": True}
+    shoe = table.shoe
+    shoe_view = None
+    if shoe is not None:
+        shoe_view = {
+            "id": shoe.shoe_id,
+            "decks": shoe.decks,
+            "size": shoe.size,
+            "dealt": shoe.dealt,
+            "burned": shoe.burned,
+            "penetration": round(shoe.penetration, 4),
+            "cut_card_out": shoe.cut_card_out,
+            "cut_card_position": shoe.cut_card_position,
+            "remaining_by_rank": shoe.remaining_by_rank(),
+        }
+    return {
+        "phase": table.phase.value,
+        "rules": table.rules.name,
+        "round": r.number if r is not None else None,
+        "rounds_played": table.rounds_played,
+        "boxes": boxes,
+        "dealer": dealer,
+        "turn": turn,
+        "legal_actions": table.legal_actions(),
+        "next_card": _next_card(table),
+        "shoe": shoe_view,
+        "shuffle_due": table.phase is Phase.WAITING_FOR_SHUFFLE,
+        "right_to_cut": table.right_to_cut,
+        "locked": table.locked,
+        "held_cards": [c.code for c in table.held],
+        "alerts": [a.as_dict() for a in table.open_alerts()],
+        "reservations": {str(b): p for b, (p, _) in table.reservations.items()},
+        "last_round": _redacted_last_round(table),
+    }
+
+
+def _next_card(table: Table) -> str | None:
+    """Who takes the next card, or None when no card is expected now."""
+    phase = table.phase
+    r = table.round
+    if phase is Phase.DEALING and r is not None:
+        return "dealer" if r.plan[r.dealt] == DEALER else f"box {r.boxes[r.plan[r.dealt]].number}"
+    if phase in (Phase.PLAYERS, Phase.SURRENDER) and r is not None:
+        hand = r.hand
+        if len(hand.cards) < 2 or hand.doubled or "hit" in table.legal_actions():
+            return f"box {r.boxes[r.box_i].number}"
+        return None
+    if phase is Phase.DEALER:
+        return "dealer"
+    if phase in (Phase.BETTING, Phase.SETTLED) and table.shoe is not None and (table.pending or table.burn_left):
+        return "burn" if table.burn_left else "first box"
+    return None
+
+
+def _redacted_last_round(table: Table) -> dict[str, Any] | None:
+    return table.last_round

@@ -1,0 +1,159 @@
+"""Where the engine's effects go: one small interface, many outputs.
+
+The service calls ``output.handle(effects, table)`` after every input it
+applied, in the loop thread. An output must not block: the displays queue
+and coalesce, the bell plays from its own thread, the shoe lock is a
+non-blocking command to the link. This module is also where the engine's
+state is translated into the display package's own model (display/ never
+imports the controller).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Callable, Protocol
+
+from controller.alerts import AlertKind
+from controller.effects import AlertRaised, Effect, ShoeLock
+from controller.engine import Phase, Table
+from controller.hand import Hand, Outcome
+from controller.view import hole_card_hidden
+from display.bell import BellSignal
+from display.model import BoxView, DealerView, HandOutcome, HandView, TableMessage, TableView
+
+log = logging.getLogger(__name__)
+
+
+class Output(Protocol):
+    """Anything that wants to hear what the table decided."""
+
+    def handle(self, effects: list[Effect], table: Table) -> None:
+        """React to the effects of one input; the table is the state after it. Must not block."""
+
+
+class ShoeLockOutput:
+    """Holds the shoe's gate shut while the table needs attention or a shuffle is due."""
+
+    def __init__(self, lock: Callable[[], None], unlock: Callable[[], None]) -> None:
+        self._lock, self._unlock = lock, unlock
+
+    def handle(self, effects: list[Effect], table: Table) -> None:
+        """Pass lock changes to the shoe."""
+        for effect in effects:
+            if isinstance(effect, ShoeLock):
+                (self._lock if effect.locked else self._unlock)()
+
+    def sync(self, table: Table) -> None:
+        """Set the gate to the table's state (at startup and after a reconnect)."""
+        (self._lock if table.locked else self._unlock)()
+
+
+_BELL_FOR_ALERT = {
+    AlertKind.UNEXPECTED_CARD: BellSignal.ATTENTION,
+    AlertKind.INTEGRITY: BellSignal.ATTENTION,
+    AlertKind.SHOE_FAULT: BellSignal.FAULT,
+    AlertKind.LINK_DOWN: BellSignal.FAULT,
+    AlertKind.CALL_PIT: BellSignal.CALL_PIT,
+    AlertKind.SHUFFLE_DUE: BellSignal.SHUFFLE_DUE,
+}
+
+
+class BellOutput:
+    """Rings the pattern that says why, each time an alert is raised."""
+
+    def __init__(self, ring: Callable[[BellSignal], None]) -> None:
+        self._ring = ring
+
+    def handle(self, effects: list[Effect], table: Table) -> None:
+        """Ring for every new alert."""
+        for effect in effects:
+            if isinstance(effect, AlertRaised):
+                self._ring(_BELL_FOR_ALERT[effect.alert.kind])
+
+
+class DisplayOutput:
+    """Shows every box's total and the dealer's on the displays."""
+
+    def __init__(self, show: Callable[[TableView], object], link_up: Callable[[], bool] = lambda: True) -> None:
+        self._show = show
+        self._link_up = link_up
+        self._last: TableView | None = None
+
+    def handle(self, effects: list[Effect], table: Table) -> None:
+        """Render the new state if it changed."""
+        view = display_view(table, self._link_up())
+        if view != self._last:
+            self._last = view
+            self._show(view)
+
+
+_OUTCOMES = {
+    Outcome.WIN: HandOutcome.WIN, Outcome.BLACKJACK: HandOutcome.WIN, Outcome.EVEN_MONEY: HandOutcome.WIN,
+    Outcome.THREE_SEVENS: HandOutcome.WIN, Outcome.LOSE: HandOutcome.LOSE, Outcome.BUST: HandOutcome.LOSE,
+    Outcome.PUSH: HandOutcome.PUSH, Outcome.VOID: HandOutcome.PUSH,
+}
+
+
+def _hand(hand: Hand, in_play: bool) -> HandView:
+    n = len(hand.cards)
+    soft = hand.soft if n else None
+    return HandView(
+        card_count=n,
+        hard_total=hand.hard,
+        soft_total=soft,
+        is_blackjack=hand.is_blackjack,
+        is_bust=hand.hard > 21,
+        doubled=hand.doubled,
+        surrendered=hand.outcome is Outcome.SURRENDER,
+        in_play=in_play,
+        done=hand.done,
+        outcome=_OUTCOMES.get(hand.outcome) if hand.outcome and hand.outcome is not Outcome.SURRENDER else None,
+    )
+
+
+def display_view(table: Table, link_up: bool = True) -> TableView:
+    """Translate the engine's state into what each display must show."""
+    r = table.round
+    phase = table.phase
+    if r is None and not table.pending and phase is not Phase.ATTENTION:
+        r = table.previous  # the settled round stays lit until the next bets
+    in_players = phase in (Phase.PLAYERS, Phase.SURRENDER)
+    by_number: dict[int, BoxView] = {}
+    if r is not None:
+        for bi, box in enumerate(r.boxes):
+            hands = tuple(_hand(h, in_players and bi == r.box_i and hi == r.hand_i) for hi, h in enumerate(box.hands))
+            by_number[box.number] = BoxView(box.number, active=True, hands=hands)
+    for number in table.pending:
+        by_number.setdefault(number, BoxView(number, active=True))
+    boxes = tuple(by_number.get(n, BoxView(n)) for n in range(1, table.rules.boxes + 1))
+    dealer = DealerView()
+    if r is not None and r.dealer.cards:
+        d = r.dealer
+        dealer = DealerView(
+            up_card=d.cards[0].value,
+            card_count=len(d.cards),
+            hard_total=d.hard,
+            soft_total=d.soft,
+            is_blackjack=len(d.cards) == 2 and d.hard == 11 and d.has_ace,
+            is_bust=d.hard > 21,
+            hole_card_hidden=hole_card_hidden(table),
+            done=r is not table.round or (phase is not Phase.DEALER and len(d.cards) >= 2
+                                          and not hole_card_hidden(table)),
+        )
+    messages: set[TableMessage] = set()
+    kinds = {a.kind for a in table.open_alerts() if a.active}
+    if phase is Phase.ATTENTION or AlertKind.INTEGRITY in kinds:
+        messages.add(TableMessage.ATTENTION)
+    if AlertKind.SHOE_FAULT in kinds:
+        messages.add(TableMessage.SHOE_FAULT)
+    if not link_up or AlertKind.LINK_DOWN in kinds:
+        messages.add(TableMessage.LINK_DOWN)
+    if AlertKind.CALL_PIT in kinds:
+        messages.add(TableMessage.PIT_CALLED)
+    if phase is Phase.WAITING_FOR_SHUFFLE:
+        messages.add(TableMessage.SHUFFLE_DUE)
+    elif table.shoe is not None and table.shoe.cut_card_out:
+        messages.add(TableMessage.CUT_CARD_OUT)
+    if phase is Phase.BETTING and r is None and not table.pending:
+        messages.add(TableMessage.PLACE_BETS)
+    return TableView(boxes=boxes, dealer=dealer, messages=frozenset(messages))

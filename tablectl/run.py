@@ -1,0 +1,147 @@
+"""`tablectl run --config FILE`: the table service, as it runs under the table all shift."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import signal
+import sys
+from typing import Any, Callable
+
+from controller.journal import JournalError
+
+from .config import ConfigError, Settings, load_settings
+from .service import TableService
+
+log = logging.getLogger(__name__)
+
+
+class KeyValueFormatter(logging.Formatter):
+    """One line per record: time, level, logger, message, then key=value context (journald-friendly)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        extra = {k: v for k, v in record.__dict__.items() if k in ("round", "shoe", "seq", "box")}
+        tail = "".join(f" {k}={v}" for k, v in extra.items())
+        line = f"{self.formatTime(record, '%Y-%m-%dT%H:%M:%S')} {record.levelname} {record.name}: {record.getMessage()}{tail}"
+        if record.exc_info:
+            line += "\n" + self.formatException(record.exc_info)
+        return line
+
+
+def setup_logging(level: str) -> None:
+    """Log structured lines to stderr (journald keeps them under systemd)."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(KeyValueFormatter())
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(level)
+    logging.getLogger("uvicorn.access").setLevel(logging.WARNING)
+
+
+def configure_parser(p: argparse.ArgumentParser) -> None:
+    """Register run's arguments."""
+    p.add_argument("--config", help="TOML config file (default: embedded defaults)")
+    p.add_argument("--no-gpio", action="store_true", help="do not drive displays, bell and console")
+    p.add_argument("--no-api", action="store_true", help="do not serve the HTTP API")
+
+
+def build_gpio(service: TableService, settings: Settings, loop: asyncio.AbstractEventLoop) -> Any:
+    """Displays, bell and console from the [gpio] wiring, plugged into the service."""
+    from display.console import asyncio_action_sink
+    from display.factory import build_outputs
+
+    from .console_actions import handle_console_action
+    from .outputs import BellOutput, DisplayOutput
+
+    io = build_outputs(settings.gpio, on_action=asyncio_action_sink(loop, lambda a: handle_console_action(a, service)))
+    service.outputs.append(DisplayOutput(io.show, lambda: service.health.link_up))
+    service.outputs.append(BellOutput(io.bell.ring))
+    return io
+
+
+async def serve(settings: Settings, *, gpio: bool = True, api: bool = True,
+                on_ready: Callable[[TableService], None] | None = None,
+                service: TableService | None = None) -> None:
+    """Run the service (and its API) until SIGTERM or SIGINT."""
+    loop = asyncio.get_running_loop()
+    service = service or TableService(settings)
+    log.info("table %s: journal %s, %d events replayed, phase %s", settings.table.name, settings.journal.path,
+             service.authority.replayed, service.table.phase.value)
+    io = build_gpio(service, settings, loop) if gpio else None
+    stop = asyncio.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    tasks = []
+    server = None
+    if api:
+        import uvicorn
+
+        from .api import create_app
+
+        config = uvicorn.Config(create_app(service), host=settings.api.host, port=settings.api.port,
+                                log_level="warning", lifespan="off", access_log=False)
+        server = uvicorn.Server(config)
+        server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
+        tasks.append(asyncio.create_task(server.serve(), name="api"))
+    notify = _sd_notify()
+    if notify is not None:
+        tasks.append(asyncio.create_task(_watchdog(notify), name="watchdog"))
+
+    def ready() -> None:
+        if notify is not None:
+            notify.ready()
+        print(json.dumps({"ready": True, "api": f"http://{settings.api.host}:{settings.api.port}" if api else None,
+                          "journal": str(settings.journal.path)}), flush=True)
+        if on_ready is not None:
+            on_ready(service)
+
+    try:
+        await service.run(stop, ready=ready)
+    finally:
+        if notify is not None:
+            notify.stopping()
+        if server is not None:
+            server.should_exit = True
+        await asyncio.gather(*tasks, return_exceptions=True)
+        if io is not None:
+            io.close()
+
+
+def _sd_notify() -> Any:
+    try:
+        from . import sdnotify
+    except ImportError:
+        return None
+    return sdnotify
+
+
+async def _watchdog(notify: Any) -> None:
+    period = notify.watchdog_period()
+    if not period:
+        return
+    # Pinged from the loop itself: if the loop is stuck, the pings stop and systemd restarts us.
+    while True:
+        notify.watchdog()
+        await asyncio.sleep(period / 2)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Load the config and run; a bad config or journal stops with a clear message (exit 2)."""
+    try:
+        settings = load_settings(args.config)
+    except ConfigError as exc:
+        print(f"tablectl run: {exc}", file=sys.stderr)
+        return 2
+    setup_logging(settings.log_level)
+    try:
+        asyncio.run(serve(settings, gpio=not args.no_gpio, api=not args.no_api))
+    except JournalError as exc:
+        log.error("%s", exc)
+        print(f"tablectl run: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"tablectl run: {exc}", file=sys.stderr)
+        return 2
+    return 0
