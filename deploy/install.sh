@@ -1,0 +1,308 @@
+#!/usr/bin/env bash
+# Install or upgrade tablectl on a Raspberry Pi (Debian/Raspberry Pi OS bookworm
+# or trixie). Idempotent: run it again from a newer checkout to upgrade. Never
+# touches the journal (/var/lib/tablectl) or an existing /etc/tablectl/config.toml.
+#
+# Layout (deploy/README.md, "Layout"):
+#   /opt/tablectl/releases/<version>-<source hash>/venv   one venv per release
+#   /opt/tablectl/current  -> releases/...                what the unit runs
+#   /opt/tablectl/previous -> releases/...                what --rollback returns to
+#
+# Usage: sudo deploy/install.sh [options]
+#   --wheelhouse DIR  install the pinned wheels from DIR only (offline; see make-wheelhouse.sh)
+#   --shoe DEVICE     write the udev rule naming this serial adapter /dev/tablectl-shoe
+#   --rollback [ID]   switch current back to the previous release (or to releases/ID)
+#   --no-start        install and enable, but do not (re)start the service
+#   --keep N          releases kept besides current and previous (default 1)
+#   --python PATH     interpreter for the venv (default /usr/bin/python3)
+# For tests and image building:
+#   --root DIR        prefix every path with DIR (a throwaway root)
+#   --no-system       run no systemctl/udevadm/apt-get: print what would run
+#   --skip-venv       lay out a release without building its venv
+set -euo pipefail
+
+SRC="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+ROOT=""
+SYSTEM=1
+SKIP_VENV=0
+WHEELHOUSE=""
+SHOE=""
+ROLLBACK=0
+ROLLBACK_TO=""
+START=1
+KEEP=1
+PYTHON=/usr/bin/python3
+[ -x "$PYTHON" ] || PYTHON="$(command -v python3)"
+
+die() { echo "install.sh: $*" >&2; exit 1; }
+say() { echo "install.sh: $*"; }
+
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --root) ROOT="$(realpath -m "$2")"; shift ;;
+        --no-system) SYSTEM=0 ;;
+        --skip-venv) SKIP_VENV=1 ;;
+        --wheelhouse) WHEELHOUSE="$(realpath "$2")"; shift ;;
+        --shoe) SHOE="$2"; shift ;;
+        --rollback)
+            ROLLBACK=1
+            if [ $# -gt 1 ] && [ "${2#--}" = "$2" ]; then ROLLBACK_TO="$2"; shift; fi ;;
+        --no-start) START=0 ;;
+        --keep) KEEP="$2"; shift ;;
+        --python) PYTHON="$2"; shift ;;
+        -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+        *) die "unknown option $1 (see --help)" ;;
+    esac
+    shift
+done
+[ "$ROOT" = "/" ] && ROOT=""
+[ "$(id -u)" = 0 ] || die "run as root (sudo)"
+
+OPT="$ROOT/opt/tablectl"
+ETC="$ROOT/etc/tablectl"
+STATE="$ROOT/var/lib/tablectl"
+UNIT="$ROOT/etc/systemd/system/tablectl.service"
+RULES="$ROOT/etc/udev/rules.d"
+CHANGED_UNIT=0
+CHANGED_UDEV=0
+CHANGED_JOURNALD=0
+
+# A system command: run it, or with --no-system only say it.
+sys() {
+    if [ "$SYSTEM" = 1 ]; then "$@"; else echo "would run: $*"; fi
+}
+
+# install_file SRC DEST MODE [OWNER:GROUP]: copy if the content differs; 0 = changed.
+install_file() {
+    local src="$1" dest="$2" mode="$3" owner="${4:-0:0}"
+    mkdir -p "$(dirname "$dest")"
+    if [ -f "$dest" ] && cmp -s "$src" "$dest"; then
+        chmod "$mode" "$dest"; chown "$owner" "$dest"
+        return 1
+    fi
+    install -m "$mode" -o "${owner%%:*}" -g "${owner##*:}" "$src" "$dest.new"
+    mv -f "$dest.new" "$dest"
+    say "installed ${dest#"$ROOT"}"
+    return 0
+}
+
+# link NAME TARGET: atomically point the symlink NAME at TARGET.
+link() {
+    ln -sfn "$2" "$1.new"
+    mv -Tf "$1.new" "$1"
+}
+
+id_of() {  # id_of passwd|group NAME: numeric id inside $ROOT
+    awk -F: -v n="$2" '$1 == n { print $3 }' "$ROOT/etc/$1"
+}
+
+restart_service() {
+    if [ "$START" = 0 ]; then say "not started (--no-start): systemctl restart tablectl"; return 0; fi
+    sys systemctl restart tablectl.service
+}
+
+release_of() {  # release_of LINK: the release id a symlink points to, or nothing
+    [ -L "$1" ] && basename "$(readlink "$1")" || true
+}
+
+# ---------------------------------------------------------------- rollback --
+if [ "$ROLLBACK" = 1 ]; then
+    cur="$(release_of "$OPT/current")"
+    to="${ROLLBACK_TO:-$(release_of "$OPT/previous")}"
+    [ -n "$to" ] || die "no previous release to roll back to"
+    [ -f "$OPT/releases/$to/.complete" ] || die "release $to is not installed (ls $OPT/releases)"
+    [ "$to" != "$cur" ] || die "release $to is already current"
+    link "$OPT/current" "releases/$to"
+    [ -n "$cur" ] && link "$OPT/previous" "releases/$cur"
+    say "current: $to (was $cur)"
+    restart_service
+    exit 0
+fi
+
+# ------------------------------------------------------------ prerequisites --
+if [ "$SYSTEM" = 1 ]; then
+    need=()
+    "$PYTHON" -c 'import venv, ensurepip' 2>/dev/null || need+=(python3-venv)
+    "$PYTHON" -c 'import lgpio' 2>/dev/null || need+=(python3-lgpio)
+    if [ ${#need[@]} -gt 0 ]; then
+        say "apt-get install ${need[*]}"
+        apt-get install -y --no-install-recommends "${need[@]}" ||
+            say "WARNING: apt-get install ${need[*]} failed"
+    fi
+fi
+"$PYTHON" -c 'import sys; assert sys.version_info >= (3, 11)' ||
+    die "$PYTHON is older than Python 3.11"
+
+# ------------------------------------------------------------ user, groups --
+install_file "$SRC/deploy/tablectl.sysusers" "$ROOT/etc/sysusers.d/tablectl.conf" 0644 || true
+if [ -n "$ROOT" ]; then
+    mkdir -p "$ROOT/etc"
+    systemd-sysusers --root="$ROOT" "$SRC/deploy/tablectl.sysusers"
+else
+    systemd-sysusers /etc/sysusers.d/tablectl.conf
+fi
+UID_T="$(id_of passwd tablectl)"
+GID_T="$(id_of group tablectl)"
+[ -n "$UID_T" ] && [ -n "$GID_T" ] || die "user tablectl was not created"
+
+# ----------------------------------------------------------- directories --
+install -d -m 0755 -o 0 -g 0 "$OPT" "$OPT/releases"
+install -d -m 0750 -o 0 -g "$GID_T" "$ETC"
+install -d -m 0750 -o "$UID_T" -g "$GID_T" "$STATE"
+install -d -m 0750 -o 0 -g 0 "$STATE/backups"
+
+# ------------------------------------------------------------------ config --
+install_file "$SRC/deploy/config.example.toml" "$ETC/config.example.toml" 0644 || true
+if [ ! -e "$ETC/config.toml" ]; then
+    install -m 0640 -o 0 -g "$GID_T" "$SRC/deploy/config.example.toml" "$ETC/config.toml"
+    say "created /etc/tablectl/config.toml from the example: edit it (table name, API keys)"
+else
+    say "kept /etc/tablectl/config.toml"
+fi
+
+# ----------------------------------------------------------------- release --
+pkg_list() {  # the packages pyproject.toml ships
+    "$PYTHON" - "$SRC/pyproject.toml" <<'PY'
+import sys, tomllib
+with open(sys.argv[1], "rb") as f:
+    data = tomllib.load(f)
+print(data["project"]["version"])
+for pattern in data["tool"]["setuptools"]["packages"]["find"]["include"]:
+    print(pattern.rstrip("*").rstrip("."))
+PY
+}
+mapfile -t META < <(pkg_list)
+VERSION="${META[0]}"
+PKGS=("${META[@]:1}")
+mapfile -t PKGS < <(printf '%s\n' "${PKGS[@]}" | sort -u)
+source_files() {
+    (cd "$SRC" && find pyproject.toml README.md deploy "${PKGS[@]}" -type f \
+        ! -path '*/__pycache__/*' ! -name '*.pyc' ! -name '*.egg-info' | LC_ALL=C sort)
+}
+HASH="$(cd "$SRC" && source_files | xargs -d '\n' sha256sum | sha256sum | cut -c1-12)"
+ID="$VERSION-$HASH"
+REL="$OPT/releases/$ID"
+
+if [ -f "$REL/.complete" ]; then
+    say "release $ID already built"
+else
+    rm -rf "$REL"
+    mkdir -p "$REL"
+    # what this release was built from: the deploy files (for README, rollback notes)
+    (cd "$SRC" && source_files | grep '^deploy/' | xargs -d '\n' cp --parents -t "$REL")
+    if [ "$SKIP_VENV" = 1 ]; then
+        say "release $ID laid out without a venv (--skip-venv)"
+    else
+        say "building release $ID in ${REL#"$ROOT"}"
+        # The venv is built where it stays: its scripts name their own path.
+        "$PYTHON" -m venv "$REL/venv"
+        PIP=("$REL/venv/bin/python" -m pip --disable-pip-version-check --no-input)
+        idx=()
+        [ -n "$WHEELHOUSE" ] && idx=(--no-index --find-links "$WHEELHOUSE")
+        "${PIP[@]}" install --quiet --no-deps --only-binary=:all: "${idx[@]}" \
+            -r "$SRC/deploy/requirements.lock" -r "$SRC/deploy/build-requirements.lock"
+        stage="$(mktemp -d)"
+        trap 'rm -rf "$stage"' EXIT
+        (cd "$SRC" && source_files | grep -v '^deploy/' | xargs -d '\n' cp --parents -t "$stage")
+        "${PIP[@]}" install --quiet --no-deps --no-build-isolation --no-index "$stage"
+        rm -rf "$stage"
+        "${PIP[@]}" check
+        # lgpio (pin_factory = "lgpio") comes from Debian (python3-lgpio), linked in:
+        # its PyPI wheels miss Python 3.13 and bundle their own C library.
+        site="$("$REL/venv/bin/python" -c 'import sysconfig; print(sysconfig.get_path("purelib"))')"
+        if lg="$("$PYTHON" -c 'import lgpio, _lgpio; print(lgpio.__file__); print(_lgpio.__file__)' 2>/dev/null)"; then
+            while read -r f; do ln -sfn "$f" "$site/$(basename "$f")"; done <<<"$lg"
+            say "linked the system's lgpio into the venv"
+        else
+            say "WARNING: no python3-lgpio: pin_factory = \"lgpio\" will not work (apt-get install python3-lgpio)"
+        fi
+        "$REL/venv/bin/python" -c 'import tablectl.cli, tablectl.config, tablectl.sdnotify'
+    fi
+    printf 'release=%s\nversion=%s\nbuilt=%s\npython=%s\n' "$ID" "$VERSION" \
+        "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$("$PYTHON" -V 2>&1)" > "$REL/release.txt"
+    chmod -R go-w "$REL"
+    touch "$REL/.complete"
+fi
+
+# A config the new release rejects stops the upgrade before anything switches.
+JOURNAL=/var/lib/tablectl/journal.sqlite
+if [ -x "$REL/venv/bin/python" ]; then
+    JOURNAL="$("$REL/venv/bin/python" -c '
+import sys
+from tablectl.config import ConfigError, load_settings
+try:
+    print(load_settings(sys.argv[1]).journal.path)
+except ConfigError as exc:
+    sys.exit(f"install.sh: release refuses /etc/tablectl/config.toml: {exc}")
+' "$ETC/config.toml")"
+fi
+
+# ------------------------------------------------------------ system files --
+install_file "$SRC/deploy/systemd/tablectl.service" "$UNIT" 0644 && CHANGED_UNIT=1
+install_file "$SRC/deploy/udev/60-tablectl-devices.rules" "$RULES/60-tablectl-devices.rules" 0644 && CHANGED_UDEV=1
+if [ -n "$SHOE" ]; then
+    tmp="$(mktemp)"
+    "$SRC/deploy/shoe-rule.sh" "$SHOE" > "$tmp"
+    install_file "$tmp" "$RULES/70-tablectl-shoe.rules" 0644 && CHANGED_UDEV=1
+    rm -f "$tmp"
+elif [ ! -e "$RULES/70-tablectl-shoe.rules" ]; then
+    install_file "$SRC/deploy/udev/70-tablectl-shoe.rules" "$RULES/70-tablectl-shoe.rules" 0644 && CHANGED_UDEV=1
+fi
+install_file "$SRC/deploy/systemd/journald-tablectl.conf" \
+    "$ROOT/etc/systemd/journald.conf.d/50-tablectl.conf" 0644 && CHANGED_JOURNALD=1
+mkdir -p "$ROOT/usr/local/bin"
+link "$ROOT/usr/local/bin/tablectl" /opt/tablectl/current/venv/bin/tablectl
+
+# ------------------------------------------------------------------ switch --
+CUR="$(release_of "$OPT/current")"
+SWITCHED=0
+if [ "$CUR" != "$ID" ]; then
+    # A copy of the journal as it was before the switch (SQLite's backup API:
+    # consistent while the service writes). The last 3 are kept.
+    if [ -f "$ROOT$JOURNAL" ]; then
+        bak="$STATE/backups/journal-before-$ID-$(date -u +%Y%m%dT%H%M%SZ).sqlite"
+        "$PYTHON" -c '
+import sqlite3, sys
+src = sqlite3.connect(f"file:{sys.argv[1]}?mode=ro", uri=True)
+dst = sqlite3.connect(sys.argv[2])
+src.backup(dst)
+dst.close()
+' "$ROOT$JOURNAL" "$bak"
+        chmod 0640 "$bak"
+        say "journal copied to ${bak#"$ROOT"}"
+        ls -1t "$STATE/backups"/journal-before-*.sqlite | tail -n +4 | xargs -r rm -f
+    fi
+    link "$OPT/current" "releases/$ID"
+    [ -n "$CUR" ] && link "$OPT/previous" "releases/$CUR"
+    SWITCHED=1
+    say "current: $ID${CUR:+ (previous: $CUR)}"
+fi
+
+# Prune: keep current, previous and the newest $KEEP others.
+PREV="$(release_of "$OPT/previous")"
+for old in $(ls -1t "$OPT/releases" | { grep -vxF -e "$ID" -e "${PREV:-/}" || true; } | tail -n +$((KEEP + 1))); do
+    rm -rf "${OPT:?}/releases/$old"
+    say "removed old release $old"
+done
+
+# ------------------------------------------------------------------ system --
+[ "$CHANGED_JOURNALD" = 1 ] && sys systemctl restart systemd-journald.service
+if [ "$CHANGED_UDEV" = 1 ]; then
+    sys udevadm control --reload
+    sys udevadm trigger --action=add --subsystem-match=tty --subsystem-match=gpio \
+        --subsystem-match=spidev --subsystem-match=i2c-dev
+fi
+[ "$CHANGED_UNIT" = 1 ] && sys systemctl daemon-reload
+sys systemctl enable tablectl.service
+if [ "$SWITCHED" = 1 ] || [ "$CHANGED_UNIT" = 1 ]; then
+    if ! restart_service; then
+        if [ "$SWITCHED" = 1 ] && [ -n "$CUR" ]; then
+            echo "install.sh: the new release did not start; rolling back to $CUR" >&2
+            link "$OPT/current" "releases/$CUR"
+            link "$OPT/previous" "releases/$ID"
+            restart_service || true
+        fi
+        die "tablectl did not start: journalctl -u tablectl -n 50"
+    fi
+fi
+say "done: release $ID is current (systemctl status tablectl)"

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Regenerate deploy/requirements.lock: pip freeze of a fresh venv after
+# 'pip install .' (run after changing dependencies in pyproject.toml, then
+# check that every pin still has a linux aarch64 wheel: make-wheelhouse.sh).
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+python3 -m venv "$tmp/venv"
+cp -r "$root/pyproject.toml" "$root/README.md" "$tmp/"
+for pkg in controller firmware_bridge display simulators tablectl; do cp -r "$root/$pkg" "$tmp/"; done
+"$tmp/venv/bin/pip" install --quiet --disable-pip-version-check "$tmp"
+{
+    sed -n '1,/^# pydantic_core is/p' "$root/deploy/requirements.lock"
+    "$tmp/venv/bin/pip" freeze --exclude tablectl
+} > "$root/deploy/requirements.lock.new"
+mv "$root/deploy/requirements.lock.new" "$root/deploy/requirements.lock"
+git -C "$root" diff --stat -- deploy/requirements.lock || true

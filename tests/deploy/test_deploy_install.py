@@ -1,0 +1,252 @@
+"""deploy/install.sh and uninstall.sh run against a throwaway root (--root, --no-system).
+
+Fast tests lay releases out with --skip-venv; one test builds the real venv
+offline from test-output/wheelhouse (filled by deploy/ci-prereqs.sh).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import sqlite3
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+WHEELHOUSE = REPO / "test-output" / "wheelhouse"
+PACKAGES = ["controller", "firmware_bridge", "display", "simulators", "tablectl"]
+
+pytestmark = [
+    pytest.mark.skipif(os.geteuid() != 0, reason="install.sh chowns files: run as root (CI does)"),
+    pytest.mark.skipif(shutil.which("systemd-sysusers") is None, reason="no systemd-sysusers: run deploy/ci-prereqs.sh"),
+]
+
+
+def make_source(dest: Path, version: str = "0.1.0") -> Path:
+    """A copy of the checkout, as a technician would have it (optionally another version)."""
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+    for name in PACKAGES + ["deploy"]:
+        shutil.copytree(REPO / name, dest / name, ignore=ignore)
+    shutil.copy(REPO / "README.md", dest / "README.md")
+    text = (REPO / "pyproject.toml").read_text()
+    (dest / "pyproject.toml").write_text(text.replace('version = "0.1.0"', f'version = "{version}"', 1))
+    return dest
+
+
+def install(src: Path, root: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+    r = subprocess.run(
+        ["bash", str(src / "deploy/install.sh"), "--root", str(root), "--no-system",
+         "--python", sys.executable, *args],
+        capture_output=True, text=True, timeout=120,
+    )
+    if check:
+        assert r.returncode == 0, r.stdout + r.stderr
+    return r
+
+
+def ids(root: Path) -> tuple[int, int]:
+    for line in (root / "etc/passwd").read_text().splitlines():
+        f = line.split(":")
+        if f[0] == "tablectl":
+            return int(f[2]), int(f[3])
+    raise AssertionError("no tablectl user")
+
+
+def mode_owner(path: Path) -> tuple[str, int, int]:
+    st = path.lstat()
+    return oct(stat.S_IMODE(st.st_mode)), st.st_uid, st.st_gid
+
+
+def tree(root: Path) -> dict[str, tuple]:
+    """Every path with its mode, owner and content hash (or link target)."""
+    out = {}
+    for p in sorted(root.rglob("*")):
+        rel = str(p.relative_to(root))
+        if p.is_symlink():
+            out[rel] = ("link", os.readlink(p))
+        elif p.is_file():
+            out[rel] = (*mode_owner(p), hashlib.sha256(p.read_bytes()).hexdigest())
+        else:
+            out[rel] = mode_owner(p)
+    return out
+
+
+def current(root: Path, name: str = "current") -> str:
+    return os.readlink(root / "opt/tablectl" / name)
+
+
+def make_journal(root: Path, rows: int) -> Path:
+    path = root / "var/lib/tablectl/journal.sqlite"
+    db = sqlite3.connect(path)
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("CREATE TABLE IF NOT EXISTS events (n INTEGER)")
+    db.executemany("INSERT INTO events VALUES (?)", [(i,) for i in range(rows)])
+    db.commit()
+    db.close()
+    return path
+
+
+def count(path: Path) -> int:
+    db = sqlite3.connect(path)
+    try:
+        return db.execute("SELECT count(*) FROM events").fetchone()[0]
+    finally:
+        db.close()
+
+
+@pytest.fixture
+def src(tmp_path):
+    return make_source(tmp_path / "src")
+
+
+def test_fresh_install_files_modes_owners_and_commands(src, tmp_path):
+    root = tmp_path / "root"
+    r = install(src, root, "--skip-venv")
+    uid, gid = ids(root)
+    assert uid != 0 and gid != 0
+    passwd = (root / "etc/passwd").read_text()
+    assert f"tablectl:x:{uid}:{gid}:tablectl table controller:/var/lib/tablectl:/usr/sbin/nologin" in passwd
+    groups = {l.split(":")[0]: l.split(":")[3].split(",") for l in (root / "etc/group").read_text().splitlines()}
+    for g in ("dialout", "gpio", "spi", "i2c"):
+        assert "tablectl" in groups[g], g
+
+    assert mode_owner(root / "etc/tablectl") == ("0o750", 0, gid)
+    assert mode_owner(root / "etc/tablectl/config.toml") == ("0o640", 0, gid)
+    assert (root / "etc/tablectl/config.toml").read_bytes() == (src / "deploy/config.example.toml").read_bytes()
+    assert mode_owner(root / "var/lib/tablectl") == ("0o750", uid, gid)
+    assert mode_owner(root / "var/lib/tablectl/backups") == ("0o750", 0, 0)
+    for path, source in [
+        ("etc/systemd/system/tablectl.service", "deploy/systemd/tablectl.service"),
+        ("etc/udev/rules.d/60-tablectl-devices.rules", "deploy/udev/60-tablectl-devices.rules"),
+        ("etc/udev/rules.d/70-tablectl-shoe.rules", "deploy/udev/70-tablectl-shoe.rules"),
+        ("etc/systemd/journald.conf.d/50-tablectl.conf", "deploy/systemd/journald-tablectl.conf"),
+        ("etc/sysusers.d/tablectl.conf", "deploy/tablectl.sysusers"),
+    ]:
+        assert mode_owner(root / path) == ("0o644", 0, 0), path
+        assert (root / path).read_bytes() == (src / source).read_bytes(), path
+
+    release = current(root)
+    assert release.startswith("releases/0.1.0-")
+    rel = root / "opt/tablectl" / release
+    assert (rel / ".complete").exists() and (rel / "deploy/README.md").exists()
+    assert mode_owner(rel) == ("0o755", 0, 0)
+    assert os.readlink(root / "usr/local/bin/tablectl") == "/opt/tablectl/current/venv/bin/tablectl"
+    assert not (root / "opt/tablectl/previous").exists()
+    for cmd in ("systemctl daemon-reload", "systemctl enable tablectl.service",
+                "systemctl restart tablectl.service", "udevadm control --reload",
+                "systemctl restart systemd-journald.service"):
+        assert f"would run: {cmd}" in r.stdout, cmd
+
+
+def test_second_run_changes_nothing(src, tmp_path):
+    root = tmp_path / "root"
+    install(src, root, "--skip-venv")
+    before = tree(root)
+    r = install(src, root, "--skip-venv")
+    assert tree(root) == before
+    assert "installed" not in r.stdout and "already built" in r.stdout
+    assert "restart tablectl" not in r.stdout  # nothing changed: the service is left alone
+
+
+def test_upgrade_keeps_journal_and_config_then_rollback(src, tmp_path):
+    root = tmp_path / "root"
+    install(src, root, "--skip-venv")
+    old = current(root)
+    config = root / "etc/tablectl/config.toml"
+    config.write_text(config.read_text().replace('name = "table-1"', 'name = "table-7"'))
+    edited = config.read_bytes()
+    journal = make_journal(root, 1000)
+    journal_before = journal.read_bytes()
+
+    new_src = make_source(tmp_path / "src2", version="0.2.0")
+    r = install(new_src, root, "--skip-venv")
+    new = current(root)
+    assert new.startswith("releases/0.2.0-") and new != old
+    assert current(root, "previous") == old
+    assert config.read_bytes() == edited  # never overwritten
+    assert (root / "etc/tablectl/config.example.toml").read_bytes() == (new_src / "deploy/config.example.toml").read_bytes()
+    assert journal.read_bytes() == journal_before and count(journal) == 1000
+    (backup,) = (root / "var/lib/tablectl/backups").glob("journal-before-0.2.0-*.sqlite")
+    assert count(backup) == 1000 and mode_owner(backup)[0] == "0o640"
+    assert "would run: systemctl restart tablectl.service" in r.stdout
+
+    r = install(new_src, root, "--rollback")
+    assert current(root) == old and current(root, "previous") == new
+    assert "would run: systemctl restart tablectl.service" in r.stdout
+    assert count(journal) == 1000 and config.read_bytes() == edited
+
+    assert install(new_src, root, "--rollback", str(Path(old).name), check=False).returncode != 0  # already current
+    install(new_src, root, "--rollback")
+    assert current(root) == new
+
+
+def test_old_releases_are_pruned(src, tmp_path):
+    root = tmp_path / "root"
+    for n, version in enumerate(["0.1.0", "0.2.0", "0.3.0", "0.4.0"]):
+        install(make_source(tmp_path / f"s{n}", version), root, "--skip-venv", "--keep", "1")
+    releases = sorted(p.name.split("-")[0] for p in (root / "opt/tablectl/releases").iterdir())
+    assert releases == ["0.2.0", "0.3.0", "0.4.0"]  # current, previous and one more
+    assert current(root).startswith("releases/0.4.0") and current(root, "previous").startswith("releases/0.3.0")
+
+
+def test_shoe_option_writes_the_rule_and_later_runs_keep_it(src, tmp_path):
+    root = tmp_path / "root"
+    tool = tmp_path / "bin/udevadm"
+    tool.parent.mkdir()
+    tool.write_text("#!/bin/sh\nprintf 'ID_VENDOR_ID=10c4\\nID_MODEL_ID=ea60\\nID_SERIAL_SHORT=0001\\n'\n")
+    tool.chmod(0o755)
+    env = {**os.environ, "UDEVADM": str(tool)}
+    cmd = ["bash", str(src / "deploy/install.sh"), "--root", str(root), "--no-system",
+           "--python", sys.executable, "--skip-venv"]
+    subprocess.run([*cmd, "--shoe", "/dev/ttyUSB0"], env=env, check=True, capture_output=True, timeout=60)
+    rule = (root / "etc/udev/rules.d/70-tablectl-shoe.rules").read_text()
+    assert 'ENV{ID_VENDOR_ID}=="10c4"' in rule and 'SYMLINK+="tablectl-shoe"' in rule
+    subprocess.run(cmd, env=env, check=True, capture_output=True, timeout=60)
+    assert (root / "etc/udev/rules.d/70-tablectl-shoe.rules").read_text() == rule
+
+
+def test_uninstall_keeps_journal_and_config(src, tmp_path):
+    root = tmp_path / "root"
+    install(src, root, "--skip-venv")
+    journal = make_journal(root, 10)
+    r = subprocess.run(["bash", str(src / "deploy/uninstall.sh"), "--root", str(root), "--no-system"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert "would run: systemctl disable --now tablectl.service" in r.stdout
+    assert not (root / "opt/tablectl").exists()
+    assert not (root / "etc/systemd/system/tablectl.service").exists()
+    assert not (root / "etc/udev/rules.d/70-tablectl-shoe.rules").exists()
+    assert count(journal) == 10 and (root / "etc/tablectl/config.toml").exists()
+    install(src, root, "--skip-venv")  # and a reinstall carries on with them
+    assert count(journal) == 10
+
+
+@pytest.mark.skipif(not WHEELHOUSE.is_dir(), reason="no test-output/wheelhouse: run deploy/ci-prereqs.sh")
+def test_real_venv_offline_refuses_a_bad_config_then_runs(src, tmp_path):
+    root = tmp_path / "root"
+    (root / "etc/tablectl").mkdir(parents=True)
+    bad = root / "etc/tablectl/config.toml"
+    bad.write_text('[shoe]\ncodec = "morse"\n')
+    r = install(src, root, "--wheelhouse", str(WHEELHOUSE), check=False)
+    assert r.returncode != 0 and "shoe.codec" in r.stderr
+    assert not (root / "opt/tablectl/current").exists()  # nothing switched
+
+    bad.write_text('[table]\nname = "table-9"\n')
+    r = install(src, root, "--wheelhouse", str(WHEELHOUSE))
+    assert "already built" in r.stdout  # the venv built by the refused run is reused
+    exe = root / "opt/tablectl/current/venv/bin/tablectl"
+    out = subprocess.run([str(exe), "hash-key"], input="k\n", capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0 and out.stdout == f'sha256 = "{hashlib.sha256(b"k").hexdigest()}"\n'
+    py = root / "opt/tablectl/current/venv/bin/python"
+    check = subprocess.run([str(py), "-m", "pip", "check"], capture_output=True, text=True, timeout=60)
+    assert check.returncode == 0, check.stdout
+    if shutil.which("systemd-analyze"):  # the installed unit, against the installed tree
+        shutil.copytree("/usr/lib/systemd/system", root / "usr/lib/systemd/system", symlinks=True)
+        v = subprocess.run(["systemd-analyze", "verify", f"--root={root}", "tablectl.service"],
+                           capture_output=True, text=True, timeout=60)
+        assert v.returncode == 0 and v.stdout + v.stderr == "", v.stdout + v.stderr
