@@ -31,7 +31,7 @@ def _to_card(value: Any) -> Card:
 
 
 CardField = Annotated[Card, BeforeValidator(_to_card), PlainSerializer(lambda c: c.code, return_type=str)]
-Money = Annotated[Decimal, Field(gt=0, max_digits=12, decimal_places=2), PlainSerializer(lambda d: _money(d), return_type=Any)]
+Money = Annotated[Decimal, Field(gt=0, max_digits=12, decimal_places=2), PlainSerializer(lambda d: _money(Decimal(str(d))), return_type=Any)]
 BoxNumber = Annotated[int, Field(ge=1, le=9)]
 
 

@@ -161,6 +161,12 @@ def create_app(service: TableService) -> FastAPI:
         view["last_seq"] = service.authority.journal.last_seq
         return view
 
+    @app.get("/api/rules", tags=["read"], responses=ERRORS)
+    def get_rules(who: Viewer) -> dict[str, Any]:
+        """The rule profile in force and every option's value."""
+        rules = service.table.rules
+        return {"profile": rules.name, "options": rules.options()}
+
     @app.get("/api/rounds", tags=["read"], responses=ERRORS)
     def get_rounds(who: Viewer, page: Annotated[int, Query(ge=1)] = 1,
                    size: Annotated[int, Query(ge=1, le=200)] = 20) -> dict[str, Any]:

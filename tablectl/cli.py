@@ -20,6 +20,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "shoe-sim": ("simulators.shoe_cli", "run a virtual smart shoe on a pseudo-terminal"),
     "shoe-monitor": ("firmware_bridge.monitor_cli", "technician's tool: print every message a shoe sends"),
     "demo": ("tablectl.demo", "run the whole table on this machine with a virtual shoe and dealer"),
+    "virtual-dealer": ("simulators.virtual_dealer_cli", "play a table through its API and a virtual shoe"),
     "run": ("tablectl.run", "run the table service (shoe, journal, engine, displays, API)"),
     "status": ("tablectl.status_cli", "print the table's state from the journal, without the service"),
     "journal": ("tablectl.journal_cli", "journal tools: export"),

@@ -86,8 +86,7 @@ async def serve(settings: Settings, *, gpio: bool = True, api: bool = True,
         server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
         tasks.append(asyncio.create_task(server.serve(), name="api"))
     notify = _sd_notify()
-    if notify is not None:
-        tasks.append(asyncio.create_task(_watchdog(notify), name="watchdog"))
+    watchdog = asyncio.create_task(_watchdog(notify), name="watchdog") if notify is not None else None
 
     def ready() -> None:
         if notify is not None:
@@ -102,6 +101,9 @@ async def serve(settings: Settings, *, gpio: bool = True, api: bool = True,
     finally:
         if notify is not None:
             notify.stopping()
+        if watchdog is not None:
+            watchdog.cancel()
+            await asyncio.gather(watchdog, return_exceptions=True)
         if server is not None:
             server.should_exit = True
         await asyncio.gather(*tasks, return_exceptions=True)

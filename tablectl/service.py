@@ -22,7 +22,7 @@ from controller import events as ev
 from controller.authority import TableAuthority
 from controller.cards import BadCard, parse_card
 from controller.effects import CardPlaced, Effect
-from controller.engine import IllegalAction, Table
+from controller.engine import BETWEEN_ROUNDS, IllegalAction, Table
 from controller.view import hole_card_hidden
 
 from .config import Settings
@@ -136,6 +136,7 @@ class TableService:
             self._on_card(msg)  # type: ignore[arg-type]
         elif kind is fb.Status:
             self.last_status = msg  # type: ignore[assignment]
+            self._reconcile(msg)  # type: ignore[arg-type]
         elif kind is fb.LinkUp:
             self.health.link_up = True
             log.info("shoe link up: %s", msg.hello)  # type: ignore[union-attr]
@@ -162,6 +163,29 @@ class TableService:
         elif kind is fb.Button:
             self.submit(ev.CallPit(), f"shoe button {msg.name}")  # type: ignore[union-attr]
 
+    def _reconcile(self, status: fb.Status) -> None:
+        """Catch up from the shoe's heartbeat on a shuffle or cut card whose own message was lost.
+
+        Only card events are held by the shoe until the journal has them; a SHOE_LOADED or
+        CUT_CARD delivered just before a crash is gone, but the shoe's STATUS still says it.
+        """
+        table = self.table
+        shoe = table.shoe
+        if not status.shoe_id:
+            return
+        if (shoe is None or shoe.shoe_id != status.shoe_id) and status.position == 0 \
+                and table.phase in BETWEEN_ROUNDS:
+            log.warning("shoe %s is loaded but its SHOE_LOADED was not journalled: recording the shuffle now",
+                        status.shoe_id)
+            try:
+                self.submit(ev.Shuffle(shoe_id=status.shoe_id), "shoe status")
+            except IllegalAction as exc:
+                log.warning("the table refused the shuffle of shoe %s: %s", status.shoe_id, exc.message)
+        elif shoe is not None and shoe.shoe_id == status.shoe_id and status.cut_card_out and not shoe.cut_card_out:
+            log.warning("the cut card of shoe %s is out but its CUT_CARD was not journalled: recording it now",
+                        status.shoe_id)
+            self.submit(ev.CutCardOut(), "shoe status")
+
     def _seen(self, shoe_id: str, position: int) -> bool:
         s = self.stored
         return s is not None and s.shoe_id == shoe_id and position <= s.position
@@ -172,6 +196,10 @@ class TableService:
             self.duplicates += 1
             self.link.ack(msg.shoe_id, msg.position)  # stored already: the ack was lost
             return
+        shoe = self.table.shoe
+        if msg.position == 1 and (shoe is None or shoe.shoe_id != msg.shoe_id) and self.table.phase in BETWEEN_ROUNDS:
+            # The first card of a shoe whose SHOE_LOADED was lost: the shuffle happened before it.
+            self._reconcile(fb.Status(msg.shoe_id, 0, None, False, False, False, False, 0))
         try:
             event: ev.Event = ev.CardDrawn(card=parse_card(msg.code), position=msg.position)
         except BadCard:

@@ -1,0 +1,228 @@
+"""The virtual dealer: plays a table through its API and the shoe's control channel, as a person would.
+
+It places random bets within the limits, asks the virtual shoe for the next
+card whenever the table waits for one, decides for the players by basic
+strategy (and now and then by a random legal choice), closes insurance and
+has the shoe shuffled when the table says so. Every random choice is drawn
+from the seed and the table's own state (round, box, hand, cards), so after
+the service restarts the dealer makes the same decisions again: an
+interrupted session settles the same rounds as an uninterrupted one.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any, Callable
+
+from controller.cards import parse_card
+from controller.rules import build_rules
+
+from .shoe.client import ShoeControl
+from .strategy import Action, strategy_for
+
+log = logging.getLogger(__name__)
+
+PACES = {"fast": 0.0, "live": 1.2}
+
+
+class TableUnavailable(Exception):
+    """The API or the shoe does not answer (yet)."""
+
+
+@dataclass
+class DealerStats:
+    """What the virtual dealer did."""
+
+    actions: int = 0
+    cards: int = 0
+    refused: int = 0
+    waits: int = 0
+
+
+class VirtualDealer:
+    """Drives one table until it has played `rounds` rounds."""
+
+    def __init__(self, api: str, key: str, shoe_control: str, *, seed: int = 1, pace: float = 0.0,
+                 random_choice: float = 0.05, max_boxes: int | None = None,
+                 on_step: Callable[[dict[str, Any]], None] | None = None) -> None:
+        self.api = api.rstrip("/")
+        self.key = key
+        self.shoe_control = shoe_control
+        self.seed = seed
+        self.pace = pace
+        self.random_choice = random_choice
+        self.max_boxes = max_boxes
+        self.on_step = on_step
+        self.stats = DealerStats()
+        self._strategy = None
+        self._rules = None
+
+    # ------------------------------------------------------------------ I/O
+    def _http(self, method: str, path: str, body: dict[str, Any] | None = None) -> tuple[int, Any]:
+        data = json.dumps(body).encode() if body is not None else None
+        req = urllib.request.Request(self.api + path, data=data, method=method,
+                                     headers={"Authorization": f"Bearer {self.key}",
+                                              "Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(req, timeout=10) as resp:
+                return resp.status, json.loads(resp.read() or b"null")
+        except urllib.error.HTTPError as exc:
+            return exc.code, json.loads(exc.read() or b"null")
+        except (urllib.error.URLError, ConnectionError, TimeoutError) as exc:
+            raise TableUnavailable(str(exc)) from None
+
+    def _shoe(self, cmd: str, **fields: Any) -> dict[str, Any]:
+        try:
+            with ShoeControl(self.shoe_control) as ctl:
+                return ctl.request(cmd, **fields)
+        except OSError as exc:
+            raise TableUnavailable(f"shoe control: {exc}") from None
+
+    def table(self) -> dict[str, Any]:
+        """The table as the API shows it to this key."""
+        status, body = self._http("GET", "/api/table")
+        if status != 200:
+            raise TableUnavailable(f"GET /api/table answered {status}: {body}")
+        return body
+
+    def act(self, event: dict[str, Any]) -> bool:
+        """Send one action; False (and logged) if the table refused it."""
+        status, body = self._http("POST", "/api/actions", event)
+        self.stats.actions += 1
+        if status != 200:
+            self.stats.refused += 1
+            log.info("refused %s: %s", event, body)
+            return False
+        return True
+
+    # ------------------------------------------------------------------ decisions
+    def _rng(self, *parts: object) -> random.Random:
+        return random.Random(":".join(str(p) for p in (self.seed, *parts)))
+
+    def _load_rules(self) -> None:
+        status, body = self._http("GET", "/api/rules")
+        if status != 200:
+            raise TableUnavailable(f"GET /api/rules answered {status}")
+        self._rules = build_rules(body["profile"], body["options"])
+        self._strategy = strategy_for(self._rules)
+
+    def step(self, t: dict[str, Any]) -> None:
+        """Take the one action the table waits for now."""
+        if self._rules is None:
+            self._load_rules()
+        phase = t["phase"]
+        if phase == "attention":
+            self.stats.waits += 1
+            time.sleep(0.05)  # a supervisor must resolve it; the dealer waits
+            return
+        if phase == "waiting_for_shuffle":
+            table_shoe = (t["shoe"] or {}).get("id")
+            status = self._shoe("status")
+            if status.get("shoe_id") == table_shoe or status.get("position", 0) > 0:
+                self._shoe("shuffle")  # else the new shoe is loaded and on its way to the table
+            self._wait_for(lambda x: x["phase"] != "waiting_for_shuffle")
+            return
+        if phase == "insurance":
+            self.act({"type": "close_insurance"})  # basic strategy never insures
+            return
+        if phase in ("betting", "settled") and t["round"] is None:
+            missing = self._missing_bets(t)
+            if missing:
+                box, amount = missing[0]  # one bet a step: after a restart the rest still follow
+                self.act({"type": "bet", "box": box, "amount": str(amount)})
+                return
+        if t["legal_actions"] and t["turn"] and phase in ("players", "surrender"):
+            self._decide(t)
+            return
+        if t["next_card"]:
+            self._deal(t)
+            return
+        self.stats.waits += 1
+        time.sleep(0.01)
+
+    def _missing_bets(self, t: dict[str, Any]) -> list[tuple[int, Decimal]]:
+        """This round's planned bets (drawn from the seed and the round number) not yet on the table."""
+        rules = self._rules
+        assert rules is not None
+        rng = self._rng("bets", t["rounds_played"])
+        boxes = list(range(1, rules.boxes + 1))[: self.max_boxes or rules.boxes]
+        chosen = sorted(rng.sample(boxes, rng.randint(1, len(boxes))))
+        steps = max(1, int(min(rules.table_max, rules.table_min * 10) / rules.table_min))
+        plan = [(box, rules.table_min * rng.randint(1, steps)) for box in chosen]
+        placed = {b["box"] for b in t["boxes"] if b.get("next_round")}
+        return [(box, amount) for box, amount in plan if box not in placed]
+
+    def _decide(self, t: dict[str, Any]) -> None:
+        turn = t["turn"]
+        box = next(b for b in t["boxes"] if b["box"] == turn["box"] and not b.get("next_round"))
+        hand = box["hands"][turn["hand"]]
+        legal = t["legal_actions"]
+        rng = self._rng("play", t["round"], turn["box"], turn["hand"], len(hand["cards"]))
+        if rng.random() < self.random_choice:
+            choice = rng.choice(legal)
+        else:
+            values = [parse_card(c).value for c in hand["cards"]]
+            up = parse_card(t["dealer"]["cards"][0]).value
+            assert self._strategy is not None
+            action = self._strategy.decide(values, up, can_double="double" in legal, can_split="split" in legal,
+                                           can_surrender="surrender" in legal, hands_in_box=len(box["hands"]),
+                                           is_split_hand=hand["split"])
+            choice = action.value
+            if choice == "hit" and "hit" not in legal:
+                choice = "stand"
+        if choice == "hit":
+            self._deal(t)
+        else:
+            self.act({"type": choice})
+
+    def _deal(self, t: dict[str, Any]) -> None:
+        status = self._shoe("status")
+        if status.get("unacked", 0) or not status.get("connected", True):
+            self.stats.waits += 1
+            time.sleep(0.01)  # a card is on its way to the table already
+            return
+        answer = self._shoe("deal")
+        if not answer.get("ok"):
+            self.stats.waits += 1
+            time.sleep(0.02)  # locked, or the lid is open
+            return
+        self.stats.cards += 1
+        seq = t.get("last_seq", 0)
+        self._wait_for(lambda x: x.get("last_seq", 0) > seq)
+
+    def _wait_for(self, done: Callable[[dict[str, Any]], bool], timeout: float = 5.0) -> None:
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            try:
+                if done(self.table()):
+                    return
+            except TableUnavailable:
+                pass
+            time.sleep(0.005)
+
+    def run(self, rounds: int, timeout: float | None = None) -> dict[str, Any]:
+        """Play until `rounds` rounds have been played and settled; returns the last table view."""
+        end = time.monotonic() + timeout if timeout else None
+        while True:
+            if end is not None and time.monotonic() > end:
+                raise TimeoutError(f"{rounds} rounds not played in {timeout} s")
+            try:
+                t = self.table()
+                if t["rounds_played"] >= rounds and t["round"] is None:
+                    return t
+                if self.on_step is not None:
+                    self.on_step(t)
+                self.step(t)
+            except TableUnavailable as exc:
+                log.debug("table unavailable: %s", exc)
+                time.sleep(0.05)
+                continue
+            if self.pace:
+                time.sleep(self.pace * self._rng("pace", time.monotonic()).uniform(0.5, 1.5))

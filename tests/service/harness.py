@@ -1,0 +1,129 @@
+"""A whole table on this machine for end-to-end tests: the virtual shoe and the service as
+separate processes (a real pty, a real SQLite file, a real uvicorn server), and a virtual dealer.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from simulators.shoe.process import SimProcess
+from tablectl.config import ApiKey
+
+DEALER_KEY = "dealer-key"
+SUPERVISOR_KEY = "supervisor-key"
+VIEWER_KEY = "viewer-key"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def write_config(directory: Path, shoe_link: str, port: int, profile: str = "ru-standard",
+                 extra: str = "") -> Path:
+    keys = "".join(
+        f'[[api.keys]]\nname = "{name}"\nrole = "{role}"\nsha256 = "{ApiKey.hash(key)}"\n'
+        for name, role, key in (("dealer", "dealer", DEALER_KEY), ("pit", "supervisor", SUPERVISOR_KEY),
+                                ("tv", "viewer", VIEWER_KEY))
+    )
+    cfg = directory / "config.toml"
+    cfg.write_text(
+        f'[table]\nname = "e2e"\nprofile = "{profile}"\n'
+        f'[shoe]\nport = "{shoe_link}"\n'
+        f'[journal]\npath = "{directory / "journal.sqlite"}"\nsnapshot_every_rounds = 5\n'
+        f'[api]\nport = {port}\n{keys}{extra}'
+    )
+    return cfg
+
+
+class ServiceProcess:
+    """`tablectl run --config CFG --no-gpio` as a child process."""
+
+    def __init__(self, config: Path, log: Path) -> None:
+        self.config = config
+        self.log = log
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self, timeout: float = 20.0) -> dict[str, Any]:
+        with open(self.log, "ab") as err:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "tablectl.cli", "run", "--config", str(self.config), "--no-gpio"],
+                stdout=subprocess.PIPE, stderr=err, stdin=subprocess.DEVNULL)
+        assert self.proc.stdout is not None
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            line = self.proc.stdout.readline()
+            if not line:
+                raise RuntimeError(f"service did not start:\n{self.log.read_text()[-3000:]}")
+            if line.startswith(b"{"):
+                return json.loads(line)
+        raise RuntimeError("service did not get ready")
+
+    def kill(self) -> None:
+        """SIGKILL: no clean shutdown, as in a power cut."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGKILL)
+            self.proc.wait()
+        self._close()
+
+    def stop(self) -> int | None:
+        if self.proc is None:
+            return None
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self._close()
+        return self.proc.returncode
+
+    def _close(self) -> None:
+        if self.proc is not None and self.proc.stdout is not None:
+            self.proc.stdout.close()
+
+
+class Table:
+    """Shoe + service (+ the caller's dealer) in one directory."""
+
+    def __init__(self, directory: Path, *, seed: int = 7, profile: str = "ru-standard", decks: int = 6,
+                 shoe_args: tuple[str, ...] = ()) -> None:
+        self.directory = directory
+        self.shoe = SimProcess(directory, "--seed", str(seed), "--decks", str(decks),
+                               "--log", str(directory / "shoe-log.jsonl"), *shoe_args)
+        self.port = free_port()
+        self.api = f"http://127.0.0.1:{self.port}"
+        self.config = write_config(directory, self.shoe.link, self.port, profile)
+        self.service = ServiceProcess(self.config, directory / "service.log")
+
+    def __enter__(self) -> "Table":
+        self.shoe.start()
+        self.service.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.service.stop()
+        self.shoe.stop()
+
+    @property
+    def journal(self) -> Path:
+        return self.directory / "journal.sqlite"
+
+    def shoe_log(self) -> list[dict[str, Any]]:
+        path = self.directory / "shoe-log.jsonl"
+        return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def tablectl(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "tablectl.cli", *args], capture_output=True, text=True,
+                          timeout=timeout, env={**os.environ})
