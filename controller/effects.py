@@ -15,10 +15,10 @@ class Effect:
 
 @dataclass(slots=True)
 class PhaseChanged(Effect):
-    """The table moved to another phase."""
+    """The table moved to another phase (engine.Phase values)."""
 
-    old: str
-    new: str
+    old: Any
+    new: Any
 
 
 @dataclass(slots=True)

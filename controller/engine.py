@@ -180,7 +180,7 @@ class Table:
     # ------------------------------------------------------------------ helpers
     def _set_phase(self, phase: Phase) -> None:
         if phase is not self.phase:
-            self._fx.append(PhaseChanged(self.phase.value, phase.value))
+            self._fx.append(PhaseChanged(self.phase, phase))
             self.phase = phase
 
     def _raise_alert(self, kind: AlertKind, message: str, at: datetime | None) -> Alert:
@@ -213,6 +213,8 @@ class Table:
     def _should_lock(self) -> bool:
         if self.phase is Phase.ATTENTION or self.phase is Phase.WAITING_FOR_SHUFFLE:
             return True
+        if not self.alerts:
+            return False
         return any(a.kind in LOCKING_KINDS and a.active for a in self.alerts)
 
     def _advance_time(self, at: datetime) -> None:

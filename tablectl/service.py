@@ -175,8 +175,8 @@ class TableService:
             return
         if (shoe is None or shoe.shoe_id != status.shoe_id) and status.position == 0 \
                 and table.phase in BETWEEN_ROUNDS:
-            log.warning("shoe %s is loaded but its SHOE_LOADED was not journalled: recording the shuffle now",
-                        status.shoe_id)
+            log.info("shoe %s is loaded (its STATUS came before, or instead of, SHOE_LOADED): recording the shuffle",
+                     status.shoe_id)
             try:
                 self.submit(ev.Shuffle(shoe_id=status.shoe_id), "shoe status")
             except IllegalAction as exc:
