@@ -9,7 +9,9 @@ for a technician.
 
 from __future__ import annotations
 
+import errno
 import logging
+import os
 
 import serial
 
@@ -21,9 +23,12 @@ class PortError(Exception):
 
 
 def _reason(exc: BaseException) -> str:
-    text = str(exc) or type(exc).__name__
-    # pyserial wraps OSError as "[Errno 2] could not open port X: [Errno 2] ..."; keep it short.
-    return text.split(": ", 1)[-1] if text.startswith("[Errno") else text
+    if getattr(exc, "errno", None) in (errno.EAGAIN, errno.EWOULDBLOCK) and "lock" in str(exc):
+        return "the port is in use by another program"
+    errno_value = getattr(exc, "errno", None)
+    if isinstance(errno_value, int) and errno_value in errno.errorcode:
+        return os.strerror(errno_value)  # pyserial repeats the path and errno: keep the plain reason
+    return str(exc) or type(exc).__name__
 
 
 class Port:
@@ -32,7 +37,11 @@ class Port:
     def __init__(self, url: str, baudrate: int = 115200, read_timeout: float = 0.02) -> None:
         self.url = url
         try:
-            self._serial = serial.serial_for_url(url, baudrate=baudrate, timeout=read_timeout, write_timeout=1.0)
+            # exclusive: a second program on the same port would steal bytes
+            # from the first (and ack cards its owner never stored).
+            self._serial = serial.serial_for_url(
+                url, baudrate=baudrate, timeout=read_timeout, write_timeout=1.0, exclusive=True
+            )
         except (serial.SerialException, OSError, ValueError) as exc:
             raise PortError(f"cannot open {url}: {_reason(exc)}") from None
         log.debug("opened %s", url)

@@ -60,7 +60,12 @@ class PtyLink:
         return self.device
 
     def unplug(self) -> None:
-        """Close the pty: the host's reads fail, as when a USB cable is pulled."""
+        """Close the pty: the host's reads fail, as when a USB cable is pulled.
+
+        The symlink goes first, as /dev/serial/by-id/ links do: left dangling,
+        it would name a pty number the kernel may give to another program.
+        """
+        self._remove_link()
         for fd in (self.master, self._slave):
             if fd is not None:
                 try:
@@ -96,9 +101,11 @@ class PtyLink:
         self.written_dropped += len(data) - n
 
     def close(self) -> None:
-        """Unplug and remove the symlink if it still points at our pty."""
-        device = self.device
+        """Unplug (which removes our symlink)."""
         self.unplug()
+
+    def _remove_link(self) -> None:
+        device = self.device
         if self.link_path and device and os.path.islink(self.link_path):
             try:
                 if os.readlink(self.link_path) == device:

@@ -1,0 +1,39 @@
+"""`tablectl shoe-sim` refuses bad options clearly (no tracebacks)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+
+def sim(*args: str) -> subprocess.CompletedProcess[str]:
+    cmd = [sys.executable, "-m", "tablectl.cli", "shoe-sim", "--pty", *args]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--corrupt", "1.5"], "a probability is between 0 and 1"),
+        (["--drop", "lots"], "not a number"),
+        (["--decks", "0"], "must be at least 1"),
+        (["--auto-deal", "0"], "must be more than 0"),
+        (["--decks", "1", "--cut-at", "60"], "beyond the 52 cards"),
+    ],
+)
+def test_bad_options(args: list[str], message: str) -> None:
+    result = sim(*args)
+    assert result.returncode == 2
+    assert message in result.stderr and "Traceback" not in result.stderr
+
+
+def test_link_path_that_is_not_a_symlink_is_refused(tmp_path: Path) -> None:
+    precious = tmp_path / "precious"
+    precious.write_text("keep me")
+    result = sim("--link", str(precious))
+    assert result.returncode == 1
+    assert "refusing to replace" in result.stderr and "Traceback" not in result.stderr
+    assert precious.read_text() == "keep me"

@@ -1,0 +1,94 @@
+"""The control channel of a running simulator (child process, real pty, real Unix socket)."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+from pathlib import Path
+from typing import Callable
+
+from simulators.shoe.deck import shuffled_shoe
+from simulators.shoe.process import SimProcess
+
+
+def test_deal_follows_the_seeded_shoe_and_logs_every_card(start_sim: Callable[..., SimProcess], tmp_path: Path) -> None:
+    log = tmp_path / "cards.jsonl"
+    sim = start_sim("--seed", "11", "--decks", "1", "--cut-at", "3", "--log", str(log))
+    with sim.control() as ctl:
+        answers = [ctl.request("deal") for _ in range(52)]
+        assert ctl.request("deal") == {"ok": False, "error": "empty"}
+    assert [a["card"] for a in answers] == shuffled_shoe(11, 1, 1)
+    assert [a["position"] for a in answers] == list(range(1, 53))
+    assert answers[1].get("cut_card") is True and "cut_card" not in answers[0]
+    logged = [json.loads(line) for line in log.read_text().splitlines()]
+    assert logged == [{"shoe_id": a["shoe_id"], "position": a["position"], "card": a["card"]} for a in answers]
+
+
+def test_shuffle_status_button_fault_clear(start_sim: Callable[..., SimProcess]) -> None:
+    sim = start_sim("--seed", "2", "--decks", "2")
+    with sim.control() as ctl:
+        ctl.request("deal")
+        shuffled = ctl.request("shuffle", shoe_id="table7-0002")
+        assert shuffled == {"ok": True, "shoe_id": "table7-0002", "cards": 104, "cut_at": 78}
+        first = ctl.request("deal")
+        assert first["position"] == 1 and first["card"] == shuffled_shoe(2, 2, 2)[0]
+        status = ctl.request("status")
+        assert status["shoe_id"] == "table7-0002" and status["position"] == 1 and status["cards_left"] == 103
+        assert status["locked"] is False and status["cut_card_out"] is False and status["unacked"] >= 2
+        assert status["connected"] is False  # no host yet
+        assert ctl.request("button", name="deal") == {"ok": True}
+        assert ctl.request("fault", kind="jam") == {"ok": True}
+        assert ctl.request("deal") == {"ok": False, "error": "jammed"}
+        assert ctl.request("clear") == {"ok": True}
+        assert ctl.request("fault", kind="lid_open") == {"ok": True}
+        assert ctl.request("deal") == {"ok": False, "error": "lid_open"}
+        ctl.request("clear")
+        assert ctl.request("fault", kind="unreadable") == {"ok": True}
+        assert ctl.request("deal")["unreadable"] is True
+
+
+def test_bad_requests_get_clear_errors(start_sim: Callable[..., SimProcess]) -> None:
+    sim = start_sim()
+    with sim.control() as ctl:
+        assert "unknown cmd 'dance'" in ctl.request("dance")["error"]
+        assert "kind" in ctl.request("fault", kind="fire")["error"]
+        assert "name" in ctl.request("button")["error"]
+        assert "seconds" in ctl.request("unplug", seconds=-1)["error"]
+        assert "shoe_id" in ctl.request("shuffle", shoe_id=3)["error"]
+    raw = socket.socket(socket.AF_UNIX)
+    raw.connect(sim.control_path)
+    raw.sendall(b"{not json\n[1,2]\n")
+    reply = raw.makefile("rb")
+    assert json.loads(reply.readline())["error"].startswith("bad JSON")
+    assert json.loads(reply.readline())["error"] == 'a request is a JSON object with a "cmd" string'
+    raw.close()
+    assert sim.request("status")["ok"] is True  # still serving
+
+
+def test_unplug_makes_a_new_pty_and_repoints_the_link(start_sim: Callable[..., SimProcess]) -> None:
+    sim = start_sim()
+    before = os.readlink(sim.link)
+    assert before == sim.ready["device"]
+    fd = os.open(sim.link, os.O_RDWR | os.O_NOCTTY)  # a host holding the old port
+    assert sim.request("unplug", seconds=0.2) == {"ok": True}
+    while not os.path.lexists(sim.link) or os.readlink(sim.link) == before:
+        sim.request("status")  # paces the loop; the replug is bounded by --unplug-seconds
+    os.set_blocking(fd, False)
+    try:
+        while os.read(fd, 4096):  # what was already on the line can still be read...
+            pass
+    except BlockingIOError:
+        raise AssertionError("the old port should be hung up after an unplug") from None
+    except OSError:
+        pass  # ...then EIO: hung up, as when a USB cable is pulled
+    finally:
+        os.close(fd)
+    assert os.path.exists(os.readlink(sim.link))
+
+
+def test_quit_stops_the_simulator_and_cleans_up(start_sim: Callable[..., SimProcess]) -> None:
+    sim = start_sim()
+    assert sim.request("quit") == {"ok": True}
+    assert sim.proc is not None and sim.proc.wait(10) == 0
+    assert not os.path.lexists(sim.link) and not os.path.exists(sim.control_path)
