@@ -53,6 +53,7 @@ from firmware_bridge.wire import (
     ShoeLoadedEvent,
     StatusFlags,
     StatusPacket,
+    UnknownEvent,
     Unlock,
     WireError,
     WireFaultKind,
@@ -68,7 +69,7 @@ _FAULT_KINDS = {
     WireFaultKind.LID_OPEN: FaultKind.LID_OPEN,
     WireFaultKind.OTHER: FaultKind.OTHER,
 }
-_EVENT_TYPES = (ShoeLoadedEvent, CardEvent, CutCardEvent, ButtonEvent, FaultEvent)
+_EVENT_TYPES = (ShoeLoadedEvent, CardEvent, CutCardEvent, ButtonEvent, FaultEvent, UnknownEvent)
 
 
 class LinkState(enum.Enum):
@@ -391,6 +392,9 @@ class FramedSession:
             return CutCard(event.shoe_id, event.position), None
         if isinstance(event, ButtonEvent):
             return Button(event.name), None
+        if isinstance(event, UnknownEvent):
+            detail = f"unknown event type 0x{event.type:02X} from the shoe (newer firmware?)"
+            return Fault(FaultKind.OTHER, "", None, detail), None
         kind = _FAULT_KINDS.get(event.kind, FaultKind.OTHER)  # type: ignore[call-overload]
         detail = event.detail if event.kind in _FAULT_KINDS else f"fault kind {event.kind}: {event.detail}"
         if event.position:

@@ -8,8 +8,8 @@ port thread runs within one read slice (20 ms by default), so they never block
 the event loop. Messages go the other way with
 ``loop.call_soon_threadsafe(queue.put_nowait, msg)`` into an unbounded
 ``asyncio.Queue``: the port thread never waits for the loop, and the volume is
-bounded by the shoe itself (it stops sending past its window of unacknowledged
-events). Without an event loop (the monitor tool, scripts) the same messages
+small by nature (a few cards a second at most, one STATUS a second, each
+event delivered once). Without an event loop (the monitor tool, scripts) the same messages
 go into a ``queue.Queue`` read with :meth:`ShoeLink.get_blocking`.
 """
 

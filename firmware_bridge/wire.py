@@ -140,6 +140,15 @@ class FaultEvent:
     detail: str
 
 
+@dataclass(frozen=True, slots=True)
+class UnknownEvent:
+    """An event type this version does not know (0x10-0x3F): its seq still counts."""
+
+    type: int
+    seq: int
+    payload: bytes
+
+
 # --- host -> shoe --------------------------------------------------------
 
 
@@ -177,8 +186,8 @@ class Unlock:
     """Release the card gate."""
 
 
-Event = Union[ShoeLoadedEvent, CardEvent, CutCardEvent, ButtonEvent, FaultEvent]
-ShoePacket = Union[Hello, StatusPacket, ShoeLoadedEvent, CardEvent, CutCardEvent, ButtonEvent, FaultEvent]
+Event = Union[ShoeLoadedEvent, CardEvent, CutCardEvent, ButtonEvent, FaultEvent, UnknownEvent]
+ShoePacket = Union[Hello, StatusPacket, ShoeLoadedEvent, CardEvent, CutCardEvent, ButtonEvent, FaultEvent, UnknownEvent]
 HostPacket = Union[Resume, Ack, Nak, Lock, Unlock]
 Packet = Union[ShoePacket, HostPacket]
 
@@ -238,6 +247,8 @@ def encode_packet(packet: Packet) -> bytes:
             return _RESUME.pack(PacketType.RESUME, token, position) + _str(shoe_id)
         case Nak(seq):
             return _NAK.pack(PacketType.NAK, seq)
+        case UnknownEvent(type_, seq, payload):
+            return _BUTTON.pack(type_, seq) + payload
         case Lock():
             return bytes((PacketType.LOCK,))
         case Unlock():
@@ -301,4 +312,8 @@ def _decode(body: bytes) -> Packet:
         return Lock()
     if t == PacketType.UNLOCK:
         return Unlock()
+    if t in EVENT_TYPES:
+        # A newer shoe's event: keep the stream in order and let the owner know.
+        _, seq = _BUTTON.unpack_from(body)
+        return UnknownEvent(t, seq, body[_BUTTON.size :])
     raise WireError(f"unknown packet type 0x{t:02X}")

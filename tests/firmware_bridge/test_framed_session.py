@@ -361,3 +361,13 @@ def test_session_never_raises_on_frames_with_good_crc_but_any_payload(bodies: li
     _up(session)
     session.receive(b"".join(encode_frame(b) for b in bodies), 0.5)
     session.take_output()
+
+
+def test_an_unknown_event_type_is_reported_and_does_not_stall_the_stream() -> None:
+    from firmware_bridge.wire import UnknownEvent
+
+    session = FramedSession(None, LinkTiming())
+    _up(session)
+    out = session.receive(_frames(UnknownEvent(0x20, 1, b"?"), CardEvent(2, 1, "AS", "X")), 0.1)
+    assert out[0] == Fault(FaultKind.OTHER, "", None, "unknown event type 0x20 from the shoe (newer firmware?)")
+    assert out[1] == Card("X", 1, "AS")

@@ -20,6 +20,7 @@ from firmware_bridge.wire import (
     ShoeLoadedEvent,
     StatusFlags,
     StatusPacket,
+    UnknownEvent,
     Unlock,
     WireError,
     decode_packet,
@@ -43,6 +44,7 @@ packets = st.one_of(
     st.builds(Resume, u16, u16, text),
     st.builds(Ack, u32, u32),
     st.builds(Nak, u32),
+    st.builds(UnknownEvent, st.integers(0x15, 0x3F), u32, st.binary(max_size=10)),
     st.just(Lock()),
     st.just(Unlock()),
 )
@@ -71,6 +73,8 @@ def test_truncated_payload_is_a_wire_error() -> None:
 def test_unknown_type_is_a_wire_error() -> None:
     with pytest.raises(WireError, match="unknown packet type 0x7F"):
         decode_packet(b"\x7f")
+    with pytest.raises(WireError):
+        decode_packet(b"\x3f\x00")
 
 
 def test_card_layout_is_as_documented() -> None:
@@ -81,3 +85,31 @@ def test_card_layout_is_as_documented() -> None:
 def test_strings_longer_than_the_limit_are_refused() -> None:
     with pytest.raises(ValueError, match="too long"):
         encode_packet(ButtonEvent(1, "x" * 65))
+
+
+def test_an_unknown_event_type_keeps_its_seq() -> None:
+    assert decode_packet(b"\x3f\x00\x00\x00\x09extra") == UnknownEvent(0x3F, 9, b"extra")
+
+
+@pytest.mark.parametrize(
+    ("packet", "wire"),
+    [
+        (CardEvent(12, 12, "7H", "S1"), "7e 11 00 00 00 0c 00 0c 37 48 02 53 31 39 13 7e"),
+        (CardEvent(126, 126, "AS", "S1"), "7e 11 00 00 00 7d 5e 00 7d 5e 41 53 02 53 31 1d de 7e"),
+        (Resume(1, 0, ""), "7e 81 00 01 00 00 00 e9 24 7e"),
+        (Ack(12, 11), "7e 82 00 00 00 0c 00 00 00 0b 5b e7 7e"),
+        (
+            Hello(1, 1, 0x0A0B0C0D, 1, "fw1", "SN1"),
+            "7e 01 00 01 01 0a 0b 0c 0d 00 00 00 01 03 66 77 31 03 53 4e 31 65 f6 7e",
+        ),
+    ],
+)
+def test_the_test_vectors_of_the_protocol_document(packet: object, wire: str) -> None:
+    from firmware_bridge.framing import FrameDecoder, encode_frame
+
+    assert encode_frame(encode_packet(packet)).hex(" ") == wire  # type: ignore[arg-type]
+    assert [decode_packet(b) for b in FrameDecoder().feed(bytes.fromhex(wire))] == [packet]
+    assert f"`{wire}`" in DOC or wire in DOC
+
+
+DOC = (__import__("pathlib").Path(__file__).parents[2] / "docs" / "shoe-protocol.md").read_text()
