@@ -232,6 +232,12 @@ class ShoeLink:
                     self._deliver(session.port_lost(str(exc), now))
                     next_open = now + backoff
                     backoff = min(backoff * 2, timing.reopen_backoff_max)
+                except Exception as exc:  # a bug must not kill the link silently
+                    log.exception("shoe link: unexpected error; reopening the port")
+                    port.close()
+                    port = None
+                    self._deliver(session.port_lost(f"internal error: {exc!r}", now))
+                    next_open = now + timing.reopen_backoff_max
         finally:
             if port is not None:
                 # Say what we have stored before leaving, so the shoe can forget it.
