@@ -51,6 +51,9 @@ def run(args: argparse.Namespace) -> int:
     if args.codec not in codec_names():
         print(f"shoe-monitor: unknown codec {args.codec!r} (known: {', '.join(codec_names())})", file=sys.stderr)
         return 2
+    if not args.heartbeat_timeout > 0:
+        print("shoe-monitor: --heartbeat-timeout must be more than 0", file=sys.stderr)
+        return 2
     if args.count is not None and args.count < 1:
         print("shoe-monitor: --count must be at least 1", file=sys.stderr)
         return 2

@@ -117,9 +117,14 @@ def run(args: argparse.Namespace) -> int:
     )
     try:
         sim = ShoeSimulator(config, options)
+    except LinkPathError as exc:
+        print(f"shoe-sim: {exc}", file=sys.stderr)
+        return 1
+    try:
         ready = sim.open()
     except (LinkPathError, OSError) as exc:
-        print(f"shoe-sim: {exc}", file=sys.stderr)
+        sim.close()  # do not leave a symlink or socket behind
+        print(f"shoe-sim: cannot start: {exc}", file=sys.stderr)
         return 1
 
     def _stop(signum: int, frame: FrameType | None) -> None:

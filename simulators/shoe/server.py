@@ -155,6 +155,8 @@ class ShoeSimulator:
                 os.unlink(self.control_path)
             except OSError:
                 pass
+        if self.pty.master is not None and self.pty.master in self._sel.get_map():
+            self._sel.unregister(self.pty.master)
         self.pty.close()
         self._sel.close()
         if self._log is not None:
@@ -245,8 +247,11 @@ class ShoeSimulator:
                 continue
             reply = handle_line(line, self)
             try:
-                client.sock.setblocking(True)
+                # A client that does not read its answers may stall us at most this long.
+                client.sock.settimeout(2.0)
                 client.sock.sendall(json.dumps(reply).encode() + b"\n")
                 client.sock.setblocking(False)
             except OSError:
-                break
+                self._sel.unregister(client.sock)
+                client.sock.close()
+                return
