@@ -197,3 +197,35 @@ def test_unknown_codec_and_bad_ack_are_clear_errors() -> None:
     link = ShoeLink("/dev/null")
     with pytest.raises(ValueError, match="position >= 1"):
         link.ack("S1", 0)
+
+
+def test_missed_heartbeats_mean_link_down_then_the_link_recovers(start_sim: Callable[..., SimProcess]) -> None:
+    sim = start_sim("--heartbeat", "60")  # a shoe that falls silent after answering
+    link = ShoeLink(sim.link, timing=LinkTiming(heartbeat_timeout=0.5))
+    link.start()
+    try:
+        assert isinstance(link.get_blocking(DEADLINE), LinkUp)
+        msg = link.get_blocking(DEADLINE)
+        while not isinstance(msg, LinkDown):
+            msg = link.get_blocking(DEADLINE)
+        assert "no heartbeat" in msg.reason
+        msg = link.get_blocking(DEADLINE)
+        while not isinstance(msg, LinkUp):  # reopened, RESUME answered: up again
+            msg = link.get_blocking(DEADLINE)
+    finally:
+        link.stop()
+
+
+def test_a_port_with_no_shoe_answering_is_link_down(tmp_path: Path) -> None:
+    path = tmp_path / "mute"
+    master, slave = _pty(path)
+    link = ShoeLink(str(path), timing=LinkTiming(handshake_timeout=0.3))
+    link.start()
+    try:
+        down = link.get_blocking(DEADLINE)
+        assert isinstance(down, LinkDown) and "no answer from the shoe" in down.reason
+        assert os.read(master, 100).startswith(b"\x7e\x81")  # it did ask, with RESUME
+    finally:
+        link.stop()
+        os.close(master)
+        os.close(slave)
