@@ -1,0 +1,862 @@
+"""Property-based tests of the round engine: random but plausible play on every built-in profile.
+
+A session drives a ``Table`` with a real shuffled shoe (``decks`` copies of ALL_CARDS, shuffled
+by ``random.Random`` with a drawn seed, and shuffled again whenever the table takes a Shuffle):
+bets on random boxes, then at each step one of the next card, stand, double, split, surrender
+(with or without a box), insurance or even money on random boxes with random amounts, close
+insurance, cut card, shuffle, bet, discard card or void round. One step in six is picked
+blindly, whatever the phase, so many actions are illegal where they stand; the others are what
+a dealer would plausibly do in that phase, so rounds get dealt, played and settled (about five
+per session, with some 20 different IllegalAction codes met per profile).
+
+Every session test runs the same driver and checks one property of the engine:
+
+1. cards are conserved: each card that leaves the shoe is in exactly one place;
+2. an IllegalAction leaves the table's state exactly as it was;
+3. replaying the accepted events (session format, twice) gives the live run's rounds and state;
+4. every net is bounded by the stake and is exactly what the outcome pays;
+5. a card is never refused, in any phase;
+plus: settlement agrees with the cards, legal_actions() agrees with apply(), no round is dealt
+after the cut card came out, and ``parse_event_line`` raises nothing but BadEvent.
+
+On a failure hypothesis prints the session it ended on, as session-format JSON lines (``note``),
+illegal events marked, ready to paste into ``tablectl replay``. Engine bugs found are at the end
+of the file, each as a minimal event sequence marked xfail(strict=True).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import random
+from collections import Counter
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
+from enum import Enum
+from typing import Any, Callable
+
+import pytest
+from hypothesis import HealthCheck, example, given, note, settings
+from hypothesis import strategies as st
+
+from controller import events as ev
+from controller.alerts import AlertKind
+from controller.cards import ALL_CARDS, Card, total_of
+from controller.effects import AlertRaised, CardPlaced, Effect, RoundSettled
+from controller.engine import IllegalAction, Phase, Table
+from controller.events import EVENT_TYPES, BadEvent, dump_event, parse_event, parse_event_line
+from controller.replay import replay_lines
+from controller.rules import PROFILES, DealerBlackjackTakes, RuleProfile, build_rules
+
+PROFILE_NAMES = sorted(PROFILES)
+
+# Small sessions, many of them: the whole file stays well under 20 s.
+SESSION_SETTINGS = settings(
+    max_examples=50,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+MAX_STEPS = 100
+
+ACTIONS = ("card", "stand", "double", "split", "surrender", "insure", "even_money",
+           "close_insurance", "cut_card", "shuffle", "bet", "discard_card", "void_round")
+
+# What a dealer would plausibly do in each phase (the blind steps ignore this).
+PLAUSIBLE: dict[Phase, tuple[str, ...]] = {
+    Phase.WAITING_FOR_SHUFFLE: ("shuffle", "shuffle", "shuffle", "bet"),
+    Phase.BETTING: ("bet", "bet", "shuffle", "cut_card"),  # no bets yet
+    Phase.SETTLED: ("bet", "card"),
+    Phase.DEALING: ("card",),
+    Phase.INSURANCE: ("close_insurance", "insure", "insure", "even_money"),
+    Phase.SURRENDER: ("card", "surrender", "surrender", "stand", "double", "split"),
+    Phase.PLAYERS: ("card", "card", "stand", "stand", "double", "split", "surrender"),
+    Phase.DEALER: ("card",),
+    # A held card waits for the supervisor; meanwhile another card or the cut card may come out.
+    Phase.ATTENTION: ("discard_card", "discard_card", "void_round", "card", "cut_card"),
+}
+BETTING_WITH_BETS = ("card", "card", "card", "bet", "shuffle", "cut_card")
+
+
+# ---------------------------------------------------------------------------- choices
+class OutOfChoices(Exception):
+    """The drawn choices are used up: the session ends there."""
+
+
+class Chooser:
+    """Where the driver's choices come from: a list of words drawn by hypothesis, or a Random.
+
+    One ``st.lists`` draw per example keeps hypothesis's overhead low (a draw per decision
+    costs more than the engine), and it still shrinks well: deleting words deletes steps.
+    """
+
+    def __init__(self, words: list[int] | None = None, rng: random.Random | None = None) -> None:
+        self.words = iter(words) if words is not None else None
+        self.rng = rng
+
+    def _word(self) -> int:
+        if self.words is None:
+            return self.rng.getrandbits(16)  # type: ignore[union-attr]
+        try:
+            return next(self.words)
+        except StopIteration:
+            raise OutOfChoices from None
+
+    def one(self, options: tuple | list) -> Any:
+        return options[self._word() % len(options)]
+
+    def int(self, lo: int, hi: int) -> int:
+        return lo + self._word() % (hi - lo + 1)
+
+
+# ---------------------------------------------------------------------------- state snapshot
+_ATOMS = (str, int, float, Decimal, datetime, Enum, Card, RuleProfile)
+_SKIP_TABLE_ATTRS = {"_handlers", "_fx"}
+
+
+def snapshot(obj: Any, _active: frozenset[int] = frozenset()) -> Any:
+    """A deep, plain-data picture of an object graph (order-sensitive), for == comparisons.
+
+    Slotted objects (Round, BoxInPlay, Hand, ShoeTracker, Alert) become (type, {attr: value});
+    a back reference (Hand.box) becomes a marker; the Table's handler table and effect buffer
+    are left out.
+    """
+    if obj is None or isinstance(obj, _ATOMS):
+        return obj
+    if id(obj) in _active:
+        return ("<ref>", type(obj).__name__)
+    active = _active | {id(obj)}
+    if isinstance(obj, dict):
+        return ("dict", tuple((k, snapshot(v, active)) for k, v in obj.items()))
+    if isinstance(obj, (list, tuple)):
+        return (type(obj).__name__, tuple(snapshot(v, active) for v in obj))
+    if isinstance(obj, (set, frozenset)):
+        return ("set", frozenset(obj))
+    attrs: dict[str, Any] = {}
+    for cls in type(obj).__mro__:
+        for name in getattr(cls, "__slots__", ()):
+            if hasattr(obj, name):
+                attrs[name] = getattr(obj, name)
+    attrs.update(getattr(obj, "__dict__", {}))
+    if isinstance(obj, Table):
+        for name in _SKIP_TABLE_ATTRS:
+            attrs.pop(name, None)
+    return (type(obj).__name__, tuple(sorted((k, snapshot(v, active)) for k, v in attrs.items())))
+
+
+def diff(a: Any, b: Any, path: str = "table") -> str:
+    """Where two snapshots first differ (for assertion messages)."""
+    if type(a) is not type(b) or not isinstance(a, tuple) or len(a) != len(b):
+        return f"{path}: {a!r} != {b!r}"
+    for i, (x, y) in enumerate(zip(a, b)):
+        if x != y:
+            label = x[0] if isinstance(x, tuple) and len(x) == 2 and isinstance(x[0], str) else i
+            return diff(x, y, f"{path}.{label}")
+    return f"{path}: equal"
+
+
+# ---------------------------------------------------------------------------- the session driver
+@dataclass(repr=False)
+class Session:
+    """One table driven through random play; records what happened for the checks."""
+
+    profile: str
+    seed: int
+    choose: Chooser
+    check_illegal: bool = False  # snapshot around every person's action (costs time)
+    on_step: Callable[["Session", ev.Event, list[Effect] | None], None] | None = None
+    before_step: Callable[["Session", ev.Event], Any] | None = None
+
+    def __post_init__(self) -> None:
+        self.rules = build_rules(self.profile)
+        self.table = Table(self.rules)
+        self.rng = random.Random(self.seed)
+        self.shoe: list[Card] = []
+        self._new_shoe()
+        self.shuffles = 0
+        self.attempted: list[ev.Event] = []  # every event tried, in order
+        self.accepted: list[ev.Event] = []  # those the table took
+        self.illegal: list[tuple[int, ev.Event, str]] = []  # (attempt index, event, code)
+        self.rounds: list[dict[str, Any]] = []  # RoundSettled results, in order
+        self.round_bets: list[dict[int, Decimal]] = []  # each settled round's box bets (model)
+        # An independent model of the bets: what the accepted PlaceBets put on each box.
+        self.pending: dict[int, Decimal] = {}
+        self.in_play_bets: dict[int, Decimal] | None = None
+
+    # -- the physical shoe
+    def _new_shoe(self) -> None:
+        self.shoe = [c for _ in range(self.rules.decks) for c in ALL_CARDS]
+        self.rng.shuffle(self.shoe)
+
+    # -- making events
+    def _amount_for_bet(self) -> Decimal:
+        lo, hi = self.rules.table_min, self.rules.table_max
+        how = self.choose.int(0, 5)
+        if how == 0:
+            return lo
+        if how == 1:
+            return hi
+        if how == 2:  # often illegal: under the minimum or over the maximum
+            return self.choose.one((lo / 2, hi + 1, hi * 2, Decimal("0.5")))
+        return Decimal(self.choose.int(int(lo) * 2, int(hi) * 2)) / 2
+
+    def _amount_for_insurance(self, box: int) -> Decimal:
+        r = self.table.round
+        bet = next((b.bet for b in r.boxes if b.number == box), None) if r else None
+        how = self.choose.int(0, 3)
+        if bet is not None and how <= 1:
+            return bet / 2 if how == 0 else max(Decimal("0.5"), (bet / 4).quantize(Decimal("0.5")))
+        if bet is not None and how == 2:
+            return bet / 2 + Decimal("0.5")  # just over the limit
+        return Decimal(self.choose.int(1, 2400)) / 2
+
+    def _box_number(self) -> int:
+        """A box number: usually one with a bet in the round, sometimes any (1..9, some absent)."""
+        r = self.table.round
+        if r is not None and self.choose.int(0, 3):
+            return self.choose.one(tuple(b.number for b in r.boxes))
+        return self.choose.int(1, 9)
+
+    def make_event(self, kind: str) -> ev.Event | None:
+        if kind == "card":
+            if not self.shoe:
+                return None  # the physical shoe is empty
+            return ev.CardDrawn(card=self.shoe.pop())
+        if kind == "stand":
+            return ev.Stand()
+        if kind == "double":
+            return ev.Double()
+        if kind == "split":
+            return ev.Split()
+        if kind == "surrender":
+            return ev.Surrender(box=None if self.choose.int(0, 1) else self._box_number())
+        if kind == "insure":
+            box = self._box_number()
+            return ev.Insure(box=box, amount=self._amount_for_insurance(box))
+        if kind == "even_money":
+            return ev.EvenMoney(box=self._box_number())
+        if kind == "close_insurance":
+            return ev.CloseInsurance()
+        if kind == "cut_card":
+            return ev.CutCardOut()
+        if kind == "shuffle":
+            self.shuffles += 1
+            return ev.Shuffle(shoe_id=f"s{self.shuffles}")
+        if kind == "bet":
+            boxes = self.rules.boxes
+            box = self.choose.int(1, boxes) if self.choose.int(0, 5) else self.choose.int(1, 9)
+            player = None if self.choose.int(0, 3) else self.choose.one(("ann", "bob", "cid", "dan"))
+            return ev.PlaceBet(box=box, amount=self._amount_for_bet(), player=player)
+        if kind == "discard_card":
+            return ev.DiscardCard()
+        if kind == "void_round":
+            return ev.VoidRound()
+        raise AssertionError(kind)
+
+    # -- running
+    def run(self, steps: int) -> None:
+        try:
+            for _ in range(steps):
+                self._one_step()
+        except OutOfChoices:
+            pass
+
+    def _one_step(self) -> None:
+        phase = self.table.phase
+        if self.choose.int(0, 5) == 5:  # blind: any action, whatever the phase
+            kind = self.choose.one(ACTIONS)
+        elif phase is Phase.BETTING and self.table.pending:
+            kind = self.choose.one(BETTING_WITH_BETS)
+        else:
+            kind = self.choose.one(PLAUSIBLE[phase])
+        event = self.make_event(kind)
+        if event is not None:
+            self.step(event)
+
+    def step(self, event: ev.Event) -> None:
+        t = self.table
+        index = len(self.attempted)
+        self.attempted.append(event)
+        had_round = t.round is not None
+        if self.before_step:
+            self.before_step(self, event)
+        if isinstance(event, ev.CardDrawn):
+            phase = t.phase
+            try:
+                fx = t.apply(event)
+            except Exception as exc:  # property 5: a card is physical and never refused
+                raise AssertionError(
+                    f"card {event.card.code} refused in phase {phase.value}: {exc!r}") from exc
+        else:
+            before = snapshot(t) if self.check_illegal else None
+            try:
+                fx = t.apply(event)
+            except IllegalAction as exc:
+                self.illegal.append((index, event, exc.code))
+                if before is not None:
+                    after = snapshot(t)
+                    assert after == before, (
+                        f"IllegalAction {exc.code!r} on {dump_event(event)} changed the state: "
+                        f"{diff(before, after)}")
+                if self.on_step:
+                    self.on_step(self, event, None)
+                return
+        self.accepted.append(event)
+        if isinstance(event, ev.Shuffle):
+            self._new_shoe()  # the real shoe is shuffled too: every card is back in it
+        self._model(event, fx, had_round)
+        if self.on_step:
+            self.on_step(self, event, fx)
+
+    def _model(self, event: ev.Event, fx: list[Effect], had_round: bool) -> None:
+        """Keep the independent bet model and the settled rounds up to date."""
+        if isinstance(event, ev.PlaceBet):
+            self.pending[event.box] = self.pending.get(event.box, Decimal(0)) + event.amount
+        if isinstance(event, ev.VoidRound) and not had_round:
+            self.pending = {}
+        if isinstance(event, ev.CardDrawn) and not had_round and any(
+                type(f) is CardPlaced and f.to in ("box", "dealer") for f in fx):
+            self.in_play_bets, self.pending = self.pending, {}
+        for f in fx:
+            if type(f) is RoundSettled:
+                self.rounds.append(f.result)
+                self.round_bets.append(self.in_play_bets or {})
+                self.in_play_bets = None
+
+    def session_lines(self, events: list[ev.Event] | None = None) -> list[str]:
+        """The session file: a rules line, then the events."""
+        evs = self.accepted if events is None else events
+        return [json.dumps(dump_event(ev.SetRules(profile=self.profile)))] + [
+            json.dumps(dump_event(e)) for e in evs]
+
+    def note_session(self) -> None:
+        """Print the attempted events (the illegal ones marked) for a failing example."""
+        codes = {i: code for i, _, code in self.illegal}
+        lines = [f"profile={self.profile} seed={self.seed}"]
+        for i, e in enumerate(self.attempted):
+            mark = f"   # IllegalAction {codes[i]}" if i in codes else ""
+            lines.append(json.dumps(dump_event(e)) + mark)
+        note("\n".join(lines))
+
+
+# Hypothesis keeps lists short unless told: min_size sets the average (about 2 x min_size).
+# All-zero words are the plausible default at every step, which is what shrinking tends to.
+WORDS = st.lists(st.integers(0, 2**16 - 1), min_size=120, max_size=4 * MAX_STEPS)
+
+
+SEEDS = st.integers(0, 2**32 - 1)
+
+
+def run_session(data: Any, profile: str, **kw: Any) -> Session:
+    seed = data.draw(SEEDS, label="shoe seed")
+    return run_words(profile, seed, data.draw(WORDS, label="choices"), **kw)
+
+
+def run_words(profile: str, seed: int, words: list[int], **kw: Any) -> Session:
+    s = Session(profile, seed, Chooser(words=words), **kw)
+    try:
+        s.run(MAX_STEPS)
+    finally:
+        s.note_session()
+    return s
+
+
+profiles = pytest.mark.parametrize("profile", PROFILE_NAMES)
+
+
+# ---------------------------------------------------------------------------- 1. card conservation
+class CardLedger:
+    """Follows every card from the shoe to where CardPlaced effects put it; checks the table agrees."""
+
+    PLACES = ("box", "dealer", "burn", "held")
+
+    def __init__(self) -> None:
+        self.drawn: Counter[str] = Counter()
+        self.in_round: Counter[str] = Counter()
+        self.settled: Counter[str] = Counter()
+        self.burned: Counter[str] = Counter()
+        self.held: Counter[str] = Counter()
+        self.discarded: Counter[str] = Counter()
+        self.since_shuffle = 0
+        self.burned_since_shuffle = 0
+
+    def __call__(self, s: Session, event: ev.Event, fx: list[Effect] | None) -> None:
+        if fx is None:
+            return  # refused: nothing moved (property 2 checks the state)
+        t = s.table
+        if isinstance(event, ev.Shuffle):
+            self.since_shuffle = self.burned_since_shuffle = 0
+        placed = [f for f in fx if type(f) is CardPlaced and f.to in self.PLACES]
+        if isinstance(event, ev.CardDrawn):
+            code = event.card.code
+            self.drawn[code] += 1
+            self.since_shuffle += 1
+            assert [(f.card, f.to in self.PLACES) for f in placed] == [(code, True)], (
+                f"card {code} must be placed exactly once, got {placed}")
+        else:
+            assert not placed, f"{dump_event(event)} placed cards no shoe dealt: {placed}"
+        for f in fx:
+            if type(f) is CardPlaced:
+                if f.to in ("box", "dealer"):
+                    self.in_round[f.card] += 1
+                elif f.to == "burn":
+                    self.burned[f.card] += 1
+                    self.burned_since_shuffle += 1
+                elif f.to == "held":
+                    self.held[f.card] += 1
+                elif f.to == "discard":
+                    assert self.held[f.card] > 0, f"{f.card} discarded but was not held"
+                    self.held[f.card] -= 1
+                    self.discarded[f.card] += 1
+                else:
+                    raise AssertionError(f"card placed to unknown place {f.to!r}")
+            elif type(f) is RoundSettled:
+                rec = f.result
+                cards = Counter(c for h in rec["hands"] for c in h["cards"])
+                cards.update(rec["dealer"]["cards"])
+                assert cards == self.in_round, (
+                    f"round {rec['number']} record holds {sorted(cards.elements())}, "
+                    f"but {sorted(self.in_round.elements())} were dealt to it")
+                self.settled.update(cards)
+                self.in_round = Counter()
+            elif type(f) is AlertRaised:
+                assert f.alert.kind is not AlertKind.INTEGRITY, (
+                    f"integrity alert from a real, correctly shuffled shoe: {f.alert.message}")
+        self.check_table(t)
+
+    def check_table(self, t: Table) -> None:
+        r = t.round
+        on_table: Counter[str] = Counter()
+        if r is not None:
+            for box in r.boxes:
+                for hand in box.hands:
+                    on_table.update(c.code for c in hand.cards)
+            on_table.update(c.code for c in r.dealer.cards)
+        assert on_table == self.in_round, (
+            f"round in play holds {sorted(on_table.elements())}, "
+            f"dealt {sorted(self.in_round.elements())}")
+        assert Counter(c.code for c in t.held) == +self.held, (
+            f"table holds {[c.code for c in t.held]}, expected {sorted(self.held.elements())}")
+        everywhere = self.settled + self.in_round + self.burned + self.held + self.discarded
+        assert everywhere == self.drawn, "a card vanished or was duplicated"
+        if t.shoe is not None:
+            assert t.shoe.dealt == self.since_shuffle, (
+                f"shoe.dealt={t.shoe.dealt}, {self.since_shuffle} cards drawn since the shuffle")
+            assert t.shoe.burned == self.burned_since_shuffle
+
+
+@profiles
+@SESSION_SETTINGS
+@given(data=st.data())
+def test_cards_are_conserved(profile: str, data: Any) -> None:
+    """Every card drawn is in exactly one place: a settled round, the round in play, burnt,
+    held or discarded; the shoe counts exactly the cards drawn since the shuffle."""
+    ledger = CardLedger()
+    s = run_session(data, profile, on_step=ledger)
+    ledger.check_table(s.table)
+
+
+# ---------------------------------------------------------------------------- 2. illegal actions
+@profiles
+@SESSION_SETTINGS
+@given(data=st.data())
+def test_illegal_action_leaves_state_unchanged(profile: str, data: Any) -> None:
+    """IllegalAction never changes anything: phase, bets, boxes, hands, dealer, held, alerts, shoe."""
+    run_session(data, profile, check_illegal=True)  # the driver compares snapshots around each one
+
+
+# ---------------------------------------------------------------------------- 3. replay
+@profiles
+@SESSION_SETTINGS
+@given(data=st.data())
+def test_replay_gives_the_live_results(profile: str, data: Any) -> None:
+    """The accepted events, written in the session format and replayed twice, give the same
+    rounds as the live run and the same final table; an illegal event stops replay at its line
+    with the code the live table gave."""
+    s = run_session(data, profile)
+    lines = s.session_lines()
+    first, second = replay_lines(lines), replay_lines(lines)
+    assert first.error is None, first.error
+    assert second.error is None, second.error
+    assert first.rounds == second.rounds == s.rounds
+    live = snapshot(s.table)
+    assert snapshot(first.table) == snapshot(second.table)
+    assert snapshot(first.table) == live, diff(live, snapshot(first.table))
+    assert first.as_dict() == second.as_dict()
+    if s.illegal:
+        index, event, code = s.illegal[0]
+        before = [e for e in s.attempted[:index]]  # all accepted: this is the first illegal one
+        bad = replay_lines(s.session_lines(before + [event]))
+        assert bad.error is not None and bad.error["code"] == code, bad.error
+        assert bad.error["line"] == len(before) + 2  # the rules line, then the events
+        assert bad.rounds == [r for r in s.rounds[:len(bad.rounds)]]
+
+
+# ---------------------------------------------------------------------------- 4. nets
+def _d(text: str) -> Decimal:
+    return Decimal(text)
+
+
+def check_nets(rules: RuleProfile, rec: dict[str, Any], bets: dict[int, Decimal]) -> None:
+    """A settled round's money: bounded by the stakes and exactly what the outcome pays."""
+    void = rec.get("void", False)
+    ratios = [Decimal(1), rules.blackjack_ratio]
+    if rules.three_sevens:
+        ratios += [rules.three_sevens_ratio, rules.three_sevens_suited_ratio]
+    top = max(ratios)
+    dealer_cards = rec["dealer"]["cards"]
+    dealer_bj = len(dealer_cards) == 2 and total_of(
+        [parse_card_value(c) for c in dealer_cards]).best == 21
+    total = Decimal(0)
+    hands_per_box: Counter[int] = Counter()
+    assert sorted({h["box"] for h in rec["hands"]}) == sorted(bets), (
+        f"boxes in the record {sorted({h['box'] for h in rec['hands']})} != boxes bet on {sorted(bets)}")
+    for h in rec["hands"]:
+        bet, net, outcome = _d(h["bet"]), _d(h["net"]), h["outcome"]
+        original = bets[h["box"]]
+        hands_per_box[h["box"]] += 1
+        total += net
+        where = f"round {rec['number']} box {h['box']} {h['cards']} bet {bet} {outcome} {net}"
+        assert outcome is not None, f"unsettled hand in a settled round: {where}"
+        assert bet in (original, original * 2), f"stake is neither the bet {original} nor double: {where}"
+        if void:
+            assert outcome == "void" and net == 0, f"void round with money on a hand: {where}"
+            continue
+        if bet == original * 2:
+            assert len(h["cards"]) == 3, f"a doubled hand takes exactly one more card: {where}"
+        assert -bet <= net <= bet * top, f"net outside [-stake, stake x {top}]: {where}"
+        expected = {
+            "blackjack": bet * rules.blackjack_ratio,
+            "win": bet,
+            "push": Decimal(0),
+            "bust": -bet,
+            "surrender": -bet / 2,
+            "even_money": bet,
+            "three_sevens": None,
+            "lose": None,
+        }
+        assert outcome in expected, f"outcome {outcome!r} has no business here: {where}"
+        if expected[outcome] is not None:
+            assert net == expected[outcome], f"{outcome} should net {expected[outcome]}: {where}"
+        elif outcome == "three_sevens":
+            assert net in (bet * rules.three_sevens_ratio, bet * rules.three_sevens_suited_ratio), where
+        else:  # lose: the whole stake, or part of it under "original bet only"
+            if rules.dealer_bj_takes is DealerBlackjackTakes.ALL and not rules.hole_card:
+                assert net == -bet, where
+            assert -bet <= net < 0, where
+    for box, n in hands_per_box.items():
+        assert n <= rules.max_hands, f"box {box} played {n} hands, max {rules.max_hands}"
+    for ins in rec["insurance"]:
+        amount, net = _d(ins["amount"]), _d(ins["net"])
+        total += net
+        where = f"round {rec['number']} insurance {ins}"
+        assert 0 < amount <= bets[ins["box"]] / 2, f"insurance over half the bet: {where}"
+        if void:
+            assert net == 0, where
+        else:
+            assert net in (-amount, 2 * amount), where
+            assert (net == 2 * amount) == dealer_bj, f"insurance paid iff dealer blackjack: {where}"
+    assert _d(rec["net"]) == total, f"round net {rec['net']} != sum of hands and insurance {total}"
+    if void:
+        assert _d(rec["net"]) == 0
+
+
+def parse_card_value(code: str) -> int:
+    from controller.cards import parse_card
+    return parse_card(code).value
+
+
+@profiles
+@SESSION_SETTINGS
+@given(data=st.data())
+def test_nets_are_bounded_by_the_stakes(profile: str, data: Any) -> None:
+    """Each hand loses at most its stake and wins at most stake x the best ratio (exactly what its
+    outcome pays); a stake is the bet or its double; insurance nets -amount or 2 x amount (0 when
+    void); the round's net is the sum; void rounds move no money."""
+    s = run_session(data, profile)
+    assert len(s.rounds) == len(s.round_bets)
+    for rec, bets in zip(s.rounds, s.round_bets):
+        check_nets(s.rules, rec, bets)
+
+
+# ---------------------------------------------------------------------------- settlement vs cards
+def _total(codes: list[str]) -> int:
+    return total_of([parse_card_value(c) for c in codes]).best
+
+
+def check_settlement(rules: RuleProfile, rec: dict[str, Any]) -> None:
+    """Outcomes agree with the cards, and the dealer drew by the rules."""
+    if rec.get("void"):
+        return
+    dealer = rec["dealer"]["cards"]
+    d_total = _total(dealer)
+    d_bj = len(dealer) == 2 and d_total == 21
+    for i in range(2, len(dealer)):  # every card after the second was drawn below 17
+        t = total_of([parse_card_value(c) for c in dealer[:i]])
+        soft17 = rules.dealer_hits_soft17 and t.soft == 17
+        assert t.best < 17 or soft17, f"dealer drew on {t.best}: {dealer} (round {rec['number']})"
+    compared = False
+    for h in rec["hands"]:
+        total, outcome, where = _total(h["cards"]), h["outcome"], f"round {rec['number']} {h} dealer {dealer}"
+        if outcome == "bust":
+            assert total > 21, where
+        elif outcome in ("win", "lose", "push") and not d_bj:
+            compared = True
+            assert total <= 21, where
+            d = d_total if d_total <= 21 else 0
+            want = "win" if total > d else "push" if total == d else "lose"
+            assert outcome == want, f"{outcome} should be {want}: {where}"
+        if d_bj:
+            assert outcome not in ("win", "blackjack"), f"paid against a dealer blackjack: {where}"
+    if compared:
+        assert len(dealer) >= 2 and (d_total >= 17), f"hands compared to an unfinished dealer: {rec}"
+    else:  # no hand waited for the dealer's total: at most his second card (BJ or insurance)
+        assert len(dealer) <= 2, f"the dealer drew with no hand depending on his total: {rec}"
+    paid_at_once = {"bust", "surrender", "three_sevens", "even_money"}
+    up_card = parse_card_value(dealer[0])
+    if not rules.hole_card and not rec["insurance"] and all(
+            h["outcome"] in paid_at_once or (h["outcome"] == "blackjack" and up_card not in (1, 10))
+            for h in rec["hands"]):
+        assert len(dealer) == 1, f"every bet was settled, yet the dealer drew: {rec}"
+
+
+@profiles
+@SESSION_SETTINGS
+@given(data=st.data())
+def test_settlement_agrees_with_the_cards(profile: str, data: Any) -> None:
+    """Win/lose/push follow the totals, busts are over 21, nothing is paid against a dealer
+    blackjack, the dealer never draws on 17 or more, nor when no bet depends on his hand."""
+    s = run_session(data, profile)
+    for rec in s.rounds:
+        check_settlement(s.rules, rec)
+
+
+# ---------------------------------------------------------------------------- 5. cards never refused
+@profiles
+@SESSION_SETTINGS
+@given(data=st.data())
+def test_a_card_is_never_refused(profile: str, data: Any) -> None:
+    """apply(CardDrawn) never raises, whatever the phase (the driver turns a raise into a failure),
+    and always puts the card somewhere."""
+    s = run_session(data, profile)
+    drawn = [e for e in s.attempted if isinstance(e, ev.CardDrawn)]
+    assert drawn == [e for e in s.accepted if isinstance(e, ev.CardDrawn)]
+
+
+@profiles
+def test_a_card_in_every_phase_is_taken(profile: str) -> None:
+    """Deterministic sweep: at every step of many random sessions, a copy of the table is given
+    one more card, whatever its phase (ATTENTION included): it is taken and placed exactly once."""
+    seen: set[Phase] = set()
+    for seed in range(40):
+        s = Session(profile, seed, Chooser(rng=random.Random(seed)))
+        for _ in range(40):
+            s.run(1)
+            t = copy.deepcopy(s.table)
+            assert t._handlers[ev.CardDrawn].__self__ is t
+            phase = t.phase
+            card = ALL_CARDS[(seed * 7 + len(s.attempted)) % 52]
+            fx = t.apply(ev.CardDrawn(card=card))
+            placed = [(f.card, f.to) for f in fx if type(f) is CardPlaced and f.to != "discard"]
+            assert len(placed) == 1 and placed[0][0] == card.code, (phase, placed)
+            seen.add(phase)
+    assert {Phase.BETTING, Phase.DEALING, Phase.PLAYERS, Phase.ATTENTION,
+            Phase.WAITING_FOR_SHUFFLE} <= seen, seen
+
+
+# ---------------------------------------------------------------------------- the cut card
+class CutCardWatch:
+    """Notes, before each card, whether it would start a round from a shoe whose cut card is out."""
+
+    def __init__(self) -> None:
+        self.spent_shoe = False
+
+    def before(self, s: Session, event: ev.Event) -> None:
+        t = s.table
+        self.spent_shoe = (isinstance(event, ev.CardDrawn) and t.round is None
+                           and t.shoe is not None and t.shoe.cut_card_out)
+
+    def after(self, s: Session, event: ev.Event, fx: list[Effect] | None) -> None:
+        if self.spent_shoe:
+            assert s.table.round is None, (
+                "a round was dealt from a shoe whose cut card had come out before it began "
+                f"(phase now {s.table.phase.value}); a shuffle is due first")
+
+
+_CUT_CARD_BUG = (
+    "engine bug: a cut card that comes out while a held card waits between rounds (ATTENTION) "
+    "is recorded, but DiscardCard resumes BETTING, so the next round is dealt from the spent shoe")
+
+
+# Random play finds the bug below in about half the runs; the explicit example finds it every
+# time, so the test fails deterministically (xfail) until the engine is fixed. The example's
+# words drive: shuffle, card (held: no bets), cut card, discard, bet box 1 10, card.
+@pytest.mark.xfail(strict=True, reason=_CUT_CARD_BUG)
+@pytest.mark.parametrize("profile", [p for p in PROFILE_NAMES if not PROFILES[p].get("reshuffle_every_round")])
+@SESSION_SETTINGS
+@given(seed=SEEDS, words=WORDS)
+@example(seed=0, words=[0, 0, 5, 0, 0, 4, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0])
+def test_no_round_is_dealt_after_the_cut_card(profile: str, seed: int, words: list[int]) -> None:
+    """The cut card out means a shuffle after the round in play, and before any new round
+    (rules.md: shuffle after every round during which the cut card came out)."""
+    watch = CutCardWatch()
+    run_words(profile, seed, words, before_step=watch.before, on_step=watch.after)
+
+
+# ---------------------------------------------------------------------------- legal_actions()
+_DECISIONS = {ev.Stand: "stand", ev.Double: "double", ev.Split: "split"}
+
+
+class LegalActionsWatch:
+    """Before each decision, ask legal_actions(); afterwards, the table must have agreed with it."""
+
+    def __init__(self) -> None:
+        self.offered: list[str] | None = None
+        self.phase: Phase | None = None
+        self.checked = 0
+
+    def before(self, s: Session, event: ev.Event) -> None:
+        self.offered, self.phase = s.table.legal_actions(), s.table.phase
+
+    def after(self, s: Session, event: ev.Event, fx: list[Effect] | None) -> None:
+        offered, accepted = self.offered, fx is not None
+        name = _DECISIONS.get(type(event))
+        if isinstance(event, ev.Surrender) and event.box is None:
+            name = "surrender"
+        if name is not None and self.phase in (Phase.PLAYERS, Phase.SURRENDER):
+            self.checked += 1
+            assert (name in offered) == accepted, (
+                f"legal_actions() said {offered} in {self.phase.value}, "
+                f"but {name} was {'accepted' if accepted else 'refused'}")
+        if isinstance(event, ev.CardDrawn) and self.phase in (Phase.PLAYERS, Phase.SURRENDER) and "hit" in offered:
+            assert [f.to for f in fx if type(f) is CardPlaced] == ["box"] or any(
+                type(f) is RoundSettled for f in fx), f"'hit' was offered, but the card went {fx}"
+
+
+@profiles
+@SESSION_SETTINGS
+@given(data=st.data())
+def test_legal_actions_match_what_apply_accepts(profile: str, data: Any) -> None:
+    """legal_actions() (what consoles offer) names a decision exactly when apply() accepts it."""
+    watch = LegalActionsWatch()
+    run_session(data, profile, before_step=watch.before, on_step=watch.after)
+
+
+# ---------------------------------------------------------------------------- coverage of the driver
+@profiles
+def test_driver_reaches_the_interesting_cases(profile: str) -> None:
+    """The random sessions are not vacuous: rounds settle, with the outcomes the profile allows."""
+    outcomes: Counter[str] = Counter()
+    illegal: Counter[str] = Counter()
+    rounds = 0
+    for seed in range(150):
+        s = Session(profile, seed, Chooser(rng=random.Random(seed)))
+        s.run(MAX_STEPS)
+        rounds += len(s.rounds)
+        for rec in s.rounds:
+            outcomes.update(h["outcome"] for h in rec["hands"])
+        illegal.update(code for _, _, code in s.illegal)
+    assert rounds >= 100, rounds
+    for outcome in ("win", "lose", "bust", "push", "blackjack", "void"):
+        assert outcomes[outcome] > 0, (outcome, outcomes)
+    rules = build_rules(profile)
+    if rules.surrender.value != "none":
+        assert outcomes["surrender"] > 0, outcomes
+    assert sum(illegal.values()) >= 200 and len(illegal) >= 8, illegal
+
+
+# ---------------------------------------------------------------------------- parsing
+@given(st.text())
+@settings(max_examples=300, deadline=None)
+def test_parse_event_line_raises_only_bad_event_on_any_text(text: str) -> None:
+    try:
+        parse_event_line(text)
+    except BadEvent:
+        pass
+
+
+_JSON_DECODER_BUG = pytest.mark.xfail(strict=True, reason=(
+    "engine bug: parse_event_line catches only json.JSONDecodeError; json.loads also raises "
+    "RecursionError (deep nesting) and ValueError (integers over 4300 digits), which escape "
+    "as themselves, so replay_lines (which catches BadEvent) crashes on such a line"))
+
+
+@pytest.mark.parametrize("text", [
+    pytest.param("[" * 100_000, id="nesting-deeper-than-the-json-decoder-recurses",
+                 marks=_JSON_DECODER_BUG),
+    pytest.param("1" * 5_000, id="integer-longer-than-int-converts", marks=_JSON_DECODER_BUG),
+    pytest.param('{"type": "card", "card": "AS", "position": ' + "9" * 5_000 + "}",
+                 id="card-position-with-5000-digits", marks=_JSON_DECODER_BUG),
+])
+def test_parse_event_line_raises_only_bad_event_on_hostile_lines(text: str) -> None:
+    """Lines hypothesis's text() does not reach: a journal or session line like these must be
+    refused as BadEvent (replay_lines catches only BadEvent), not crash the reader."""
+    try:
+        parse_event_line(text)
+    except BadEvent:
+        pass
+
+
+_json_scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8)
+_json = st.recursive(_json_scalars, lambda inner: st.lists(inner, max_size=3)
+                     | st.dictionaries(st.text(max_size=6), inner, max_size=3), max_leaves=8)
+_field_names = sorted({name for cls in ev.Event.__subclasses__() for name in cls.__dataclass_fields__})
+_card_like = st.sampled_from(["AS", "td", "10H", "7h", "XX", "", "1S"])
+
+
+@st.composite
+def event_like_objects(draw: Any) -> dict[str, Any]:
+    obj: dict[str, Any] = {}
+    if draw(st.integers(0, 9)):
+        obj["type"] = draw(st.sampled_from(EVENT_TYPES) | _json)
+    keys = draw(st.lists(st.sampled_from(_field_names) | st.text(max_size=6), max_size=5))
+    for k in keys:
+        if k == "type":
+            continue
+        obj[k] = draw(_card_like | st.integers(-3, 12) | st.decimals(allow_nan=True).map(str) | _json)
+    return obj
+
+
+@given(event_like_objects())
+@settings(max_examples=400, deadline=None)
+def test_parse_event_line_raises_only_bad_event_on_any_json_object(obj: dict[str, Any]) -> None:
+    """Any JSON object either parses to an event that round-trips through dump_event, or is BadEvent."""
+    line = json.dumps(obj)
+    try:
+        event = parse_event_line(line)
+    except BadEvent:
+        return
+    dumped = dump_event(event)
+    assert dump_event(parse_event(dumped)) == dumped
+    assert dump_event(parse_event_line(json.dumps(dumped))) == dumped
+
+
+@given(_json)
+@settings(max_examples=200, deadline=None)
+def test_parse_event_line_raises_only_bad_event_on_any_json_value(value: Any) -> None:
+    try:
+        parse_event_line(json.dumps(value))
+    except BadEvent:
+        pass
+
+
+# ---------------------------------------------------------------------------- engine bugs found
+def _play(profile: str, lines: list[dict[str, Any]]) -> Table:
+    table = Table(build_rules(profile))
+    for line in lines:
+        table.apply(parse_event(line))
+    return table
+
+
+@pytest.mark.xfail(strict=True, reason=_CUT_CARD_BUG)
+def test_cut_card_out_while_a_card_is_held_still_calls_for_a_shuffle() -> None:
+    t = _play("ru-standard", [
+        {"type": "shuffle", "shoe_id": "s1"},
+        {"type": "card", "card": "2S"},  # no bets: held, ATTENTION
+        {"type": "cut_card"},
+        {"type": "discard_card"},
+    ])
+    assert t.phase is Phase.WAITING_FOR_SHUFFLE, t.phase
+    t.apply(ev.PlaceBet(box=1, amount=Decimal(10)))
+    t.apply(ev.CardDrawn(card=ALL_CARDS[20]))
+    assert t.round is None, "a round was dealt from a shoe whose cut card is out"
