@@ -747,8 +747,14 @@ class Table:
         shoe.cut_card_out = True
         shoe.cut_card_position = e.position if e.position is not None else shoe.dealt + 1
         self.right_to_cut = self.next_card_owner()
-        if self.phase in (Phase.BETTING, Phase.SETTLED) and not self.rules.reshuffle_every_round:
+        if self.rules.reshuffle_every_round:
+            return
+        if self.phase in (Phase.BETTING, Phase.SETTLED):
             self._set_phase(Phase.WAITING_FOR_SHUFFLE)
+            self._raise_alert(AlertKind.SHUFFLE_DUE, "the cut card is out: shuffle", e.at)
+        elif self.phase is Phase.ATTENTION and self.resume_phase in (Phase.BETTING, Phase.SETTLED):
+            # Out while a held card waits between rounds: once resolved, the table waits for the shuffle.
+            self.resume_phase = Phase.WAITING_FOR_SHUFFLE
             self._raise_alert(AlertKind.SHUFFLE_DUE, "the cut card is out: shuffle", e.at)
 
     def next_card_owner(self) -> str:

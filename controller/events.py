@@ -272,6 +272,8 @@ def parse_event_line(line: str) -> Event:
         data = json.loads(line)
     except json.JSONDecodeError as exc:
         raise BadEvent("bad_json", f"not valid JSON: {exc.msg} at column {exc.colno}") from None
+    except (RecursionError, ValueError):  # nested too deep, or an integer too long to convert
+        raise BadEvent("bad_json", "not valid JSON: nested too deeply or a number too long") from None
     return parse_event(data)
 
 

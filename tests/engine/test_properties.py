@@ -20,8 +20,8 @@ plus: settlement agrees with the cards, legal_actions() agrees with apply(), no 
 after the cut card came out, and ``parse_event_line`` raises nothing but BadEvent.
 
 On a failure hypothesis prints the session it ended on, as session-format JSON lines (``note``),
-illegal events marked, ready to paste into ``tablectl replay``. Engine bugs found are at the end
-of the file, each as a minimal event sequence marked xfail(strict=True).
+illegal events marked, ready to paste into ``tablectl replay``. Engine bugs it found are pinned at
+the end of the file as minimal event sequences (fixed in the engine since).
 """
 
 from __future__ import annotations
@@ -683,15 +683,9 @@ class CutCardWatch:
                 f"(phase now {s.table.phase.value}); a shuffle is due first")
 
 
-_CUT_CARD_BUG = (
-    "engine bug: a cut card that comes out while a held card waits between rounds (ATTENTION) "
-    "is recorded, but DiscardCard resumes BETTING, so the next round is dealt from the spent shoe")
-
-
-# Random play finds the bug below in about half the runs; the explicit example finds it every
-# time, so the test fails deterministically (xfail) until the engine is fixed. The example's
-# words drive: shuffle, card (held: no bets), cut card, discard, bet box 1 10, card.
-@pytest.mark.xfail(strict=True, reason=_CUT_CARD_BUG)
+# Random play found a bug here in about half the runs (a cut card out while a held card waited
+# between rounds let the next round be dealt from the spent shoe); the explicit example pins it.
+# Its words drive: shuffle, card (held: no bets), cut card, discard, bet box 1 10, card.
 @pytest.mark.parametrize("profile", [p for p in PROFILE_NAMES if not PROFILES[p].get("reshuffle_every_round")])
 @SESSION_SETTINGS
 @given(seed=SEEDS, words=WORDS)
@@ -775,18 +769,11 @@ def test_parse_event_line_raises_only_bad_event_on_any_text(text: str) -> None:
         pass
 
 
-_JSON_DECODER_BUG = pytest.mark.xfail(strict=True, reason=(
-    "engine bug: parse_event_line catches only json.JSONDecodeError; json.loads also raises "
-    "RecursionError (deep nesting) and ValueError (integers over 4300 digits), which escape "
-    "as themselves, so replay_lines (which catches BadEvent) crashes on such a line"))
-
-
 @pytest.mark.parametrize("text", [
-    pytest.param("[" * 100_000, id="nesting-deeper-than-the-json-decoder-recurses",
-                 marks=_JSON_DECODER_BUG),
-    pytest.param("1" * 5_000, id="integer-longer-than-int-converts", marks=_JSON_DECODER_BUG),
+    pytest.param("[" * 100_000, id="nesting-deeper-than-the-json-decoder-recurses"),
+    pytest.param("1" * 5_000, id="integer-longer-than-int-converts"),
     pytest.param('{"type": "card", "card": "AS", "position": ' + "9" * 5_000 + "}",
-                 id="card-position-with-5000-digits", marks=_JSON_DECODER_BUG),
+                 id="card-position-with-5000-digits"),
 ])
 def test_parse_event_line_raises_only_bad_event_on_hostile_lines(text: str) -> None:
     """Lines hypothesis's text() does not reach: a journal or session line like these must be
@@ -840,7 +827,7 @@ def test_parse_event_line_raises_only_bad_event_on_any_json_value(value: Any) ->
         pass
 
 
-# ---------------------------------------------------------------------------- engine bugs found
+# ---------------------------------------------------------------------------- engine bugs found (now fixed)
 def _play(profile: str, lines: list[dict[str, Any]]) -> Table:
     table = Table(build_rules(profile))
     for line in lines:
@@ -848,7 +835,6 @@ def _play(profile: str, lines: list[dict[str, Any]]) -> Table:
     return table
 
 
-@pytest.mark.xfail(strict=True, reason=_CUT_CARD_BUG)
 def test_cut_card_out_while_a_card_is_held_still_calls_for_a_shuffle() -> None:
     t = _play("ru-standard", [
         {"type": "shuffle", "shoe_id": "s1"},
