@@ -14,7 +14,8 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import BeforeValidator, ConfigDict, Field, PlainSerializer, TypeAdapter, ValidationError
+from pydantic import (BeforeValidator, ConfigDict, Field, PlainSerializer, TypeAdapter, ValidationError,
+                      WithJsonSchema)
 
 from .cards import BadCard, Card, parse_card
 
@@ -30,7 +31,12 @@ def _to_card(value: Any) -> Card:
         raise ValueError(str(exc)) from None
 
 
-CardField = Annotated[Card, BeforeValidator(_to_card), PlainSerializer(lambda c: c.code, return_type=str)]
+CardField = Annotated[
+    Card,
+    BeforeValidator(_to_card),
+    PlainSerializer(lambda c: c.code, return_type=str),
+    WithJsonSchema({"type": "string", "pattern": "^(10|[A2-9TJQK])[SHDC]$", "examples": ["AS", "TD", "7H"]}),
+]
 Money = Annotated[Decimal, Field(gt=0, max_digits=12, decimal_places=2), PlainSerializer(lambda d: _money(Decimal(str(d))), return_type=Any)]
 BoxNumber = Annotated[int, Field(ge=1, le=9)]
 

@@ -184,9 +184,12 @@ class VirtualDealer:
 
     def _deal(self, t: dict[str, Any]) -> None:
         status = self._shoe("status")
-        if status.get("unacked", 0) or not status.get("connected", True):
+        shoe = t["shoe"] or {}
+        in_flight = status.get("unacked", 0) and not (
+            status.get("shoe_id") == shoe.get("id") and status.get("position", 0) <= shoe.get("dealt", 0))
+        if in_flight or not status.get("connected", True):
             self.stats.waits += 1
-            time.sleep(0.01)  # a card is on its way to the table already
+            time.sleep(0.005)  # a released card has not reached the table yet (e.g. it was restarting)
             return
         answer = self._shoe("deal")
         if not answer.get("ok"):
