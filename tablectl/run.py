@@ -63,7 +63,7 @@ def build_gpio(service: TableService, settings: Settings, loop: asyncio.Abstract
 
 async def serve(settings: Settings, *, gpio: bool = True, api: bool = True,
                 on_ready: Callable[[TableService], None] | None = None,
-                service: TableService | None = None) -> None:
+                service: TableService | None = None, announce: bool = True) -> None:
     """Run the service (and its API) until SIGTERM or SIGINT."""
     loop = asyncio.get_running_loop()
     service = service or TableService(settings)
@@ -91,8 +91,9 @@ async def serve(settings: Settings, *, gpio: bool = True, api: bool = True,
     def ready() -> None:
         if notify is not None:
             notify.ready()
-        print(json.dumps({"ready": True, "api": f"http://{settings.api.host}:{settings.api.port}" if api else None,
-                          "journal": str(settings.journal.path)}), flush=True)
+        if announce:  # one JSON line on stdout: what a supervising process waits for
+            print(json.dumps({"ready": True, "api": f"http://{settings.api.host}:{settings.api.port}" if api else None,
+                              "journal": str(settings.journal.path)}), flush=True)
         if on_ready is not None:
             on_ready(service)
 
