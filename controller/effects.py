@@ -33,9 +33,14 @@ class CardPlaced(Effect):
 
 @dataclass(slots=True)
 class RoundSettled(Effect):
-    """A round is over; ``result`` is its JSON-ready record."""
+    """A round is over; ``result`` is its JSON-ready record (built on first use)."""
 
-    result: dict[str, Any]
+    round: Any  # controller.engine.Round
+
+    @property
+    def result(self) -> dict[str, Any]:
+        """The round's record, as replay prints it."""
+        return self.round.record
 
 
 @dataclass(slots=True)

@@ -70,7 +70,7 @@ class Round:
     """One round from its first card to its settlement."""
 
     __slots__ = ("number", "shoe_id", "boxes", "dealer", "plan", "dealt", "box_i", "hand_i",
-                 "anyone_drew", "peeked", "started_at", "voided")
+                 "anyone_drew", "peeked", "started_at", "voided", "_record")
 
     def __init__(self, number: int, shoe_id: str | None, boxes: list[BoxInPlay], hole_card: bool,
                  at: datetime | None) -> None:
@@ -88,6 +88,25 @@ class Round:
         self.peeked = False
         self.started_at = at
         self.voided = False
+        self._record: dict[str, Any] | None = None
+
+    @property
+    def record(self) -> dict[str, Any]:
+        """The JSON-ready record of the settled round (built once, on first use)."""
+        if self._record is None:
+            self._record = round_record(self)
+        return self._record
+
+    def net(self) -> Decimal:
+        """What the players won (+) or lost (-) on the round, insurance and bonuses included."""
+        total = ZERO
+        for box in self.boxes:
+            for hand in box.hands:
+                if hand.net is not None:
+                    total += hand.net
+            if box.insurance_net is not None:
+                total += box.insurance_net
+        return total
 
     @property
     def hand(self) -> Hand:
@@ -107,7 +126,6 @@ class Table:
         self.pending: dict[int, dict[str, Decimal]] = {}
         self.reservations: dict[int, tuple[str | None, datetime | None]] = {}
         self.round: Round | None = None
-        self.last_round: dict[str, Any] | None = None
         self.previous: Round | None = None
         self.rounds_played = 0
         self.last_round_players = 0
@@ -227,6 +245,11 @@ class Table:
                     del self.reservations[box]
                     self._fx.append(ReservationLapsed(box))
 
+    @property
+    def last_round(self) -> dict[str, Any] | None:
+        """The record of the last settled round, until the next round starts."""
+        return self.previous.record if self.previous is not None else None
+
     def open_alerts(self) -> list[Alert]:
         """Alerts still on the board."""
         return [a for a in self.alerts if a.open]
@@ -289,7 +312,7 @@ class Table:
         self.last_round_players = len({p for b in boxes for p in b.bets})
         self.round = Round(self.rounds_played, self.shoe.shoe_id if self.shoe else None, boxes,
                            self.rules.hole_card, at)
-        self.last_round = None
+        self.previous = None
         self._set_phase(Phase.DEALING)
 
     def _deal(self, card: Card) -> None:
@@ -480,11 +503,9 @@ class Table:
                     hand.settle(Outcome.LOSE if loss else Outcome.PUSH, -loss)
 
     def _finish_round(self, r: Round) -> None:
-        result = round_record(r)
-        self.last_round = result
-        self.previous = r  # kept on the displays until the next bets
+        self.previous = r  # kept on the displays (and as last_round) until the next round
         self.round = None
-        self._fx.append(RoundSettled(result))
+        self._fx.append(RoundSettled(r))
         # SETTLED is passed through: the table is at once ready for the next bets (or a shuffle),
         # while last_round keeps the result on show until the next round's first card.
         self._set_phase(Phase.SETTLED)

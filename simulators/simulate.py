@@ -85,6 +85,7 @@ def simulate(
     bets = [ev.PlaceBet(box=b, amount=unit) for b in range(1, boxes + 1)]
     stand, double, split, surrender = ev.Stand(), ev.Double(), ev.Split(), ev.Surrender()
     close_insurance, cut_card = ev.CloseInsurance(), ev.CutCardOut()
+    card_events = {card.code: ev.CardDrawn(card=card) for card in ALL_CARDS}  # the engine keeps no event
     stake = unit * boxes
     total = 0.0
     total_sq = 0.0
@@ -99,7 +100,7 @@ def simulate(
                 apply(ev.Shuffle(shoe_id=shoe.shuffle()))
         card = shoe.cards[shoe.next]
         shoe.next += 1
-        return apply(ev.CardDrawn(card=card))
+        return apply(card_events[card.code])
 
     while played < rounds:
         if table.phase is Phase.WAITING_FOR_SHUFFLE:
@@ -143,9 +144,9 @@ def simulate(
                 effects = draw()
             for effect in effects:
                 if type(effect) is RoundSettled:
-                    settled = effect.result
-        net = float(Decimal(settled["net"]) / stake)
-        hands += len(settled["hands"])
+                    settled = effect.round
+        net = float(settled.net() / stake)
+        hands += sum(len(box.hands) for box in settled.boxes)
         total += net
         total_sq += net * net
         played += 1

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections import deque
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -21,7 +22,7 @@ import firmware_bridge as fb
 from controller import events as ev
 from controller.authority import TableAuthority
 from controller.cards import BadCard, parse_card
-from controller.effects import CardPlaced, Effect
+from controller.effects import CardPlaced, Effect, RoundSettled
 from controller.engine import BETWEEN_ROUNDS, IllegalAction, Table
 from controller.view import hole_card_hidden
 
@@ -89,6 +90,8 @@ class TableService:
         self.last_status: fb.Status | None = None
         self.cards_received = 0
         self.duplicates = 0
+        # Metrics hook (tablectl.metrics): called with the event and the seconds from submit to published.
+        self.observe: Callable[[ev.Event, float], None] | None = None
 
     @property
     def table(self) -> Table:
@@ -99,6 +102,7 @@ class TableService:
     def submit(self, event: ev.Event, actor: str | None = None, *, shoe_id: str | None = None,
                position: int | None = None) -> tuple[int, list[Effect]]:
         """Journal and apply one input; raises IllegalAction (journalled as refused) for a refused action."""
+        start = time.perf_counter()  # metrics: card-to-display latency starts here
         if actor is not None:
             event.actor = actor
         try:
@@ -107,6 +111,8 @@ class TableService:
             log.info("refused %s from %s: %s (%s)", event.type, event.actor, exc.message, exc.code)
             raise
         self._publish(seq, event, effects)
+        if self.observe is not None:  # metrics: every output and the live stream have it now
+            self.observe(event, time.perf_counter() - start)
         return seq, effects
 
     def _publish(self, seq: int, event: ev.Event, effects: list[Effect]) -> None:
@@ -263,6 +269,8 @@ class TableService:
 
 
 def _effect_dict(effect: Effect) -> dict[str, Any]:
+    if isinstance(effect, RoundSettled):
+        return {"effect": "RoundSettled", "result": effect.result}
     data: dict[str, Any] = {"effect": type(effect).__name__}
     for name in getattr(effect, "__slots__", ()):
         value = getattr(effect, name)
