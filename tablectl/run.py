@@ -84,7 +84,12 @@ async def serve(settings: Settings, *, gpio: bool = True, api: bool = True,
                                 log_level="warning", lifespan="off", access_log=False)
         server = uvicorn.Server(config)
         server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
-        tasks.append(asyncio.create_task(server.serve(), name="api"))
+        api_task = asyncio.create_task(server.serve(), name="api")
+        tasks.append(api_task)
+        while not server.started:  # announce ready only once the API really listens
+            if api_task.done():
+                raise OSError(f"the API could not listen on {settings.api.host}:{settings.api.port}")
+            await asyncio.sleep(0.01)
     notify = _sd_notify()
     watchdog = asyncio.create_task(_watchdog(notify), name="watchdog") if notify is not None else None
 
