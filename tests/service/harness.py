@@ -127,3 +127,15 @@ class Table:
 def tablectl(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "tablectl.cli", *args], capture_output=True, text=True,
                           timeout=timeout, env={**os.environ})
+
+
+async def until(predicate, timeout: float = 15.0) -> None:  # noqa: ANN001 - any zero-argument callable
+    """Wait in the event loop until predicate() is true, or fail the test after `timeout` seconds."""
+    import asyncio
+
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while not predicate():
+        if loop.time() > end:
+            raise AssertionError("condition not reached in time")
+        await asyncio.sleep(0.01)

@@ -6,6 +6,8 @@ import asyncio
 from datetime import datetime, timedelta, timezone
 from decimal import Decimal
 
+from harness import until
+
 from controller import events as ev
 from controller.alerts import AlertKind
 from controller.engine import Phase
@@ -13,14 +15,6 @@ from simulators.shoe.process import SimProcess
 from tablectl.config import settings_from_dict
 from tablectl.service import TableService
 
-
-async def _until(predicate, timeout: float = 15.0) -> None:
-    loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
-    while not predicate():
-        if loop.time() > end:
-            raise AssertionError("condition not reached in time")
-        await asyncio.sleep(0.01)
 
 
 def test_shoe_unplugged_mid_round_alerts_and_the_round_goes_on(tmp_path):
@@ -36,21 +30,21 @@ async def _unplugged(tmp_path) -> None:
         service = TableService(settings)
         stop = asyncio.Event()
         runner = asyncio.create_task(service.run(stop))
-        await _until(lambda: service.health.link_up and service.table.phase is Phase.BETTING)
+        await until(lambda: service.health.link_up and service.table.phase is Phase.BETTING)
         service.submit(ev.PlaceBet(box=1, amount=Decimal(10)), "dealer")
         for _ in range(2):
             seq = service.authority.journal.last_seq
-            await _until(lambda: not sim.request("status")["locked"])
+            await until(lambda: not sim.request("status")["locked"])
             assert (await loop.run_in_executor(None, lambda: sim.request("deal")))["ok"]
-            await _until(lambda: service.authority.journal.last_seq > seq)
+            await until(lambda: service.authority.journal.last_seq > seq)
         await loop.run_in_executor(None, lambda: sim.request("unplug", seconds=4))
         # a card drawn while the cable is out is kept by the shoe and arrives after the replug
         answer = await loop.run_in_executor(None, lambda: sim.request("deal"))
         assert answer["ok"]
-        await _until(lambda: not service.health.link_up)
+        await until(lambda: not service.health.link_up)
         assert [a.kind for a in service.table.open_alerts()] == [AlertKind.LINK_DOWN]
-        await _until(lambda: service.health.link_up)
-        await _until(lambda: service.table.phase is Phase.PLAYERS)
+        await until(lambda: service.health.link_up)
+        await until(lambda: service.table.phase is Phase.PLAYERS)
         hand = service.table.round.boxes[0].hands[0]
         assert [c.code for c in hand.cards][1] == answer["card"]
         alert = service.table.open_alerts()[0]
@@ -83,7 +77,7 @@ async def _ticks(tmp_path) -> None:
     await asyncio.sleep(0.1)
     assert 3 in service.table.reservations
     now[0] += timedelta(minutes=1)
-    await _until(lambda: 3 not in service.table.reservations)
+    await until(lambda: 3 not in service.table.reservations)
     stop.set()
     await runner
     # the lapse came from a journalled tick, so a replay reproduces it

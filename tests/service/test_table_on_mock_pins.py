@@ -14,6 +14,8 @@ import pytest
 from gpiozero import Device
 from gpiozero.pins.mock import MockFactory
 
+from harness import until
+
 from controller import events as ev
 from controller.engine import Phase
 from display.bell import BellSignal
@@ -38,14 +40,6 @@ def factory():
     mock.reset()
     Device.pin_factory = previous
 
-
-async def _until(predicate, timeout: float = 10.0) -> None:
-    loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
-    while not predicate():
-        if loop.time() > end:
-            raise AssertionError("condition not reached in time")
-        await asyncio.sleep(0.01)
 
 
 def test_round_by_console_buttons_lights_every_display_and_attention_rings(tmp_path, factory):
@@ -81,13 +75,13 @@ async def _scenario(tmp_path, factory: MockFactory) -> None:
 
         async def deal() -> str:
             seq = service.authority.journal.last_seq
-            await _until(lambda: sim.request("status")["locked"] is False)  # the gate follows the table
+            await until(lambda: sim.request("status")["locked"] is False)  # the gate follows the table
             answer = await loop.run_in_executor(None, lambda: sim.request("deal"))
             assert answer["ok"], answer
-            await _until(lambda: service.authority.journal.last_seq > seq)
+            await until(lambda: service.authority.journal.last_seq > seq)
             return answer["card"]
 
-        await _until(lambda: service.health.link_up and service.table.phase is Phase.BETTING)
+        await until(lambda: service.health.link_up and service.table.phase is Phase.BETTING)
         service.submit(ev.PlaceBet(box=2, amount=Decimal(10)), "dealer")
         cards = [await deal() for _ in range(3)]  # box 2, dealer, box 2
         assert cards == ["JH", "6S", "9H"]  # seed 21: box 2 has 19 against a six
@@ -95,7 +89,7 @@ async def _scenario(tmp_path, factory: MockFactory) -> None:
         assert shown() == expected()
         assert "19" in shown()[2]  # the player sees his own total
         press(io.console.pin(FunctionButton.STAND), clock)  # the dealer's stand button
-        await _until(lambda: service.table.phase is not Phase.PLAYERS)
+        await until(lambda: service.table.phase is not Phase.PLAYERS)
         while service.table.round is not None:  # the dealer draws to 17
             cards.append(await deal())
         record = service.table.last_round
@@ -110,18 +104,18 @@ async def _scenario(tmp_path, factory: MockFactory) -> None:
         assert factory.pin(17).state is False
         seq = service.authority.journal.last_seq
         assert (await loop.run_in_executor(None, lambda: sim.request("deal")))["ok"]
-        await _until(lambda: service.authority.journal.last_seq > seq)
+        await until(lambda: service.authority.journal.last_seq > seq)
         assert service.table.phase is Phase.ATTENTION
         assert factory.pin(17).state is True  # the attention pattern starts at once
         assert io.bell.player.ringing is BellSignal.ATTENTION
         assert shown() == expected() and len(set(shown())) == 1  # every display says so
-        await _until(lambda: sim.request("status")["locked"] is True)
+        await until(lambda: sim.request("status")["locked"] is True)
         refused = await loop.run_in_executor(None, lambda: sim.request("deal"))
         assert refused == {"ok": False, "error": "locked"}  # the gate holds further cards back
 
         service.submit(ev.DiscardCard(), "supervisor:pit")
         assert service.table.phase is Phase.BETTING and not service.table.open_alerts()
-        await _until(lambda: sim.request("status")["locked"] is False)
+        await until(lambda: sim.request("status")["locked"] is False)
         stop.set()
         await runner
         io.close()

@@ -1,4 +1,4 @@
-"""Fixtures for the link tests: a virtual shoe in a child process, on a real pty."""
+"""Fixtures shared by the link and virtual-shoe tests: a virtual shoe in a child process, on a real pty."""
 
 from __future__ import annotations
 
