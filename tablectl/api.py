@@ -265,6 +265,11 @@ def create_app(service: TableService) -> FastAPI:
         return StreamingResponse(stream(), media_type="text/event-stream",
                                  headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
+    from .dashboard import mount_dashboard
+    from .metrics import mount_metrics
+
+    mount_dashboard(app, service)
+    mount_metrics(app, service)
     return app
 
 

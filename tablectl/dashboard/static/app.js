@@ -1,0 +1,398 @@
+// The pit dashboard: the table, the shoe, alerts, history and figures, live from the service's SSE stream.
+// Vanilla JS, no build step. The stream is read with fetch() so the API key travels in a header;
+// it resumes with Last-Event-ID after a dropped connection or a service restart, without a reload.
+"use strict";
+
+const SUITS = { S: ["♠", false], H: ["♥", true], D: ["♦", true], C: ["♣", false] };
+const HILO = { "2": 1, "3": 1, "4": 1, "5": 1, "6": 1, "7": 0, "8": 0, "9": 0, T: -1, J: -1, Q: -1, K: -1, A: -1 };
+const LOUDNESS = { integrity: 5, unexpected_card: 4, shoe_fault: 4, link_down: 3, call_pit: 2, shuffle_due: 1 };
+const $ = (id) => document.getElementById(id);
+
+const state = {
+  key: null, view: null, sseSeq: 0, events: 0, gaps: 0, reconnects: 0, connected: false,
+  seenCards: new Set(), openRounds: new Set(), lastEventAt: 0, controller: null,
+};
+window.tablectl = state; // for the browser tests and the curious
+
+// ------------------------------------------------------------------ the key
+function loadKey() {
+  const m = location.hash.match(/(?:^#|&)key=([^&]+)/);
+  if (m) {
+    sessionStorage.setItem("tablectl.key", decodeURIComponent(m[1]));
+    history.replaceState(null, "", location.pathname + location.search); // keep the key out of the address bar
+  }
+  state.key = sessionStorage.getItem("tablectl.key");
+  $("key-state").textContent = state.key ? "key set" : "reads only";
+}
+
+function headers(extra) {
+  const h = Object.assign({}, extra || {});
+  if (state.key) h.Authorization = "Bearer " + state.key;
+  return h;
+}
+
+async function api(path, options) {
+  const opts = Object.assign({ cache: "no-store" }, options || {});
+  opts.headers = headers(opts.headers);
+  const r = await fetch(path, opts);
+  let body = null;
+  const type = r.headers.get("content-type") || "";
+  if (type.includes("json")) body = await r.json();
+  if (!r.ok) {
+    const err = new Error((body && body.error && body.error.message) || "HTTP " + r.status);
+    err.status = r.status;
+    throw err;
+  }
+  return body;
+}
+
+// ------------------------------------------------------------------ drawing
+const kids = (...xs) => xs.flat().filter((x) => x !== null && x !== undefined && x !== false);
+function el(tag, attrs, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k === "class") e.className = v; else if (k === "text") e.textContent = v; else e.setAttribute(k, v);
+  }
+  for (const c of children.flat()) if (c !== null && c !== undefined) e.append(c);
+  return e;
+}
+
+function cardEl(code, key) {
+  if (code === "XX") return el("span", { class: "card back", role: "img", "aria-label": "face-down card", title: "hole card" });
+  const rank = code[0], suit = SUITS[code[1]] || ["?", false];
+  const shown = rank === "T" ? "10" : rank;
+  const names = { S: "spades", H: "hearts", D: "diamonds", C: "clubs" };
+  const isNew = key && !state.seenCards.has(key + code);
+  if (key) state.nextSeen.add(key + code);
+  return el("span", { class: "card" + (suit[1] ? " red" : "") + (isNew ? " new" : ""), role: "img",
+    "aria-label": `${shown} of ${names[code[1]] || code[1]}`, "data-card": code },
+    el("span", { class: "r", text: shown }), el("span", { class: "s", text: suit[0] }));
+}
+
+const totalText = (totals) => (totals && totals.length ? totals.join(" / ") : "");
+const money = (s) => (s === null || s === undefined ? "" : String(s));
+function signed(s) {
+  const n = Number(s);
+  return el("span", { class: n > 0 ? "pos" : n < 0 ? "neg" : "", text: (n > 0 ? "+" : "") + s });
+}
+
+function renderTable(v) {
+  state.view = v;
+  state.nextSeen = new Set();
+  $("table-name").textContent = v.table || "table";
+  const phase = $("phase");
+  phase.textContent = v.phase.replaceAll("_", " ") + (v.round ? ` · round ${v.round}` : "");
+  phase.className = "badge " + v.phase;
+  document.title = `${v.table} · ${v.phase}${v.alerts.length ? " · " + v.alerts.length + " alert(s)" : ""}`;
+
+  // dealer
+  const d = v.dealer;
+  const dealerTurn = v.turn && v.turn.dealer;
+  $("dealer").replaceChildren(...kids(
+    el("span", { class: "label", text: "Dealer" }),
+    el("span", { class: "cards", "data-testid": "dealer-cards" }, d.cards.map((c, i) => cardEl(c, `d${v.round}-${i}`))),
+    el("span", { class: "total", "data-testid": "dealer-total", text: totalText(d.totals) }),
+    dealerTurn ? el("span", { class: "outcome push", text: "drawing" }) : null));
+
+  // whose turn
+  let turn = "";
+  if (v.turn && v.turn.box !== undefined) turn = `Box ${v.turn.box}` + (v.turn.hand ? `, hand ${v.turn.hand + 1}` : "") + " to act";
+  else if (dealerTurn) turn = "Dealer draws";
+  else if (v.next_card) turn = `Next card: ${v.next_card}`;
+  else if (v.shuffle_due) turn = "Shuffle due";
+  $("turn").textContent = turn;
+
+  // boxes, in dealer order (the order the engine deals them)
+  $("boxes").replaceChildren(...v.boxes.map((b) => {
+    const here = v.turn && v.turn.box === b.box && !b.next_round;
+    const bets = Object.values(b.bets || {}).reduce((a, x) => a + Number(x), 0);
+    return el("li", { class: "box" + (here ? " turn-here" : "") + (b.next_round ? " next" : ""),
+        "data-box": b.box, "aria-current": here ? "true" : null },
+      el("header", {}, el("span", { class: "num", text: `Box ${b.box}` }),
+        el("span", { text: b.owner && b.owner !== `box${b.box}` ? b.owner : "" }),
+        el("span", { text: `bet ${bets}` + (b.insurance ? ` · ins ${b.insurance}` : "") })),
+      b.next_round ? el("div", { class: "muted small", text: "next round" }) : null,
+      b.hands.map((h, hi) => el("div", { class: "hand" + (h.in_play ? " in-play" : ""), "data-hand": hi },
+        el("div", { class: "cards" }, h.cards.map((c, ci) => cardEl(c, `b${v.round}-${b.box}-${hi}-${ci}`))),
+        el("div", { class: "meta" },
+          el("span", { class: "total", "data-testid": "hand-total", text: totalText(h.totals) }),
+          el("span", { text: (h.split ? "split · " : "") + (h.doubled ? "doubled · " : "") + `bet ${h.bet}` }),
+          h.outcome ? el("span", { class: "outcome " + h.outcome, text: h.outcome.replaceAll("_", " ") }) : null,
+          h.net !== null && h.outcome ? signed(h.net) : null))));
+  }));
+  state.seenCards = state.nextSeen;
+
+  const lr = v.last_round;
+  $("last-round").replaceChildren(lr && !v.round
+    ? el("span", {}, `Round ${lr.number} settled: dealer ${lr.dealer.total} · players `, signed(lr.net)) : "");
+
+  renderAlerts(v.alerts);
+  renderShoe(v);
+  $("seq").textContent = `seq ${state.sseSeq || v.last_seq}`;
+}
+
+function renderAlerts(alerts) {
+  const sorted = [...alerts].sort((a, b) =>
+    (b.active - a.active) || ((LOUDNESS[b.kind] || 0) - (LOUDNESS[a.kind] || 0)) || (b.id - a.id));
+  const count = $("alert-count");
+  count.textContent = String(alerts.length);
+  count.className = "count" + (alerts.length ? " hot" : "");
+  if (!sorted.length) { $("alert-list").replaceChildren(el("li", { class: "none", text: "No alerts" })); return; }
+  $("alert-list").replaceChildren(...sorted.map((a) => {
+    const loud = (LOUDNESS[a.kind] || 0) >= 4;
+    const btns = [];
+    if (!a.acknowledged) btns.push(el("button", { class: "primary", "data-act": "ack", "data-alert": a.id }, "Acknowledge"));
+    if (a.kind === "unexpected_card" && a.active) {
+      btns.push(el("button", { "data-act": "discard", "data-alert": a.id }, "Resolve: discard held card"));
+      btns.push(el("button", { class: "danger", "data-act": "void", "data-alert": a.id }, "Void round"));
+    }
+    const when = a.raised_at ? new Date(a.raised_at).toLocaleTimeString() : "";
+    const how = { link_down: "clears when the link is back", shuffle_due: "clears with the shuffle" }[a.kind];
+    return el("li", { class: "alert" + (loud ? " sev-3" : "") + (a.acknowledged ? " acked" : ""),
+        "data-alert-id": a.id, "data-kind": a.kind },
+      el("span", { class: "when", text: when }),
+      el("div", { class: "kind", text: `${a.kind.replaceAll("_", " ")} #${a.id}` }),
+      el("div", { text: a.message }),
+      el("div", { class: "muted small", text: (a.acknowledged ? `acknowledged by ${a.acknowledged_by}` : "not acknowledged")
+        + (a.active ? " · cause active" : "") + (how && a.active ? ` · ${how}` : "") }),
+      el("div", { class: "btns" }, btns));
+  }));
+}
+
+function renderShoe(v) {
+  const s = v.shoe;
+  $("shoe-due").textContent = v.shuffle_due ? "YES" : "no";
+  $("shoe-rtc").textContent = v.right_to_cut || "–";
+  if (!s) { $("shoe-id").textContent = "none"; return; }
+  $("shoe-id").textContent = s.id;
+  $("shoe-dealt").textContent = `${s.dealt} / ${s.size}` + (s.burned ? ` (${s.burned} burned)` : "");
+  $("shoe-pen").textContent = `${(s.penetration * 100).toFixed(1)} %`;
+  $("pen-bar").style.width = `${Math.min(100, s.penetration * 100)}%`;
+  const cut = $("pen-cut");
+  if (s.cut_card_position) {
+    cut.hidden = false;
+    cut.style.left = `${Math.min(100, (100 * s.cut_card_position) / s.size)}%`;
+  } else cut.hidden = true;
+  $("shoe-cut").textContent = s.cut_card_out ? `out at ${s.cut_card_position ?? "?"}` : (s.cut_card_position ? `at ${s.cut_card_position}` : "in");
+  const rem = s.remaining_by_rank || {};
+  let left = 0, rc = 0;
+  for (const [rank, n] of Object.entries(rem)) { left += n; rc -= (HILO[rank] || 0) * n; } // Hi-Lo is balanced
+  const tc = left ? rc / (left / 52) : 0;
+  $("shoe-count").textContent = `${rc > 0 ? "+" : ""}${rc} / ${tc > 0 ? "+" : ""}${tc.toFixed(1)}`;
+  const max = Math.max(1, ...Object.values(rem));
+  $("ranks").replaceChildren(...Object.entries(rem).map(([rank, n]) => el("div", { class: "rank", title: `${rank}: ${n} left` },
+    el("i", { style: `height:${Math.round((60 * n) / max)}%` }), el("b", { text: rank === "T" ? "10" : rank }), el("span", { text: String(n) }))));
+  const ex = $("export-shoe");
+  ex.hidden = false;
+  ex.href = `/api/export?shoe=${encodeURIComponent(s.id)}`;
+}
+
+function renderHistory(body) {
+  const list = body.rounds.map((r) => {
+    const det = el("details", { "data-round": r.number },
+      el("summary", {}, el("span", { class: "n", text: `#${r.number}` }),
+        el("span", { class: "cards" }, r.dealer.cards.map((c) => cardEl(c))),
+        el("span", { text: `dealer ${r.dealer.total}` }), el("span", { text: `${r.hands.length} hand(s)` }),
+        el("span", {}, "players ", signed(r.net)), r.void ? el("span", { class: "outcome void", text: "void" }) : null),
+      el("table", {}, el("thead", {}, el("tr", {}, ["Box", "Cards", "Bet", "Outcome", "Net"].map((t) => el("th", { scope: "col", text: t })))),
+        el("tbody", {}, r.hands.map((h) => el("tr", {}, el("td", { text: String(h.box) }),
+          el("td", {}, el("span", { class: "cards" }, h.cards.map((c) => cardEl(c)))), el("td", { text: h.bet }),
+          el("td", { text: h.outcome || "" }), el("td", {}, signed(h.net)))),
+        (r.insurance || []).map((i) => el("tr", {}, el("td", { text: String(i.box) }), el("td", { text: "insurance" }),
+          el("td", { text: i.amount }), el("td", { text: "" }), el("td", {}, signed(i.net)))))),
+      el("p", { class: "small" }, `Shoe ${r.shoe_id} · `,
+        el("a", { class: "export", href: `/api/export?round=${r.number}` }, `Export round ${r.number} (.jsonl)`)));
+    if (state.openRounds.has(r.number)) det.open = true;
+    det.addEventListener("toggle", () => det.open ? state.openRounds.add(r.number) : state.openRounds.delete(r.number));
+    return el("li", {}, det);
+  });
+  $("history").replaceChildren(...(list.length ? list : [el("li", { class: "none", text: "No rounds yet" })]));
+}
+
+function renderFigures(f) {
+  $("fig-rph").textContent = String(f.rounds_per_hour);
+  $("fig-hph").textContent = String(f.hands_per_hour);
+  $("fig-rounds").textContent = `${f.rounds} (${f.hands} hands)`;
+  const house = $("fig-house");
+  const hold = Number(f.bets) ? `${((100 * Number(f.house_result)) / Number(f.bets)).toFixed(1)} % of ${f.bets} bet` : "";
+  house.replaceChildren(signed(f.house_result), el("span", { class: "muted small", text: hold ? " (" + hold + ")" : "" }));
+  const svg = $("chart"), W = 300, H = 90, s = f.series;
+  const maxR = Math.max(1, ...s.map((p) => p.rounds));
+  const hv = s.map((p) => Number(p.house));
+  const lo = Math.min(0, ...hv), hi = Math.max(0, ...hv), span = hi - lo || 1;
+  const bw = W / s.length;
+  const y = (x) => H - 4 - ((x - lo) / span) * (H - 8);
+  const ns = "http://www.w3.org/2000/svg";
+  const parts = s.map((p, i) => {
+    const r = document.createElementNS(ns, "rect");
+    const h = ((H - 8) * p.rounds) / maxR;
+    Object.entries({ x: i * bw + 0.5, y: H - h, width: Math.max(1, bw - 1), height: h, fill: "#79b8ff", opacity: 0.55 })
+      .forEach(([k, v]) => r.setAttribute(k, v));
+    return r;
+  });
+  const zero = document.createElementNS(ns, "line");
+  Object.entries({ x1: 0, x2: W, y1: y(0), y2: y(0), stroke: "#444", "stroke-dasharray": "3 3" }).forEach(([k, v]) => zero.setAttribute(k, v));
+  const line = document.createElementNS(ns, "polyline");
+  line.setAttribute("points", hv.map((v, i) => `${(i + 0.5) * bw},${y(v)}`).join(" "));
+  Object.entries({ fill: "none", stroke: "#ffb347", "stroke-width": 2 }).forEach(([k, v]) => line.setAttribute(k, v));
+  svg.replaceChildren(...parts, zero, line);
+}
+
+// ------------------------------------------------------------------ refreshing (coalesced)
+function coalesced(fn) {
+  let running = false, again = false;
+  return async function run() {
+    if (running) { again = true; return; }
+    running = true;
+    try { do { again = false; await fn(); } while (again); }
+    catch (e) { note(e); }
+    finally { running = false; }
+  };
+}
+const refreshTable = coalesced(async () => renderTable(await api("/api/table")));
+const refreshHistory = coalesced(async () => renderHistory(await api("/api/rounds?size=20")));
+const refreshFigures = coalesced(async () => renderFigures(await api("/api/figures?hours=8")));
+const refreshAll = () => Promise.all([refreshTable(), refreshHistory(), refreshFigures()]);
+
+function note(e) {
+  if (e && e.status === 401) {
+    $("action-msg").textContent = "This server needs an API key to read: enter one above.";
+    $("key").focus();
+  } else if (e) $("action-msg").textContent = String(e.message || e);
+}
+
+function stats() {
+  $("stats").textContent = `events ${state.events} · gaps ${state.gaps} · reconnects ${state.reconnects}`;
+  $("seq").textContent = `seq ${state.sseSeq}`;
+}
+
+// ------------------------------------------------------------------ the live stream
+function setLive(on, text) {
+  state.connected = on;
+  const live = $("live");
+  live.className = "live " + (on ? "on" : "off");
+  live.textContent = text || (on ? "live" : "reconnecting…");
+}
+
+function onBlock(block) {
+  let id = null, type = "message", data = "";
+  for (const line of block.split("\n")) {
+    if (line.startsWith(":")) continue;
+    const i = line.indexOf(":");
+    const field = i < 0 ? line : line.slice(0, i), value = i < 0 ? "" : line.slice(i + 1).replace(/^ /, "");
+    if (field === "id") id = value; else if (field === "event") type = value; else if (field === "data") data += value;
+  }
+  if (type === "reset") { refreshAll(); return; } // too far behind the service's buffer: reload the state
+  if (type !== "table" || !data) return;
+  const msg = JSON.parse(data);
+  const seq = Number(id || msg.seq);
+  if (seq <= state.sseSeq) return; // seen already (a resend after reconnecting)
+  if (state.sseSeq && seq !== state.sseSeq + 1) { state.gaps += 1; refreshAll(); }
+  state.sseSeq = seq;
+  state.events += 1;
+  stats();
+  refreshTable();
+  if (msg.effects.some((e) => e.effect === "RoundSettled")) { refreshHistory(); refreshFigures(); }
+}
+
+async function streamForever() {
+  let backoff = 250;
+  for (;;) {
+    const controller = new AbortController();
+    state.controller = controller;
+    try {
+      const h = headers({ Accept: "text/event-stream" });
+      if (state.sseSeq) h["Last-Event-ID"] = String(state.sseSeq);
+      const r = await fetch("/api/events", { headers: h, signal: controller.signal, cache: "no-store" });
+      if (!r.ok) { const e = new Error("stream: HTTP " + r.status); e.status = r.status; throw e; }
+      setLive(true);
+      backoff = 250;
+      state.lastEventAt = Date.now();
+      refreshAll(); // whatever changed while we were away (a restart), then the stream keeps it current
+      const reader = r.body.pipeThrough(new TextDecoderStream()).getReader();
+      let buf = "";
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        state.lastEventAt = Date.now();
+        buf += value.replace(/\r\n?/g, "\n");
+        let i;
+        while ((i = buf.indexOf("\n\n")) >= 0) { onBlock(buf.slice(0, i)); buf = buf.slice(i + 2); }
+      }
+    } catch (e) {
+      if (e && e.status === 401) note(e);
+    }
+    state.reconnects += 1;
+    setLive(false);
+    stats();
+    await new Promise((res) => setTimeout(res, backoff));
+    backoff = Math.min(backoff * 2, 4000);
+  }
+}
+
+// A connection that died without closing (a cable, a sleeping tablet): the service sends a keep-alive
+// every 15 s, so 35 s of silence means the stream is gone; abort it and resume from the last event.
+setInterval(() => {
+  if (state.connected && Date.now() - state.lastEventAt > 35000 && state.controller) state.controller.abort();
+}, 5000);
+setInterval(() => refreshFigures(), 60000);
+
+// ------------------------------------------------------------------ supervisor actions
+async function act(kind, alertId) {
+  if (!state.key) {
+    $("action-msg").textContent = "A supervisor key is needed: enter it above, then press the button again.";
+    $("key").focus();
+    return;
+  }
+  const body = kind === "ack" ? { type: "ack_alert", alert_id: alertId }
+    : kind === "discard" ? { type: "discard_card" } : { type: "void_round" };
+  if (kind === "void" && !confirm("Void the round? Every bet is returned.")) return;
+  try {
+    await api("/api/actions", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+    $("action-msg").textContent = `${body.type} done`;
+  } catch (e) {
+    $("action-msg").textContent = `${body.type} refused: ${e.message}`;
+  }
+  refreshTable();
+}
+
+async function download(a, ev) {
+  if (!state.key) return; // open reads: the browser downloads it
+  ev.preventDefault();
+  try {
+    const r = await fetch(a.href, { headers: headers() });
+    if (!r.ok) throw new Error("HTTP " + r.status);
+    const name = (r.headers.get("content-disposition") || "").match(/filename="([^"]+)"/);
+    const url = URL.createObjectURL(await r.blob());
+    const tmp = el("a", { href: url, download: name ? name[1] : "session.jsonl" });
+    document.body.append(tmp); tmp.click(); tmp.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 10000);
+  } catch (e) { $("action-msg").textContent = `export failed: ${e.message}`; }
+}
+
+document.addEventListener("click", (ev) => {
+  const b = ev.target.closest("button[data-act]");
+  if (b) { act(b.dataset.act, Number(b.dataset.alert)); return; }
+  const a = ev.target.closest("a.export");
+  if (a) download(a, ev);
+});
+
+$("key-form").addEventListener("submit", (ev) => {
+  ev.preventDefault();
+  const k = $("key").value.trim();
+  if (k) sessionStorage.setItem("tablectl.key", k); else sessionStorage.removeItem("tablectl.key");
+  $("key").value = "";
+  loadKey();
+  $("action-msg").textContent = "";
+  if (state.controller) state.controller.abort(); // reconnect with the key (a supervisor sees the hole card)
+  refreshAll();
+});
+
+loadKey();
+const started = performance.now();
+api("/api/table").then((v) => {
+  state.sseSeq = v.last_seq; // the stream resumes right after the state we drew
+  renderTable(v);
+  state.firstDraw = performance.now() - started;
+}).catch(note).finally(() => { stats(); streamForever(); });

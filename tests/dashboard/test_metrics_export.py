@@ -1,0 +1,79 @@
+"""/metrics names and counters, and the export endpoint's file replaying to the same round."""
+
+from __future__ import annotations
+
+import re
+
+import httpx
+from harness import DEALER_KEY, VIEWER_KEY
+
+from controller.replay import replay_lines
+from simulators.virtual_dealer import VirtualDealer
+
+NAMES = ("tablectl_rounds_total", "tablectl_hands_total", "tablectl_cards_total", "tablectl_alerts_total",
+         "tablectl_alerts_open", "tablectl_journal_commit_seconds_bucket", "tablectl_card_to_display_seconds_bucket",
+         "tablectl_link_frames_total", "tablectl_link_reconnects_total", "tablectl_link_up")
+
+
+def _metric(text: str, name: str, labels: str = "") -> float:
+    total = 0.0
+    for line in text.splitlines():
+        if line.startswith(name + ("{" + labels if labels else "")) and not line.startswith("#"):
+            if labels or line.startswith(name + " ") or line.startswith(name + "{"):
+                total += float(line.rsplit(" ", 1)[1])
+    return total
+
+
+def test_metrics_are_named_and_move_after_rounds(table):
+    before = httpx.get(table.api + "/metrics").text
+    for name in NAMES:
+        assert re.search(rf"^{name}[ {{]", before, re.M), name
+    VirtualDealer(table.api, DEALER_KEY, table.shoe.control_path, seed=1, max_boxes=3).run(
+        _played(table) + 3, timeout=120)
+    after = httpx.get(table.api + "/metrics").text
+    assert _metric(after, "tablectl_rounds_total") >= _metric(before, "tablectl_rounds_total") + 3
+    assert _metric(after, "tablectl_hands_total") > _metric(before, "tablectl_hands_total")
+    assert _metric(after, "tablectl_cards_total", 'to="box"') > _metric(before, "tablectl_cards_total", 'to="box"')
+    assert _metric(after, "tablectl_card_to_display_seconds_count") > _metric(before, "tablectl_card_to_display_seconds_count")
+    assert _metric(after, "tablectl_journal_commit_seconds_count") > _metric(before, "tablectl_journal_commit_seconds_count")
+    assert _metric(after, "tablectl_link_frames_total", 'result="ok"') > 0
+    assert _metric(after, "tablectl_link_up") == 1
+    # low cardinality: no round numbers or shoe ids in labels
+    assert not re.search(r'(round|shoe)="', after)
+
+
+def _played(table) -> int:
+    return httpx.get(table.api + "/api/table").json()["rounds_played"]
+
+
+def test_export_of_a_round_and_its_shoe_replay_to_the_same_round(table):
+    if _played(table) < 3:
+        VirtualDealer(table.api, DEALER_KEY, table.shoe.control_path, seed=1, max_boxes=3).run(3, timeout=120)
+    rounds = httpx.get(table.api + "/api/rounds", params={"size": 3}).json()["rounds"]
+    record = rounds[1]
+    r = httpx.get(table.api + "/api/export", params={"round": record["number"]},
+                  headers={"Authorization": f"Bearer {VIEWER_KEY}"})
+    assert r.status_code == 200
+    assert r.headers["content-type"].startswith("application/x-ndjson")
+    assert f'round-{record["number"]}.jsonl' in r.headers["content-disposition"]
+    lines = r.text.splitlines()
+    assert '"type":"rules"' in lines[0] and '"type":"shuffle"' in lines[1]
+    replayed = replay_lines(lines)
+    assert replayed.error is None, replayed.error
+    last = dict(replayed.rounds[-1])
+    # the replay numbers rounds from the shuffle; everything else is the same round
+    assert {k: v for k, v in last.items() if k != "number"} == {k: v for k, v in record.items() if k != "number"}
+    shoe = httpx.get(table.api + "/api/export", params={"shoe": record["shoe_id"]})
+    assert shoe.status_code == 200
+    whole = replay_lines(shoe.text.splitlines())
+    assert whole.error is None and len(whole.rounds) >= len(replayed.rounds)
+    assert httpx.get(table.api + "/api/export", params={"round": 999999}).status_code == 404
+    assert httpx.get(table.api + "/api/export").status_code == 422
+    assert httpx.get(table.api + "/api/export", params={"shoe": "x"},
+                     headers={"Authorization": "Bearer nope"}).status_code == 401
+
+
+def test_figures(table):
+    f = httpx.get(table.api + "/api/figures").json()
+    assert f["rounds"] >= 1 and f["rounds_per_hour"] > 0 and len(f["series"]) == 48
+    assert sum(p["rounds"] for p in f["series"]) == f["rounds"]
