@@ -11,14 +11,16 @@ from __future__ import annotations
 import json
 import os
 import time
+from pathlib import Path
 
 import httpx
 import pytest
-from conftest import OUTPUT, SCREENSHOTS
 from harness import DEALER_KEY, SUPERVISOR_KEY
 
 from simulators.virtual_dealer import VirtualDealer
 
+OUTPUT = Path(__file__).resolve().parents[2] / "test-output"  # gitignored; CI keeps it as an artefact
+SCREENSHOTS = OUTPUT / "screenshots"
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
