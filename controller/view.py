@@ -77,6 +77,10 @@ def table_view(table: Table, reveal_hole: bool = False) -> dict[str, Any]:
     shoe = table.shoe
     shoe_view = None
     if shoe is not None:
+        remaining = shoe.remaining_by_rank()
+        if dealer["hole_hidden"] and r is not None:
+            # The face-down card has left the shoe, but its rank must not show in the counts.
+            remaining[r.dealer.cards[1].rank] += 1
         shoe_view = {
             "id": shoe.shoe_id,
             "decks": shoe.decks,
@@ -86,7 +90,7 @@ def table_view(table: Table, reveal_hole: bool = False) -> dict[str, Any]:
             "penetration": round(shoe.penetration, 4),
             "cut_card_out": shoe.cut_card_out,
             "cut_card_position": shoe.cut_card_position,
-            "remaining_by_rank": shoe.remaining_by_rank(),
+            "remaining_by_rank": remaining,
         }
     return {
         "phase": table.phase.value,

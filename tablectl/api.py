@@ -14,7 +14,7 @@ import ipaddress
 import json
 from typing import Annotated, Any, AsyncIterator, Union
 
-from fastapi import Depends, FastAPI, Header, HTTPException, Query, Request
+from fastapi import Depends, FastAPI, Header, HTTPException, Path, Query, Request
 from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel, Field
 
@@ -22,6 +22,7 @@ from controller import events as ev
 from controller.engine import IllegalAction
 from controller.view import HIDDEN, table_view
 
+from .api_models import AlertModel, RoundRecord, RoundsPage, RulesModel, ShoeStatus, TableModel
 from .config import ApiKey, Role
 from .service import StreamItem, TableService
 
@@ -158,7 +159,8 @@ def create_app(service: TableService) -> FastAPI:
                       engine=h.engine_ok, phase=service.table.phase.value, last_error=h.last_error,
                       outputs_failed=h.outputs_failed)
 
-    @app.get("/api/table", tags=["read"], responses=ERRORS)
+    @app.get("/api/table", tags=["read"], responses=ERRORS, response_model=TableModel,
+             response_model_exclude_unset=True)
     def get_table(who: Viewer) -> dict[str, Any]:
         """The table now: phase, boxes and hands, dealer, whose turn, shoe, alerts."""
         view = table_view(service.table, reveal_hole=_RANK[who.role] >= _RANK[Role.SUPERVISOR])
@@ -166,36 +168,42 @@ def create_app(service: TableService) -> FastAPI:
         view["last_seq"] = service.authority.journal.last_seq
         return view
 
-    @app.get("/api/rules", tags=["read"], responses=ERRORS)
+    @app.get("/api/rules", tags=["read"], responses=ERRORS, response_model=RulesModel,
+             response_model_exclude_unset=True)
     def get_rules(who: Viewer) -> dict[str, Any]:
         """The rule profile in force and every option's value."""
         rules = service.table.rules
         return {"profile": rules.name, "options": rules.options()}
 
-    @app.get("/api/rounds", tags=["read"], responses=ERRORS)
-    def get_rounds(who: Viewer, page: Annotated[int, Query(ge=1)] = 1,
+    @app.get("/api/rounds", tags=["read"], responses=ERRORS, response_model=RoundsPage,
+             response_model_exclude_unset=True)
+    def get_rounds(who: Viewer, page: Annotated[int, Query(ge=1, le=10**9)] = 1,
                    size: Annotated[int, Query(ge=1, le=200)] = 20) -> dict[str, Any]:
         """Settled rounds, newest first, each with every card and its settlement."""
         journal = service.authority.journal
         return {"page": page, "size": size, "total": journal.round_count(),
                 "rounds": journal.rounds((page - 1) * size, size)}
 
-    @app.get("/api/rounds/{number}", tags=["read"], responses={**ERRORS, 404: {"model": ErrorResponse}})
-    def get_round(number: int, who: Viewer) -> dict[str, Any]:
+    @app.get("/api/rounds/{number}", tags=["read"], responses={**ERRORS, 404: {"model": ErrorResponse}},
+             response_model=RoundRecord,
+             response_model_exclude_unset=True)
+    def get_round(number: Annotated[int, Path(ge=1, le=2**62)], who: Viewer) -> dict[str, Any]:
         """One settled round."""
         record = service.authority.journal.round(number)
         if record is None:
             raise ApiError(404, "no_such_round", f"round {number} has not been settled")
         return record
 
-    @app.get("/api/shoe", tags=["read"], responses=ERRORS)
+    @app.get("/api/shoe", tags=["read"], responses=ERRORS, response_model=ShoeStatus,
+             response_model_exclude_unset=True)
     def get_shoe(who: Viewer) -> dict[str, Any]:
         """The shoe: id, cards dealt, penetration, cut card, and cards remaining by rank."""
         view = table_view(service.table)
         return {"shoe": view["shoe"], "shuffle_due": view["shuffle_due"], "right_to_cut": view["right_to_cut"],
                 "locked": view["locked"]}
 
-    @app.get("/api/alerts", tags=["read"], responses=ERRORS)
+    @app.get("/api/alerts", tags=["read"], responses=ERRORS, response_model=list[AlertModel],
+             response_model_exclude_unset=True)
     def get_alerts(who: Viewer) -> list[dict[str, Any]]:
         """Open alerts, oldest first."""
         return [a.as_dict() for a in service.table.open_alerts()]

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from controller.rules import RuleError, RuleProfile, build_rules
 from display.wiring import GpioWiring, PinFactoryName
@@ -102,8 +103,10 @@ class ClockSettings(_Section):
     tick_seconds: float = Field(30.0, gt=0, le=3600, description="how often the service feeds a clock tick")
 
 
-class Settings(_Section):
-    """The whole configuration file."""
+class Settings(BaseSettings):
+    """The whole configuration file. Environment variables override it: TABLECTL_API__PORT=9000."""
+
+    model_config = SettingsConfigDict(env_prefix="TABLECTL_", env_nested_delimiter="__", extra="forbid")
 
     table: TableSettings = Field(default_factory=TableSettings)
     shoe: ShoeSettings = Field(default_factory=ShoeSettings)
@@ -135,7 +138,7 @@ def _explain(exc: ValidationError) -> str:
 def load_settings(path: str | Path | None) -> Settings:
     """Read and validate a TOML config file (None: embedded defaults)."""
     if path is None:
-        return Settings()
+        return settings_from_dict({}, "embedded defaults and TABLECTL_* environment")
     try:
         with open(path, "rb") as f:
             data = tomllib.load(f)
@@ -149,6 +152,6 @@ def load_settings(path: str | Path | None) -> Settings:
 def settings_from_dict(data: dict[str, Any], source: str = "config") -> Settings:
     """Validate already-parsed settings."""
     try:
-        return Settings.model_validate(data)
+        return Settings(**data)
     except ValidationError as exc:
         raise ConfigError(f"{source}: {_explain(exc)}") from None
