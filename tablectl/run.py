@@ -30,6 +30,22 @@ class KeyValueFormatter(logging.Formatter):
         return line
 
 
+class TableContext(logging.Filter):
+    """Puts the round and shoe in play on every log line (round=12 shoe=3FA2B1C0.1)."""
+
+    def __init__(self, service: TableService) -> None:
+        super().__init__()
+        self.service = service
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        table = self.service.table
+        if table.round is not None and not hasattr(record, "round"):
+            record.round = table.round.number
+        if table.shoe is not None and not hasattr(record, "shoe"):
+            record.shoe = table.shoe.shoe_id
+        return True
+
+
 def setup_logging(level: str) -> None:
     """Log structured lines to stderr (journald keeps them under systemd)."""
     handler = logging.StreamHandler(sys.stderr)
@@ -69,6 +85,9 @@ async def serve(settings: Settings, *, gpio: bool = True, api: bool = True,
     service = service or TableService(settings)
     log.info("table %s: journal %s, %d events replayed, phase %s", settings.table.name, settings.journal.path,
              service.authority.replayed, service.table.phase.value)
+    context = TableContext(service)
+    for handler in logging.getLogger().handlers:
+        handler.addFilter(context)
     io = build_gpio(service, settings, loop) if gpio else None
     stop = asyncio.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
@@ -115,6 +134,8 @@ async def serve(settings: Settings, *, gpio: bool = True, api: bool = True,
         await asyncio.gather(*tasks, return_exceptions=True)
         if io is not None:
             io.close()
+        for handler in logging.getLogger().handlers:
+            handler.removeFilter(context)
 
 
 def _sd_notify() -> Any:
