@@ -81,7 +81,7 @@ async def _demo(args: argparse.Namespace, profile: str, workdir: Path) -> int:
     })
     setup_logging("WARNING")
     api = f"http://127.0.0.1:{port}"
-    print(f"tablectl demo: table '{profile}', API {api} (reads open on loopback; "
+    print(f"tablectl demo: table '{profile}', pit dashboard and API {api}/ (reads open on loopback; "
           f"supervisor key {supervisor_key}), journal {db}", flush=True)
     started = asyncio.Event()
     holder: dict[str, Any] = {}
