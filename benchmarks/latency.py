@@ -149,34 +149,22 @@ async def card_latency(directory: Path, cards: int) -> list[float]:
 
 def build_journal(path: Path, rounds: int) -> None:
     """A journal of `rounds` simulated rounds (written fast: this is setup, not the measure)."""
+    from datetime import datetime, timezone
+
+    import simulators.simulate as sim_module
     from controller.authority import TableAuthority
     from controller.rules import build_rules
-    from simulators.simulate import simulate
-    import controller.journal as journal_module
 
     authority = TableAuthority.open(path, build_rules("ru-standard"), snapshot_every_rounds=50)
     authority.journal.db.execute("PRAGMA synchronous=OFF")
-    from datetime import datetime, timezone
     now = datetime.now(timezone.utc)
-    real_apply = authority.table.apply
-
-    class Recorder:
-        def __init__(self) -> None:
-            self.table = authority.table
-
-        def apply(self, event):  # noqa: ANN001, ANN201
-            _, effects = authority.submit(event, now)
-            return effects
-
     # Reuse the simulator's players and shoe, but route every event through the authority.
-    import simulators.simulate as sim_module
     original = sim_module.Table
     sim_module.Table = lambda rules: _Routed(authority, now)  # type: ignore[assignment]
     try:
-        simulate(build_rules("ru-standard"), rounds, seed=1, boxes=3)
+        sim_module.simulate(build_rules("ru-standard"), rounds, seed=1, boxes=3)
     finally:
         sim_module.Table = original
-    del real_apply, journal_module, Recorder
     authority.journal.close()
 
 

@@ -396,8 +396,7 @@ class Table:
     def _hit(self, hand: Hand, card: Card) -> None:
         r = self.round
         assert r is not None
-        if self.phase is Phase.SURRENDER:
-            self._set_phase(Phase.PLAYERS)
+        self._close_surrender_window()
         r.anyone_drew = True
         hand.box.acted = True
         hand.add(card)
@@ -519,10 +518,13 @@ class Table:
             self._set_phase(Phase.BETTING)
 
     # ------------------------------------------------------------------ players' decisions
-    def _require_turn(self, what: str) -> Hand:
+    def _close_surrender_window(self) -> None:
+        """The first card or decision after the deal ends the table-wide surrender window."""
         if self.phase is Phase.SURRENDER:
-            pass  # the first decision closes the surrender window
-        elif self.phase is not Phase.PLAYERS:
+            self._set_phase(Phase.PLAYERS)
+
+    def _require_turn(self, what: str) -> Hand:
+        if self.phase is not Phase.PLAYERS and self.phase is not Phase.SURRENDER:
             raise IllegalAction("not_players_turn", f"cannot {what} now: no hand is in play ({self.phase.value})")
         hand = self.round.hand  # type: ignore[union-attr]
         if len(hand.cards) < 2:
@@ -533,8 +535,7 @@ class Table:
 
     def _on_stand(self, e: ev.Stand) -> None:
         hand = self._require_turn("stand")
-        if self.phase is Phase.SURRENDER:
-            self._set_phase(Phase.PLAYERS)
+        self._close_surrender_window()
         hand.box.acted = True
         hand.done = True
         self._to_next_hand()
@@ -627,8 +628,7 @@ class Table:
         refusal = self._double_refusal(hand)
         if refusal is not None:
             raise refusal
-        if self.phase is Phase.SURRENDER:
-            self._set_phase(Phase.PLAYERS)
+        self._close_surrender_window()
         hand.box.acted = True
         hand.stake = hand.stake * 2
         hand.doubled = True
@@ -638,8 +638,7 @@ class Table:
         refusal = self._split_refusal(hand)
         if refusal is not None:
             raise refusal
-        if self.phase is Phase.SURRENDER:
-            self._set_phase(Phase.PLAYERS)
+        self._close_surrender_window()
         r = self.round
         assert r is not None
         box = hand.box

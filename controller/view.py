@@ -109,7 +109,7 @@ def table_view(table: Table, reveal_hole: bool = False) -> dict[str, Any]:
         "held_cards": [c.code for c in table.held],
         "alerts": [a.as_dict() for a in table.open_alerts()],
         "reservations": {str(b): p for b, (p, _) in table.reservations.items()},
-        "last_round": _redacted_last_round(table),
+        "last_round": table.last_round,
     }
 
 
@@ -129,7 +129,3 @@ def _next_card(table: Table) -> str | None:
     if phase in (Phase.BETTING, Phase.SETTLED) and table.shoe is not None and (table.pending or table.burn_left):
         return "burn" if table.burn_left else "first box"
     return None
-
-
-def _redacted_last_round(table: Table) -> dict[str, Any] | None:
-    return table.last_round

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from datetime import datetime, timezone
 
@@ -37,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
     """Export the journal's accepted events as JSON Lines."""
     try:
         since = _parse_time(args.since) if args.since else None
-        if not _exists(args.db):
+        if not os.path.exists(args.db):
             raise JournalError(f"no journal at {args.db}")
         journal = Journal(args.db)
         out = open(args.out, "w", encoding="utf-8") if args.out else sys.stdout
@@ -51,11 +52,6 @@ def run(args: argparse.Namespace) -> int:
         print(f"tablectl journal export: {exc}", file=sys.stderr)
         return 2
     return 0
-
-
-def _exists(path: str) -> bool:
-    import os
-    return os.path.exists(path)
 
 
 def _parse_time(text: str) -> datetime:
@@ -77,7 +73,7 @@ def configure_status_parser(p: argparse.ArgumentParser) -> None:
 def run_status(args: argparse.Namespace) -> int:
     """Print the table's state as the journal leaves it, without the service."""
     try:
-        if not _exists(args.db):
+        if not os.path.exists(args.db):
             raise JournalError(f"no journal at {args.db}")
         authority = _open(args.db)
     except JournalError as exc:
