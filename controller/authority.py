@@ -16,7 +16,7 @@ from typing import Any, Iterator
 
 from .effects import Effect, RoundSettled
 from .engine import IllegalAction, Phase, Table
-from .events import Event, SetRules, dump_event
+from .events import Event, SetRules, Shuffle, dump_event
 from .journal import Journal, JournalError
 from .rules import RuleProfile, build_rules
 
@@ -118,3 +118,41 @@ def export_session(journal: Journal, since_time: datetime | None = None) -> Iter
             if rules_line is not None:
                 yield rules_line
         yield data
+
+
+def export_shoe(journal: Journal, *, round_number: int | None = None,
+                shoe_id: str | None = None) -> list[dict[str, Any]] | None:
+    """The session-format events of one shoe (cut after `round_number`'s settlement), or None if unknown.
+
+    Accepted events only, dumped as `export_session` dumps them, starting with the
+    rules line in force and the shoe's shuffle, so the file replays alone. A replay
+    numbers rounds from that shuffle, so round N comes out with the same cards and
+    settlement under its number within the shoe.
+    """
+    end_seq: int | None = None
+    if round_number is not None:
+        record = journal.round(round_number)
+        end_seq = journal.round_seq(round_number)
+        if record is None or end_seq is None:
+            return None
+        shoe_id = record.get("shoe_id")  # type: ignore[assignment]
+    rules_line: dict[str, Any] | None = None
+    out: list[dict[str, Any]] | None = None
+    for entry in journal.entries():
+        if end_seq is not None and entry.seq > end_seq:
+            break
+        if entry.refused:
+            continue
+        event = entry.event
+        if isinstance(event, SetRules):
+            rules_line = dump_event(event)
+        if isinstance(event, Shuffle):
+            if out is not None and event.shoe_id != shoe_id:
+                if end_seq is None:
+                    break  # the next shoe
+                out = None  # (a round number names its shoe: keep looking)
+            if event.shoe_id == shoe_id and out is None:
+                out = [rules_line] if rules_line is not None else []
+        if out is not None:
+            out.append(dump_event(event))
+    return out

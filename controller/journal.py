@@ -165,6 +165,18 @@ class Journal:
         """How many rounds are recorded."""
         return self.db.execute("SELECT COUNT(*) FROM rounds").fetchone()[0]
 
+    def round_seq(self, number: int) -> int | None:
+        """The sequence number of the event that settled round `number`."""
+        row = self.db.execute("SELECT seq FROM rounds WHERE number = ?", (number,)).fetchone()
+        return row[0] if row else None
+
+    def rounds_settled_since(self, since: datetime) -> list[tuple[str, dict[str, object]]]:
+        """(settled at, record) of every round settled at or after `since`, in round order."""
+        rows = self.db.execute(
+            "SELECT e.received_at, r.record FROM rounds r JOIN events e ON e.seq = r.seq "
+            "WHERE e.received_at >= ? ORDER BY r.number", (since.astimezone(timezone.utc).isoformat(),))
+        return [(at, json.loads(body)) for at, body in rows]
+
     # ------------------------------------------------------------------ reading
     def latest_snapshot(self) -> tuple[int, object] | None:
         """The newest usable snapshot (seq, state), or None."""

@@ -141,7 +141,7 @@ def mount_metrics(app: FastAPI, service: "TableService") -> TableMetrics:
         service.observe = observe  # type: ignore[attr-defined]
 
     @app.get("/metrics", include_in_schema=False)
-    def get_metrics() -> Response:
+    async def get_metrics() -> Response:
         return Response(metrics.render(), media_type=CONTENT_TYPE_LATEST)
 
     return metrics

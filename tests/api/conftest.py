@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "service"))
-
-from harness import Table  # noqa: E402
+from tests.support.harness import Table
 
 
 @pytest.fixture(scope="module")

@@ -8,8 +8,8 @@ import time
 
 import httpx
 import pytest
-from client import call
-from harness import DEALER_KEY, SUPERVISOR_KEY, VIEWER_KEY, tablectl
+from tests.support.client import call
+from tests.support.harness import DEALER_KEY, SUPERVISOR_KEY, VIEWER_KEY, tablectl
 
 from controller.replay import replay_lines
 from simulators.virtual_dealer import VirtualDealer

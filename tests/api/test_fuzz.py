@@ -8,7 +8,7 @@ ends by design. Every operation gets its own examples, generated from the schema
 from __future__ import annotations
 
 import schemathesis
-from harness import SUPERVISOR_KEY
+from tests.support.harness import SUPERVISOR_KEY
 from hypothesis import HealthCheck, given, settings
 
 

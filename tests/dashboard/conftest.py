@@ -3,14 +3,11 @@ with reads open on loopback, as the demo runs it."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "service"))
-
-from harness import Table  # noqa: E402
+from tests.support.harness import Table
 
 ROOT = Path(__file__).resolve().parents[2]
 OUTPUT = ROOT / "test-output"

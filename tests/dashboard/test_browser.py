@@ -15,7 +15,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from harness import DEALER_KEY, SUPERVISOR_KEY
+from tests.support.harness import DEALER_KEY, SUPERVISOR_KEY
 
 from simulators.virtual_dealer import VirtualDealer
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 import httpx
-from harness import DEALER_KEY, VIEWER_KEY
+from tests.support.harness import DEALER_KEY, VIEWER_KEY
 
 from controller.replay import replay_lines
 from simulators.virtual_dealer import VirtualDealer

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 
 import pytest
-from harness import tablectl
+from tests.support.harness import tablectl
 
 from tablectl.config import ConfigError, load_settings, settings_from_dict
 

@@ -13,7 +13,7 @@ import threading
 import time
 
 import pytest
-from harness import DEALER_KEY, Table, tablectl
+from tests.support.harness import DEALER_KEY, Table, tablectl
 
 from controller.replay import replay_lines
 from simulators.virtual_dealer import VirtualDealer

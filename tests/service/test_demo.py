@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from decimal import Decimal
 
-from harness import tablectl
+from tests.support.harness import tablectl
 
 from controller.replay import replay_lines
 

@@ -6,7 +6,7 @@ import asyncio
 from datetime import datetime, timedelta, timezone
 from decimal import Decimal
 
-from harness import until
+from tests.support.harness import until
 
 from controller import events as ev
 from controller.alerts import AlertKind

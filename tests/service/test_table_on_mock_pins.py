@@ -14,7 +14,7 @@ import pytest
 from gpiozero import Device
 from gpiozero.pins.mock import MockFactory
 
-from harness import until
+from tests.support.harness import until
 
 from controller import events as ev
 from controller.engine import Phase

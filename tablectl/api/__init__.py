@@ -1,0 +1,39 @@
+"""The local HTTP API: the pit, the dealer's panel and the virtual dealer speak to the table here.
+
+A package of routers in FastAPI's "bigger applications" layout: `auth` (the one
+gate for keys), `tables` (reads), `actions` (writes), `stream` (the live event
+stream), `dashboard` (the pit's page), with `errors` giving every answer of
+every route, the framework's own included, one documented shape. Writes go
+through the service's single ordered path and the journal, with the caller as
+actor. A hole card is shown only to a supervisor until the dealer turns it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from fastapi import FastAPI
+
+from . import actions, dashboard, stream, tables
+from .auth import KeyRing
+from .errors import ERRORS, ApiError, ErrorBody, ErrorResponse, install_error_handlers
+
+if TYPE_CHECKING:  # pragma: no cover
+    from tablectl.service import TableService
+
+__all__ = ["create_app", "ApiError", "ERRORS", "ErrorBody", "ErrorResponse"]
+
+
+def create_app(service: "TableService") -> FastAPI:
+    """The FastAPI application for one table service."""
+    from tablectl.metrics import mount_metrics
+
+    app = FastAPI(title="tablectl", version="0.1.0", description="Local API of one blackjack table controller.")
+    app.state.service = service
+    app.state.keys = KeyRing(service.settings.api)
+    install_error_handlers(app)
+    for module in (tables, actions, stream, dashboard):
+        app.include_router(module.router)
+    dashboard.mount_static(app)
+    mount_metrics(app, service)
+    return app

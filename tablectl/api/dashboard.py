@@ -1,0 +1,28 @@
+"""The pit dashboard: one page served by the service itself (no build step, nothing from a CDN).
+
+The page is at `/`, its files under `/dashboard/...`; everything it shows comes
+from the API's own reads and event stream, with the caller's key.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fastapi import APIRouter, FastAPI
+from fastapi.responses import FileResponse
+from fastapi.staticfiles import StaticFiles
+
+STATIC = Path(__file__).with_name("static")
+
+router = APIRouter()
+
+
+@router.get("/", include_in_schema=False)
+async def index() -> FileResponse:
+    """The dashboard's page."""
+    return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
+
+
+def mount_static(app: FastAPI) -> None:
+    """Serve the page's files under /dashboard/."""
+    app.mount("/dashboard", StaticFiles(directory=STATIC), name="dashboard")

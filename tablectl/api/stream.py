@@ -1,0 +1,76 @@
+"""The live event stream (Server-Sent Events): every journalled input as it happens."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Annotated, AsyncIterator
+
+from fastapi import APIRouter, Header, Request
+from fastapi.responses import StreamingResponse
+
+from controller.view import HIDDEN
+
+from .auth import Viewer
+from .deps import Service
+from .errors import ERRORS, ApiError
+
+router = APIRouter()
+
+
+@router.get("/api/events", tags=["read"], responses=ERRORS, response_class=StreamingResponse)
+async def events(request: Request, who: Viewer, service: Service,
+                 last_event_id: Annotated[str | None, Header()] = None) -> StreamingResponse:
+    """Server-Sent Events: every journalled input as it happens; the id is the journal sequence.
+
+    Reconnect with `Last-Event-ID` to get everything after it (from the recent buffer).
+    """
+    from tablectl.service import StreamItem
+
+    reveal = who.sees_hole_card
+    try:
+        after = int(last_event_id) if last_event_id else None
+    except ValueError:
+        raise ApiError(422, "bad_last_event_id", "Last-Event-ID must be a journal sequence number",
+                       "Last-Event-ID") from None
+    queue: asyncio.Queue[StreamItem] = asyncio.Queue()
+    service.subscribers.add(queue)
+    backlog = [i for i in service.recent if after is not None and i.seq > after]
+    gap = after is not None and service.recent and service.recent[0].seq > after + 1
+
+    async def stream() -> AsyncIterator[bytes]:
+        try:
+            yield b"retry: 1000\n\n"
+            if gap:
+                yield b"event: reset\ndata: {}\n\n"  # too far behind: reload the table
+            last = after or 0
+            for item in backlog:
+                last = item.seq
+                yield _sse(item, reveal)
+            while True:
+                try:
+                    item = await asyncio.wait_for(queue.get(), timeout=15)
+                except asyncio.TimeoutError:
+                    yield b": keep-alive\n\n"
+                    if await request.is_disconnected():
+                        return
+                    continue
+                if item.seq > last:
+                    last = item.seq
+                    yield _sse(item, reveal)
+        finally:
+            service.subscribers.discard(queue)
+
+    return StreamingResponse(stream(), media_type="text/event-stream",
+                             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+
+def _sse(item: "StreamItem", reveal: bool) -> bytes:  # noqa: F821 - imported lazily above
+    event = item.event
+    effects = item.effects
+    if item.secret_card and not reveal:
+        event = {**event, "card": HIDDEN}
+        effects = [{**e, "card": HIDDEN} if e.get("effect") == "CardPlaced" else e for e in effects]
+    data = json.dumps({"seq": item.seq, "event": event, "phase": item.phase, "effects": effects},
+                      separators=(",", ":"), default=str)
+    return f"id: {item.seq}\nevent: table\ndata: {data}\n\n".encode()

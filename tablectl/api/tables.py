@@ -1,0 +1,132 @@
+"""Reads: the table now, its rules, the settled rounds, the shoe, the alerts, the shift's figures, exports.
+
+Every handler is ``async`` so it runs on the event loop, between two inputs of
+the service's single ordered path: a read never sees half an input applied.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Path, Query
+from fastapi.responses import Response
+from pydantic import BaseModel, Field
+
+from controller.authority import export_shoe
+from controller.view import table_view
+
+from .auth import Viewer
+from .deps import Service
+from .errors import ERRORS, ApiError, ErrorResponse
+from .figures import figures
+from .models import AlertModel, RoundRecord, RoundsPage, RulesModel, ShoeStatus, TableModel
+
+router = APIRouter()
+
+# Every number a route takes is bounded, so nothing out of range reaches SQLite or the engine.
+RoundNumber = Annotated[int, Path(ge=1, le=2**62)]
+
+
+class Health(BaseModel):
+    """Whether the parts of the table are well."""
+
+    ok: bool
+    shoe_link: bool
+    journal: bool
+    engine: bool
+    phase: str
+    last_error: str | None = None
+    outputs_failed: dict[str, str] = Field(default_factory=dict)
+
+
+@router.get("/healthz", response_model=Health, tags=["health"])
+async def healthz(service: Service) -> Health:
+    """Is the shoe link up, the journal writable and the engine well? (no key needed)"""
+    h = service.health
+    return Health(ok=h.link_up and h.journal_ok and h.engine_ok, shoe_link=h.link_up, journal=h.journal_ok,
+                  engine=h.engine_ok, phase=service.table.phase.value, last_error=h.last_error,
+                  outputs_failed=h.outputs_failed)
+
+
+@router.get("/api/table", tags=["read"], responses=ERRORS, response_model=TableModel,
+            response_model_exclude_unset=True)
+async def get_table(who: Viewer, service: Service) -> dict[str, Any]:
+    """The table now: phase, boxes and hands, dealer, whose turn, shoe, alerts."""
+    view = table_view(service.table, reveal_hole=who.sees_hole_card)
+    view["table"] = service.settings.table.name
+    view["last_seq"] = service.authority.journal.last_seq
+    return view
+
+
+@router.get("/api/rules", tags=["read"], responses=ERRORS, response_model=RulesModel,
+            response_model_exclude_unset=True)
+async def get_rules(who: Viewer, service: Service) -> dict[str, Any]:
+    """The rule profile in force and every option's value."""
+    rules = service.table.rules
+    return {"profile": rules.name, "options": rules.options()}
+
+
+@router.get("/api/rounds", tags=["read"], responses=ERRORS, response_model=RoundsPage,
+            response_model_exclude_unset=True)
+async def get_rounds(who: Viewer, service: Service, page: Annotated[int, Query(ge=1, le=10**9)] = 1,
+                     size: Annotated[int, Query(ge=1, le=200)] = 20) -> dict[str, Any]:
+    """Settled rounds, newest first, each with every card and its settlement."""
+    journal = service.authority.journal
+    return {"page": page, "size": size, "total": journal.round_count(),
+            "rounds": journal.rounds((page - 1) * size, size)}
+
+
+@router.get("/api/rounds/{number}", tags=["read"], responses={**ERRORS, 404: {"model": ErrorResponse}},
+            response_model=RoundRecord, response_model_exclude_unset=True)
+async def get_round(number: RoundNumber, who: Viewer, service: Service) -> dict[str, Any]:
+    """One settled round."""
+    record = service.authority.journal.round(number)
+    if record is None:
+        raise ApiError(404, "no_such_round", f"round {number} has not been settled")
+    return record
+
+
+@router.get("/api/shoe", tags=["read"], responses=ERRORS, response_model=ShoeStatus,
+            response_model_exclude_unset=True)
+async def get_shoe(who: Viewer, service: Service) -> dict[str, Any]:
+    """The shoe: id, cards dealt, penetration, cut card, and cards remaining by rank."""
+    view = table_view(service.table)
+    return {"shoe": view["shoe"], "shuffle_due": view["shuffle_due"], "right_to_cut": view["right_to_cut"],
+            "locked": view["locked"]}
+
+
+@router.get("/api/alerts", tags=["read"], responses=ERRORS, response_model=list[AlertModel],
+            response_model_exclude_unset=True)
+async def get_alerts(who: Viewer, service: Service) -> list[dict[str, Any]]:
+    """Open alerts, oldest first."""
+    return [a.as_dict() for a in service.table.open_alerts()]
+
+
+@router.get("/api/export", tags=["read"], responses={**ERRORS, 404: {"description": "no such round or shoe"}},
+            response_class=Response)
+async def export(who: Viewer, service: Service, round: Annotated[int | None, Query(ge=1, le=2**62)] = None,
+                 shoe: Annotated[str | None, Query(min_length=1, max_length=64)] = None) -> Response:
+    """One round (`?round=N`) or one shoe (`?shoe=ID`) as a session file (JSON Lines) that replays alone."""
+    if (round is None) == (shoe is None):
+        raise ApiError(422, "invalid_request", "give exactly one of round or shoe", "query.round")
+    lines = export_shoe(service.authority.journal, round_number=round, shoe_id=shoe)
+    if not lines:
+        what = f"round {round} has not been settled" if round is not None else f"shoe {shoe!r} is not in the journal"
+        raise ApiError(404, "not_found", what)
+    name = f"round-{round}" if round is not None else f"shoe-{_safe(shoe or '')}"
+    table = _safe(service.settings.table.name)
+    body = "".join(json.dumps(line, separators=(",", ":"), default=str) + "\n" for line in lines)
+    return Response(body, media_type="application/x-ndjson",
+                    headers={"Content-Disposition": f'attachment; filename="{table}-{name}.jsonl"'})
+
+
+@router.get("/api/figures", tags=["read"], responses=ERRORS)
+async def get_figures(who: Viewer, service: Service,
+                      hours: Annotated[float, Query(gt=0, le=24)] = 8) -> dict[str, Any]:
+    """Rounds and hands per hour and the table's result (house side) over the last hours, with a series."""
+    return figures(service.authority.journal, service.clock(), hours)
+
+
+def _safe(text: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in text)[:64] or "table"
