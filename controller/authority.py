@@ -1,10 +1,17 @@
-"""The table's single authority: the journal first, then the engine.
+"""The table's single authority: decide, then write, then apply.
 
-Every input, from the shoe or a person, goes through `TableAuthority.submit`:
-it is appended to the journal (committed) before the engine applies it. An
-action the engine refuses stays in the journal, marked refused, for the audit
-trail; replay skips it. Opening an authority on an existing journal restores
-the exact state: the newest snapshot, then every event after it.
+`TableAuthority.submit` is the one place an input becomes part of the table:
+
+- a person's action is first checked by the engine (`Table.refusal`, a pure
+  check that changes nothing); a refused action is written to the ledger as a
+  *refusal* (kept for the audit trail, never replayed) and `IllegalAction`
+  is raised; an accepted one is appended as an *event*, then applied;
+- a card (or any input from the shoe or the clock) is physical: it is
+  appended first, then applied; the engine never refuses it.
+
+So no instant of a crash can leave an event in the ledger that replay refuses.
+Opening an authority on an existing journal restores the exact state: the
+newest snapshot that verifies, then every event after it.
 """
 
 from __future__ import annotations
@@ -12,15 +19,20 @@ from __future__ import annotations
 import logging
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 from .effects import Effect, RoundSettled
 from .engine import IllegalAction, Phase, Table
-from .events import Event, SetRules, Shuffle, dump_event
-from .journal import Journal, JournalError
+from .events import CardDrawn, Event, SetRules, Shuffle, dump_event
+from .journal import Journal, JournalEntry, JournalError, JournalKey, JournalReader
 from .rules import RuleProfile, build_rules
+from .view import HIDDEN, hole_card_hidden
 
 log = logging.getLogger(__name__)
+
+
+class ReplayRefused(JournalError, ValueError):
+    """An event the journal accepted is refused by this build's engine on replay."""
 
 
 class TableAuthority:
@@ -31,56 +43,58 @@ class TableAuthority:
         self.snapshot_every_rounds = snapshot_every_rounds
         self.table = Table(rules)
         self.replayed = 0
+        # Ledger rows holding a hole card the dealer has not turned: masked for every role below supervisor.
+        self.secret_seqs: set[int] = set()
         self._restore(rules)
 
     @classmethod
-    def open(cls, path: str | Path, rules: RuleProfile, snapshot_every_rounds: int = 50) -> "TableAuthority":
-        """Open (or create) the journal at `path` and restore the table from it."""
-        return cls(Journal(path), rules, snapshot_every_rounds)
+    def open(cls, path: str | Path, key: JournalKey, rules: RuleProfile, snapshot_every_rounds: int = 50,
+             *, create: bool = True) -> "TableAuthority":
+        """Open (or, where nothing is, create) the journal at `path` and restore the table from it."""
+        return cls(Journal(path, key, create=create), rules, snapshot_every_rounds)
 
     def _restore(self, rules: RuleProfile) -> None:
-        since = 0
-        snap = self.journal.latest_snapshot()
-        if snap is not None and isinstance(snap[1], Table):
-            since, self.table = snap[0], snap[1]
-        for entry in self.journal.entries(since):
-            if entry.refused:
-                continue
-            try:
-                effects = self.table.apply(entry.event)
-            except IllegalAction as exc:
-                raise JournalError(
-                    f"journal event {entry.seq} ({entry.event.type}) was accepted when recorded but is refused "
-                    f"on replay ({exc.code}): the journal does not match this build's rules"
-                ) from None
+        def after(entry: JournalEntry, effects: list[Effect]) -> None:
             self.replayed += 1
-            for effect in effects:  # rounds settled after the last write (a crash in between)
-                if type(effect) is RoundSettled:
+            self._track_secrets(entry.seq, entry.event)
+            for effect in effects:  # a round settled just before a crash has no record yet
+                if type(effect) is RoundSettled and not self.journal.has_round(effect.round.number):
                     self.journal.save_round(entry.seq, effect.result)
-        if since == 0 and self.journal.last_seq == 0:
+
+        self.table = replay_journal(self.journal, self.table, after)
+        if self.journal.last_seq == 0:
             # A new journal records the rules the table starts with, so an export replays alone.
             self.submit(SetRules(profile=rules.name, options=_non_default(rules)), datetime.now().astimezone())
 
     def submit(self, event: Event, received_at: datetime, *, shoe_id: str | None = None,
                position: int | None = None) -> tuple[int, list[Effect]]:
-        """Journal the event durably, then apply it. Returns (seq, effects); IllegalAction after journalling."""
+        """Decide, write, apply. Returns (seq, effects); a refused action raises IllegalAction after its refusal row.
+
+        A storage fault raises the journal's StorageError before anything is applied.
+        """
         if event.at is None:
             event.at = received_at
-        seq = self.journal.append(event, received_at, shoe_id=shoe_id, position=position)
-        try:
-            effects = self.table.apply(event)
-        except IllegalAction as exc:
-            self.journal.mark_refused(seq, exc.code, exc.message)
-            raise
-        self._after(seq, effects)
-        return seq, effects
-
-    def _after(self, seq: int, effects: list[Effect]) -> None:
+        table = self.table
+        if type(event) is not CardDrawn:
+            refusal = table.refusal(event)
+            if refusal is not None:
+                self.journal.append_refusal(event, received_at, refusal.code, refusal.message)
+                raise IllegalAction(refusal.code, refusal.message)
+        seq = self.journal.append_event(event, received_at, shoe_id=shoe_id, position=position)
+        effects = table.apply(event)
+        self._track_secrets(seq, event)
         for effect in effects:
             if type(effect) is RoundSettled:
                 self.journal.save_round(seq, effect.result)
-                if self.table.rounds_played % self.snapshot_every_rounds == 0:
-                    self.journal.save_snapshot(seq, self.table)
+        return seq, effects
+
+    def _track_secrets(self, seq: int, event: Event) -> None:
+        table = self.table
+        if not hole_card_hidden(table):
+            self.secret_seqs.clear()
+        elif type(event) is CardDrawn and table.round is not None and len(table.round.dealer.cards) == 2 \
+                and table.round.dealer.cards[1] is event.card and not self.secret_seqs:
+            self.secret_seqs.add(seq)
 
     def export(self, since_time: datetime | None = None) -> Iterator[dict[str, Any]]:
         """The accepted events as session-format dicts (see export_session)."""
@@ -92,12 +106,32 @@ class TableAuthority:
         return self.table.phase
 
 
+def replay_journal(journal: JournalReader, table: Table | None = None,
+                   after: Callable[[JournalEntry, list[Effect]], None] | None = None) -> Table:
+    """The table as the journal's accepted events leave it (read-only: nothing is written).
+
+    ReplayRefused names the row if this build's engine refuses an event the journal accepted.
+    """
+    table = table if table is not None else Table(build_rules())
+    for entry in journal.entries(0):
+        try:
+            effects = table.apply(entry.event)
+        except IllegalAction as exc:
+            raise ReplayRefused(
+                f"journal row {entry.seq} ({entry.event.type}) was accepted when it was recorded, but this "
+                f"build's engine refuses it on replay ({exc.code}: {exc.message}); run the build that "
+                "recorded the journal, and keep the file") from None
+        if after is not None:
+            after(entry, effects)
+    return table
+
+
 def _non_default(rules: RuleProfile) -> dict[str, Any]:
     base = build_rules(rules.name).options()
     return {k: v for k, v in rules.options().items() if base.get(k) != v}
 
 
-def export_session(journal: Journal, since_time: datetime | None = None) -> Iterator[dict[str, Any]]:
+def export_session(journal: JournalReader, since_time: datetime | None = None) -> Iterator[dict[str, Any]]:
     """A journal's accepted events as session-format dicts (what `tablectl journal export` writes).
 
     With `since_time`, the export starts at the first shuffle at or after that time,
@@ -106,8 +140,6 @@ def export_session(journal: Journal, since_time: datetime | None = None) -> Iter
     started = since_time is None
     rules_line: dict[str, Any] | None = None
     for entry in journal.entries():
-        if entry.refused:
-            continue
         data = dump_event(entry.event)
         if isinstance(entry.event, SetRules):
             rules_line = data
@@ -120,29 +152,29 @@ def export_session(journal: Journal, since_time: datetime | None = None) -> Iter
         yield data
 
 
-def export_shoe(journal: Journal, *, round_number: int | None = None,
-                shoe_id: str | None = None) -> list[dict[str, Any]] | None:
+def export_shoe(journal: JournalReader, *, round_number: int | None = None, shoe_id: str | None = None,
+                masked: Iterable[int] = ()) -> list[dict[str, Any]] | None:
     """The session-format events of one shoe (cut after `round_number`'s settlement), or None if unknown.
 
     Accepted events only, dumped as `export_session` dumps them, starting with the
     rules line in force and the shoe's shuffle, so the file replays alone. A replay
     numbers rounds from that shuffle, so round N comes out with the same cards and
-    settlement under its number within the shoe.
+    settlement under its number within the shoe. Rows in `masked` (a hole card not
+    yet turned) show their card as XX.
     """
+    hidden = set(masked)
     end_seq: int | None = None
     if round_number is not None:
         record = journal.round(round_number)
         end_seq = journal.round_seq(round_number)
         if record is None or end_seq is None:
             return None
-        shoe_id = record.get("shoe_id")  # type: ignore[assignment]
+        shoe_id = record.get("shoe_id")
     rules_line: dict[str, Any] | None = None
     out: list[dict[str, Any]] | None = None
     for entry in journal.entries():
         if end_seq is not None and entry.seq > end_seq:
             break
-        if entry.refused:
-            continue
         event = entry.event
         if isinstance(event, SetRules):
             rules_line = dump_event(event)
@@ -154,5 +186,8 @@ def export_shoe(journal: Journal, *, round_number: int | None = None,
             if event.shoe_id == shoe_id and out is None:
                 out = [rules_line] if rules_line is not None else []
         if out is not None:
-            out.append(dump_event(event))
+            data = dump_event(event)
+            if entry.seq in hidden:
+                data["card"] = HIDDEN
+            out.append(data)
     return out

@@ -12,6 +12,7 @@ discards it or voids the round.
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
 from enum import Enum
@@ -48,6 +49,14 @@ class Phase(str, Enum):
 
 IN_ROUND = frozenset({Phase.DEALING, Phase.INSURANCE, Phase.SURRENDER, Phase.PLAYERS, Phase.DEALER})
 BETWEEN_ROUNDS = frozenset({Phase.BETTING, Phase.SETTLED, Phase.WAITING_FOR_SHUFFLE})
+
+
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    """Why the engine refuses an action: ``code`` for machines, ``message`` for the dealer."""
+
+    code: str
+    message: str
 
 
 class IllegalAction(Exception):
@@ -175,6 +184,21 @@ class Table:
                           for kind, h in handlers.items()}
 
     # ------------------------------------------------------------------ entry point
+    def refusal(self, event: ev.Event) -> Refusal | None:
+        """Why `apply(event)` would refuse the event, or None; changes nothing.
+
+        Interim: tries the event on a copy of the table (the legality checks are
+        being separated from the mutations; this keeps the contract meanwhile).
+        """
+        import copy
+
+        probe = copy.deepcopy(self)
+        try:
+            probe.apply(event)
+        except IllegalAction as exc:
+            return Refusal(exc.code, exc.message)
+        return None
+
     def apply(self, event: ev.Event) -> list[Effect]:
         """Apply one event; return what the outputs must do. IllegalAction leaves the state unchanged."""
         self._fx = fx = []

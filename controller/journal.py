@@ -1,162 +1,477 @@
-"""The durable journal: every input event, in order, in a SQLite file.
+"""The durable journal: a keyed, chained ledger of every input, in one SQLite file.
 
-WAL mode with ``synchronous=FULL`` and one explicit transaction per event, so
-an event the service has acknowledged (a card to the shoe, an action to the
-API) survives a crash or a power cut. Rows are chained by SHA-256, so a file
-that was edited, truncated in the middle or mixed with another table's is
-refused at startup with a clear message instead of being replayed wrongly.
-Snapshots of the engine at round ends keep a long shift's startup fast.
+Every input the table accepted (an *event*, replayed) and every person's action
+it refused (a *refusal*, kept for the audit trail and never replayed) is one
+row of the ``ledger``, numbered 1, 2, 3, ... in the order applied, committed
+in its own transaction (WAL, ``synchronous=FULL``) before anything is
+acknowledged. Each row carries an HMAC-SHA256 over its content and the
+previous row's MAC, with a per-table key kept outside the journal, so a row
+that was changed, removed or inserted, even with the chain recomputed, is
+found by anyone who holds the key (``tablectl journal verify``). Snapshots,
+round records and the fleet outbox mark carry MACs bound to the ledger row
+they follow. The journal never executes anything it reads: snapshots are
+JSON, parsed and validated by the engine.
+
+A journal is created only where nothing is: no file, no ``-wal``, no
+``-shm``. Anything that exists and does not verify stops the service with a
+message naming the first bad row; nothing is ever written over it. Readers
+(`JournalReader`: status, export, the API's history, the fleet publisher)
+open the file read-only and never change a byte of it.
+
+Errors are by kind, one root (`JournalError`), each also a builtin category:
+storage faults (`DiskFull`, `ReadOnlyStorage`, `StorageIOError`) are
+`OSError`s; a file that is not a usable journal is a `ValueError`.
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import logging
-import pickle
+import os
+import secrets
 import sqlite3
+import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Callable, Iterator
 
 from .events import Event, dump_event, parse_event
 
 log = logging.getLogger(__name__)
 
 APP_ID = "tablectl-journal"
-SCHEMA_VERSION = 1
-SNAPSHOT_FORMAT = 1
+SCHEMA_VERSION = 2
+EVENT = "event"
+REFUSAL = "refusal"
+KINDS = (EVENT, REFUSAL)
 
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE events (
+CREATE TABLE ledger (
     seq INTEGER PRIMARY KEY,
+    kind TEXT NOT NULL,
     received_at TEXT NOT NULL,
     body TEXT NOT NULL,
     shoe_id TEXT,
     position INTEGER,
-    chain TEXT NOT NULL
+    code TEXT,
+    message TEXT,
+    mac TEXT NOT NULL
 );
-CREATE TABLE refusals (seq INTEGER PRIMARY KEY REFERENCES events(seq), code TEXT NOT NULL, message TEXT NOT NULL);
-CREATE TABLE snapshots (seq INTEGER PRIMARY KEY, format INTEGER NOT NULL, state BLOB NOT NULL);
-CREATE TABLE rounds (number INTEGER PRIMARY KEY, seq INTEGER NOT NULL, record TEXT NOT NULL);
+CREATE INDEX ledger_card ON ledger (shoe_id, position) WHERE position IS NOT NULL;
+CREATE TABLE snapshots (seq INTEGER PRIMARY KEY, format INTEGER NOT NULL, state TEXT NOT NULL, mac TEXT NOT NULL);
+CREATE TABLE rounds (number INTEGER PRIMARY KEY, seq INTEGER NOT NULL, record TEXT NOT NULL, mac TEXT NOT NULL);
+CREATE TABLE outbox (name TEXT PRIMARY KEY, seq INTEGER NOT NULL, mac TEXT NOT NULL);
 """
 
+
+# ---------------------------------------------------------------------- errors
 
 class JournalError(Exception):
     """The journal cannot be used; the message says why and what to do."""
 
 
+class JournalNotFound(JournalError, FileNotFoundError):
+    """There is no journal at the path."""
+
+
+class NotAJournal(JournalError, ValueError):
+    """The file exists but is not a tablectl journal (or not of this schema)."""
+
+
+class JournalDamaged(JournalError, ValueError):
+    """SQLite reports the file as damaged."""
+
+
+class JournalTampered(JournalError, ValueError):
+    """A row does not verify against the key: altered, removed, inserted or forged."""
+
+    def __init__(self, message: str, *, table: str, row: int) -> None:
+        super().__init__(message)
+        self.table = table
+        self.row = row
+
+
+class WouldOverwrite(JournalError, FileExistsError):
+    """Creating a journal here would write over data that exists."""
+
+
+class JournalKeyError(JournalError, ValueError):
+    """The journal's key file is missing, malformed, or not this journal's key."""
+
+
+class StorageError(JournalError, OSError):
+    """The disk refused a write or a read: the table must stop until it is fixed."""
+
+    cause = "the journal's storage failed"
+
+
+class DiskFull(StorageError):
+    """No space is left for the journal."""
+
+    cause = "the journal's disk is full"
+
+
+class ReadOnlyStorage(StorageError):
+    """The journal (or its folder) cannot be written."""
+
+    cause = "the journal is read-only"
+
+
+class StorageIOError(StorageError):
+    """The disk reported an input/output error."""
+
+    cause = "the journal's disk reported an I/O error"
+
+
+_DAMAGED_CODES = {sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB}
+
+
+def _storage_error(exc: sqlite3.Error, path: Path) -> JournalError:
+    """Translate a SQLite error into the journal's kind of error, once, at this boundary."""
+    code = getattr(exc, "sqlite_errorcode", 0) & 0xFF
+    kind: type[StorageError] | None = {
+        sqlite3.SQLITE_FULL: DiskFull,
+        sqlite3.SQLITE_READONLY: ReadOnlyStorage,
+        sqlite3.SQLITE_PERM: ReadOnlyStorage,
+        sqlite3.SQLITE_CANTOPEN: ReadOnlyStorage,
+        sqlite3.SQLITE_IOERR: StorageIOError,
+    }.get(code)
+    if kind is not None:
+        return kind(f"{kind.cause}: {path} ({exc}; {getattr(exc, 'sqlite_errorname', '?')})")
+    if code in _DAMAGED_CODES:
+        return JournalDamaged(f"journal {path} is damaged ({exc}); keep the file for investigation")
+    return StorageIOError(f"the journal {path} could not be used: {exc}")
+
+
+# ---------------------------------------------------------------------- the key
+
+@dataclass(frozen=True, slots=True)
+class JournalKey:
+    """The table's secret: 32 bytes, kept in a file outside the journal."""
+
+    secret: bytes
+
+    @property
+    def key_id(self) -> str:
+        """A public fingerprint of the key, kept in the journal to tell a wrong key from tampering."""
+        return hmac.new(self.secret, b"tablectl journal key id", hashlib.sha256).hexdigest()[:16]
+
+    @classmethod
+    def load(cls, path: str | Path) -> "JournalKey":
+        """Read a key file (64 hex characters); JournalKeyError says what is wrong."""
+        path = Path(path)
+        try:
+            text = path.read_text(encoding="ascii").strip()
+        except FileNotFoundError:
+            raise JournalKeyError(f"the journal's key file {path} is missing "
+                                  "(create one with: tablectl journal keygen --key FILE)") from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise JournalKeyError(f"cannot read the journal's key file {path}: {exc}") from None
+        try:
+            secret = bytes.fromhex(text)
+        except ValueError:
+            secret = b""
+        if len(secret) != 32:
+            raise JournalKeyError(f"the journal's key file {path} must hold 64 hexadecimal characters")
+        return cls(secret)
+
+    @classmethod
+    def generate(cls, path: str | Path) -> "JournalKey":
+        """Create a new key file readable by its owner alone; never replaces an existing one."""
+        path = Path(path)
+        key = cls(secrets.token_bytes(32))
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            raise JournalKeyError(f"{path} exists already: a key is never replaced") from None
+        except OSError as exc:
+            raise JournalKeyError(f"cannot create the key file {path}: {exc.strerror}") from None
+        with os.fdopen(fd, "w", encoding="ascii") as f:
+            f.write(key.secret.hex() + "\n")
+            f.flush()
+            os.fsync(f.fileno())
+        return key
+
+
+# ---------------------------------------------------------------------- rows and MACs
+
+@dataclass(frozen=True, slots=True)
+class LedgerRow:
+    """One row of the ledger, exactly as stored."""
+
+    seq: int
+    kind: str
+    received_at: str
+    body: str
+    shoe_id: str | None
+    position: int | None
+    code: str | None
+    message: str | None
+    mac: str
+
+
+def _canonical(*fields: Any) -> bytes:
+    return json.dumps(list(fields), ensure_ascii=True, separators=(",", ":")).encode()
+
+
+def row_mac(key: bytes, prev_mac: str, row: LedgerRow) -> str:
+    """The MAC a ledger row must carry: over the previous row's MAC and every column of this one."""
+    canonical = _canonical(row.seq, row.kind, row.received_at, row.body, row.shoe_id, row.position,
+                           row.code, row.message)
+    return hmac.new(key, prev_mac.encode() + b"\n" + canonical, hashlib.sha256).hexdigest()
+
+
+def _bound_mac(key: bytes, what: str, *fields: Any) -> str:
+    """The MAC of a derived row (snapshot, round record, outbox mark), bound to a ledger row's MAC."""
+    return hmac.new(key, what.encode() + b"\n" + _canonical(*fields), hashlib.sha256).hexdigest()
+
+
+def event_body(event: Event) -> str:
+    """An event as the ledger stores it: the session format, canonical JSON."""
+    return json.dumps(dump_event(event), ensure_ascii=True, separators=(",", ":"), sort_keys=True)
+
+
+def _utc(at: datetime) -> str:
+    return at.astimezone(timezone.utc).isoformat()
+
+
 @dataclass(frozen=True, slots=True)
 class JournalEntry:
-    """One journalled input: its sequence number, when it arrived, the event, and a refusal if any."""
+    """One accepted event from the ledger: its sequence number, when it arrived, and the event."""
 
     seq: int
     received_at: datetime
     event: Event
-    refused: str | None
+    shoe_id: str | None = None
+    position: int | None = None
 
 
-def _chain(prev: str, seq: int, received_at: str, body: str) -> str:
-    return hashlib.sha256(f"{prev}|{seq}|{received_at}|{body}".encode()).hexdigest()
+@dataclass(frozen=True, slots=True)
+class Verified:
+    """What verification found: the rows that verify and the head of the chain."""
+
+    rows: int
+    head_seq: int
+    head_mac: str
+    rounds: int
+    snapshots: int
 
 
-class Journal:
-    """Append-only event journal in one SQLite file."""
+def sidecars(path: Path) -> list[Path]:
+    """The files SQLite keeps beside a WAL database."""
+    return [path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")]
 
-    def __init__(self, path: str | Path, *, verify: bool = True) -> None:
+
+_SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def _check_header(path: Path) -> None:
+    """Refuse, before SQLite ever opens it, a file that is not an SQLite database.
+
+    SQLite treats a file without a header as a new empty database and would drop
+    the WAL beside it: that WAL can hold every row of the journal. Never call this
+    in a process that already has the file open in SQLite: closing any descriptor
+    of a file drops every POSIX lock the process holds on it, SQLite's included,
+    and another process could then take itself for the last user and remove the WAL.
+    """
+    try:
+        with open(path, "rb") as f:
+            head = f.read(100)
+    except OSError as exc:
+        raise _os_error(exc, path) from None
+    if len(head) < 100 or not head.startswith(_SQLITE_HEADER):
+        beside = [p.name for p in sidecars(path) if p.exists()]
+        extra = f"; {', '.join(beside)} beside it may hold journal data: keep them all" if beside else ""
+        what = "is empty" if not head else "is not an SQLite database"
+        raise NotAJournal(f"{path} {what}, so it is not a tablectl journal{extra}")
+
+
+def _os_error(exc: OSError, path: Path) -> JournalError:
+    if isinstance(exc, PermissionError):
+        return ReadOnlyStorage(f"cannot open the journal {path}: permission denied")
+    return StorageIOError(f"cannot open the journal {path}: {exc.strerror or exc}")
+
+
+def _connect(path: Path, *, read_only: bool, new: bool = False) -> sqlite3.Connection:
+    """A connection to the journal; `new`: skip the header check (a new file, or one this process holds)."""
+    if not new:
+        _check_header(path)
+    if read_only:
+        # mode=ro: nothing is ever written to the file, whatever the caller does.
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, isolation_level=None, check_same_thread=False)
+    else:
+        db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    return db
+
+
+# ---------------------------------------------------------------------- reading
+
+class JournalReader:
+    """Read-only access to a journal: verification, history, exports. Never writes a byte."""
+
+    def __init__(self, path: str | Path, key: JournalKey | None = None, *, beside_writer: bool = False) -> None:
+        """Open read-only. `beside_writer`: the service's own reads, while its writer holds the file.
+
+        A ``mode=ro`` connection cannot take part in the WAL index's locking, so beside a busy
+        writer it can meet a WAL being restarted (a short read); the service's readers use an
+        ordinary connection made unable to write (``query_only``) instead. Tools that inspect
+        a journal from outside use ``mode=ro``, which cannot change the file whatever happens.
+        """
         self.path = Path(path)
-        new = not self.path.exists() or self.path.stat().st_size == 0
+        self.key = key
+        if not self.path.exists():
+            raise JournalNotFound(f"no journal at {self.path}")
         try:
-            self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-            self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.execute("PRAGMA synchronous=FULL")
-            if new:
-                self._create()
+            if beside_writer:  # (the writer checked the header before it opened the file)
+                self.db = _connect(self.path, read_only=False, new=True)
+                self.db.execute("PRAGMA query_only = ON")
+            else:
+                self.db = _connect(self.path, read_only=True)
             self._check_identity()
-            if verify:
-                self._verify()
-        except sqlite3.DatabaseError as exc:
-            raise JournalError(f"journal {self.path} is damaged or not a journal: {exc}") from None
-        row = self.db.execute("SELECT seq, chain FROM events ORDER BY seq DESC LIMIT 1").fetchone()
-        self.last_seq, self._last_chain = (row[0], row[1]) if row else (0, "")
+        except sqlite3.Error as exc:
+            raise _open_error(exc, self.path) from None
 
-    def _create(self) -> None:
-        self.db.execute("BEGIN IMMEDIATE")
-        for stmt in _SCHEMA.strip().split(";"):
-            if stmt.strip():
-                self.db.execute(stmt)
-        self.db.execute("INSERT INTO meta VALUES ('app', ?), ('schema', ?)", (APP_ID, str(SCHEMA_VERSION)))
-        self.db.execute("COMMIT")
-
+    # --- identity and verification
     def _check_identity(self) -> None:
         try:
             meta = dict(self.db.execute("SELECT key, value FROM meta").fetchall())
-        except sqlite3.OperationalError:
-            raise JournalError(f"{self.path} is an SQLite file but not a tablectl journal") from None
-        if meta.get("app") != APP_ID:
-            raise JournalError(f"{self.path} is not a tablectl journal (app = {meta.get('app')!r})")
-        if meta.get("schema") != str(SCHEMA_VERSION):
-            raise JournalError(f"{self.path} has journal schema {meta.get('schema')}, this build reads {SCHEMA_VERSION}")
-
-    def _verify(self) -> None:
-        if self.db.execute("PRAGMA quick_check").fetchone()[0] != "ok":
-            raise JournalError(f"journal {self.path} fails SQLite's integrity check")
-        prev = ""
-        expected = 1
-        for seq, received_at, body, chain in self.db.execute(
-            "SELECT seq, received_at, body, chain FROM events ORDER BY seq"
-        ):
-            if seq != expected or _chain(prev, seq, received_at, body) != chain:
-                raise JournalError(
-                    f"journal {self.path} fails its integrity check at event {seq}: "
-                    "it was altered or damaged; keep the file for investigation and start a new journal"
-                )
-            prev = chain
-            expected += 1
-
-    # ------------------------------------------------------------------ writing
-    def append(self, event: Event, received_at: datetime, *, shoe_id: str | None = None,
-               position: int | None = None) -> int:
-        """Append one event durably (committed when this returns) and return its sequence number."""
-        body = json.dumps(dump_event(event), separators=(",", ":"), sort_keys=True)
-        seq = self.last_seq + 1
-        at = received_at.astimezone(timezone.utc).isoformat()
-        chain = _chain(self._last_chain, seq, at, body)
-        self.db.execute("BEGIN IMMEDIATE")
-        try:
-            self.db.execute("INSERT INTO events VALUES (?, ?, ?, ?, ?, ?)", (seq, at, body, shoe_id, position, chain))
-            self.db.execute("COMMIT")
-        except BaseException:
-            self.db.execute("ROLLBACK")
+        except sqlite3.DatabaseError as exc:
+            if (getattr(exc, "sqlite_errorcode", 0) & 0xFF) in _DAMAGED_CODES or "no such table" in str(exc):
+                raise NotAJournal(f"{self.path} is not a tablectl journal ({exc})") from None
             raise
-        self.last_seq, self._last_chain = seq, chain
-        return seq
+        if meta.get("app") != APP_ID:
+            raise NotAJournal(f"{self.path} is not a tablectl journal (app = {meta.get('app')!r})")
+        if meta.get("schema") != str(SCHEMA_VERSION):
+            raise NotAJournal(f"{self.path} has journal schema {meta.get('schema')}, this build reads {SCHEMA_VERSION}")
+        self.meta = meta
+        if self.key is not None and meta.get("key_id") != self.key.key_id:
+            raise JournalKeyError(f"the key given is not this journal's key (the journal was made with key "
+                                  f"{meta.get('key_id')}, this key is {self.key.key_id})")
 
-    def mark_refused(self, seq: int, code: str, message: str) -> None:
-        """Record that the engine refused event `seq` (kept for the audit trail, skipped on export)."""
-        self.db.execute("INSERT OR REPLACE INTO refusals VALUES (?, ?, ?)", (seq, code, message))
+    def verify(self) -> Verified:
+        """Check SQLite's integrity and every MAC; JournalTampered names the first row that fails."""
+        if self.key is None:
+            raise JournalKeyError("verifying a journal needs its key")
+        key = self.key.secret
+        try:
+            if self.db.execute("PRAGMA quick_check").fetchone()[0] != "ok":
+                raise JournalDamaged(f"journal {self.path} fails SQLite's integrity check; keep it for investigation")
+            prev = ""
+            expected = 1
+            macs: dict[int, str] = {}
+            for values in self.db.execute(
+                    "SELECT seq, kind, received_at, body, shoe_id, position, code, message, mac "
+                    "FROM ledger ORDER BY seq"):
+                row = LedgerRow(*values)
+                if row.seq != expected:
+                    raise JournalTampered(
+                        f"journal {self.path}: ledger row {expected} is missing (the next row is {row.seq}): "
+                        "rows were removed; keep the file for investigation", table="ledger", row=expected)
+                if row.kind not in KINDS or not hmac.compare_digest(row_mac(key, prev, row), row.mac):
+                    raise JournalTampered(
+                        f"journal {self.path}: ledger row {row.seq} does not verify: it was altered, forged, or "
+                        "rows before it were changed; keep the file for investigation", table="ledger", row=row.seq)
+                prev = row.mac
+                macs[row.seq] = row.mac
+                expected += 1
+            rounds = 0
+            for number, seq, record, mac in self.db.execute("SELECT number, seq, record, mac FROM rounds"):
+                if seq not in macs or not hmac.compare_digest(_bound_mac(key, "round", number, seq, record, macs[seq]), mac):
+                    raise JournalTampered(f"journal {self.path}: the record of round {number} does not verify: "
+                                          "it was altered or forged", table="rounds", row=number)
+                rounds += 1
+            for name, seq, mac in self.db.execute("SELECT name, seq, mac FROM outbox"):
+                if not hmac.compare_digest(_bound_mac(key, "outbox", name, seq), mac):
+                    raise JournalTampered(f"journal {self.path}: the outbox mark {name!r} does not verify",
+                                          table="outbox", row=seq)
+            snapshots = self.db.execute("SELECT COUNT(*) FROM snapshots").fetchone()[0]
+        except sqlite3.Error as exc:
+            raise _storage_error(exc, self.path) from None
+        return Verified(rows=expected - 1, head_seq=expected - 1, head_mac=prev, rounds=rounds, snapshots=snapshots)
 
-    def save_snapshot(self, seq: int, state: object) -> None:
-        """Keep the engine's state as it was after event `seq`; older snapshots are dropped."""
-        blob = pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)
-        self.db.execute("BEGIN IMMEDIATE")
-        self.db.execute("INSERT OR REPLACE INTO snapshots VALUES (?, ?, ?)", (seq, SNAPSHOT_FORMAT, blob))
-        self.db.execute("DELETE FROM snapshots WHERE seq < ?", (seq,))
-        self.db.execute("COMMIT")
+    # --- the ledger
+    def head(self) -> tuple[int, str]:
+        """The last row: (seq, mac), or (0, "") for an empty ledger."""
+        row = self.db.execute("SELECT seq, mac FROM ledger ORDER BY seq DESC LIMIT 1").fetchone()
+        return (row[0], row[1]) if row else (0, "")
 
-    def save_round(self, seq: int, record: dict[str, object]) -> None:
-        """Keep a settled round's record (derived from the events; rebuilt by a replay)."""
-        self.db.execute("INSERT OR REPLACE INTO rounds VALUES (?, ?, ?)",
-                        (record["number"], seq, json.dumps(record, separators=(",", ":"))))
+    def ledger_rows(self, after_seq: int = 0, limit: int = 1000) -> list[LedgerRow]:
+        """Rows after `after_seq`, in order, at most `limit` (what the fleet publishes)."""
+        rows = self.db.execute(
+            "SELECT seq, kind, received_at, body, shoe_id, position, code, message, mac FROM ledger "
+            "WHERE seq > ? ORDER BY seq LIMIT ?", (after_seq, limit))
+        return [LedgerRow(*r) for r in rows]
 
-    def rounds(self, offset: int = 0, limit: int = 20) -> list[dict[str, object]]:
+    def entries(self, since: int = 0, since_time: datetime | None = None) -> Iterator[JournalEntry]:
+        """Every accepted event after sequence `since` (and at or after `since_time`), in order."""
+        sql = "SELECT seq, received_at, body, shoe_id, position FROM ledger WHERE kind = 'event' AND seq > ?"
+        args: list[object] = [since]
+        if since_time is not None:
+            sql += " AND received_at >= ?"
+            args.append(_utc(since_time))
+        for seq, received_at, body, shoe_id, position in self.db.execute(sql + " ORDER BY seq", args):
+            yield JournalEntry(seq, datetime.fromisoformat(received_at), parse_event(json.loads(body)),
+                               shoe_id, position)
+
+    def refusals(self, limit: int = 100) -> list[dict[str, Any]]:
+        """The newest refused actions, newest first: when, what, who, and why."""
+        rows = self.db.execute("SELECT seq, received_at, body, code, message FROM ledger WHERE kind = 'refusal' "
+                               "ORDER BY seq DESC LIMIT ?", (limit,))
+        return [{"seq": seq, "at": at, "event": json.loads(body), "code": code, "message": message}
+                for seq, at, body, code, message in rows]
+
+    def last_card(self) -> tuple[str, int] | None:
+        """The shoe id and position of the last card event journalled from the shoe (the resume point)."""
+        row = self.db.execute(
+            "SELECT shoe_id, position FROM ledger WHERE position IS NOT NULL ORDER BY seq DESC LIMIT 1").fetchone()
+        return (row[0], row[1]) if row else None
+
+    def shoe_cards(self, shoe_id: str) -> dict[int, str]:
+        """Position -> event body of every card event journalled from one shoe (the first at each position)."""
+        out: dict[int, str] = {}
+        for position, body in self.db.execute(
+                "SELECT position, body FROM ledger WHERE shoe_id = ? AND position IS NOT NULL ORDER BY seq",
+                (shoe_id,)):
+            out.setdefault(position, body)
+        return out
+
+    def outbox_position(self, name: str) -> int:
+        """The last seq the named outbox (e.g. the fleet broker) acknowledged; 0 if never."""
+        row = self.db.execute("SELECT seq FROM outbox WHERE name = ?", (name,)).fetchone()
+        return row[0] if row else 0
+
+    # --- snapshots
+    def latest_snapshot(self) -> tuple[int, dict[str, Any]] | None:
+        """The newest snapshot that verifies (seq, state); an unverifiable one is ignored with a warning."""
+        row = self.db.execute(
+            "SELECT s.seq, s.format, s.state, s.mac, l.mac FROM snapshots s JOIN ledger l ON l.seq = s.seq "
+            "ORDER BY s.seq DESC LIMIT 1").fetchone()
+        if row is None:
+            return None
+        seq, fmt, state, mac, ledger_mac = row
+        if self.key is None or not hmac.compare_digest(_bound_mac(self.key.secret, "snapshot", seq, fmt, state,
+                                                                  ledger_mac), mac):
+            log.warning("journal %s: the snapshot at row %s does not verify; replaying the whole journal",
+                        self.path, seq)
+            return None
+        try:
+            data = json.loads(state)
+        except (ValueError, RecursionError):
+            log.warning("journal %s: the snapshot at row %s is not JSON; replaying the whole journal", self.path, seq)
+            return None
+        return seq, data
+
+    # --- round records
+    def rounds(self, offset: int = 0, limit: int = 20) -> list[dict[str, Any]]:
         """Settled rounds, newest first."""
         rows = self.db.execute("SELECT record FROM rounds ORDER BY number DESC LIMIT ? OFFSET ?", (limit, offset))
         return [json.loads(r[0]) for r in rows]
 
-    def round(self, number: int) -> dict[str, object] | None:
+    def round(self, number: int) -> dict[str, Any] | None:
         """One settled round's record."""
         row = self.db.execute("SELECT record FROM rounds WHERE number = ?", (number,)).fetchone()
         return json.loads(row[0]) if row else None
@@ -170,45 +485,172 @@ class Journal:
         row = self.db.execute("SELECT seq FROM rounds WHERE number = ?", (number,)).fetchone()
         return row[0] if row else None
 
-    def rounds_settled_since(self, since: datetime) -> list[tuple[str, dict[str, object]]]:
+    def rounds_settled_since(self, since: datetime) -> list[tuple[str, dict[str, Any]]]:
         """(settled at, record) of every round settled at or after `since`, in round order."""
         rows = self.db.execute(
-            "SELECT e.received_at, r.record FROM rounds r JOIN events e ON e.seq = r.seq "
-            "WHERE e.received_at >= ? ORDER BY r.number", (since.astimezone(timezone.utc).isoformat(),))
+            "SELECT l.received_at, r.record FROM rounds r JOIN ledger l ON l.seq = r.seq "
+            "WHERE l.received_at >= ? ORDER BY r.number", (_utc(since),))
         return [(at, json.loads(body)) for at, body in rows]
 
-    # ------------------------------------------------------------------ reading
-    def latest_snapshot(self) -> tuple[int, object] | None:
-        """The newest usable snapshot (seq, state), or None."""
-        row = self.db.execute(
-            "SELECT seq, state FROM snapshots WHERE format = ? ORDER BY seq DESC LIMIT 1", (SNAPSHOT_FORMAT,)
-        ).fetchone()
-        if row is None:
-            return None
+    def close(self) -> None:
+        """Close the connection."""
+        self.db.close()
+
+    def __enter__(self) -> "JournalReader":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _open_error(exc: sqlite3.Error, path: Path) -> JournalError:
+    code = getattr(exc, "sqlite_errorcode", 0) & 0xFF
+    if code in _DAMAGED_CODES:
+        return NotAJournal(f"{path} is not a tablectl journal, or it is damaged ({exc})")
+    return _storage_error(exc, path)
+
+
+# ---------------------------------------------------------------------- writing
+
+class Journal(JournalReader):
+    """The writer's journal: the only code that appends to the ledger. One per table, one thread."""
+
+    def __init__(self, path: str | Path, key: JournalKey, *, create: bool = False) -> None:
+        self.path = Path(path)
+        self.key = key
+        exists = [p for p in (self.path, *sidecars(self.path)) if p.exists()]
+        if not exists:
+            if not create:
+                raise JournalNotFound(f"no journal at {self.path}")
+            self._create()
+        elif not self.path.exists():
+            raise WouldOverwrite(
+                f"{self.path} does not exist but {', '.join(p.name for p in exists)} does beside it: that is "
+                "journal data; a new journal is never created over it (move it away to start afresh)")
         try:
-            return row[0], pickle.loads(row[1])
-        except Exception as exc:  # a snapshot from another build: replay from the start instead
-            log.warning("snapshot at event %s unusable (%s); replaying the whole journal", row[0], exc)
-            return None
+            self.db = _connect(self.path, read_only=False)
+            # Before switching modes or writing anything: is this file ours at all?
+            self._check_identity()
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=FULL")
+        except sqlite3.Error as exc:
+            raise _open_error(exc, self.path) from None
+        self.verified = self.verify()
+        self.last_seq, self.last_mac = self.verified.head_seq, self.verified.head_mac
+        # Called with the seconds each committed write took (the service's metrics).
+        self.on_commit: Callable[[float], None] | None = None
 
-    def entries(self, since: int = 0, since_time: datetime | None = None) -> Iterator[JournalEntry]:
-        """Every event after sequence `since` (and at or after `since_time`), in order."""
-        sql = ("SELECT e.seq, e.received_at, e.body, r.code FROM events e "
-               "LEFT JOIN refusals r ON r.seq = e.seq WHERE e.seq > ?")
-        args: list[object] = [since]
-        if since_time is not None:
-            sql += " AND e.received_at >= ?"
-            args.append(since_time.astimezone(timezone.utc).isoformat())
-        for seq, received_at, body, refused in self.db.execute(sql + " ORDER BY e.seq", args):
-            yield JournalEntry(seq, datetime.fromisoformat(received_at), parse_event(json.loads(body)), refused)
+    def _create(self) -> None:
+        tmp = self.path.with_name(self.path.name + ".new")
+        for p in (tmp, *sidecars(tmp)):
+            p.unlink(missing_ok=True)
+        try:
+            db = _connect(tmp, read_only=False, new=True)
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("BEGIN IMMEDIATE")
+            for stmt in _SCHEMA.strip().split(";"):
+                if stmt.strip():
+                    db.execute(stmt)
+            db.executemany("INSERT INTO meta VALUES (?, ?)", [
+                ("app", APP_ID), ("schema", str(SCHEMA_VERSION)), ("key_id", self.key.key_id),
+                ("created_at", _utc(datetime.now(timezone.utc))),
+            ])
+            db.execute("COMMIT")
+            db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            db.close()
+        except sqlite3.Error as exc:
+            raise _storage_error(exc, self.path) from None
+        for p in sidecars(tmp):
+            p.unlink(missing_ok=True)
+        # The new file appears whole or not at all: a crash here never leaves a half-made journal.
+        try:
+            os.link(tmp, self.path)
+        except FileExistsError:
+            raise WouldOverwrite(f"{self.path} appeared while the journal was being created") from None
+        finally:
+            tmp.unlink(missing_ok=True)
+        log.info("created a new journal at %s (key %s)", self.path, self.key.key_id)
 
-    def last_card(self) -> tuple[str, int] | None:
-        """The shoe id and position of the last card journalled from the shoe (the resume point)."""
-        row = self.db.execute(
-            "SELECT shoe_id, position FROM events WHERE position IS NOT NULL ORDER BY seq DESC LIMIT 1"
-        ).fetchone()
-        return (row[0], row[1]) if row else None
+    # --- the ledger
+    def append_event(self, event: Event, received_at: datetime, *, shoe_id: str | None = None,
+                     position: int | None = None) -> int:
+        """Append an accepted event durably (committed when this returns); returns its sequence number."""
+        return self._append(EVENT, event_body(event), _utc(received_at), shoe_id, position, None, None)
+
+    def append_refusal(self, event: Event, received_at: datetime, code: str, message: str) -> int:
+        """Record a refused action for the audit trail (never replayed); returns its sequence number."""
+        return self._append(REFUSAL, event_body(event), _utc(received_at), None, None, code, message)
+
+    def _append(self, kind: str, body: str, at: str, shoe_id: str | None, position: int | None,
+                code: str | None, message: str | None) -> int:
+        seq = self.last_seq + 1
+        row = LedgerRow(seq, kind, at, body, shoe_id, position, code, message, "")
+        mac = row_mac(self.key.secret, self.last_mac, row)
+        self._write("INSERT INTO ledger VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (seq, kind, at, body, shoe_id, position, code, message, mac))
+        self.last_seq, self.last_mac = seq, mac
+        return seq
+
+    def _write(self, *statements: Any) -> None:
+        """Run (sql, args) pairs in one committed transaction; a storage fault is raised by kind."""
+        pairs = [statements] if isinstance(statements[0], str) else list(statements)
+        db = self.db
+        start = time.perf_counter()
+        try:
+            db.execute("BEGIN IMMEDIATE")
+            for sql, args in pairs:
+                db.execute(sql, args)
+            db.execute("COMMIT")
+            if self.on_commit is not None:
+                self.on_commit(time.perf_counter() - start)
+        except sqlite3.Error as exc:
+            if db.in_transaction:
+                try:
+                    db.execute("ROLLBACK")
+                except sqlite3.Error:
+                    pass
+            raise _storage_error(exc, self.path) from None
+
+    def head(self) -> tuple[int, str]:
+        """The last row written: (seq, mac)."""
+        return self.last_seq, self.last_mac
+
+    # --- derived rows
+    def save_snapshot(self, seq: int, state: dict[str, Any], fmt: int) -> None:
+        """Keep the engine's state as it was after row `seq` (JSON, MAC'd); older snapshots are dropped."""
+        text = json.dumps(state, ensure_ascii=True, separators=(",", ":"), sort_keys=True)
+        ledger_mac = self._mac_at(seq)
+        mac = _bound_mac(self.key.secret, "snapshot", seq, fmt, text, ledger_mac)
+        self._write(("INSERT OR REPLACE INTO snapshots VALUES (?, ?, ?, ?)", (seq, fmt, text, mac)),
+                    ("DELETE FROM snapshots WHERE seq < ?", (seq,)))
+
+    def save_round(self, seq: int, record: dict[str, Any]) -> None:
+        """Keep a settled round's record (derived from the events, MAC'd, rebuilt by a replay when missing)."""
+        text = json.dumps(record, ensure_ascii=True, separators=(",", ":"))
+        number = record["number"]
+        mac = _bound_mac(self.key.secret, "round", number, seq, text, self._mac_at(seq))
+        self._write("INSERT OR REPLACE INTO rounds VALUES (?, ?, ?, ?)", (number, seq, text, mac))
+
+    def has_round(self, number: int) -> bool:
+        """True when round `number`'s record is kept."""
+        return self.db.execute("SELECT 1 FROM rounds WHERE number = ?", (number,)).fetchone() is not None
+
+    def set_outbox(self, name: str, seq: int) -> None:
+        """Remember durably that the named outbox (the fleet broker) has acknowledged rows up to `seq`."""
+        mac = _bound_mac(self.key.secret, "outbox", name, seq)
+        self._write("INSERT OR REPLACE INTO outbox VALUES (?, ?, ?)", (name, seq, mac))
+
+    def _mac_at(self, seq: int) -> str:
+        if seq == self.last_seq:
+            return self.last_mac
+        row = self.db.execute("SELECT mac FROM ledger WHERE seq = ?", (seq,)).fetchone()
+        if row is None:
+            raise ValueError(f"no ledger row {seq}")
+        return row[0]
 
     def close(self) -> None:
-        """Close the file."""
-        self.db.close()
+        """Close the file (a clean close folds the WAL back into it)."""
+        try:
+            self.db.close()
+        except sqlite3.Error as exc:
+            log.warning("closing the journal %s: %s", self.path, exc)

@@ -31,6 +31,7 @@ class TableMessage(enum.Enum):
     cannot be trusted while they stand); the others are for the dealer's display only.
     """
 
+    TABLE_STOPPED = "table_stopped"  # the controller stopped (its journal failed): nothing is recorded
     ATTENTION = "attention"  # unexpected card or integrity problem: the pit must look
     SHOE_FAULT = "shoe_fault"  # the shoe reports a fault
     LINK_DOWN = "link_down"  # the serial link to the shoe is lost
@@ -53,6 +54,7 @@ class MessageScope(enum.Enum):
 
 
 _SCOPES = {
+    TableMessage.TABLE_STOPPED: MessageScope.ALL,
     TableMessage.ATTENTION: MessageScope.ALL,
     TableMessage.SHOE_FAULT: MessageScope.ALL,
     TableMessage.LINK_DOWN: MessageScope.ALL,

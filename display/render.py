@@ -34,6 +34,7 @@ MAX_DIGITS = 8
 
 # Each message's forms, longest first; the last one is used next to a dealer total.
 MESSAGE_TEXTS: dict[TableMessage, tuple[str, ...]] = {
+    TableMessage.TABLE_STOPPED: ("StOPPEd", "StOP"),
     TableMessage.ATTENTION: ("Attn",),
     TableMessage.SHOE_FAULT: ("SHOE Err", "S.Err", "Err"),
     TableMessage.LINK_DOWN: ("LInE OFF", "LInE"),

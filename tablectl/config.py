@@ -63,7 +63,15 @@ class JournalSettings(_Section):
     """The durable journal."""
 
     path: Path = Field(Path("/var/lib/tablectl/journal.sqlite"), description="SQLite journal file")
+    key_file: Path | None = Field(
+        None, description="the table's journal key (64 hex characters, readable by the service alone); "
+                          "default: the journal's path with .key appended")
     snapshot_every_rounds: int = Field(50, ge=1, le=10_000, description="rounds between state snapshots")
+
+    @property
+    def key_path(self) -> Path:
+        """Where the journal's key is kept."""
+        return self.key_file if self.key_file is not None else self.path.with_name(self.path.name + ".key")
 
 
 class Role(str, Enum):

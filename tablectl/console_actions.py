@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 
 from controller import events as ev
-from controller.engine import IllegalAction, Phase
+from controller.engine import Phase
 from display.console import ConsoleAction, ConsoleKind
 
 from .service import TableService
@@ -45,11 +45,7 @@ def console_event(action: ConsoleAction, service: TableService) -> ev.Event | No
 
 
 def handle_console_action(action: ConsoleAction, service: TableService) -> None:
-    """Apply a press through the service's ordered path; a refused one is logged (the panel shows why)."""
+    """Hand a press to the service's ordered path; a refused one is journalled and logged there."""
     event = console_event(action, service)
-    if event is None:
-        return
-    try:
-        service.submit(event, CONSOLE_ACTOR)
-    except IllegalAction as exc:
-        log.info("console %s refused: %s", action.kind.value, exc.message)
+    if event is not None:
+        service.post(event, CONSOLE_ACTOR)

@@ -1,4 +1,12 @@
-"""`tablectl journal export --db PATH [--since TIME] [--out FILE]` and `tablectl status --db PATH`."""
+"""The journal tools: `tablectl journal export|verify|keygen` and `tablectl status`.
+
+Every tool that reads a journal opens it read-only (SQLite ``mode=ro``): it
+never changes a byte of the file it inspects, and never writes an output file
+over the journal or the files beside it. With the table's key (``--key``, by
+default the ``.key`` file beside the journal when there is one) the journal is
+verified before anything is read from it; without one the output says it is
+unverified.
+"""
 
 from __future__ import annotations
 
@@ -7,50 +15,120 @@ import json
 import os
 import sys
 from datetime import datetime, timezone
+from pathlib import Path
 
-from controller.authority import TableAuthority, export_session
-from controller.journal import Journal, JournalError
+from controller.authority import export_session, replay_journal
+from controller.journal import JournalError, JournalKey, JournalReader, JournalTampered, sidecars
 from controller.replay_cli import format_rounds
-from controller.rules import build_rules
 from controller.view import table_view
 
 
 def configure_parser(p: argparse.ArgumentParser) -> None:
-    """Register `journal export`."""
+    """Register `journal export`, `journal verify` and `journal keygen`."""
     sub = p.add_subparsers(dest="journal_command", metavar="SUBCOMMAND")
     sub.required = True
     export = sub.add_parser("export", help="write the journal as a session file (what `tablectl replay` reads)")
     export.add_argument("--db", required=True, help="journal file")
+    export.add_argument("--key", help="the table's key file (default: the journal's .key file, if any)")
     export.add_argument("--since", help="start at the first shuffle at or after this ISO-8601 time")
     export.add_argument("--out", help="output file (default: standard output)")
-
-
-def _open(path: str) -> TableAuthority:
-    journal = Journal(path)  # refuses a damaged or foreign file with a clear message
-    if journal.last_seq == 0:
-        journal.close()
-        raise JournalError(f"{path} holds no events")
-    # The rules line journalled first says the profile; restoring needs nothing else.
-    return TableAuthority(journal, build_rules())
+    export.set_defaults(_run=run_export)
+    verify = sub.add_parser("verify", help="check every row of a journal against the table's key")
+    verify.add_argument("--db", required=True, help="journal file")
+    verify.add_argument("--key", required=True, help="the table's key file")
+    verify.add_argument("--json", action="store_true", help="print JSON")
+    verify.set_defaults(_run=run_verify)
+    keygen = sub.add_parser("keygen", help="make a new key file for a new table's journal")
+    keygen.add_argument("--key", required=True, help="where to write it (never over an existing file)")
+    keygen.set_defaults(_run=run_keygen)
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run the chosen journal tool."""
+    return int(args._run(args))
+
+
+def _key(db: str, key: str | None) -> JournalKey | None:
+    if key is not None:
+        return JournalKey.load(key)
+    beside = Path(db).with_name(Path(db).name + ".key")
+    return JournalKey.load(beside) if beside.exists() else None
+
+
+def _open(db: str, key: str | None, tool: str) -> JournalReader:
+    reader = JournalReader(db, _key(db, key))
+    if reader.key is not None:
+        reader.verify()
+    else:
+        print(f"tablectl {tool}: no key for {db}: its rows are NOT verified (give --key FILE)", file=sys.stderr)
+    return reader
+
+
+def run_export(args: argparse.Namespace) -> int:
     """Export the journal's accepted events as JSON Lines."""
     try:
         since = _parse_time(args.since) if args.since else None
-        if not os.path.exists(args.db):
-            raise JournalError(f"no journal at {args.db}")
-        journal = Journal(args.db)
-        out = open(args.out, "w", encoding="utf-8") if args.out else sys.stdout
-        try:
-            for line in export_session(journal, since):
-                out.write(json.dumps(line, separators=(",", ":")) + "\n")
-        finally:
-            if args.out:
-                out.close()
-    except (JournalError, ValueError) as exc:
+        if args.out:
+            _refuse_overwriting_journal(Path(args.out), Path(args.db))
+        reader = _open(args.db, args.key, "journal export")
+        lines = [json.dumps(line, separators=(",", ":")) + "\n" for line in export_session(reader, since)]
+        reader.close()
+        if args.out:
+            with open(args.out, "w", encoding="utf-8") as out:
+                out.writelines(lines)
+        else:
+            sys.stdout.writelines(lines)
+    except (JournalError, ValueError, OSError) as exc:
         print(f"tablectl journal export: {exc}", file=sys.stderr)
         return 2
+    return 0
+
+
+def _refuse_overwriting_journal(out: Path, db: Path) -> None:
+    for protected in (db, *sidecars(db), db.with_name(db.name + ".key")):
+        if out.resolve() == protected.resolve() or (out.exists() and protected.exists()
+                                                    and os.path.samefile(out, protected)):
+            raise ValueError(f"--out {out} is the journal (or a file of it): refusing to write over it")
+
+
+def run_verify(args: argparse.Namespace) -> int:
+    """Verify a journal: 0 and the row count and head MAC, or 1 naming the first row that fails."""
+    try:
+        reader = JournalReader(args.db, JournalKey.load(args.key))
+    except JournalError as exc:
+        print(f"tablectl journal verify: {exc}", file=sys.stderr)
+        return 2
+    try:
+        result = reader.verify()
+    except JournalTampered as exc:
+        if args.json:
+            print(json.dumps({"ok": False, "table": exc.table, "row": exc.row, "message": str(exc)}))
+        else:
+            print(f"NOT VERIFIED: {exc}")
+        return 1
+    except JournalError as exc:
+        print(json.dumps({"ok": False, "message": str(exc)}) if args.json else f"NOT VERIFIED: {exc}")
+        return 1
+    finally:
+        reader.close()
+    doc = {"ok": True, "rows": result.rows, "head_seq": result.head_seq, "head_mac": result.head_mac,
+           "rounds": result.rounds}
+    if args.json:
+        print(json.dumps(doc))
+    else:
+        print(f"verified: {result.rows} rows, {result.rounds} round records; head row {result.head_seq} "
+              f"MAC {result.head_mac}")
+    return 0
+
+
+def run_keygen(args: argparse.Namespace) -> int:
+    """Write a new key file (mode 0600)."""
+    try:
+        key = JournalKey.generate(args.key)
+    except JournalError as exc:
+        print(f"tablectl journal keygen: {exc}", file=sys.stderr)
+        return 2
+    print(f"wrote {args.key} (key id {key.key_id}); keep it readable by the service alone, and a copy in the safe")
     return 0
 
 
@@ -67,19 +145,22 @@ def _parse_time(text: str) -> datetime:
 def configure_status_parser(p: argparse.ArgumentParser) -> None:
     """Register `status`."""
     p.add_argument("--db", required=True, help="journal file")
+    p.add_argument("--key", help="the table's key file (default: the journal's .key file, if any)")
     p.add_argument("--json", action="store_true", help="print JSON")
 
 
 def run_status(args: argparse.Namespace) -> int:
-    """Print the table's state as the journal leaves it, without the service."""
+    """Print the table's state as the journal leaves it, without the service (read-only)."""
     try:
-        if not os.path.exists(args.db):
-            raise JournalError(f"no journal at {args.db}")
-        authority = _open(args.db)
+        reader = _open(args.db, args.key, "status")
+        if reader.head()[0] == 0:
+            raise JournalError(f"{args.db} holds no events")
+        table = replay_journal(reader)
+        reader.close()
     except JournalError as exc:
         print(f"tablectl status: {exc}", file=sys.stderr)
         return 2
-    view = table_view(authority.table, reveal_hole=True)
+    view = table_view(table, reveal_hole=True)
     if args.json:
         print(json.dumps(view))
     else:

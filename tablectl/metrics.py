@@ -11,7 +11,6 @@ Labels are few and bounded (kinds, results, destinations); never a round or a sh
 
 from __future__ import annotations
 
-import time
 from typing import TYPE_CHECKING, Any, Iterable
 
 from fastapi import FastAPI
@@ -148,14 +147,4 @@ def mount_metrics(app: FastAPI, service: "TableService") -> TableMetrics:
 
 
 def _time_journal(service: "TableService", metrics: TableMetrics) -> None:
-    journal = service.authority.journal
-    append = journal.append
-
-    def timed_append(*args: Any, **kwargs: Any) -> int:
-        start = time.perf_counter()
-        try:
-            return append(*args, **kwargs)
-        finally:
-            metrics.commit.observe(time.perf_counter() - start)
-
-    journal.append = timed_append  # the one journal of this service, timed in place
+    service.authority.journal.on_commit = metrics.commit.observe

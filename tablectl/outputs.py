@@ -11,6 +11,7 @@ imports the controller).
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from typing import Callable, Protocol
 
 from controller.alerts import AlertKind
@@ -25,7 +26,11 @@ log = logging.getLogger(__name__)
 
 
 class Output(Protocol):
-    """Anything that wants to hear what the table decided."""
+    """Anything that wants to hear what the table decided.
+
+    An output may also have ``stopped(reason)``: the table has stopped (its journal
+    failed) and takes nothing more; show it, ring for it. It must not block either.
+    """
 
     def handle(self, effects: list[Effect], table: Table) -> None:
         """React to the effects of one input; the table is the state after it. Must not block."""
@@ -46,6 +51,10 @@ class ShoeLockOutput:
     def sync(self, table: Table) -> None:
         """Set the gate to the table's state (at startup and after a reconnect)."""
         (self._lock if table.locked else self._unlock)()
+
+    def stopped(self, reason: str) -> None:
+        """No card may leave the shoe while nothing can be journalled."""
+        self._lock()
 
 
 _BELL_FOR_ALERT = {
@@ -70,6 +79,10 @@ class BellOutput:
             if isinstance(effect, AlertRaised):
                 self._ring(_BELL_FOR_ALERT[effect.alert.kind])
 
+    def stopped(self, reason: str) -> None:
+        """The table stopped: call the pit with the fault pattern."""
+        self._ring(BellSignal.FAULT)
+
 
 class DisplayOutput:
     """Shows every box's total and the dealer's on the displays."""
@@ -85,6 +98,12 @@ class DisplayOutput:
         if view != self._last:
             self._last = view
             self._show(view)
+
+    def stopped(self, reason: str) -> None:
+        """Every display says the table has stopped: no total shown can be trusted now."""
+        if self._last is not None:
+            self._last = replace(self._last, messages=self._last.messages | {TableMessage.TABLE_STOPPED})
+            self._show(self._last)
 
 
 _OUTCOMES = {

@@ -10,12 +10,25 @@ import signal
 import sys
 from typing import Any, Callable
 
-from controller.journal import JournalError
+from controller.journal import JournalError, StorageError
 
 from .config import ConfigError, Settings, load_settings
 from .service import TableService
 
 log = logging.getLogger(__name__)
+
+# Exit statuses (docs/service.md). The unit restarts the service on the transient ones (storage,
+# the API's port) and not on those a person must fix first (RestartPreventExitStatus=2 3).
+EXIT_OK = 0
+EXIT_CONFIG = 2  # the configuration cannot run
+EXIT_JOURNAL = 3  # the journal is refused: damaged, altered, foreign, or its key is wrong or missing
+EXIT_STORAGE = 4  # the journal's storage failed: disk full, read-only, I/O error
+EXIT_INTERNAL = 5  # a bug: the table stopped rather than guess
+EXIT_LISTEN = 6  # the API could not listen on its address
+
+
+class ListenError(OSError):
+    """The API could not listen where the config says."""
 
 
 class KeyValueFormatter(logging.Formatter):
@@ -79,8 +92,8 @@ def build_gpio(service: TableService, settings: Settings, loop: asyncio.Abstract
 
 async def serve(settings: Settings, *, gpio: bool = True, api: bool = True,
                 on_ready: Callable[[TableService], None] | None = None,
-                service: TableService | None = None, announce: bool = True) -> None:
-    """Run the service (and its API) until SIGTERM or SIGINT."""
+                service: TableService | None = None, announce: bool = True) -> JournalError | None:
+    """Run the service (and its API) until SIGTERM or SIGINT; returns the journal's failure if it stopped the table."""
     loop = asyncio.get_running_loop()
     service = service or TableService(settings)
     log.info("table %s: journal %s, %d events replayed, phase %s", settings.table.name, settings.journal.path,
@@ -107,7 +120,9 @@ async def serve(settings: Settings, *, gpio: bool = True, api: bool = True,
         tasks.append(api_task)
         while not server.started:  # announce ready only once the API really listens
             if api_task.done():
-                raise OSError(f"the API could not listen on {settings.api.host}:{settings.api.port}")
+                service.authority.journal.close()
+                raise ListenError(f"[api] host = {settings.api.host!r}, port = {settings.api.port}: the API cannot "
+                                  "listen there (the port is in use, or the address is not this machine's)")
             await asyncio.sleep(0.01)
     notify = _sd_notify()
     watchdog = asyncio.create_task(_watchdog(notify), name="watchdog") if notify is not None else None
@@ -136,6 +151,7 @@ async def serve(settings: Settings, *, gpio: bool = True, api: bool = True,
             io.close()
         for handler in logging.getLogger().handlers:
             handler.removeFilter(context)
+    return service.failure
 
 
 def _sd_notify() -> Any:
@@ -156,21 +172,33 @@ async def _watchdog(notify: Any) -> None:
         await asyncio.sleep(period / 2)
 
 
+def exit_status(exc: BaseException | None) -> int:
+    """The documented exit status for how the service ended."""
+    if exc is None:
+        return EXIT_OK
+    if isinstance(exc, StorageError):
+        return EXIT_STORAGE
+    if isinstance(exc, ListenError):
+        return EXIT_LISTEN
+    if isinstance(exc, JournalError):
+        return EXIT_JOURNAL if type(exc) is not JournalError else EXIT_INTERNAL
+    return EXIT_INTERNAL
+
+
 def run(args: argparse.Namespace) -> int:
-    """Load the config and run; a bad config or journal stops with a clear message (exit 2)."""
+    """Load the config and run; every way it can end has a clear message and a documented status."""
     try:
         settings = load_settings(args.config)
     except ConfigError as exc:
         print(f"tablectl run: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_CONFIG
     setup_logging(settings.log_level)
     try:
-        asyncio.run(serve(settings, gpio=not args.no_gpio, api=not args.no_api))
-    except JournalError as exc:
+        failure = asyncio.run(serve(settings, gpio=not args.no_gpio, api=not args.no_api))
+    except (JournalError, ListenError) as exc:
         log.error("%s", exc)
         print(f"tablectl run: {exc}", file=sys.stderr)
-        return 2
-    except OSError as exc:
-        print(f"tablectl run: {exc}", file=sys.stderr)
-        return 2
-    return 0
+        return exit_status(exc)
+    if failure is not None:
+        print(f"tablectl run: {failure}", file=sys.stderr)
+    return exit_status(failure)

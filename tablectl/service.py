@@ -1,16 +1,27 @@
 """The table service: shoe to journal to engine to outputs, in one ordered path.
 
-Everything the table hears, a card from the shoe or a button from a person,
-is handled in the asyncio loop's thread by `TableService.submit`, which has no
-await inside: inputs are applied strictly one after another, in the order
-they reached the loop. A card is journalled (committed) before the shoe is
-told it may forget it; a person's action is journalled before it is applied,
-and a refused one stays in the journal marked refused.
+Every input the table hears, a message from the shoe, a person's action from
+the API or the console, a clock tick, the fleet's outbox mark, is put into one
+inbox, and one task, the *writer*, takes them out one at a time. Only the
+writer touches the journal and the engine, so the journal's order is the order
+applied, whatever number of clients post at once. Handling one input has no
+``await`` inside: reads served on the same event loop (the API's handlers are
+``async``) see the table between two inputs, never during one.
+
+For each input the writer decides, writes, applies (`TableAuthority.submit`):
+a card is journalled (committed) before the shoe is told it may forget it; a
+person's action is checked by the engine first and only an accepted one
+becomes an event, a refused one a refusal row. A storage fault (disk full,
+read-only, I/O error) stops the table: one clear log line, the shoe locked, the
+displays and bell told, `/healthz` failed at once, every waiting caller
+answered, and the process exits with a documented status so systemd restarts
+it once the fault is gone. Nothing is acknowledged that is not committed.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import time
 from collections import deque
@@ -22,9 +33,9 @@ import firmware_bridge as fb
 from controller import events as ev
 from controller.authority import TableAuthority
 from controller.cards import BadCard, parse_card
-from controller.effects import CardPlaced, Effect, RoundSettled
+from controller.effects import Effect, RoundSettled
 from controller.engine import BETWEEN_ROUNDS, IllegalAction, Table
-from controller.view import hole_card_hidden
+from controller.journal import JournalError, JournalKey, JournalKeyError, JournalReader, StorageError, sidecars
 
 from .config import Settings
 from .outputs import Output, ShoeLockOutput
@@ -37,6 +48,10 @@ Clock = Callable[[], datetime]
 def utc_now() -> datetime:
     """The wall clock, in UTC (the only place the service reads it)."""
     return datetime.now(timezone.utc)
+
+
+class TableStopped(Exception):
+    """The table has stopped (its journal failed, or it is shutting down): nothing more is taken."""
 
 
 @dataclass(slots=True)
@@ -61,6 +76,47 @@ class Health:
     outputs_failed: dict[str, str] = field(default_factory=dict)
 
 
+@dataclass(slots=True)
+class _Act:
+    """A person's action waiting in the inbox; `verdict` gets (seq, phase) or the refusal."""
+
+    event: ev.Event
+    actor: str
+    verdict: asyncio.Future[tuple[int, str]] | None
+
+
+@dataclass(slots=True)
+class _OutboxMark:
+    """The fleet broker has acknowledged rows up to `seq`: remember it in the journal."""
+
+    name: str
+    seq: int
+    done: asyncio.Future[None]
+
+
+class _Tick:
+    """The clock moved."""
+
+
+_TICK = _Tick()
+_STOP = object()
+
+
+def journal_key(settings: Settings) -> JournalKey:
+    """The table's journal key: loaded, or made anew only for a journal that does not exist yet."""
+    path = settings.journal.key_path
+    journal = settings.journal.path
+    if path.exists():
+        return JournalKey.load(path)
+    if any(p.exists() for p in (journal, *sidecars(journal))):
+        raise JournalKeyError(f"the journal {journal} exists but its key file {path} is missing: without the "
+                              "key nothing in the journal can be trusted; put the key back (never make a new one "
+                              "for an old journal)")
+    key = JournalKey.generate(path)
+    log.info("made a new journal key at %s for the new journal %s", path, journal)
+    return key
+
+
 class TableService:
     """The single authority at run time: owns the journal, the engine, the shoe link and the outputs."""
 
@@ -71,14 +127,18 @@ class TableService:
         link: Any | None = None,
         outputs: list[Output] | None = None,
         clock: Clock = utc_now,
+        key: JournalKey | None = None,
     ) -> None:
         self.settings = settings
         self.clock = clock
         self.authority = TableAuthority.open(
-            settings.journal.path, settings.table.rules(), settings.journal.snapshot_every_rounds
-        )
-        last = self.authority.journal.last_card()
+            settings.journal.path, key or journal_key(settings), settings.table.rules(),
+            settings.journal.snapshot_every_rounds)
+        journal = self.authority.journal
+        last = journal.last_card()
         self.stored: fb.StoredPosition | None = fb.StoredPosition(*last) if last else None
+        # What each position of the shoe in play held, to tell a resent card from a different one.
+        self._shoe_cards: dict[int, str] = _codes(journal.shoe_cards(last[0])) if last else {}
         self.link = link if link is not None else fb.ShoeLink(
             settings.shoe.port, codec=settings.shoe.codec, baudrate=settings.shoe.baudrate, resume_from=self.stored
         )
@@ -87,21 +147,109 @@ class TableService:
         self.outputs: list[Output] = [self.lock_output, *(outputs or [])]
         self.recent: deque[StreamItem] = deque(maxlen=10_000)
         self.subscribers: set[asyncio.Queue[StreamItem]] = set()
+        self.commit_listeners: list[Callable[[int], None]] = []
         self.last_status: fb.Status | None = None
         self.cards_received = 0
         self.duplicates = 0
+        self.failure: JournalError | None = None
+        self._inbox: asyncio.Queue[object] = asyncio.Queue()
+        self._stop: asyncio.Event | None = None
         # Metrics hook (tablectl.metrics): called with the event and the seconds from submit to published.
         self.observe: Callable[[ev.Event, float], None] | None = None
 
     @property
     def table(self) -> Table:
-        """The engine's state (read only: change it with submit)."""
+        """The engine's state (read only: change it through the inbox)."""
         return self.authority.table
 
-    # ------------------------------------------------------------------ the ordered path
-    def submit(self, event: ev.Event, actor: str | None = None, *, shoe_id: str | None = None,
-               position: int | None = None) -> tuple[int, list[Effect]]:
-        """Journal and apply one input; raises IllegalAction (journalled as refused) for a refused action."""
+    # ------------------------------------------------------------------ the inbox: every way in
+    async def act(self, event: ev.Event, actor: str) -> tuple[int, str]:
+        """A person's action: returns (seq, phase) once journalled and applied; IllegalAction if refused.
+
+        Raises TableStopped when the table has stopped and takes nothing more.
+        """
+        if self.failure is not None:
+            raise TableStopped(self._stopped_reason())
+        verdict: asyncio.Future[tuple[int, str]] = asyncio.get_running_loop().create_future()
+        self._inbox.put_nowait(_Act(event, actor, verdict))
+        return await verdict
+
+    def post(self, event: ev.Event, actor: str) -> None:
+        """A person's action whose verdict nobody waits for (the console: a refusal is logged)."""
+        self._inbox.put_nowait(_Act(event, actor, None))
+
+    def feed(self, message: fb.ShoeMessage) -> None:
+        """A message from the shoe (the link's pump, or a simulated shoe) into the ordered path."""
+        self._inbox.put_nowait(message)
+
+    async def record_outbox(self, name: str, seq: int) -> None:
+        """Remember durably that the named outbox (the fleet broker) has acknowledged rows up to `seq`."""
+        if self.failure is not None:
+            raise TableStopped(self._stopped_reason())
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._inbox.put_nowait(_OutboxMark(name, seq, done))
+        await done
+
+    def head(self) -> tuple[int, str]:
+        """The journal's last row: (seq, MAC). A copy taken off the table shows later whether rows were cut."""
+        return self.authority.journal.head()
+
+    def reader(self) -> JournalReader:
+        """A read-only connection to the journal, for history and exports (never the writer's)."""
+        return JournalReader(self.settings.journal.path, self.authority.journal.key, beside_writer=True)
+
+    def masked_seqs(self) -> set[int]:
+        """Rows holding a hole card not yet turned: shown as XX to every role below supervisor."""
+        return set(self.authority.secret_seqs)
+
+    # ------------------------------------------------------------------ the writer
+    async def _writer(self) -> None:
+        while True:
+            item = await self._inbox.get()
+            if item is _STOP:
+                return
+            if self.failure is not None:
+                self._refuse_stopped(item)
+                continue
+            try:
+                self._handle(item)
+            except JournalError as exc:
+                self._fail(exc, item)
+            except Exception as exc:  # a bug in the engine or an output: stop rather than guess
+                log.exception("the table cannot handle %s", type(item).__name__)
+                self.health.engine_ok = False
+                self._fail(JournalError(f"internal error handling {type(item).__name__}: {exc}"), item)
+
+    def _handle(self, item: object) -> None:
+        kind = type(item)
+        if kind is _Act:
+            self._handle_act(item)  # type: ignore[arg-type]
+        elif kind is _Tick:
+            if self.table.reservations:  # only time-driven rules need ticks in the journal
+                self._submit(ev.Tick(), "clock")
+        elif kind is _OutboxMark:
+            mark: _OutboxMark = item  # type: ignore[assignment]
+            self.authority.journal.set_outbox(mark.name, mark.seq)
+            if not mark.done.done():
+                mark.done.set_result(None)
+        else:
+            self.on_shoe_message(item)  # type: ignore[arg-type]
+
+    def _handle_act(self, act: _Act) -> None:
+        try:
+            seq, _ = self._submit(act.event, act.actor)
+        except IllegalAction as exc:
+            if act.verdict is None:
+                log.info("%s refused for %s: %s (%s)", act.event.type, act.actor, exc.message, exc.code)
+            elif not act.verdict.done():
+                act.verdict.set_exception(exc)
+            return
+        if act.verdict is not None and not act.verdict.done():
+            act.verdict.set_result((seq, self.table.phase.value))
+
+    def _submit(self, event: ev.Event, actor: str | None = None, *, shoe_id: str | None = None,
+                position: int | None = None) -> tuple[int, list[Effect]]:
+        """Decide, journal and apply one input, then publish it (the writer's only way to the journal)."""
         start = time.perf_counter()  # metrics: card-to-display latency starts here
         if actor is not None:
             event.actor = actor
@@ -125,18 +273,52 @@ class TableService:
                 if name not in self.health.outputs_failed:
                     log.exception("output %s failed", name)
                 self.health.outputs_failed[name] = str(exc)
-        secret = (isinstance(event, ev.CardDrawn) and hole_card_hidden(table)
-                  and any(isinstance(e, CardPlaced) and e.to == "dealer" for e in effects)
-                  and table.round is not None and len(table.round.dealer.cards) == 2)
         item = StreamItem(seq, ev.dump_event(event), table.phase.value,
-                          [_effect_dict(e) for e in effects], secret)
+                          [_effect_dict(e) for e in effects], seq in self.authority.secret_seqs)
         self.recent.append(item)
         for queue in list(self.subscribers):
             queue.put_nowait(item)
+        for listener in self.commit_listeners:
+            try:
+                listener(seq)
+            except Exception:
+                log.exception("commit listener failed")
+
+    # ------------------------------------------------------------------ stopping on a fault
+    def _fail(self, exc: JournalError, item: object) -> None:
+        """The journal failed: stop taking anything, say so everywhere, and stop the process."""
+        self.failure = exc
+        self.health.journal_ok = False
+        reason = self._stopped_reason()
+        self.health.last_error = reason
+        log.error("%s; the table stops (nothing after this was acknowledged)", exc)
+        for output in self.outputs:
+            stopped = getattr(output, "stopped", None)
+            if stopped is not None:
+                try:
+                    stopped(reason)
+                except Exception:
+                    log.exception("output %s could not show that the table stopped", type(output).__name__)
+        self._refuse_stopped(item)
+        while not self._inbox.empty():
+            self._refuse_stopped(self._inbox.get_nowait())
+        if self._stop is not None:
+            self._stop.set()
+
+    def _stopped_reason(self) -> str:
+        exc = self.failure
+        if isinstance(exc, StorageError):
+            return f"{exc.cause} ({self.settings.journal.path}): the table has stopped"
+        return f"the table has stopped: {exc}"
+
+    def _refuse_stopped(self, item: object) -> None:
+        future = item.verdict if isinstance(item, _Act) else item.done if isinstance(item, _OutboxMark) else None
+        if future is not None and not future.done():
+            future.set_exception(TableStopped(self._stopped_reason()))
 
     # ------------------------------------------------------------------ the shoe
     def on_shoe_message(self, msg: fb.ShoeMessage) -> None:
-        """Turn one message from the shoe link into journalled inputs (and acks)."""
+        """Turn one message from the shoe link into journalled inputs (and acks). Writer only."""
         kind = type(msg)
         if kind is fb.Card:
             self._on_card(msg)  # type: ignore[arg-type]
@@ -146,28 +328,28 @@ class TableService:
         elif kind is fb.LinkUp:
             self.health.link_up = True
             log.info("shoe link up: %s", msg.hello)  # type: ignore[union-attr]
-            self.submit(ev.LinkUp(), "shoe")
+            self._submit(ev.LinkUp(), "shoe")
             self.lock_output.sync(self.table)
         elif kind is fb.LinkDown:
             self.health.link_up = False
             log.warning("shoe link down: %s", msg.reason)  # type: ignore[union-attr]
-            self.submit(ev.LinkDown(reason=msg.reason), "shoe")  # type: ignore[union-attr]
+            self._submit(ev.LinkDown(reason=msg.reason), "shoe")  # type: ignore[union-attr]
         elif kind is fb.ShoeLoaded:
             shoe = self.table.shoe
             if shoe is not None and shoe.shoe_id == msg.shoe_id:  # type: ignore[union-attr]
                 return  # told again after a reconnect
             try:
-                self.submit(ev.Shuffle(shoe_id=msg.shoe_id), "shoe")  # type: ignore[union-attr]
+                self._submit(ev.Shuffle(shoe_id=msg.shoe_id), "shoe")  # type: ignore[union-attr]
             except IllegalAction as exc:
                 log.warning("shoe %s loaded but the table refused the shuffle: %s", msg.shoe_id, exc.message)  # type: ignore[union-attr]
         elif kind is fb.CutCard:
             shoe = self.table.shoe
             if shoe is None or not shoe.cut_card_out:
-                self.submit(ev.CutCardOut(position=msg.position), "shoe")  # type: ignore[union-attr]
+                self._submit(ev.CutCardOut(position=msg.position), "shoe")  # type: ignore[union-attr]
         elif kind is fb.Fault:
             self._on_fault(msg)  # type: ignore[arg-type]
         elif kind is fb.Button:
-            self.submit(ev.CallPit(), f"shoe button {msg.name}")  # type: ignore[union-attr]
+            self._submit(ev.CallPit(), f"shoe button {msg.name}")  # type: ignore[union-attr]
 
     def _reconcile(self, status: fb.Status) -> None:
         """Catch up from the shoe's heartbeat on a shuffle or cut card whose own message was lost.
@@ -184,21 +366,28 @@ class TableService:
             log.info("shoe %s is loaded (its STATUS came before, or instead of, SHOE_LOADED): recording the shuffle",
                      status.shoe_id)
             try:
-                self.submit(ev.Shuffle(shoe_id=status.shoe_id), "shoe status")
+                self._submit(ev.Shuffle(shoe_id=status.shoe_id), "shoe status")
             except IllegalAction as exc:
                 log.warning("the table refused the shuffle of shoe %s: %s", status.shoe_id, exc.message)
         elif shoe is not None and shoe.shoe_id == status.shoe_id and status.cut_card_out and not shoe.cut_card_out:
             log.warning("the cut card of shoe %s is out but its CUT_CARD was not journalled: recording it now",
                         status.shoe_id)
-            self.submit(ev.CutCardOut(), "shoe status")
+            self._submit(ev.CutCardOut(), "shoe status")
 
     def _seen(self, shoe_id: str, position: int) -> bool:
         s = self.stored
         return s is not None and s.shoe_id == shoe_id and position <= s.position
 
+    def _note_card(self, shoe_id: str, position: int, code: str) -> None:
+        code = _card_code(code)
+        if self.stored is None or self.stored.shoe_id != shoe_id:
+            self._shoe_cards = {}
+        self._shoe_cards.setdefault(position, code)
+        self.stored = fb.StoredPosition(shoe_id, position)
+
     def _on_card(self, msg: fb.Card) -> None:
         self.cards_received += 1
-        if self._seen(msg.shoe_id, msg.position):
+        if self._seen(msg.shoe_id, msg.position) and self._shoe_cards.get(msg.position) == _card_code(msg.code):
             self.duplicates += 1
             self.link.ack(msg.shoe_id, msg.position)  # stored already: the ack was lost
             return
@@ -210,26 +399,27 @@ class TableService:
             event: ev.Event = ev.CardDrawn(card=parse_card(msg.code), position=msg.position)
         except BadCard:
             event = ev.ShoeFault(kind="bad_data", detail=f"card {msg.code!r} at position {msg.position} is not a card")
-        self.submit(event, "shoe", shoe_id=msg.shoe_id, position=msg.position)
-        self.stored = fb.StoredPosition(msg.shoe_id, msg.position)
+        self._submit(event, "shoe", shoe_id=msg.shoe_id, position=msg.position)
+        self._note_card(msg.shoe_id, msg.position, msg.code)
         self.link.ack(msg.shoe_id, msg.position)
 
     def _on_fault(self, msg: fb.Fault) -> None:
         if msg.is_card_event and msg.position is not None:
-            if self._seen(msg.shoe_id, msg.position):
+            if self._seen(msg.shoe_id, msg.position) and self._shoe_cards.get(msg.position) == "??":
                 self.link.ack(msg.shoe_id, msg.position)
                 return
-            self.submit(ev.ShoeFault(kind=msg.kind.value, detail=f"{msg.detail} (card {msg.position})"), "shoe",
-                        shoe_id=msg.shoe_id, position=msg.position)
-            self.stored = fb.StoredPosition(msg.shoe_id, msg.position)
+            self._submit(ev.ShoeFault(kind=msg.kind.value, detail=f"{msg.detail} (card {msg.position})"), "shoe",
+                         shoe_id=msg.shoe_id, position=msg.position)
+            self._note_card(msg.shoe_id, msg.position, "??")
             self.link.ack(msg.shoe_id, msg.position)
         else:
-            self.submit(ev.ShoeFault(kind=msg.kind.value, detail=msg.detail or None), "shoe")
+            self._submit(ev.ShoeFault(kind=msg.kind.value, detail=msg.detail or None), "shoe")
 
     # ------------------------------------------------------------------ running
     async def run(self, stop: asyncio.Event, *, ready: Callable[[], None] | None = None) -> None:
-        """Run until `stop` is set: the link, the clock ticks, and the watchdog."""
+        """Run until `stop` is set (or the journal fails): the writer, the link, the clock ticks."""
         loop = asyncio.get_running_loop()
+        self._stop = stop
         self.link.start(loop)
         self.lock_output.sync(self.table)
         for output in self.outputs:  # show the restored state at once
@@ -237,6 +427,7 @@ class TableService:
                 output.handle([], self.table)
             except Exception:
                 log.exception("output %s failed at startup", type(output).__name__)
+        writer = asyncio.create_task(self._writer(), name="writer")
         tasks = [asyncio.create_task(self._pump_link(), name="shoe-link"),
                  asyncio.create_task(self._ticker(), name="clock")]
         if ready is not None:
@@ -247,25 +438,42 @@ class TableService:
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
+            self._inbox.put_nowait(_STOP)  # what was taken in before the stop is still handled
+            await asyncio.gather(writer, return_exceptions=True)
+            while not self._inbox.empty():
+                item = self._inbox.get_nowait()
+                future = item.verdict if isinstance(item, _Act) else item.done if isinstance(item, _OutboxMark) else None
+                if future is not None and not future.done():
+                    future.set_exception(TableStopped("the table is stopping"))
             self.link.stop()
             self.authority.journal.close()
 
     async def _pump_link(self) -> None:
         async for msg in self.link.messages():
-            try:
-                self.on_shoe_message(msg)
-            except Exception as exc:  # the journal or engine failed: stop rather than guess
-                self.health.engine_ok = False
-                self.health.last_error = f"{type(exc).__name__}: {exc}"
-                log.exception("cannot handle %s from the shoe", type(msg).__name__)
-                raise
+            self._inbox.put_nowait(msg)
 
     async def _ticker(self) -> None:
         period = self.settings.clock.tick_seconds
         while True:
             await asyncio.sleep(period)
-            if self.table.reservations:  # only time-driven rules need ticks in the journal
-                self.submit(ev.Tick(), "clock")
+            self._inbox.put_nowait(_TICK)
+
+
+def _card_code(code: str) -> str:
+    """A card code as the journal writes it ('10H' is 'TH'); an unreadable one as it came."""
+    try:
+        return parse_card(code).code
+    except BadCard:
+        return code
+
+
+def _codes(bodies: dict[int, str]) -> dict[int, str]:
+    """Position -> card code of a shoe's journalled card events ('??' for a card that could not be read)."""
+    out = {}
+    for position, body in bodies.items():
+        data = json.loads(body)
+        out[position] = data.get("card", "??") if data.get("type") == "card" else "??"
+    return out
 
 
 def _effect_dict(effect: Effect) -> dict[str, Any]:
@@ -280,3 +488,4 @@ def _effect_dict(effect: Effect) -> dict[str, Any]:
             value = value.value
         data[name] = value
     return data
+

@@ -12,6 +12,8 @@ from controller.engine import IllegalAction
 
 from .auth import Dealer, Supervisor
 from .deps import Service
+from tablectl.service import TableStopped
+
 from .errors import ERRORS, ApiError, ErrorResponse
 
 router = APIRouter()
@@ -41,7 +43,8 @@ class LockRequest(BaseModel):
 
 
 @router.post("/api/actions", response_model=ActionResult, tags=["write"],
-             responses={**ERRORS, 409: {"model": ErrorResponse, "description": "illegal now; the engine's reason"}})
+             responses={**ERRORS, 409: {"model": ErrorResponse, "description": "illegal now; the engine's reason"},
+                        503: {"model": ErrorResponse, "description": "the table has stopped (its journal failed)"}})
 async def post_action(event: ActionEvent, who: Dealer, service: Service) -> ActionResult:
     """A dealer's or supervisor's action, in the session vocabulary (bet, stand, double, ...)."""
     kind = event.type
@@ -49,10 +52,12 @@ async def post_action(event: ActionEvent, who: Dealer, service: Service) -> Acti
         raise ApiError(403, "forbidden", f"'{kind}' needs a supervisor key")
     event.at = None  # the service stamps the time it received the action
     try:
-        seq, _ = service.submit(event, who.actor)
+        seq, phase = await service.act(event, who.actor)
     except IllegalAction as exc:
         raise ApiError(409, exc.code, exc.message) from None
-    return ActionResult(seq=seq, phase=service.table.phase.value)
+    except TableStopped as exc:
+        raise ApiError(503, "table_stopped", str(exc)) from None
+    return ActionResult(seq=seq, phase=phase)
 
 
 @router.post("/api/shoe/lock", response_model=ActionResult, tags=["write"], responses=ERRORS)

@@ -6,10 +6,10 @@ from datetime import datetime, timedelta, timezone
 from decimal import Decimal
 from typing import Any
 
-from controller.journal import Journal
+from controller.journal import JournalReader
 
 
-def figures(journal: Journal, now: datetime, hours: float) -> dict[str, Any]:
+def figures(journal: JournalReader, now: datetime, hours: float) -> dict[str, Any]:
     """Rounds and hands per hour and the table's result over the last `hours`, with a series for a chart."""
     points: list[dict[str, Any]] = []
     house = Decimal(0)

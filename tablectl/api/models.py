@@ -115,6 +115,13 @@ class TurnModel(BaseModel):
     dealer: bool | None = None
 
 
+class HeadModel(BaseModel):
+    """The journal's last row: a copy of the journal taken later shows whether rows were cut after it."""
+
+    seq: int
+    mac: str = Field(description="HMAC-SHA256 of the last row, chained over every row before it")
+
+
 class TableModel(BaseModel):
     """The table now."""
 
@@ -137,6 +144,7 @@ class TableModel(BaseModel):
     reservations: dict[str, str | None]
     last_round: RoundRecord | None
     last_seq: int
+    head: HeadModel
 
 
 class RoundsPage(BaseModel):

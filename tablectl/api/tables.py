@@ -6,6 +6,7 @@ the service's single ordered path: a read never sees half an input applied.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Annotated, Any
 
@@ -55,7 +56,9 @@ async def get_table(who: Viewer, service: Service) -> dict[str, Any]:
     """The table now: phase, boxes and hands, dealer, whose turn, shoe, alerts."""
     view = table_view(service.table, reveal_hole=who.sees_hole_card)
     view["table"] = service.settings.table.name
-    view["last_seq"] = service.authority.journal.last_seq
+    seq, mac = service.head()
+    view["last_seq"] = seq
+    view["head"] = {"seq": seq, "mac": mac}
     return view
 
 
@@ -72,16 +75,17 @@ async def get_rules(who: Viewer, service: Service) -> dict[str, Any]:
 async def get_rounds(who: Viewer, service: Service, page: Annotated[int, Query(ge=1, le=10**9)] = 1,
                      size: Annotated[int, Query(ge=1, le=200)] = 20) -> dict[str, Any]:
     """Settled rounds, newest first, each with every card and its settlement."""
-    journal = service.authority.journal
-    return {"page": page, "size": size, "total": journal.round_count(),
-            "rounds": journal.rounds((page - 1) * size, size)}
+    with service.reader() as journal:
+        return {"page": page, "size": size, "total": journal.round_count(),
+                "rounds": journal.rounds((page - 1) * size, size)}
 
 
 @router.get("/api/rounds/{number}", tags=["read"], responses={**ERRORS, 404: {"model": ErrorResponse}},
             response_model=RoundRecord, response_model_exclude_unset=True)
 async def get_round(number: RoundNumber, who: Viewer, service: Service) -> dict[str, Any]:
     """One settled round."""
-    record = service.authority.journal.round(number)
+    with service.reader() as journal:
+        record = journal.round(number)
     if record is None:
         raise ApiError(404, "no_such_round", f"round {number} has not been settled")
     return record
@@ -110,7 +114,13 @@ async def export(who: Viewer, service: Service, round: Annotated[int | None, Que
     """One round (`?round=N`) or one shoe (`?shoe=ID`) as a session file (JSON Lines) that replays alone."""
     if (round is None) == (shoe is None):
         raise ApiError(422, "invalid_request", "give exactly one of round or shoe", "query.round")
-    lines = export_shoe(service.authority.journal, round_number=round, shoe_id=shoe)
+    masked = () if who.sees_hole_card else service.masked_seqs()
+
+    def read() -> list[dict[str, Any]] | None:  # the whole journal is read: off the event loop
+        with service.reader() as journal:
+            return export_shoe(journal, round_number=round, shoe_id=shoe, masked=masked)
+
+    lines = await asyncio.to_thread(read)
     if not lines:
         what = f"round {round} has not been settled" if round is not None else f"shoe {shoe!r} is not in the journal"
         raise ApiError(404, "not_found", what)
@@ -125,7 +135,8 @@ async def export(who: Viewer, service: Service, round: Annotated[int | None, Que
 async def get_figures(who: Viewer, service: Service,
                       hours: Annotated[float, Query(gt=0, le=24)] = 8) -> dict[str, Any]:
     """Rounds and hands per hour and the table's result (house side) over the last hours, with a series."""
-    return figures(service.authority.journal, service.clock(), hours)
+    with service.reader() as journal:
+        return figures(journal, service.clock(), hours)
 
 
 def _safe(text: str) -> str:

@@ -49,8 +49,7 @@ def test_refused_action_is_journalled_with_the_caller(table):
     call(table.api, "POST", "/api/actions", DEALER_KEY, json={"type": "split"})
     import sqlite3
     db = sqlite3.connect(table.journal)
-    row = db.execute("SELECT e.body, r.code FROM events e JOIN refusals r ON r.seq = e.seq "
-                     "ORDER BY e.seq DESC LIMIT 1").fetchone()
+    row = db.execute("SELECT body, code FROM ledger WHERE kind = 'refusal' ORDER BY seq DESC LIMIT 1").fetchone()
     db.close()
     assert json.loads(row[0])["actor"] == "dealer:dealer" and row[1] == "not_players_turn"
 
@@ -101,6 +100,7 @@ def test_a_few_hundred_rounds_match_the_replay_of_the_exported_journal(table):
     page = 1
     while True:
         body = call(table.api, "GET", "/api/rounds", VIEWER_KEY, params={"page": page, "size": 200}).json()
+        assert "rounds" in body, body
         api_rounds += body["rounds"]
         if len(api_rounds) >= body["total"]:
             break

@@ -34,7 +34,8 @@ def test_example_config_shows_every_setting_with_its_default():
     """Each section and setting of Settings appears (uncommented) with the default value."""
     data = tomllib.loads((DEPLOY / "config.example.toml").read_text())
     defaults = settings_from_dict({}).model_dump(mode="json", by_alias=True)
-    defaults["gpio"]["pin_factory"] = "lgpio"  # the one deliberate change: a real Pi
+    defaults["gpio"]["pin_factory"] = "lgpio"  # the deliberate changes: a real Pi,
+    defaults["journal"]["key_file"] = "/etc/tablectl/journal.key"  # and the key apart from the journal
     optional = {"chain_order", "tower_light", "bell_patterns", "keys"}  # shown commented out
 
     def walk(want: dict, have: dict, where: str) -> None:

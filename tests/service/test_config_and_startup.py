@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import sqlite3
+from pathlib import Path
 
 import pytest
+
 from tests.support.harness import tablectl
+from tests.support.journals import open_authority, play_rounds
 
 from tablectl.config import ConfigError, load_settings, settings_from_dict
 
@@ -49,7 +54,7 @@ def test_run_refuses_a_bad_config_file_without_a_traceback(tmp_path):
     assert out.returncode == 2 and "cannot read config" in out.stderr
 
 
-@pytest.mark.parametrize("kind", ["foreign", "garbage", "altered"])
+@pytest.mark.parametrize("kind", ["foreign", "garbage", "empty", "altered", "keyless"])
 def test_run_refuses_a_journal_it_cannot_trust(tmp_path, kind):
     db = tmp_path / "journal.sqlite"
     if kind == "foreign":
@@ -59,49 +64,105 @@ def test_run_refuses_a_journal_it_cannot_trust(tmp_path, kind):
         con.close()
     elif kind == "garbage":
         db.write_bytes(b"\x00\x01 not sqlite " * 200)
+    elif kind == "empty":
+        db.touch()
     else:
-        from datetime import datetime, timezone
-
-        from controller import events as ev
-        from controller.authority import TableAuthority
-        from controller.rules import build_rules
-        a = TableAuthority.open(db, build_rules())
-        a.submit(ev.Shuffle(shoe_id="S1"), datetime.now(timezone.utc))
+        a = open_authority(db)
+        play_rounds(a, 1)
         a.journal.close()
-        con = sqlite3.connect(db)
-        con.execute("DELETE FROM events WHERE seq = 1")
-        con.commit()
-        con.close()
+        if kind == "keyless":
+            db.with_name(db.name + ".key").unlink()
+        else:
+            con = sqlite3.connect(db)
+            con.execute("DELETE FROM ledger WHERE seq = 2")
+            con.commit()
+            con.close()
+    before = digest(db)
     cfg = tmp_path / "c.toml"
     cfg.write_text(f'[journal]\npath = "{db}"\n[shoe]\nport = "{tmp_path / "no-shoe"}"\n')
     out = tablectl("run", "--config", str(cfg), "--no-gpio", "--no-api", timeout=60)
-    assert out.returncode == 2, out.stderr
+    assert out.returncode == 3, out.stderr  # refused: a person must look (the unit does not restart it)
     assert "journal" in out.stderr and "Traceback" not in out.stderr
-    assert db.stat().st_size > 0  # never a silent fresh start over the old file
+    assert digest(db) == before  # never a fresh start, never a byte changed
+    if kind == "altered":
+        assert "row 2" in out.stderr
 
 
-def test_status_and_export_read_the_journal_without_the_service(tmp_path):
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def holecard_journal(db: Path) -> None:
     from datetime import datetime, timezone
 
     from controller import events as ev
-    from controller.authority import TableAuthority
     from controller.cards import parse_card
-    from controller.rules import build_rules
-    db = tmp_path / "j.sqlite"
-    a = TableAuthority.open(db, build_rules("us-holecard"))
+    a = open_authority(db, "us-holecard")
     now = datetime.now(timezone.utc)
     for e in (ev.Shuffle(shoe_id="S1"), ev.PlaceBet(box=1, amount=10), *(ev.CardDrawn(card=parse_card(c)) for c in
               ("TS", "9D", "8C", "8H")), ev.Stand()):
         a.submit(e, now)
     a.journal.close()
+
+
+def test_status_and_export_read_the_journal_without_the_service(tmp_path):
+    db = tmp_path / "j.sqlite"
+    holecard_journal(db)
     out = tablectl("status", "--db", str(db))
     assert out.returncode == 0, out.stderr
     assert "phase betting" in out.stdout and "rules us-holecard" in out.stdout and "TS 8C" in out.stdout
     out = tablectl("journal", "export", "--db", str(db))
     assert out.returncode == 0
-    import json
     lines = out.stdout.splitlines()
     assert json.loads(lines[0])["profile"] == "us-holecard"
     assert [json.loads(x)["type"] for x in lines[1:]] == ["shuffle", "bet", "card", "card", "card", "card", "stand"]
     missing = tablectl("status", "--db", str(tmp_path / "none.sqlite"))
     assert missing.returncode == 2 and "no journal" in missing.stderr
+
+
+def test_status_and_export_never_change_a_byte_of_what_they_read(tmp_path):
+    db = tmp_path / "j.sqlite"
+    holecard_journal(db)
+    foreign = tmp_path / "foreign.sqlite"
+    con = sqlite3.connect(foreign)
+    con.execute("CREATE TABLE accounts (id INTEGER)")
+    con.commit()
+    con.close()
+    empty = tmp_path / "empty.sqlite"
+    empty.touch()
+    for path in (db, foreign, empty):
+        before = digest(path)
+        tablectl("status", "--db", str(path))
+        tablectl("status", "--db", str(path), "--json")
+        tablectl("journal", "export", "--db", str(path), "--out", str(tmp_path / "out.jsonl"))
+        assert digest(path) == before, path
+    con = sqlite3.connect(foreign)
+    assert con.execute("PRAGMA journal_mode").fetchone()[0] == "delete"  # not switched to WAL
+    con.close()
+    assert empty.stat().st_size == 0  # no schema written into it
+
+
+def test_export_refuses_to_write_over_the_journal(tmp_path):
+    db = tmp_path / "j.sqlite"
+    holecard_journal(db)
+    before = digest(db)
+    for target in (db, db.with_name("j.sqlite-wal"), db.with_name("j.sqlite.key")):
+        out = tablectl("journal", "export", "--db", str(db), "--out", str(target))
+        assert out.returncode == 2 and "refusing to write over it" in out.stderr
+    assert digest(db) == before
+
+
+def test_verify_names_the_first_row_that_fails_or_gives_the_head(tmp_path):
+    db = tmp_path / "j.sqlite"
+    holecard_journal(db)
+    key = str(db.with_name("j.sqlite.key"))
+    ok = tablectl("journal", "verify", "--db", str(db), "--key", key, "--json")
+    assert ok.returncode == 0, ok.stderr
+    doc = json.loads(ok.stdout)
+    assert doc["ok"] and doc["rows"] == doc["head_seq"] == 8 and len(doc["head_mac"]) == 64
+    con = sqlite3.connect(db)
+    con.execute("UPDATE ledger SET body = replace(body, '\"8C\"', '\"AC\"') WHERE seq = 6")
+    con.commit()
+    con.close()
+    bad = tablectl("journal", "verify", "--db", str(db), "--key", key, "--json")
+    assert bad.returncode == 1 and json.loads(bad.stdout)["row"] == 6

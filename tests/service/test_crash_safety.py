@@ -51,7 +51,7 @@ def _play(table: Table, kills: int, seed: int) -> None:
 
 def _journal_cards(table: Table) -> list[tuple[str, int, str]]:
     db = sqlite3.connect(table.journal)
-    rows = db.execute("SELECT shoe_id, position, body FROM events WHERE position IS NOT NULL ORDER BY seq").fetchall()
+    rows = db.execute("SELECT shoe_id, position, body FROM ledger WHERE position IS NOT NULL ORDER BY seq").fetchall()
     db.close()
     import json
     return [(shoe, pos, json.loads(body).get("card")) for shoe, pos, body in rows]

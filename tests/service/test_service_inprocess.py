@@ -7,6 +7,7 @@ from datetime import datetime, timedelta, timezone
 from decimal import Decimal
 
 from tests.support.harness import until
+from tests.support.journals import open_authority
 
 from controller import events as ev
 from controller.alerts import AlertKind
@@ -31,7 +32,7 @@ async def _unplugged(tmp_path) -> None:
         stop = asyncio.Event()
         runner = asyncio.create_task(service.run(stop))
         await until(lambda: service.health.link_up and service.table.phase is Phase.BETTING)
-        service.submit(ev.PlaceBet(box=1, amount=Decimal(10)), "dealer")
+        await service.act(ev.PlaceBet(box=1, amount=Decimal(10)), "dealer")
         for _ in range(2):
             seq = service.authority.journal.last_seq
             await until(lambda: not sim.request("status")["locked"])
@@ -49,7 +50,7 @@ async def _unplugged(tmp_path) -> None:
         assert [c.code for c in hand.cards][1] == answer["card"]
         alert = service.table.open_alerts()[0]
         assert alert.kind is AlertKind.LINK_DOWN and not alert.active  # cause gone, still latched
-        service.submit(ev.AcknowledgeAlert(alert_id=alert.id), "supervisor:pit")
+        await service.act(ev.AcknowledgeAlert(alert_id=alert.id), "supervisor:pit")
         assert service.table.open_alerts() == []
         cards = [e.event for e in service.authority.journal.entries() if isinstance(e.event, ev.CardDrawn)]
         assert len(cards) == 3  # exactly once, despite the resend after the replug
@@ -71,8 +72,8 @@ async def _ticks(tmp_path) -> None:
     service = TableService(settings, clock=lambda: now[0])
     stop = asyncio.Event()
     runner = asyncio.create_task(service.run(stop))
-    service.submit(ev.Shuffle(shoe_id="S1"), "dealer")
-    service.submit(ev.Reserve(box=3, player="Ivan"), "dealer")
+    await service.act(ev.Shuffle(shoe_id="S1"), "dealer")
+    await service.act(ev.Reserve(box=3, player="Ivan"), "dealer")
     now[0] += timedelta(minutes=19)
     await asyncio.sleep(0.1)
     assert 3 in service.table.reservations
@@ -81,9 +82,7 @@ async def _ticks(tmp_path) -> None:
     stop.set()
     await runner
     # the lapse came from a journalled tick, so a replay reproduces it
-    from controller.authority import TableAuthority
-    from controller.rules import build_rules
-    ticks = [e for e in TableAuthority.open(tmp_path / "j.sqlite", build_rules()).journal.entries()
-             if e.event.type == "tick"]
+    reopened = open_authority(tmp_path / "j.sqlite")
+    ticks = [e for e in reopened.journal.entries() if e.event.type == "tick"]
     assert ticks and ticks[-1].event.at == datetime(2026, 11, 30, 20, 20, tzinfo=timezone.utc)
-    assert 3 not in TableAuthority.open(tmp_path / "j.sqlite", build_rules()).table.reservations
+    assert 3 not in reopened.table.reservations

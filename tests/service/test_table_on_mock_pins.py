@@ -82,7 +82,7 @@ async def _scenario(tmp_path, factory: MockFactory) -> None:
             return answer["card"]
 
         await until(lambda: service.health.link_up and service.table.phase is Phase.BETTING)
-        service.submit(ev.PlaceBet(box=2, amount=Decimal(10)), "dealer")
+        await service.act(ev.PlaceBet(box=2, amount=Decimal(10)), "dealer")
         cards = [await deal() for _ in range(3)]  # box 2, dealer, box 2
         assert cards == ["JH", "6S", "9H"]  # seed 21: box 2 has 19 against a six
         assert service.table.phase is Phase.PLAYERS
@@ -113,7 +113,7 @@ async def _scenario(tmp_path, factory: MockFactory) -> None:
         refused = await loop.run_in_executor(None, lambda: sim.request("deal"))
         assert refused == {"ok": False, "error": "locked"}  # the gate holds further cards back
 
-        service.submit(ev.DiscardCard(), "supervisor:pit")
+        await service.act(ev.DiscardCard(), "supervisor:pit")
         assert service.table.phase is Phase.BETTING and not service.table.open_alerts()
         await until(lambda: sim.request("status")["locked"] is False)
         stop.set()

@@ -1,0 +1,48 @@
+"""Journals for tests: a keyed journal beside its key file, and a few rounds played into it."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+from controller import events as ev
+from controller.authority import TableAuthority
+from controller.cards import parse_card
+from controller.journal import JournalKey
+from controller.rules import build_rules
+
+T0 = datetime(2026, 11, 30, 20, 0, tzinfo=timezone.utc)
+
+# One round on box 1: 10 bet, T-9 against the dealer's 6, stand, the dealer draws T then 2 (18).
+ROUND_STEPS: tuple[tuple[str, str | None], ...] = (
+    ("bet", None), ("card", "TS"), ("card", "6D"), ("card", "9C"), ("stand", None), ("card", "TD"), ("card", "2H"))
+
+
+def key_for(journal: Path) -> JournalKey:
+    """The key beside `journal` (`journal.key`, as the service looks for it), made if missing."""
+    path = journal.with_name(journal.name + ".key")
+    return JournalKey.load(path) if path.exists() else JournalKey.generate(path)
+
+
+def open_authority(journal: Path, profile: str = "ru-standard", snapshot_every_rounds: int = 50) -> TableAuthority:
+    """The authority over a keyed journal at `journal` (created where nothing is)."""
+    return TableAuthority.open(journal, key_for(journal), build_rules(profile), snapshot_every_rounds)
+
+
+def play_rounds(authority: TableAuthority, n: int, shoe_id: str = "S1", start: datetime = T0) -> datetime:
+    """Shuffle, then play `n` identical rounds with numbered card positions; returns the last time used."""
+    t = start
+    authority.submit(ev.Shuffle(shoe_id=shoe_id), t)
+    position = 0
+    for _ in range(n):
+        for kind, code in ROUND_STEPS:
+            t += timedelta(seconds=1)
+            if kind == "bet":
+                authority.submit(ev.PlaceBet(box=1, amount=10), t)
+            elif kind == "stand":
+                authority.submit(ev.Stand(), t)
+            else:
+                position += 1
+                authority.submit(ev.CardDrawn(card=parse_card(code), position=position), t,
+                                 shoe_id=shoe_id, position=position)
+    return t
