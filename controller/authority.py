@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from .effects import Effect, RoundSettled
-from .engine import IllegalAction, Phase, Table
+from .engine import IllegalAction, Phase, SnapshotError, Table
 from .events import Event, SetRules, dump_event
 from .journal import Journal, JournalError
 from .rules import RuleProfile, build_rules
@@ -41,8 +41,12 @@ class TableAuthority:
     def _restore(self, rules: RuleProfile) -> None:
         since = 0
         snap = self.journal.latest_snapshot()
-        if snap is not None and isinstance(snap[1], Table):
-            since, self.table = snap[0], snap[1]
+        if snap is not None and isinstance(snap[1], dict):
+            try:
+                since, self.table = snap[0], Table.from_snapshot(snap[1])
+            except SnapshotError as exc:  # from another build: replay the whole journal instead
+                log.warning("snapshot at event %s unusable (%s); replaying the whole journal", snap[0], exc)
+                since, self.table = 0, Table(rules)
         for entry in self.journal.entries(since):
             if entry.refused:
                 continue
@@ -80,7 +84,7 @@ class TableAuthority:
             if type(effect) is RoundSettled:
                 self.journal.save_round(seq, effect.result)
                 if self.table.rounds_played % self.snapshot_every_rounds == 0:
-                    self.journal.save_snapshot(seq, self.table)
+                    self.journal.save_snapshot(seq, self.table.snapshot())
 
     def export(self, since_time: datetime | None = None) -> Iterator[dict[str, Any]]:
         """The accepted events as session-format dicts (see export_session)."""
