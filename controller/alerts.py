@@ -20,6 +20,9 @@ class AlertKind(str, Enum):
 
 # Kinds that stop the game until a supervisor has looked: the shoe stays locked.
 LOCKING_KINDS = frozenset({AlertKind.UNEXPECTED_CARD, AlertKind.INTEGRITY, AlertKind.SHOE_FAULT})
+# Kinds whose cause the supervisor who acknowledges them resolves. The others (an unexpected
+# card, a lost link, a due shuffle) are resolved only by what ends their cause.
+RESOLVED_BY_ACKNOWLEDGEMENT = frozenset({AlertKind.SHOE_FAULT, AlertKind.INTEGRITY, AlertKind.CALL_PIT})
 
 
 @dataclass(slots=True)
@@ -38,6 +41,20 @@ class Alert:
     def open(self) -> bool:
         """Still shown: the cause persists or nobody has acknowledged it yet."""
         return self.active or not self.acknowledged
+
+    def resolve(self, acknowledged_by: str | None = None) -> None:
+        """Its cause is gone; resolved by a person's act (``acknowledged_by``), it is acknowledged too."""
+        self.active = False
+        if acknowledged_by is not None:
+            self.acknowledged = True
+            self.acknowledged_by = acknowledged_by
+
+    def acknowledge(self, by: str | None) -> None:
+        """A supervisor has seen it; that resolves the kinds a supervisor resolves."""
+        self.acknowledged = True
+        self.acknowledged_by = by
+        if self.kind in RESOLVED_BY_ACKNOWLEDGEMENT:
+            self.active = False
 
     def as_dict(self) -> dict[str, object]:
         """JSON-ready form for replay output, status and the API."""

@@ -23,6 +23,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 from .effects import Effect, RoundSettled
 from .engine import IllegalAction, Phase, Table
+from .errors import SnapshotError
 from .events import CardDrawn, Event, SetRules, Shuffle, dump_event
 from .journal import Journal, JournalEntry, JournalError, JournalKey, JournalReader
 from .rules import RuleProfile, build_rules
@@ -62,6 +63,7 @@ class TableAuthority:
                     self.journal.save_round(entry.seq, effect.result)
 
         self.table = replay_journal(self.journal, self.table, after)
+        self.rounds_since_snapshot = 0
         if self.journal.last_seq == 0:
             # A new journal records the rules the table starts with, so an export replays alone.
             self.submit(SetRules(profile=rules.name, options=_non_default(rules)), datetime.now().astimezone())
@@ -79,13 +81,18 @@ class TableAuthority:
             refusal = table.refusal(event)
             if refusal is not None:
                 self.journal.append_refusal(event, received_at, refusal.code, refusal.message)
-                raise IllegalAction(refusal.code, refusal.message)
+                raise IllegalAction(refusal)
         seq = self.journal.append_event(event, received_at, shoe_id=shoe_id, position=position)
         effects = table.apply(event)
         self._track_secrets(seq, event)
         for effect in effects:
             if type(effect) is RoundSettled:
                 self.journal.save_round(seq, effect.result)
+                self.rounds_since_snapshot += 1
+                if self.rounds_since_snapshot >= self.snapshot_every_rounds:
+                    state = table.snapshot()
+                    self.journal.save_snapshot(seq, state, state["format"])
+                    self.rounds_since_snapshot = 0
         return seq, effects
 
     def _track_secrets(self, seq: int, event: Event) -> None:
@@ -110,10 +117,20 @@ def replay_journal(journal: JournalReader, table: Table | None = None,
                    after: Callable[[JournalEntry, list[Effect]], None] | None = None) -> Table:
     """The table as the journal's accepted events leave it (read-only: nothing is written).
 
-    ReplayRefused names the row if this build's engine refuses an event the journal accepted.
+    Starts from the newest snapshot that verifies (only with the journal's key), else from
+    the first row. ReplayRefused names the row if this build's engine refuses an event the
+    journal accepted.
     """
     table = table if table is not None else Table(build_rules())
-    for entry in journal.entries(0):
+    since = 0
+    snap = journal.latest_snapshot() if journal.key is not None else None
+    if snap is not None:
+        try:
+            table, since = Table.from_snapshot(snap[1]), snap[0]
+        except SnapshotError as exc:
+            log.warning("journal %s: the snapshot at row %s cannot be used (%s); replaying the whole journal",
+                        journal.path, snap[0], exc)
+    for entry in journal.entries(since):
         try:
             effects = table.apply(entry.event)
         except IllegalAction as exc:

@@ -36,10 +36,6 @@ class Card:
     def __str__(self) -> str:
         return self.code
 
-    def __reduce__(self) -> tuple[object, tuple[str]]:
-        # Unpickle to the interned card, so a restored snapshot shares the 52 objects.
-        return (parse_card, (self.code,))
-
 
 class BadCard(ValueError):
     """A card code that names no card."""
@@ -78,6 +74,17 @@ def parse_card(code: str) -> Card:
     return card
 
 
+def soft_total(hard: int, has_ace: bool) -> int | None:
+    """The soft total of a hand: one ace counted 11, when that does not bust it (two never can)."""
+    return hard + 10 if has_ace and hard <= 11 else None
+
+
+def playing_total(hard: int, has_ace: bool) -> int:
+    """The total a hand plays at: the soft total if there is one, else the hard."""
+    soft = soft_total(hard, has_ace)
+    return hard if soft is None else soft
+
+
 @dataclass(frozen=True, slots=True)
 class Total:
     """What a hand counts: the hard total, and the soft total when an ace can count 11."""
@@ -109,6 +116,4 @@ def total_of(values: list[int] | tuple[int, ...]) -> Total:
     both count 11, so at most two totals exist.
     """
     hard = sum(values)
-    if 1 in values and hard + 10 <= 21:
-        return Total(hard, hard + 10)
-    return Total(hard, None)
+    return Total(hard, soft_total(hard, 1 in values))

@@ -6,6 +6,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from .alerts import Alert, AlertKind
+from .phase import Phase
+from .round import Round
 
 
 @dataclass(slots=True)
@@ -15,15 +17,15 @@ class Effect:
 
 @dataclass(slots=True)
 class PhaseChanged(Effect):
-    """The table moved to another phase (engine.Phase values)."""
+    """The table moved to another phase."""
 
-    old: Any
-    new: Any
+    old: Phase
+    new: Phase
 
 
 @dataclass(slots=True)
 class CardPlaced(Effect):
-    """A card went somewhere: ``to`` is ``box``, ``dealer``, ``burn`` or ``held``."""
+    """A card went somewhere: ``to`` is ``box``, ``dealer``, ``burn``, ``held`` or ``discard``."""
 
     card: str
     to: str
@@ -35,7 +37,7 @@ class CardPlaced(Effect):
 class RoundSettled(Effect):
     """A round is over; ``result`` is its JSON-ready record (built on first use)."""
 
-    round: Any  # controller.engine.Round
+    round: Round
 
     @property
     def result(self) -> dict[str, Any]:

@@ -18,6 +18,7 @@ from pydantic import (BeforeValidator, ConfigDict, Field, PlainSerializer, TypeA
                       WithJsonSchema)
 
 from .cards import BadCard, Card, parse_card
+from .money import wire_amount
 
 
 def _to_card(value: Any) -> Card:
@@ -37,12 +38,8 @@ CardField = Annotated[
     PlainSerializer(lambda c: c.code, return_type=str),
     WithJsonSchema({"type": "string", "pattern": "^(10|[A2-9TJQK])[SHDC]$", "examples": ["AS", "TD", "7H"]}),
 ]
-Money = Annotated[Decimal, Field(gt=0, max_digits=12, decimal_places=2), PlainSerializer(lambda d: _money(Decimal(str(d))), return_type=Any)]
+Money = Annotated[Decimal, Field(gt=0, max_digits=12, decimal_places=2), PlainSerializer(lambda d: wire_amount(Decimal(str(d))), return_type=Any)]
 BoxNumber = Annotated[int, Field(ge=1, le=9)]
-
-
-def _money(d: Decimal) -> int | str:
-    return int(d) if d == d.to_integral_value() else str(d)
 
 
 @dataclass(slots=True, kw_only=True)

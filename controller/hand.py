@@ -5,7 +5,8 @@ from __future__ import annotations
 from decimal import Decimal
 from enum import Enum
 
-from .cards import Card
+from .cards import Card, playing_total, soft_total
+from .money import ZERO
 
 
 class Outcome(str, Enum):
@@ -23,12 +24,15 @@ class Outcome(str, Enum):
 
 
 class Hand:
-    """One hand on a box. Totals are kept as the cards arrive (hard sum, and whether an ace is in it)."""
+    """One hand on a box, or the dealer's (``box`` None).
+
+    Totals are kept as the cards arrive: the hard sum, and whether an ace is in it.
+    """
 
     __slots__ = ("box", "cards", "hard", "has_ace", "stake", "doubled", "from_split",
                  "split_aces", "done", "outcome", "net")
 
-    def __init__(self, box: "BoxInPlay", stake: Decimal, from_split: bool = False) -> None:
+    def __init__(self, box: BoxInPlay | None, stake: Decimal, from_split: bool = False) -> None:
         self.box = box
         self.cards: list[Card] = []
         self.hard = 0
@@ -58,20 +62,21 @@ class Hand:
     @property
     def soft(self) -> int | None:
         """The soft total, when an ace can count 11 without busting."""
-        if self.has_ace and self.hard <= 11:
-            return self.hard + 10
-        return None
+        return soft_total(self.hard, self.has_ace)
 
     @property
     def total(self) -> int:
         """The total the hand plays at."""
-        if self.has_ace and self.hard <= 11:
-            return self.hard + 10
-        return self.hard
+        return playing_total(self.hard, self.has_ace)
+
+    @property
+    def is_bust(self) -> bool:
+        """Over 21 even with every ace counted 1."""
+        return self.hard > 21
 
     @property
     def is_blackjack(self) -> bool:
-        """A two-card 21 on a box's original hand (never on a split hand)."""
+        """A two-card 21 on a box's original hand, never on a split hand (the dealer's counts too)."""
         return len(self.cards) == 2 and not self.from_split and self.has_ace and self.hard == 11
 
     @property
@@ -94,7 +99,7 @@ class BoxInPlay:
     def __init__(self, number: int, bets: dict[str, Decimal], owner: str | None) -> None:
         self.number = number
         self.bets = bets
-        self.bet = sum(bets.values(), Decimal(0))
+        self.bet = sum(bets.values(), ZERO)
         self.owner = owner
         self.hands: list[Hand] = [Hand(self, self.bet)]
         self.insurance: Decimal | None = None

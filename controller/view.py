@@ -9,8 +9,10 @@ from __future__ import annotations
 from typing import Any
 
 from .cards import total_of
-from .engine import DEALER, Phase, Table, money
+from .engine import Table
 from .hand import Hand
+from .money import money
+from .phase import PLAY, Phase
 
 HIDDEN = "XX"  # how a face-down card is shown
 
@@ -32,7 +34,7 @@ def _hand_view(hand: Hand, in_play: bool) -> dict[str, Any]:
         "doubled": hand.doubled,
         "split": hand.from_split,
         "blackjack": hand.is_blackjack,
-        "bust": hand.hard > 21,
+        "bust": hand.is_bust,
         "done": hand.done,
         "in_play": in_play,
         "outcome": hand.outcome.value if hand.outcome else None,
@@ -44,7 +46,7 @@ def table_view(table: Table, reveal_hole: bool = False) -> dict[str, Any]:
     """The whole table now: phase, boxes and hands, dealer, whose turn, shoe, alerts, last round."""
     r = table.round
     boxes: list[dict[str, Any]] = []
-    in_players = table.phase in (Phase.PLAYERS, Phase.SURRENDER)
+    in_players = table.phase in PLAY
     if r is not None:
         for bi, box in enumerate(r.boxes):
             boxes.append({
@@ -100,8 +102,8 @@ def table_view(table: Table, reveal_hole: bool = False) -> dict[str, Any]:
         "boxes": boxes,
         "dealer": dealer,
         "turn": turn,
-        "legal_actions": table.legal_actions(),
-        "next_card": _next_card(table),
+        "legal_actions": [a.value for a in table.legal_actions()],
+        "next_card": table.next_card(),
         "shoe": shoe_view,
         "shuffle_due": table.phase is Phase.WAITING_FOR_SHUFFLE,
         "right_to_cut": table.right_to_cut,
@@ -111,21 +113,3 @@ def table_view(table: Table, reveal_hole: bool = False) -> dict[str, Any]:
         "reservations": {str(b): p for b, (p, _) in table.reservations.items()},
         "last_round": table.last_round,
     }
-
-
-def _next_card(table: Table) -> str | None:
-    """Who takes the next card, or None when no card is expected now."""
-    phase = table.phase
-    r = table.round
-    if phase is Phase.DEALING and r is not None:
-        return "dealer" if r.plan[r.dealt] == DEALER else f"box {r.boxes[r.plan[r.dealt]].number}"
-    if phase in (Phase.PLAYERS, Phase.SURRENDER) and r is not None:
-        hand = r.hand
-        if len(hand.cards) < 2 or hand.doubled or "hit" in table.legal_actions():
-            return f"box {r.boxes[r.box_i].number}"
-        return None
-    if phase is Phase.DEALER:
-        return "dealer"
-    if phase in (Phase.BETTING, Phase.SETTLED) and table.shoe is not None and (table.pending or table.burn_left):
-        return "burn" if table.burn_left else "first box"
-    return None

@@ -19,7 +19,7 @@ import math
 from collections import deque
 from dataclasses import dataclass
 
-from firmware_bridge.codecs import LinkStats, LinkTiming, register_codec
+from firmware_bridge.session import LinkStats, LinkTiming
 from firmware_bridge.framing import FrameDecoder, encode_frame
 from firmware_bridge.messages import (
     Button,
@@ -402,8 +402,6 @@ class FramedSession:
         return Fault(kind, event.shoe_id, None, detail), None
 
 
-def _factory(stored: StoredPosition | None, timing: LinkTiming, port_name: str) -> FramedSession:
+def new_session(stored: StoredPosition | None, timing: LinkTiming, port_name: str) -> FramedSession:
+    """A session of the ``framed`` codec."""
     return FramedSession(stored, timing, port_name)
-
-
-register_codec("framed", _factory)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 
-from firmware_bridge.codecs import LinkStats, LinkTiming, register_codec
+from firmware_bridge.session import LinkStats, LinkTiming
 from firmware_bridge.messages import (
     Card,
     Fault,
@@ -118,8 +118,6 @@ class LinesSession:
         return b""
 
 
-def _factory(stored: StoredPosition | None, timing: LinkTiming, port_name: str) -> LinesSession:
+def new_session(stored: StoredPosition | None, timing: LinkTiming, port_name: str) -> LinesSession:
+    """A session of the ``lines`` codec."""
     return LinesSession(stored, timing, port_name)
-
-
-register_codec("lines", _factory)

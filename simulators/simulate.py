@@ -18,9 +18,10 @@ from controller import events as ev
 from controller.cards import ALL_CARDS, Card
 from controller.effects import RoundSettled
 from controller.engine import Phase, Table
+from controller.legality import Action
 from controller.rules import RuleProfile
 
-from .strategy import Action, strategy_for
+from .strategy import strategy_for
 
 
 @dataclass
@@ -119,14 +120,14 @@ def simulate(
                     action = decide(
                         [c.value for c in hand.cards],
                         table.round.dealer.cards[0].value,  # type: ignore[union-attr]
-                        can_double="double" in legal,
-                        can_split="split" in legal,
-                        can_surrender="surrender" in legal,
+                        can_double=Action.DOUBLE in legal,
+                        can_split=Action.SPLIT in legal,
+                        can_surrender=Action.SURRENDER in legal,
                         hands_in_box=len(hand.box.hands),
                         is_split_hand=hand.from_split,
                     )
                     if action is Action.HIT:
-                        if "hit" in legal:
+                        if Action.HIT in legal:
                             effects = draw()
                         else:
                             effects = apply(stand)

@@ -39,19 +39,16 @@ Insurance and even money are never taken (basic strategy).
 
 The house edge of a profile under this strategy is computed separately by
 ``simulators.strategy_edge`` with full finite-shoe depletion; run
-``python -m simulators.strategy --rules PROFILE`` for the chart and the edge.
+``python -m simulators.strategy_cli --rules PROFILE`` for the chart and the edge.
 """
 
 from __future__ import annotations
 
-import argparse
-import sys
-import time
-from enum import Enum
 from functools import lru_cache
 from typing import Sequence
 
-from controller.rules import PROFILES, RuleProfile, build_rules
+from controller.legality import Action
+from controller.rules import RuleProfile
 
 from .strategy_model import (
     BlackjackLoss,
@@ -62,16 +59,6 @@ from .strategy_model import (
     normalise,
     playing_total,
 )
-
-
-class Action(str, Enum):
-    """A playing decision."""
-
-    HIT = "hit"
-    STAND = "stand"
-    DOUBLE = "double"
-    SPLIT = "split"
-    SURRENDER = "surrender"
 
 
 HIT, STAND, DOUBLE, SPLIT, SURRENDER = Action.HIT, Action.STAND, Action.DOUBLE, Action.SPLIT, Action.SURRENDER
@@ -402,30 +389,3 @@ def chart(rules: RuleProfile) -> str:
     if exceptions:
         lines.append("3+ cards (differs from the two-card row): " + "; ".join(exceptions))
     return "\n".join(lines)
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """Print the chart and the computed house edge of a profile."""
-    from .strategy_edge import house_edge
-
-    parser = argparse.ArgumentParser(prog="python -m simulators.strategy", description=main.__doc__)
-    parser.add_argument("--rules", default="ru-standard", choices=sorted(PROFILES))
-    parser.add_argument("--set", action="append", default=[], metavar="OPTION=VALUE")
-    args = parser.parse_args(argv)
-    from controller.rules import parse_set_options
-
-    rules = build_rules(args.rules, parse_set_options(args.set))
-    started = time.perf_counter()
-    strategy_for(rules)
-    built = time.perf_counter() - started
-    print(chart(rules))
-    print(f"\nstrategy built in {built * 1000:.0f} ms")
-    started = time.perf_counter()
-    report = house_edge(rules)
-    print(report.describe())
-    print(f"(edge computed in {time.perf_counter() - started:.1f} s)")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -24,16 +24,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
+from controller.cards import playing_total
 from controller.rules import DealerBlackjackTakes, DoubleRule, Peek, RuleProfile, SplitBy, SurrenderRule
 
 BUST = 5
 BJ = 6
 VALUES = range(1, 11)
-
-
-def playing_total(hard: int, ace: bool) -> int:
-    """The total a hand plays at (soft when an ace can count 11 without busting)."""
-    return hard + 10 if ace and hard <= 11 else hard
 
 
 class BlackjackLoss(Enum):

@@ -25,7 +25,7 @@ from controller.cards import parse_card
 from controller.rules import build_rules
 
 from .shoe.client import ShoeControl
-from .strategy import Action, strategy_for
+from .strategy import strategy_for
 
 log = logging.getLogger(__name__)
 

@@ -16,8 +16,9 @@ from typing import Callable, Protocol
 
 from controller.alerts import AlertKind
 from controller.effects import AlertRaised, Effect, ShoeLock
-from controller.engine import Phase, Table
+from controller.engine import Table
 from controller.hand import Hand, Outcome
+from controller.phase import PLAY, Phase
 from controller.view import hole_card_hidden
 from display.bell import BellSignal
 from display.model import BoxView, DealerView, HandOutcome, HandView, TableMessage, TableView
@@ -121,7 +122,7 @@ def _hand(hand: Hand, in_play: bool) -> HandView:
         hard_total=hand.hard,
         soft_total=soft,
         is_blackjack=hand.is_blackjack,
-        is_bust=hand.hard > 21,
+        is_bust=hand.is_bust,
         doubled=hand.doubled,
         surrendered=hand.outcome is Outcome.SURRENDER,
         in_play=in_play,
@@ -136,7 +137,7 @@ def display_view(table: Table, link_up: bool = True) -> TableView:
     phase = table.phase
     if r is None and not table.pending and phase is not Phase.ATTENTION:
         r = table.previous  # the settled round stays lit until the next bets
-    in_players = phase in (Phase.PLAYERS, Phase.SURRENDER)
+    in_players = phase in PLAY
     by_number: dict[int, BoxView] = {}
     if r is not None:
         for bi, box in enumerate(r.boxes):
@@ -153,8 +154,8 @@ def display_view(table: Table, link_up: bool = True) -> TableView:
             card_count=len(d.cards),
             hard_total=d.hard,
             soft_total=d.soft,
-            is_blackjack=len(d.cards) == 2 and d.hard == 11 and d.has_ace,
-            is_bust=d.hard > 21,
+            is_blackjack=d.is_blackjack,
+            is_bust=d.is_bust,
             hole_card_hidden=hole_card_hidden(table),
             done=r is not table.round or (phase is not Phase.DEALER and len(d.cards) >= 2
                                           and not hole_card_hidden(table)),

@@ -1,18 +1,15 @@
 """Property-based tests of the round engine: random but plausible play on every built-in profile.
 
-A session drives a ``Table`` with a real shuffled shoe (``decks`` copies of ALL_CARDS, shuffled
-by ``random.Random`` with a drawn seed, and shuffled again whenever the table takes a Shuffle):
-bets on random boxes, then at each step one of the next card, stand, double, split, surrender
-(with or without a box), insurance or even money on random boxes with random amounts, close
-insurance, cut card, shuffle, bet, discard card or void round. One step in six is picked
-blindly, whatever the phase, so many actions are illegal where they stand; the others are what
-a dealer would plausibly do in that phase, so rounds get dealt, played and settled (about five
-per session, with some 20 different IllegalAction codes met per profile).
+The sessions come from ``tests.support.sessions``: a real shuffled shoe, bets, then at each step
+what a dealer would plausibly do in that phase, or (one step in six) anything at all, so many
+actions are illegal where they stand and rounds get dealt, played and settled (about five per
+session, with some 20 different IllegalAction codes met per profile).
 
 Every session test runs the same driver and checks one property of the engine:
 
 1. cards are conserved: each card that leaves the shoe is in exactly one place;
-2. an IllegalAction leaves the table's state exactly as it was;
+2. an IllegalAction leaves the table's state exactly as it was, and ``refusal()`` (which changes
+   nothing) gives exactly the refusal ``apply()`` raises, or None when it accepts;
 3. replaying the accepted events (session format, twice) gives the live run's rounds and state;
 4. every net is bounded by the stake and is exactly what the outcome pays;
 5. a card is never refused, in any phase;
@@ -26,342 +23,26 @@ the end of the file as minimal event sequences (fixed in the engine since).
 
 from __future__ import annotations
 
-import copy
 import json
 import random
 from collections import Counter
-from dataclasses import dataclass
-from datetime import datetime
 from decimal import Decimal
-from enum import Enum
-from typing import Any, Callable
+from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, example, given, note, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from controller import events as ev
 from controller.alerts import AlertKind
-from controller.cards import ALL_CARDS, Card, total_of
+from controller.cards import ALL_CARDS, total_of
 from controller.effects import AlertRaised, CardPlaced, Effect, RoundSettled
-from controller.engine import IllegalAction, Phase, Table
+from controller.engine import Phase, Table
 from controller.events import EVENT_TYPES, BadEvent, dump_event, parse_event, parse_event_line
 from controller.replay import replay_lines
 from controller.rules import PROFILES, DealerBlackjackTakes, RuleProfile, build_rules
-
-PROFILE_NAMES = sorted(PROFILES)
-
-# Small sessions, many of them: the whole file stays well under 20 s.
-SESSION_SETTINGS = settings(
-    max_examples=50,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
-MAX_STEPS = 100
-
-ACTIONS = ("card", "stand", "double", "split", "surrender", "insure", "even_money",
-           "close_insurance", "cut_card", "shuffle", "bet", "discard_card", "void_round")
-
-# What a dealer would plausibly do in each phase (the blind steps ignore this).
-PLAUSIBLE: dict[Phase, tuple[str, ...]] = {
-    Phase.WAITING_FOR_SHUFFLE: ("shuffle", "shuffle", "shuffle", "bet"),
-    Phase.BETTING: ("bet", "bet", "shuffle", "cut_card"),  # no bets yet
-    Phase.SETTLED: ("bet", "card"),
-    Phase.DEALING: ("card",),
-    Phase.INSURANCE: ("close_insurance", "insure", "insure", "even_money"),
-    Phase.SURRENDER: ("card", "surrender", "surrender", "stand", "double", "split"),
-    Phase.PLAYERS: ("card", "card", "stand", "stand", "double", "split", "surrender"),
-    Phase.DEALER: ("card",),
-    # A held card waits for the supervisor; meanwhile another card or the cut card may come out.
-    Phase.ATTENTION: ("discard_card", "discard_card", "void_round", "card", "cut_card"),
-}
-BETTING_WITH_BETS = ("card", "card", "card", "bet", "shuffle", "cut_card")
-
-
-# ---------------------------------------------------------------------------- choices
-class OutOfChoices(Exception):
-    """The drawn choices are used up: the session ends there."""
-
-
-class Chooser:
-    """Where the driver's choices come from: a list of words drawn by hypothesis, or a Random.
-
-    One ``st.lists`` draw per example keeps hypothesis's overhead low (a draw per decision
-    costs more than the engine), and it still shrinks well: deleting words deletes steps.
-    """
-
-    def __init__(self, words: list[int] | None = None, rng: random.Random | None = None) -> None:
-        self.words = iter(words) if words is not None else None
-        self.rng = rng
-
-    def _word(self) -> int:
-        if self.words is None:
-            return self.rng.getrandbits(16)  # type: ignore[union-attr]
-        try:
-            return next(self.words)
-        except StopIteration:
-            raise OutOfChoices from None
-
-    def one(self, options: tuple | list) -> Any:
-        return options[self._word() % len(options)]
-
-    def int(self, lo: int, hi: int) -> int:
-        return lo + self._word() % (hi - lo + 1)
-
-
-# ---------------------------------------------------------------------------- state snapshot
-_ATOMS = (str, int, float, Decimal, datetime, Enum, Card, RuleProfile)
-_SKIP_TABLE_ATTRS = {"_handlers", "_fx"}
-
-
-def snapshot(obj: Any, _active: frozenset[int] = frozenset()) -> Any:
-    """A deep, plain-data picture of an object graph (order-sensitive), for == comparisons.
-
-    Slotted objects (Round, BoxInPlay, Hand, ShoeTracker, Alert) become (type, {attr: value});
-    a back reference (Hand.box) becomes a marker; the Table's handler table and effect buffer
-    are left out.
-    """
-    if obj is None or isinstance(obj, _ATOMS):
-        return obj
-    if id(obj) in _active:
-        return ("<ref>", type(obj).__name__)
-    active = _active | {id(obj)}
-    if isinstance(obj, dict):
-        return ("dict", tuple((k, snapshot(v, active)) for k, v in obj.items()))
-    if isinstance(obj, (list, tuple)):
-        return (type(obj).__name__, tuple(snapshot(v, active) for v in obj))
-    if isinstance(obj, (set, frozenset)):
-        return ("set", frozenset(obj))
-    attrs: dict[str, Any] = {}
-    for cls in type(obj).__mro__:
-        for name in getattr(cls, "__slots__", ()):
-            if hasattr(obj, name):
-                attrs[name] = getattr(obj, name)
-    attrs.update(getattr(obj, "__dict__", {}))
-    if isinstance(obj, Table):
-        for name in _SKIP_TABLE_ATTRS:
-            attrs.pop(name, None)
-    return (type(obj).__name__, tuple(sorted((k, snapshot(v, active)) for k, v in attrs.items())))
-
-
-def diff(a: Any, b: Any, path: str = "table") -> str:
-    """Where two snapshots first differ (for assertion messages)."""
-    if type(a) is not type(b) or not isinstance(a, tuple) or len(a) != len(b):
-        return f"{path}: {a!r} != {b!r}"
-    for i, (x, y) in enumerate(zip(a, b)):
-        if x != y:
-            label = x[0] if isinstance(x, tuple) and len(x) == 2 and isinstance(x[0], str) else i
-            return diff(x, y, f"{path}.{label}")
-    return f"{path}: equal"
-
-
-# ---------------------------------------------------------------------------- the session driver
-@dataclass(repr=False)
-class Session:
-    """One table driven through random play; records what happened for the checks."""
-
-    profile: str
-    seed: int
-    choose: Chooser
-    check_illegal: bool = False  # snapshot around every person's action (costs time)
-    on_step: Callable[["Session", ev.Event, list[Effect] | None], None] | None = None
-    before_step: Callable[["Session", ev.Event], Any] | None = None
-
-    def __post_init__(self) -> None:
-        self.rules = build_rules(self.profile)
-        self.table = Table(self.rules)
-        self.rng = random.Random(self.seed)
-        self.shoe: list[Card] = []
-        self._new_shoe()
-        self.shuffles = 0
-        self.attempted: list[ev.Event] = []  # every event tried, in order
-        self.accepted: list[ev.Event] = []  # those the table took
-        self.illegal: list[tuple[int, ev.Event, str]] = []  # (attempt index, event, code)
-        self.rounds: list[dict[str, Any]] = []  # RoundSettled results, in order
-        self.round_bets: list[dict[int, Decimal]] = []  # each settled round's box bets (model)
-        # An independent model of the bets: what the accepted PlaceBets put on each box.
-        self.pending: dict[int, Decimal] = {}
-        self.in_play_bets: dict[int, Decimal] | None = None
-
-    # -- the physical shoe
-    def _new_shoe(self) -> None:
-        self.shoe = [c for _ in range(self.rules.decks) for c in ALL_CARDS]
-        self.rng.shuffle(self.shoe)
-
-    # -- making events
-    def _amount_for_bet(self) -> Decimal:
-        lo, hi = self.rules.table_min, self.rules.table_max
-        how = self.choose.int(0, 5)
-        if how == 0:
-            return lo
-        if how == 1:
-            return hi
-        if how == 2:  # often illegal: under the minimum or over the maximum
-            return self.choose.one((lo / 2, hi + 1, hi * 2, Decimal("0.5")))
-        return Decimal(self.choose.int(int(lo) * 2, int(hi) * 2)) / 2
-
-    def _amount_for_insurance(self, box: int) -> Decimal:
-        r = self.table.round
-        bet = next((b.bet for b in r.boxes if b.number == box), None) if r else None
-        how = self.choose.int(0, 3)
-        if bet is not None and how <= 1:
-            return bet / 2 if how == 0 else max(Decimal("0.5"), (bet / 4).quantize(Decimal("0.5")))
-        if bet is not None and how == 2:
-            return bet / 2 + Decimal("0.5")  # just over the limit
-        return Decimal(self.choose.int(1, 2400)) / 2
-
-    def _box_number(self) -> int:
-        """A box number: usually one with a bet in the round, sometimes any (1..9, some absent)."""
-        r = self.table.round
-        if r is not None and self.choose.int(0, 3):
-            return self.choose.one(tuple(b.number for b in r.boxes))
-        return self.choose.int(1, 9)
-
-    def make_event(self, kind: str) -> ev.Event | None:
-        if kind == "card":
-            if not self.shoe:
-                return None  # the physical shoe is empty
-            return ev.CardDrawn(card=self.shoe.pop())
-        if kind == "stand":
-            return ev.Stand()
-        if kind == "double":
-            return ev.Double()
-        if kind == "split":
-            return ev.Split()
-        if kind == "surrender":
-            return ev.Surrender(box=None if self.choose.int(0, 1) else self._box_number())
-        if kind == "insure":
-            box = self._box_number()
-            return ev.Insure(box=box, amount=self._amount_for_insurance(box))
-        if kind == "even_money":
-            return ev.EvenMoney(box=self._box_number())
-        if kind == "close_insurance":
-            return ev.CloseInsurance()
-        if kind == "cut_card":
-            return ev.CutCardOut()
-        if kind == "shuffle":
-            self.shuffles += 1
-            return ev.Shuffle(shoe_id=f"s{self.shuffles}")
-        if kind == "bet":
-            boxes = self.rules.boxes
-            box = self.choose.int(1, boxes) if self.choose.int(0, 5) else self.choose.int(1, 9)
-            player = None if self.choose.int(0, 3) else self.choose.one(("ann", "bob", "cid", "dan"))
-            return ev.PlaceBet(box=box, amount=self._amount_for_bet(), player=player)
-        if kind == "discard_card":
-            return ev.DiscardCard()
-        if kind == "void_round":
-            return ev.VoidRound()
-        raise AssertionError(kind)
-
-    # -- running
-    def run(self, steps: int) -> None:
-        try:
-            for _ in range(steps):
-                self._one_step()
-        except OutOfChoices:
-            pass
-
-    def _one_step(self) -> None:
-        phase = self.table.phase
-        if self.choose.int(0, 5) == 5:  # blind: any action, whatever the phase
-            kind = self.choose.one(ACTIONS)
-        elif phase is Phase.BETTING and self.table.pending:
-            kind = self.choose.one(BETTING_WITH_BETS)
-        else:
-            kind = self.choose.one(PLAUSIBLE[phase])
-        event = self.make_event(kind)
-        if event is not None:
-            self.step(event)
-
-    def step(self, event: ev.Event) -> None:
-        t = self.table
-        index = len(self.attempted)
-        self.attempted.append(event)
-        had_round = t.round is not None
-        if self.before_step:
-            self.before_step(self, event)
-        if isinstance(event, ev.CardDrawn):
-            phase = t.phase
-            try:
-                fx = t.apply(event)
-            except Exception as exc:  # property 5: a card is physical and never refused
-                raise AssertionError(
-                    f"card {event.card.code} refused in phase {phase.value}: {exc!r}") from exc
-        else:
-            before = snapshot(t) if self.check_illegal else None
-            try:
-                fx = t.apply(event)
-            except IllegalAction as exc:
-                self.illegal.append((index, event, exc.code))
-                if before is not None:
-                    after = snapshot(t)
-                    assert after == before, (
-                        f"IllegalAction {exc.code!r} on {dump_event(event)} changed the state: "
-                        f"{diff(before, after)}")
-                if self.on_step:
-                    self.on_step(self, event, None)
-                return
-        self.accepted.append(event)
-        if isinstance(event, ev.Shuffle):
-            self._new_shoe()  # the real shoe is shuffled too: every card is back in it
-        self._model(event, fx, had_round)
-        if self.on_step:
-            self.on_step(self, event, fx)
-
-    def _model(self, event: ev.Event, fx: list[Effect], had_round: bool) -> None:
-        """Keep the independent bet model and the settled rounds up to date."""
-        if isinstance(event, ev.PlaceBet):
-            self.pending[event.box] = self.pending.get(event.box, Decimal(0)) + event.amount
-        if isinstance(event, ev.VoidRound) and not had_round:
-            self.pending = {}
-        if isinstance(event, ev.CardDrawn) and not had_round and any(
-                type(f) is CardPlaced and f.to in ("box", "dealer") for f in fx):
-            self.in_play_bets, self.pending = self.pending, {}
-        for f in fx:
-            if type(f) is RoundSettled:
-                self.rounds.append(f.result)
-                self.round_bets.append(self.in_play_bets or {})
-                self.in_play_bets = None
-
-    def session_lines(self, events: list[ev.Event] | None = None) -> list[str]:
-        """The session file: a rules line, then the events."""
-        evs = self.accepted if events is None else events
-        return [json.dumps(dump_event(ev.SetRules(profile=self.profile)))] + [
-            json.dumps(dump_event(e)) for e in evs]
-
-    def note_session(self) -> None:
-        """Print the attempted events (the illegal ones marked) for a failing example."""
-        codes = {i: code for i, _, code in self.illegal}
-        lines = [f"profile={self.profile} seed={self.seed}"]
-        for i, e in enumerate(self.attempted):
-            mark = f"   # IllegalAction {codes[i]}" if i in codes else ""
-            lines.append(json.dumps(dump_event(e)) + mark)
-        note("\n".join(lines))
-
-
-# Hypothesis keeps lists short unless told: min_size sets the average (about 2 x min_size).
-# All-zero words are the plausible default at every step, which is what shrinking tends to.
-WORDS = st.lists(st.integers(0, 2**16 - 1), min_size=120, max_size=4 * MAX_STEPS)
-
-
-SEEDS = st.integers(0, 2**32 - 1)
-
-
-def run_session(data: Any, profile: str, **kw: Any) -> Session:
-    seed = data.draw(SEEDS, label="shoe seed")
-    return run_words(profile, seed, data.draw(WORDS, label="choices"), **kw)
-
-
-def run_words(profile: str, seed: int, words: list[int], **kw: Any) -> Session:
-    s = Session(profile, seed, Chooser(words=words), **kw)
-    try:
-        s.run(MAX_STEPS)
-    finally:
-        s.note_session()
-    return s
-
-
-profiles = pytest.mark.parametrize("profile", PROFILE_NAMES)
+from tests.support.sessions import (MAX_STEPS, PROFILE_NAMES, SEEDS, SESSION_SETTINGS, WORDS, Chooser, Session,
+                                    diff, profiles, run_session, run_words, snapshot)
 
 
 # ---------------------------------------------------------------------------- 1. card conservation
@@ -652,8 +333,7 @@ def test_a_card_in_every_phase_is_taken(profile: str) -> None:
         s = Session(profile, seed, Chooser(rng=random.Random(seed)))
         for _ in range(40):
             s.run(1)
-            t = copy.deepcopy(s.table)
-            assert t._handlers[ev.CardDrawn].__self__ is t
+            t = Table.from_snapshot(s.table.snapshot())
             phase = t.phase
             card = ALL_CARDS[(seed * 7 + len(s.attempted)) % 52]
             fx = t.apply(ev.CardDrawn(card=card))

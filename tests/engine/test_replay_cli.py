@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from engine_dsl import session
+from tests.support.engine_dsl import session
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "tablectl" / "examples" / "session.jsonl"
 

@@ -7,7 +7,7 @@ Deal order without a hole card: box 1, box 2, ..., dealer, box 1, box 2, ...
 from __future__ import annotations
 
 import pytest
-from engine_dsl import hands, play
+from tests.support.engine_dsl import hands, play
 
 from controller.cards import parse_card, total_of
 from controller.engine import Phase

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from engine_dsl import play
+from tests.support.engine_dsl import play
 
 from controller.view import table_view
 

@@ -28,14 +28,33 @@ def digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def test_reopen_restores_the_exact_state(tmp_path):
+def test_reopen_restores_the_exact_state_from_a_snapshot(tmp_path):
     path = tmp_path / "j.sqlite"
-    a = open_authority(path, "ru-standard")
+    a = open_authority(path, "ru-standard", snapshot_every_rounds=3)
     play_rounds(a, 7)
-    before = (a.table.phase, a.table.rounds_played, a.table.shoe.dealt, a.table.last_round, a.journal.head())
+    before = (a.table.snapshot(), a.table.last_round, a.journal.head())
     a.journal.close()
-    b = open_authority(path, "ru-standard")
-    assert (b.table.phase, b.table.rounds_played, b.table.shoe.dealt, b.table.last_round, b.journal.head()) == before
+    b = open_authority(path, "ru-standard", snapshot_every_rounds=3)
+    assert (b.table.snapshot(), b.table.last_round, b.journal.head()) == before
+    assert b.replayed == len(ROUND_STEPS)  # the snapshot after round 6 spared the rest of the replay
+
+
+def test_a_snapshot_that_does_not_verify_is_ignored_and_the_journal_replayed(tmp_path, caplog):
+    path = tmp_path / "j.sqlite"
+    a = open_authority(path, "ru-standard", snapshot_every_rounds=2)
+    play_rounds(a, 4)
+    before = a.table.snapshot()
+    a.journal.close()
+    con = sqlite3.connect(path)
+    state = json.loads(con.execute("SELECT state FROM snapshots").fetchone()[0])
+    state["rounds_played"] = 1008  # a forged snapshot: the MAC no longer matches
+    con.execute("UPDATE snapshots SET state = ?", (json.dumps(state),))
+    con.commit()
+    con.close()
+    b = open_authority(path, "ru-standard", snapshot_every_rounds=2)
+    assert b.table.snapshot() == before and b.table.rounds_played == 4
+    assert b.replayed == b.journal.last_seq  # replayed from the first row
+    assert "does not verify" in caplog.text
 
 
 def test_a_refused_action_is_a_refusal_row_that_replay_never_reads(tmp_path):

@@ -15,7 +15,8 @@ import itertools
 import pytest
 
 from controller.rules import RuleProfile, build_rules
-from simulators.strategy import Action, BasicStrategy, chart, strategy_for
+from controller.legality import Action
+from simulators.strategy import BasicStrategy, chart, strategy_for
 
 H, S, D, P, R = Action.HIT, Action.STAND, Action.DOUBLE, Action.SPLIT, Action.SURRENDER
 UPS = (2, 3, 4, 5, 6, 7, 8, 9, 10, 1)

@@ -1,0 +1,281 @@
+"""What a player's decision may be, where it stands: every check returns a Refusal or None.
+
+Checks never change anything, so the engine can ask ``Table.refusal(event)`` before it
+journals an action and ``Table.apply`` runs the same checks before it changes the table
+(python-chess's ``is_legal`` before ``push``). `Action` names the decisions, for consoles,
+views and the simulated players alike.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+from enum import Enum
+
+from .cards import Card
+from .hand import BoxInPlay, Hand
+from .money import money
+from .phase import PLAY, Phase
+from .round import DEALER, Round
+from .rules import DoubleRule, RuleProfile, SplitBy, SurrenderRule
+
+
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    """Why an action is refused where it stands: ``code`` for machines, ``message`` for the dealer."""
+
+    code: str
+    message: str
+
+
+class Action(str, Enum):
+    """A decision the table may offer (``legal_actions``); a hit is the next card arriving."""
+
+    HIT = "hit"
+    STAND = "stand"
+    DOUBLE = "double"
+    SPLIT = "split"
+    SURRENDER = "surrender"
+    INSURANCE = "insurance"
+    EVEN_MONEY = "even_money"
+    CLOSE_INSURANCE = "close_insurance"
+
+
+# ---------------------------------------------------------------------------- split aces
+# rules.md: split aces get exactly one card each; if that card is another ace it may be split
+# again where the rules allow (ru: yes; us-holecard and single-deck-enhc: no). A split-aces hand
+# never doubles, and one holding a second ace waits for the decision: split again or stand.
+
+def is_pair_of_aces(hand: Hand) -> bool:
+    """A split of this hand is a split of aces."""
+    return hand.cards[0].value == 1
+
+
+def awaiting_resplit(hand: Hand) -> bool:
+    """A split ace that drew another ace, still in play: it splits again or stands, no card."""
+    return hand.split_aces and len(hand.cards) == 2
+
+
+def split_aces_complete(hand: Hand, card: Card, rules: RuleProfile) -> bool:
+    """A split ace is complete with its one card, unless that card is an ace it may split again."""
+    return not (card.value == 1 and rules.resplit_aces and len(hand.box.hands) < rules.max_hands)  # type: ignore[union-attr]
+
+
+def split_aces_refusal(hand: Hand, rules: RuleProfile, what: str) -> Refusal | None:
+    """What split aces may not do: double, or split again where the rules say no."""
+    if not hand.split_aces:
+        return None
+    if what == "double":
+        return Refusal("double_not_allowed", "split aces take one card only: no double")
+    if not rules.resplit_aces:
+        return Refusal("split_limit", "split aces may not be split again at this table")
+    return None
+
+
+def hand_complete(hand: Hand, card: Card, rules: RuleProfile) -> bool:
+    """Whether a hand that has just taken ``card`` (and was not settled by it) takes no more.
+
+    rules.md, shared: a hand on 21 is complete; a double takes exactly one card; split aces above.
+    """
+    if hand.split_aces:
+        return split_aces_complete(hand, card, rules)
+    return hand.doubled or hand.total == 21
+
+
+# ---------------------------------------------------------------------------- whose turn
+def next_card(r: Round, phase: Phase) -> str | None:
+    """Who takes the next card in this phase: 'box N', 'dealer', or None when none is expected.
+
+    The one definition of where a card goes: the deal plan while dealing, the hand in turn while
+    it may take one, the dealer in his turn.
+    """
+    if phase is Phase.DEALING:
+        target = r.plan[r.dealt]
+        return "dealer" if target == DEALER else f"box {r.boxes[target].number}"
+    if phase in PLAY:
+        return None if awaiting_resplit(r.hand) else f"box {r.boxes[r.box_i].number}"
+    if phase is Phase.DEALER:
+        return "dealer"
+    return None
+
+
+def turn_refusal(phase: Phase, r: Round | None, what: str) -> Refusal | None:
+    """A decision needs a hand in turn that is not waiting for a card."""
+    if phase not in PLAY or r is None:
+        return Refusal("not_players_turn", f"cannot {what} now: no hand is in play ({phase.value})")
+    hand = r.hand
+    if len(hand.cards) < 2:
+        return Refusal("needs_card", f"cannot {what}: the split hand needs its second card first")
+    if hand.doubled:
+        return Refusal("needs_card", f"cannot {what}: the doubled hand takes exactly one more card")
+    return None
+
+
+# ---------------------------------------------------------------------------- double
+_DOUBLE_TOTALS = {
+    DoubleRule.NINE_TO_ELEVEN: (9, 10, 11),
+    DoubleRule.TEN_OR_ELEVEN: (10, 11),
+    DoubleRule.ELEVEN: (11,),
+    DoubleRule.NONE: (),
+}
+
+
+def _describe(hand: Hand) -> str:
+    soft = hand.soft
+    return f"soft {soft}" if soft is not None else f"hard {hand.hard}"
+
+
+def double_refusal(hand: Hand, rules: RuleProfile) -> Refusal | None:
+    """May this hand double (its first two cards, the table's double rule, after a split)?"""
+    if len(hand.cards) != 2:
+        return Refusal("double_not_allowed", "double only on the first two cards of a hand")
+    refusal = split_aces_refusal(hand, rules, "double")
+    if refusal is not None:
+        return refusal
+    if hand.from_split and not rules.double_after_split:
+        return Refusal("double_not_allowed", "no double after a split at this table")
+    rule = rules.double
+    if rule is not DoubleRule.ANY:
+        # Restricted doubling counts hard totals only: a soft hand cannot double.
+        if hand.soft is not None or hand.hard not in _DOUBLE_TOTALS[rule]:
+            if rule is DoubleRule.NONE:
+                return Refusal("double_not_allowed", "no doubling at this table")
+            return Refusal("double_not_allowed", f"double only on a hard {rule.value}; this hand is {_describe(hand)}")
+    return None
+
+
+# ---------------------------------------------------------------------------- split
+def split_refusal(hand: Hand, rules: RuleProfile) -> Refusal | None:
+    """May this hand split (a pair by the table's rule, under the hand limit)?"""
+    cards = hand.cards
+    if len(cards) != 2:
+        return Refusal("split_not_allowed", "split only a pair of two cards")
+    a, b = cards
+    pair = a.rank == b.rank if rules.split_by is SplitBy.RANK else a.value == b.value
+    if not pair:
+        what = "rank" if rules.split_by is SplitBy.RANK else "value"
+        return Refusal("split_unequal", f"{a.code} and {b.code} are not a pair of equal {what}")
+    if len(hand.box.hands) >= rules.max_hands:  # type: ignore[union-attr]
+        return Refusal("split_limit", f"a box may play at most {rules.max_hands} hands")
+    return split_aces_refusal(hand, rules, "split")
+
+
+# ---------------------------------------------------------------------------- surrender
+def _unplayed_two_cards(box: BoxInPlay) -> bool:
+    hand = box.hands[0]
+    return len(box.hands) == 1 and len(hand.cards) == 2 and not hand.done
+
+
+def may_surrender_early(box: BoxInPlay) -> bool:
+    """A box that may still surrender: one unsplit two-card hand not yet played.
+
+    A blackjack is never surrendered (decided): it is paid, or waits done, before play.
+    """
+    return not box.acted and _unplayed_two_cards(box)
+
+
+def surrendering_box(r: Round, number: int | None) -> BoxInPlay | None:
+    """The box a surrender names: ``number``, or the box in turn."""
+    return r.boxes[r.box_i] if number is None else r.box(number)
+
+
+def surrender_refusal(phase: Phase, r: Round | None, rules: RuleProfile, number: int | None) -> Refusal | None:
+    """May this box (or the box in turn) surrender now, under the table's surrender rule?"""
+    mode = rules.surrender
+    if mode is SurrenderRule.NONE:
+        return Refusal("surrender_not_allowed", "surrender is not offered at this table")
+    if phase not in PLAY or r is None:
+        return Refusal("surrender_closed", f"cannot surrender now ({phase.value})")
+    if mode is SurrenderRule.BEFORE_FIRST_HIT:
+        # ru-surrender: a table-wide window after the deal, closed once anyone has drawn.
+        if r.anyone_drew:
+            return Refusal("surrender_closed", "surrender is closed: a player has already drawn a card")
+        box = surrendering_box(r, number)
+        if box is None:
+            return Refusal("no_such_box", f"box {number} has no bet in this round")
+        if not may_surrender_early(box):
+            return Refusal("surrender_not_allowed",
+                           f"box {box.number} cannot surrender: only a two-card hand not yet played")
+        return None
+    box = r.boxes[r.box_i]
+    if number is not None and number != box.number:
+        return Refusal("not_your_turn", f"it is box {box.number}'s turn, not box {number}'s")
+    if not may_surrender_early(box):
+        return Refusal("surrender_not_allowed", "surrender only as the box's first decision on two cards")
+    if mode is SurrenderRule.EARLY_VS_2_10 and r.dealer.cards[0].value == 1:
+        return Refusal("surrender_not_allowed", "no surrender against a dealer ace")
+    return None
+
+
+# ---------------------------------------------------------------------------- insurance
+def insurance_opens(r: Round, rules: RuleProfile) -> bool:
+    """After the deal against a dealer ace: is an insurance phase opened?"""
+    return r.dealer.cards[0].value == 1 and (rules.insurance or rules.even_money)
+
+
+def _insurance_box(r: Round | None, number: int) -> tuple[Refusal | None, BoxInPlay | None]:
+    box = r.box(number) if r is not None else None
+    if box is None:
+        return Refusal("no_such_box", f"box {number} has no bet in this round"), None
+    return None, box
+
+
+def insure_refusal(phase: Phase, r: Round | None, rules: RuleProfile, number: int,
+                   amount: Decimal) -> Refusal | None:
+    """May this box insure this amount now?"""
+    if phase is not Phase.INSURANCE or not rules.insurance:
+        return Refusal("insurance_closed", "insurance is offered only against a dealer ace, before play")
+    refusal, box = _insurance_box(r, number)
+    if box is None:
+        return refusal
+    if box.hands[0].is_blackjack:
+        return Refusal("insurance_not_allowed", f"box {box.number} has blackjack: it may take even money")
+    if box.insurance is not None:
+        return Refusal("insurance_not_allowed", f"box {box.number} is already insured")
+    if amount > box.bet / 2:
+        return Refusal("insurance_too_large",
+                       f"insurance is at most half the bet: {money(box.bet / 2)} on box {box.number}")
+    return None
+
+
+def even_money_refusal(phase: Phase, r: Round | None, rules: RuleProfile, number: int) -> Refusal | None:
+    """May this box take even money now?"""
+    if phase is not Phase.INSURANCE or not rules.even_money:
+        return Refusal("even_money_closed", "even money is offered only on a blackjack against a dealer ace")
+    refusal, box = _insurance_box(r, number)
+    if box is None:
+        return refusal
+    hand = box.hands[0]
+    if not hand.is_blackjack or hand.settled:
+        return Refusal("even_money_not_allowed", f"box {box.number} has no blackjack to take even money on")
+    return None
+
+
+def close_insurance_refusal(phase: Phase) -> Refusal | None:
+    """Insurance can be closed only while it is open."""
+    if phase is not Phase.INSURANCE:
+        return Refusal("insurance_closed", "insurance is not open")
+    return None
+
+
+# ---------------------------------------------------------------------------- what is offered
+_INSURANCE_ACTIONS = [Action.INSURANCE, Action.EVEN_MONEY, Action.CLOSE_INSURANCE]
+
+
+def legal_actions(phase: Phase, r: Round | None, rules: RuleProfile) -> list[Action]:
+    """The decisions the table may take now: the hand in turn's, or the insurance phase's."""
+    if phase not in PLAY or r is None:
+        return list(_INSURANCE_ACTIONS) if phase is Phase.INSURANCE else []
+    hand = r.hand
+    if len(hand.cards) < 2 or hand.doubled:
+        return []  # the hand waits for a card: a split hand's second, or a double's one
+    actions = [Action.STAND]
+    if not awaiting_resplit(hand):
+        actions.append(Action.HIT)
+    if double_refusal(hand, rules) is None:
+        actions.append(Action.DOUBLE)
+    if split_refusal(hand, rules) is None:
+        actions.append(Action.SPLIT)
+    if surrender_refusal(phase, r, rules, None) is None:
+        actions.append(Action.SURRENDER)
+    return actions

@@ -1,0 +1,129 @@
+"""One blackjack round: its data, its deal plan, who acts, and its record.
+
+The engine (`controller.engine.Table`) changes a round only through `apply`;
+this module says what a round is made of and answers questions about it.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from decimal import Decimal
+from typing import Any
+
+from .hand import BoxInPlay, Hand
+from .money import ZERO, money
+
+DEALER = -1  # deal-plan target for the dealer's hand
+
+
+def deal_plan(boxes: int, hole_card: bool) -> list[int]:
+    """The order of the initial deal, as box indices and DEALER.
+
+    rules.md, shared: one card to each betting box in order, one to the dealer, a second card to
+    each box, then the hole card in a hole-card game.
+    """
+    idx = list(range(boxes))
+    return idx + [DEALER] + idx + ([DEALER] if hole_card else [])
+
+
+class Round:
+    """One round from its first card to its settlement."""
+
+    __slots__ = ("number", "shoe_id", "boxes", "dealer", "plan", "dealt", "box_i", "hand_i",
+                 "anyone_drew", "peeked", "started_at", "voided", "_record")
+
+    def __init__(self, number: int, shoe_id: str | None, boxes: list[BoxInPlay], plan: list[int],
+                 started_at: datetime | None) -> None:
+        self.number = number
+        self.shoe_id = shoe_id
+        self.boxes = boxes
+        self.dealer = Hand(None, ZERO)
+        self.plan = plan
+        self.dealt = 0  # cards of the plan dealt so far
+        self.box_i = 0  # the box in turn, then the hand in turn on it
+        self.hand_i = 0
+        self.anyone_drew = False  # a player has taken a card after the deal (closes surrender windows)
+        self.peeked = False  # a hole-card dealer has checked for blackjack
+        self.started_at = started_at
+        self.voided = False
+        self._record: dict[str, Any] | None = None
+
+    @property
+    def record(self) -> dict[str, Any]:
+        """The JSON-ready record of the settled round (built once, on first use)."""
+        if self._record is None:
+            self._record = round_record(self)
+        return self._record
+
+    def net(self) -> Decimal:
+        """What the players won (+) or lost (-) on the round, insurance and bonuses included."""
+        total = ZERO
+        for box in self.boxes:
+            for hand in box.hands:
+                if hand.net is not None:
+                    total += hand.net
+            if box.insurance_net is not None:
+                total += box.insurance_net
+        return total
+
+    @property
+    def hand(self) -> Hand:
+        """The hand in turn."""
+        return self.boxes[self.box_i].hands[self.hand_i]
+
+    def box(self, number: int) -> BoxInPlay | None:
+        """The box with this number in the round, if it has a bet on it."""
+        for box in self.boxes:
+            if box.number == number:
+                return box
+        return None
+
+    def to_next_hand(self) -> bool:
+        """Move the turn to the first hand, from the one in turn on, that still has to act.
+
+        rules.md, shared: boxes play in order from the dealer's left, a box's hands one at a time.
+        Returns False when no hand is left to act (the dealer's turn).
+        """
+        boxes = self.boxes
+        while self.box_i < len(boxes):
+            hands = boxes[self.box_i].hands
+            while self.hand_i < len(hands):
+                if not hands[self.hand_i].done:
+                    return True
+                self.hand_i += 1
+            self.box_i += 1
+            self.hand_i = 0
+        return False
+
+
+def round_record(r: Round) -> dict[str, Any]:
+    """The JSON-ready record of a settled round (what replay prints and the journal keeps)."""
+    hands = []
+    total = ZERO
+    for box in r.boxes:
+        for hand in box.hands:
+            net = hand.net if hand.net is not None else ZERO
+            total += net
+            hands.append({
+                "box": box.number,
+                "cards": [c.code for c in hand.cards],
+                "bet": money(hand.stake),
+                "outcome": hand.outcome.value if hand.outcome else None,
+                "net": money(net),
+            })
+    insurance = []
+    for box in r.boxes:
+        if box.insurance is not None:
+            net = box.insurance_net if box.insurance_net is not None else ZERO
+            total += net
+            insurance.append({"box": box.number, "amount": money(box.insurance), "net": money(net)})
+    dealer = r.dealer
+    return {
+        "number": r.number,
+        "shoe_id": r.shoe_id,
+        "dealer": {"cards": [c.code for c in dealer.cards], "total": dealer.total},
+        "hands": hands,
+        "insurance": insurance,
+        "net": money(total),
+        **({"void": True} if r.voided else {}),
+    }

@@ -1,0 +1,436 @@
+"""Explicit snapshots of the table: plain JSON-ready data out, strictly validated data in.
+
+`dump_table` writes every part of a `Table`'s state as str/int/bool/None/lists/dicts with a
+``format`` number; `validate` checks such data against pydantic models (strict types, no
+unknown keys, cards that exist, indices that point somewhere) and `load_table` rebuilds the
+objects from the checked models. Nothing in the data is ever executed or imported: it only
+fills constructors. Amounts are decimal strings (as in round records), times ISO-8601.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from decimal import Decimal, InvalidOperation
+from typing import TYPE_CHECKING, Annotated, Any, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from .alerts import Alert, AlertKind
+from .cards import BadCard, Card, parse_card
+from .errors import SnapshotError
+from .hand import BoxInPlay, Hand, Outcome
+from .money import money
+from .phase import IN_ROUND, Phase
+from .round import DEALER, Round
+from .rules import RuleProfile
+from .shoe import ShoeTracker
+
+if TYPE_CHECKING:  # the engine imports this module, never the other way round at run time
+    from .engine import Table
+
+FORMAT = 1  # bump when the layout below changes; from_snapshot refuses any other number
+
+
+# ---------------------------------------------------------------------------- field types
+def _card(code: str) -> str:
+    try:
+        return parse_card(code).code
+    except BadCard as exc:
+        raise ValueError(str(exc)) from None
+
+
+def _amount(text: str) -> str:
+    try:
+        d = Decimal(text)
+    except InvalidOperation:
+        raise ValueError(f"{text!r} is not an amount") from None
+    if not d.is_finite() or d != d.quantize(Decimal("0.01")):
+        raise ValueError(f"{text!r} is not an amount in whole cents")
+    return text
+
+
+def _time(text: str) -> str:
+    try:
+        datetime.fromisoformat(text)
+    except ValueError:
+        raise ValueError(f"{text!r} is not an ISO-8601 time") from None
+    return text
+
+
+CardCode = Annotated[str, AfterValidator(_card)]
+Amount = Annotated[str, AfterValidator(_amount)]
+Time = Annotated[str, AfterValidator(_time)]
+Count = Annotated[int, Field(ge=0)]
+
+
+class _Model(BaseModel):
+    # Strict: an int is an int (not "3", not true), no key may be missing or unknown.
+    model_config = ConfigDict(strict=True, extra="forbid", frozen=True)
+
+
+class RulesState(_Model):
+    """The rules in force: a profile name and every option."""
+
+    name: str
+    options: dict[str, Any]
+
+
+class ShoeState(_Model):
+    """The shoe tracker: what has left the shuffled shoe."""
+
+    shoe_id: str
+    decks: Annotated[int, Field(ge=1, le=8)]
+    dealt: Count
+    burned: Count
+    by_code: dict[CardCode, Annotated[int, Field(ge=1)]]
+    cut_card_out: bool
+    cut_card_position: int | None
+    repeats: Count
+
+    @model_validator(mode="after")
+    def _counts(self) -> ShoeState:
+        if sum(self.by_code.values()) != self.dealt or self.burned > self.dealt:
+            raise ValueError("the shoe's card counts do not add up to its dealt and burned cards")
+        return self
+
+
+class BetState(_Model):
+    """One player's chips on a box."""
+
+    player: str
+    amount: Amount
+
+
+class HandState(_Model):
+    """One hand on a box."""
+
+    cards: list[CardCode]
+    stake: Amount
+    doubled: bool
+    from_split: bool
+    split_aces: bool
+    done: bool
+    outcome: Annotated[Outcome | None, Field(strict=False)]
+    net: Amount | None
+
+
+class BoxState(_Model):
+    """A box in play."""
+
+    number: Annotated[int, Field(ge=1, le=9)]
+    bets: list[BetState] = Field(min_length=1)
+    owner: str | None
+    hands: list[HandState] = Field(min_length=1)
+    insurance: Amount | None
+    insurance_net: Amount | None
+    acted: bool
+
+
+class RoundState(_Model):
+    """A round, in play or settled."""
+
+    number: Annotated[int, Field(ge=1)]
+    shoe_id: str | None
+    boxes: list[BoxState] = Field(min_length=1)
+    dealer: list[CardCode]
+    plan: list[int]
+    dealt: Count
+    box_i: Count
+    hand_i: Count
+    anyone_drew: bool
+    peeked: bool
+    started_at: Time | None
+    voided: bool
+
+    @model_validator(mode="after")
+    def _indices(self) -> RoundState:
+        n = len(self.boxes)
+        if any(t != DEALER and not 0 <= t < n for t in self.plan):
+            raise ValueError("the deal plan names a box the round does not have")
+        if self.dealt > len(self.plan):
+            raise ValueError("more cards dealt than the deal plan holds")
+        if self.box_i > n or (self.box_i < n and self.hand_i >= len(self.boxes[self.box_i].hands)):
+            raise ValueError("the hand in turn is not on the table")
+        return self
+
+
+class AlertState(_Model):
+    """One alert on the board."""
+
+    id: Annotated[int, Field(ge=1)]
+    kind: Annotated[AlertKind, Field(strict=False)]
+    message: str
+    raised_at: Time | None
+    active: bool
+    acknowledged: bool
+    acknowledged_by: str | None
+
+
+class PendingBox(_Model):
+    """Bets placed on a box for the next round, in the order the players came."""
+
+    box: Annotated[int, Field(ge=1, le=9)]
+    bets: list[BetState] = Field(min_length=1)
+
+
+class Reservation(_Model):
+    """A box marker: for whom, since when."""
+
+    box: Annotated[int, Field(ge=1, le=9)]
+    player: str | None
+    since: Time | None
+
+
+class TableState(_Model):
+    """The whole table."""
+
+    format: Literal[1]
+    rules: RulesState
+    phase: Annotated[Phase, Field(strict=False)]
+    resume_phase: Annotated[Phase | None, Field(strict=False)]
+    shoe: ShoeState | None
+    shoes_loaded: Count
+    burn_left: Count
+    pending: list[PendingBox]
+    reservations: list[Reservation]
+    round: RoundState | None
+    previous: RoundState | None
+    rounds_played: Count
+    last_round_players: Count
+    right_to_cut: str | None
+    held: list[CardCode]
+    alerts: list[AlertState]
+    next_alert_id: Annotated[int, Field(ge=1)]
+    now: Time | None
+    locked: bool
+
+    @model_validator(mode="after")
+    def _consistent(self) -> TableState:
+        if (self.round is not None) != (self.phase in IN_ROUND or (
+                self.phase is Phase.ATTENTION and self.resume_phase in IN_ROUND)):
+            raise ValueError(f"phase {self.phase.value} does not match whether a round is in play")
+        if (self.phase is Phase.ATTENTION) != (self.resume_phase is not None) or self.resume_phase is Phase.ATTENTION:
+            raise ValueError("resume_phase is set exactly while the table is in attention")
+        if (self.phase is Phase.ATTENTION) != bool(self.held):
+            raise ValueError("cards are held exactly while the table is in attention")
+        ids = [a.id for a in self.alerts]
+        if len(set(ids)) != len(ids) or any(i >= self.next_alert_id for i in ids):
+            raise ValueError("alert ids must be distinct and below next_alert_id")
+        boxes = [p.box for p in self.pending]
+        if len(set(boxes)) != len(boxes) or len({r.box for r in self.reservations}) != len(self.reservations):
+            raise ValueError("a box appears twice among the bets or the reservations")
+        return self
+
+
+# ---------------------------------------------------------------------------- out
+def _t(at: datetime | None) -> str | None:
+    return at.isoformat() if at is not None else None
+
+
+def _bets(bets: dict[str, Decimal]) -> list[dict[str, Any]]:
+    return [{"player": p, "amount": money(a)} for p, a in bets.items()]
+
+
+def _m(amount: Decimal | None) -> str | None:
+    return money(amount) if amount is not None else None
+
+
+def dump_hand(hand: Hand) -> dict[str, Any]:
+    """A hand as plain data."""
+    return {
+        "cards": [c.code for c in hand.cards],
+        "stake": money(hand.stake),
+        "doubled": hand.doubled,
+        "from_split": hand.from_split,
+        "split_aces": hand.split_aces,
+        "done": hand.done,
+        "outcome": hand.outcome.value if hand.outcome is not None else None,
+        "net": _m(hand.net),
+    }
+
+
+def dump_round(r: Round) -> dict[str, Any]:
+    """A round as plain data."""
+    return {
+        "number": r.number,
+        "shoe_id": r.shoe_id,
+        "boxes": [{
+            "number": box.number,
+            "bets": _bets(box.bets),
+            "owner": box.owner,
+            "hands": [dump_hand(h) for h in box.hands],
+            "insurance": _m(box.insurance),
+            "insurance_net": _m(box.insurance_net),
+            "acted": box.acted,
+        } for box in r.boxes],
+        "dealer": [c.code for c in r.dealer.cards],
+        "plan": list(r.plan),
+        "dealt": r.dealt,
+        "box_i": r.box_i,
+        "hand_i": r.hand_i,
+        "anyone_drew": r.anyone_drew,
+        "peeked": r.peeked,
+        "started_at": _t(r.started_at),
+        "voided": r.voided,
+    }
+
+
+def dump_shoe(shoe: ShoeTracker) -> dict[str, Any]:
+    """The shoe tracker as plain data (card counts by code, in card order)."""
+    return {
+        "shoe_id": shoe.shoe_id,
+        "decks": shoe.decks,
+        "dealt": shoe.dealt,
+        "burned": shoe.burned,
+        "by_code": {code: shoe.by_code[code] for code in sorted(shoe.by_code) if shoe.by_code[code]},
+        "cut_card_out": shoe.cut_card_out,
+        "cut_card_position": shoe.cut_card_position,
+        "repeats": shoe.repeats,
+    }
+
+
+def dump_alert(alert: Alert) -> dict[str, Any]:
+    """An alert as plain data."""
+    return {
+        "id": alert.id,
+        "kind": alert.kind.value,
+        "message": alert.message,
+        "raised_at": _t(alert.raised_at),
+        "active": alert.active,
+        "acknowledged": alert.acknowledged,
+        "acknowledged_by": alert.acknowledged_by,
+    }
+
+
+def dump_table(t: Table) -> dict[str, Any]:
+    """The whole table as plain data."""
+    return {
+        "format": FORMAT,
+        "rules": {"name": t.rules.name, "options": t.rules.options()},
+        "phase": t.phase.value,
+        "resume_phase": t.resume_phase.value if t.resume_phase is not None else None,
+        "shoe": dump_shoe(t.shoe) if t.shoe is not None else None,
+        "shoes_loaded": t.shoes_loaded,
+        "burn_left": t.burn_left,
+        "pending": [{"box": box, "bets": _bets(bets)} for box, bets in t.pending.items()],
+        "reservations": [{"box": box, "player": player, "since": _t(since)}
+                         for box, (player, since) in t.reservations.items()],
+        "round": dump_round(t.round) if t.round is not None else None,
+        "previous": dump_round(t.previous) if t.previous is not None else None,
+        "rounds_played": t.rounds_played,
+        "last_round_players": t.last_round_players,
+        "right_to_cut": t.right_to_cut,
+        "held": [c.code for c in t.held],
+        "alerts": [dump_alert(a) for a in t.alerts],
+        "next_alert_id": t.next_alert_id,
+        "now": _t(t.now),
+        "locked": t.locked,
+    }
+
+
+# ---------------------------------------------------------------------------- in
+def _explain(exc: ValidationError) -> str:
+    parts = []
+    for err in exc.errors()[:3]:
+        where = ".".join(str(p) for p in err["loc"]) or "snapshot"
+        parts.append(f"{where}: {err['msg'].removeprefix('Value error, ')}")
+    more = len(exc.errors()) - 3
+    return "; ".join(parts) + (f" (and {more} more)" if more > 0 else "")
+
+
+def validate(data: Any) -> TableState:
+    """Check snapshot data strictly; SnapshotError says what is wrong."""
+    if not isinstance(data, dict):
+        raise SnapshotError("a table snapshot is a JSON object")
+    fmt = data.get("format")
+    if type(fmt) is not int or fmt != FORMAT:
+        raise SnapshotError(f"snapshot format {fmt!r} is not the format {FORMAT} this build reads")
+    try:
+        return TableState.model_validate(data)
+    except ValidationError as exc:
+        raise SnapshotError(f"malformed table snapshot: {_explain(exc)}") from None
+
+
+def load_rules(state: RulesState) -> RuleProfile:
+    """The rule profile a snapshot names (validated as a profile is)."""
+    try:
+        return RuleProfile.model_validate({**state.options, "name": state.name})
+    except (ValidationError, TypeError) as exc:
+        raise SnapshotError(f"malformed table snapshot: rules: {exc}") from None
+
+
+def _cards(codes: list[str]) -> list[Card]:
+    return [parse_card(c) for c in codes]
+
+
+def _time_of(text: str | None) -> datetime | None:
+    return datetime.fromisoformat(text) if text is not None else None
+
+
+def _bets_of(bets: list[BetState]) -> dict[str, Decimal]:
+    out: dict[str, Decimal] = {}
+    for bet in bets:
+        if bet.player in out:
+            raise SnapshotError(f"malformed table snapshot: player {bet.player!r} bets twice on one box")
+        out[bet.player] = Decimal(bet.amount)
+    return out
+
+
+def _amount_of(text: str | None) -> Decimal | None:
+    return Decimal(text) if text is not None else None
+
+
+def load_round(state: RoundState) -> Round:
+    """A Round from checked data."""
+    boxes = []
+    for b in state.boxes:
+        box = BoxInPlay(b.number, _bets_of(b.bets), b.owner)
+        box.hands = []
+        for h in b.hands:
+            hand = Hand(box, Decimal(h.stake), from_split=h.from_split)
+            for card in _cards(h.cards):
+                hand.add(card)
+            hand.doubled, hand.split_aces, hand.done = h.doubled, h.split_aces, h.done
+            hand.outcome, hand.net = h.outcome, _amount_of(h.net)
+            box.hands.append(hand)
+        box.insurance, box.insurance_net = _amount_of(b.insurance), _amount_of(b.insurance_net)
+        box.acted = b.acted
+        boxes.append(box)
+    r = Round(state.number, state.shoe_id, boxes, list(state.plan), _time_of(state.started_at))
+    for card in _cards(state.dealer):
+        r.dealer.add(card)
+    r.dealt, r.box_i, r.hand_i = state.dealt, state.box_i, state.hand_i
+    r.anyone_drew, r.peeked, r.voided = state.anyone_drew, state.peeked, state.voided
+    return r
+
+
+def load_shoe(state: ShoeState) -> ShoeTracker:
+    """A ShoeTracker from checked data."""
+    shoe = ShoeTracker(state.shoe_id, state.decks, state.repeats)
+    shoe.dealt, shoe.burned = state.dealt, state.burned
+    for code, n in state.by_code.items():
+        card = parse_card(code)
+        shoe.by_code[card.code] += n
+        shoe.by_rank[card.rank] += n
+    shoe.cut_card_out, shoe.cut_card_position = state.cut_card_out, state.cut_card_position
+    return shoe
+
+
+def load_table(t: Table, state: TableState) -> None:
+    """Fill a fresh Table (built with the snapshot's rules) from checked data."""
+    t.phase = state.phase
+    t.resume_phase = state.resume_phase
+    t.shoe = load_shoe(state.shoe) if state.shoe is not None else None
+    t.shoes_loaded, t.burn_left = state.shoes_loaded, state.burn_left
+    t.pending = {p.box: _bets_of(p.bets) for p in state.pending}
+    t.reservations = {r.box: (r.player, _time_of(r.since)) for r in state.reservations}
+    t.round = load_round(state.round) if state.round is not None else None
+    t.previous = load_round(state.previous) if state.previous is not None else None
+    t.rounds_played, t.last_round_players = state.rounds_played, state.last_round_players
+    t.right_to_cut = state.right_to_cut
+    t.held = _cards(state.held)
+    t.alerts = [Alert(a.id, a.kind, a.message, _time_of(a.raised_at), a.active, a.acknowledged, a.acknowledged_by)
+                for a in state.alerts]
+    t.next_alert_id = state.next_alert_id
+    t.now = _time_of(state.now)
+    t.locked = state.locked
