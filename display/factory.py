@@ -57,7 +57,7 @@ def make_driver(
             select_pin=wiring.spi.select,
         )
     if wiring.driver is DriverName.TERMINAL:
-        return TerminalDisplay(ids, wiring.digits, stream=terminal_stream)
+        return TerminalDisplay(ids, wiring.digits, stream=terminal_stream, style=wiring.terminal.style.value)
     return NullDisplay(ids, wiring.digits)
 
 

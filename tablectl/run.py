@@ -72,7 +72,8 @@ def build_gpio(service: TableService, settings: Settings, loop: asyncio.Abstract
     from .outputs import BellOutput, DisplayOutput
 
     io = build_outputs(settings.gpio, on_action=asyncio_action_sink(loop, lambda a: handle_console_action(a, service)))
-    service.outputs.append(DisplayOutput(io.show, lambda: service.health.link_up))
+    service.outputs.append(DisplayOutput(io.show, lambda: service.health.link_up,
+                                         settled_seconds=settings.gpio.settled_seconds, call_later=loop.call_later))
     service.outputs.append(BellOutput(io.bell.ring))
     return io
 

@@ -1,8 +1,10 @@
-"""A terminal back end for the demo: draws each display's digits as the segments would light.
+"""A terminal back end for the bench and the demo: each display's digits as the segments would light.
 
 Two styles: ``"segments"`` draws every display as three rows of ASCII-art digits
-(what a player would see), ``"line"`` prints one line per update
-(``box1[      17] ... dealer[   7-17]``), handy in logs.
+(what a player would see; the demo's), ``"line"`` prints one line per update
+(``box1[      17] ... dealer[   7-17]``), handy in logs. It writes to stderr (the
+service's log) unless given a stream: stdout is where `tablectl run` prints its
+``{"ready": ...}`` line for the programs that read it as JSON.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ def draw_cells(cells: Sequence[int]) -> list[str]:
 
 
 class TerminalDisplay:
-    """Prints the displays to a text stream (stdout by default) on every change."""
+    """Prints the displays to a text stream (stderr, the log, by default) on every change."""
 
     def __init__(
         self,
@@ -52,7 +54,7 @@ class TerminalDisplay:
         self.display_ids = list(display_ids)
         self.digits = digits
         self.style = style
-        self._stream = stream if stream is not None else sys.stdout
+        self._stream = stream if stream is not None else sys.stderr
         self._texts = {d: " " * digits for d in self.display_ids}
         self._brightness = 8
         self._blanked = False
