@@ -84,6 +84,7 @@ class TerminalWiring(_Strict):
     """The terminal driver (``driver = "terminal"``): it writes to the log (stderr), never stdout."""
 
     style: TerminalStyle = TerminalStyle.LINE
+    columns: int = Field(default=1, ge=1, le=10, description="displays side by side in the segments style")
 
 
 class GpioWiring(_Strict):

@@ -48,12 +48,14 @@ class TerminalDisplay:
         *,
         stream: TextIO | None = None,
         style: str = "line",
+        columns: int = 1,
     ) -> None:
         if style not in ("line", "segments"):
             raise ValueError(f"style must be 'line' or 'segments', got {style!r}")
         self.display_ids = list(display_ids)
         self.digits = digits
         self.style = style
+        self.columns = max(1, columns)
         self._stream = stream if stream is not None else sys.stderr
         self._texts = {d: " " * digits for d in self.display_ids}
         self._brightness = 8
@@ -66,11 +68,14 @@ class TerminalDisplay:
         if self.style == "line":
             return " ".join(f"{d}[{t}]" for d, t in texts.items())
         rows: list[str] = []
-        for display_id, text in texts.items():
-            drawn = draw_cells(encode(text))
-            rows.append(f"{display_id:>7} {drawn[0]}")
-            rows.append(f"{'':>7} {drawn[1]}")
-            rows.append(f"{'':>7} {drawn[2]}")
+        items = list(texts.items())
+        for start in range(0, len(items), self.columns):  # `columns` displays side by side
+            line = [[], [], []]  # type: list[list[str]]
+            for display_id, text in items[start:start + self.columns]:
+                drawn = draw_cells(encode(text))
+                for i, label in enumerate((display_id, "", "")):
+                    line[i].append(f"{label:>7} {drawn[i]}")
+            rows += ["  ".join(parts).rstrip() for parts in line]
         return "\n".join(rows)
 
     def _emit(self) -> None:

@@ -101,8 +101,8 @@ def test_terminal_segments_style_from_the_config(factory: MockFactory, clock: Ma
         io_.show(TableView((BoxView(1, True, payout=Decimal("15")),)))
         io_.displays.pump()
         rows = out.getvalue().splitlines()[-6:]  # dealer, then box1: three rows each
-        assert rows[3] == "   box1  _           _  "  # P, blank, 1, 5: the tops of the segments
-        assert rows[4] == "        |_|       | |_  "  # P's F B G, the 1's B C, the 5's F G
+        assert rows[3] == "   box1  _           _"  # P, blank, 1, 5: the tops of the segments
+        assert rows[4] == "        |_|       | |_"  # P's F B G, the 1's B C, the 5's F G
     finally:
         io_.close()
 
