@@ -40,6 +40,9 @@ CardField = Annotated[
 ]
 Money = Annotated[Decimal, Field(gt=0, max_digits=12, decimal_places=2), PlainSerializer(lambda d: wire_amount(Decimal(str(d))), return_type=Any)]
 BoxNumber = Annotated[int, Field(ge=1, le=9)]
+# Bounded so that no number out of range reaches the engine, the journal or SQLite (the API answers 422).
+ShoePosition = Annotated[int, Field(ge=1, le=65_535)]
+AlertId = Annotated[int, Field(ge=1, le=2**31 - 1)]
 
 
 @dataclass(slots=True, kw_only=True)
@@ -95,7 +98,7 @@ class CardDrawn(Event):
 
     type: Literal["card"] = "card"
     card: CardField
-    position: int | None = None
+    position: ShoePosition | None = None
 
 
 @dataclass(slots=True, kw_only=True)
@@ -103,7 +106,7 @@ class CutCardOut(Event):
     """The cut card came out of the shoe."""
 
     type: Literal["cut_card"] = "cut_card"
-    position: int | None = None
+    position: ShoePosition | None = None
 
 
 @dataclass(slots=True, kw_only=True)
@@ -216,7 +219,7 @@ class AcknowledgeAlert(Event):
     """Supervisor: an alert has been seen and handled."""
 
     type: Literal["ack_alert"] = "ack_alert"
-    alert_id: int
+    alert_id: AlertId
 
 
 AnyEvent = Annotated[

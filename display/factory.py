@@ -57,7 +57,8 @@ def make_driver(
             select_pin=wiring.spi.select,
         )
     if wiring.driver is DriverName.TERMINAL:
-        return TerminalDisplay(ids, wiring.digits, stream=terminal_stream)
+        return TerminalDisplay(ids, wiring.digits, stream=terminal_stream, style=wiring.terminal.style.value,
+                               columns=wiring.terminal.columns)
     return NullDisplay(ids, wiring.digits)
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
+from decimal import Decimal
 
 #: The highest hard total a hand can reach: 20 plus a ten-valued card.
 MAX_HARD_TOTAL = 30
@@ -118,18 +119,24 @@ class BoxView:
     """One betting box (numbered from 1, the dealer's left).
 
     ``active`` is False for a box with no bet: its display is blank. An active box with
-    no hands yet (bet placed, cards not dealt) shows a placeholder.
+    no hands yet (bet placed, cards not dealt) shows a placeholder. ``payout`` is set
+    once the round is settled: what the dealer pays the box (> 0), takes from it (< 0)
+    or neither (0), all its hands and its insurance together; it is shown instead of
+    the hands, so the dealer reads the amount off the display.
     """
 
     number: int
     active: bool = False
     hands: tuple[HandView, ...] = ()
+    payout: Decimal | None = None
 
     def __post_init__(self) -> None:
         if self.number < 1:
             raise ValueError(f"BoxView.number must be >= 1, got {self.number}")
-        if not self.active and self.hands:
-            raise ValueError(f"BoxView {self.number}: an inactive box cannot hold hands")
+        if not self.active and (self.hands or self.payout is not None):
+            raise ValueError(f"BoxView {self.number}: an inactive box cannot hold hands or a payout")
+        if self.payout is not None and not self.payout.is_finite():
+            raise ValueError(f"BoxView {self.number}: payout must be a finite amount, got {self.payout}")
         if sum(h.in_play for h in self.hands) > 1:
             raise ValueError(f"BoxView {self.number}: at most one hand can be in play")
 
@@ -141,7 +148,9 @@ class DealerView:
     ``up_card`` is the up card's value (1 for an ace, 10 for ten and faces) or None
     before the deal. In a hole-card game ``hole_card_hidden`` is True from the deal
     until the hole card is turned, and the display then shows ``up_card`` only;
-    totals are those of every card the dealer holds.
+    totals are those of every card the dealer holds. ``payout`` is set once the round
+    is settled: the round's total, what the dealer pays out (> 0) or takes in (< 0)
+    over every box, shown instead of his own total.
     """
 
     up_card: int | None = None
@@ -152,9 +161,12 @@ class DealerView:
     is_bust: bool = False
     hole_card_hidden: bool = False
     done: bool = False
+    payout: Decimal | None = None
 
     def __post_init__(self) -> None:
         _check_totals("DealerView", self.card_count, self.hard_total, self.soft_total)
+        if self.payout is not None and not self.payout.is_finite():
+            raise ValueError(f"DealerView.payout must be a finite amount, got {self.payout}")
         if self.up_card is not None and not 1 <= self.up_card <= 10:
             raise ValueError(f"DealerView.up_card must be 1..10 (1 = ace), got {self.up_card}")
         if self.card_count > 0 and self.up_card is None:

@@ -10,12 +10,15 @@ docs/display.md; the choices, in short:
 * a lit decimal point after a hand's text marks the hand in play (``17.``);
 * when text does not fit, each state falls back through shorter forms it owns
   (``bUSt`` -> ``bU``, ``7-17`` -> ``17``); only as a last resort is the shortest
-  form cut, from the right.
+  form cut, from the right;
+* a settled box shows what the dealer pays it (``P 15``), takes from it (``-20``) or
+  neither (``PUSH``); the dealer's display shows the round's total the same way.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from decimal import Decimal
 
 from display.glyphs import cell_count
 from display.model import (
@@ -52,6 +55,29 @@ OUTCOME_TEXTS: dict[HandOutcome, tuple[str, str]] = {
 
 NO_CARDS = "--"
 IN_PLAY_MARK = "."
+PAY_MARK = "P"  # "the dealer pays": P 15; a minus sign means he takes: -20
+
+
+def amount_text(amount: Decimal) -> str:
+    """An amount as the display writes it: ``15``, ``2.5``, ``1500`` (never an exponent)."""
+    amount = abs(amount)
+    if amount == amount.to_integral_value():
+        return str(int(amount))
+    return format(amount.normalize(), "f")
+
+
+def payout_candidates(amount: Decimal, zero: Sequence[str] = ("PUSH", "PU")) -> list[str]:
+    """A settled amount's texts, longest first: pay ``P 15``, take ``-20``, neither ``PUSH``.
+
+    When the amount does not fit, the word remains (``PAId``, ``LOSt``), so a display
+    never shows a number the dealer could misread as another amount.
+    """
+    if amount > 0:
+        a = amount_text(amount)
+        return [f"{PAY_MARK} {a}", f"{PAY_MARK}{a}", "PAId", "Pd"]
+    if amount < 0:
+        return [f"-{amount_text(amount)}", "LOSt", "Lo"]
+    return list(zero)
 
 
 def box_display_id(number: int) -> str:
@@ -164,6 +190,8 @@ def render_box(box: BoxView, digits: int) -> str:
     _check_digits(digits)
     if not box.active:
         return " " * digits
+    if box.payout is not None:
+        return pad_right_aligned(fit(payout_candidates(box.payout), digits), digits)
     hands = box.hands
     if not hands:
         return pad_right_aligned(NO_CARDS, digits)
@@ -185,6 +213,8 @@ def render_box(box: BoxView, digits: int) -> str:
 
 def dealer_candidates(dealer: DealerView) -> list[str]:
     """The dealer's texts, most informative first; empty before the deal."""
+    if dealer.payout is not None:
+        return payout_candidates(dealer.payout, zero=("0",))
     if dealer.card_count == 0:
         return [""]
     if dealer.hole_card_hidden:

@@ -37,6 +37,13 @@ class PinFactoryName(str, enum.Enum):
     MOCK = "mock"
 
 
+class TerminalStyle(str, enum.Enum):
+    """How the terminal driver draws the displays."""
+
+    LINE = "line"  # one line per update: box1[      17] ... dealer[   7-17]
+    SEGMENTS = "segments"  # three rows of ASCII-art digits, as the segments light (the demo's)
+
+
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
@@ -73,6 +80,13 @@ class TowerWiring(_Strict):
     green: BcmPin | None = None
 
 
+class TerminalWiring(_Strict):
+    """The terminal driver (``driver = "terminal"``): it writes to the log (stderr), never stdout."""
+
+    style: TerminalStyle = TerminalStyle.LINE
+    columns: int = Field(default=1, ge=1, le=10, description="displays side by side in the segments style")
+
+
 class GpioWiring(_Strict):
     """Everything on the GPIO header, with the display and console settings."""
 
@@ -87,6 +101,7 @@ class GpioWiring(_Strict):
     )
     reinit_interval_s: float | None = Field(default=30.0, gt=0)
     spi: SpiWiring = Field(default_factory=SpiWiring)
+    terminal: TerminalWiring = Field(default_factory=TerminalWiring)
     bell_pin: BcmPin = 17
     bell_active_high: bool = True
     bell_patterns: dict[BellSignal, list[tuple[float, float]]] = Field(default_factory=dict)
@@ -95,6 +110,10 @@ class GpioWiring(_Strict):
     debounce_s: float = Field(default=0.03, ge=0, le=0.5)
     call_pit_hold_s: float = Field(default=1.5, ge=0, le=10)
     selection_timeout_s: float = Field(default=10.0, gt=0)
+    settled_seconds: float = Field(
+        default=0.0, ge=0, le=600,
+        description="how long a settled round's payouts stay on the displays; 0 = until the next round's first card",
+    )
 
     @field_validator("bell_patterns")
     @classmethod

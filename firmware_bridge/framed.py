@@ -63,6 +63,9 @@ from firmware_bridge.wire import (
 
 log = logging.getLogger(__name__)
 
+# What the pit is told when the shoe falls silent (the timer behind it goes in the detail and the log).
+NO_ANSWER = "the shoe does not answer"
+
 _FAULT_KINDS = {
     WireFaultKind.JAM: FaultKind.JAM,
     WireFaultKind.UNREADABLE: FaultKind.UNREADABLE,
@@ -142,11 +145,11 @@ class FramedSession:
         self._begin_handshake(now)
         return []
 
-    def port_lost(self, reason: str, now: float) -> list[ShoeMessage]:
+    def port_lost(self, reason: str, now: float, detail: str = "") -> list[ShoeMessage]:
         """The port failed; tell the owner once per outage."""
         self._now = now
         self.state = LinkState.DOWN
-        return self._report_down(reason)
+        return self._report_down(reason, detail)
 
     def receive(self, data: bytes, now: float) -> list[ShoeMessage]:
         """Decode ``data``; returns the messages to deliver. Never raises on bad bytes."""
@@ -175,14 +178,14 @@ class FramedSession:
             if now - self._last_resume >= t.resume_interval:
                 self._send_resume(now)
             if now - self._connect_time >= t.handshake_timeout and not self._wants_reopen:
-                msgs += self._report_down(f"no answer from the shoe for {t.handshake_timeout:g} s")
+                msgs += self._report_down(NO_ANSWER, f"no answer from the shoe for {t.handshake_timeout:g} s")
                 self._wants_reopen = True
         elif self.state is LinkState.UP:
             silent = now - self._last_rx
             if silent >= t.heartbeat_timeout:
                 self.state = LinkState.DOWN
                 self._wants_reopen = True
-                msgs += self._report_down(f"no heartbeat from the shoe for {silent:.1f} s")
+                msgs += self._report_down(NO_ANSWER, f"no heartbeat from the shoe for {silent:.1f} s")
             else:
                 if now - self._last_ack_sent >= t.ack_interval:
                     self._ack_dirty = True
@@ -226,12 +229,12 @@ class FramedSession:
     def _send(self, packet: Packet) -> None:
         self._out.append(encode_frame(encode_packet(packet)))
 
-    def _report_down(self, reason: str) -> list[ShoeMessage]:
+    def _report_down(self, reason: str, detail: str = "") -> list[ShoeMessage]:
         if self._down_reported:
             return []
         self._down_reported = True
-        log.warning("shoe link down: %s", reason)
-        return [LinkDown(reason)]
+        log.warning("shoe link down: %s (%s)", reason, detail)
+        return [LinkDown(reason, detail)]
 
     def _begin_handshake(self, now: float) -> None:
         self.state = LinkState.HANDSHAKE
@@ -275,7 +278,8 @@ class FramedSession:
             return  # a late duplicate of an answer we already acted on
         if hello.version != PROTOCOL_VERSION:
             msgs += self._report_down(
-                f"shoe speaks protocol version {hello.version}, this bridge speaks {PROTOCOL_VERSION}"
+                "the shoe speaks another protocol version",
+                f"shoe speaks protocol version {hello.version}, this bridge speaks {PROTOCOL_VERSION}",
             )
             return
         if hello.boot_id != self._boot:
@@ -309,7 +313,7 @@ class FramedSession:
         if self.state is not LinkState.UP:
             return
         if status.boot_id != self._boot:
-            msgs += self._report_down("the shoe restarted")
+            msgs += self._report_down("the shoe restarted", f"boot id {status.boot_id}, was {self._boot}")
             self._begin_handshake(now)
             return
         self._shoe_locked = bool(status.flags & StatusFlags.LOCKED)

@@ -66,13 +66,14 @@ class LinesSession:
         )
         return [LinkUp(info)]
 
-    def port_lost(self, reason: str, now: float) -> list[ShoeMessage]:
+    def port_lost(self, reason: str, now: float, detail: str = "") -> list[ShoeMessage]:
         """Tell the owner once per outage."""
         self._up = False
         if self._down_reported:
             return []
         self._down_reported = True
-        return [LinkDown(reason)]
+        log.warning("shoe link down: %s (%s)", reason, detail)
+        return [LinkDown(reason, detail)]
 
     def receive(self, data: bytes, now: float) -> list[ShoeMessage]:
         """Split ``data`` into lines; each good line is the next card."""

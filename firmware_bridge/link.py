@@ -203,7 +203,7 @@ class ShoeLink:
                     try:
                         port = Port(self.port, self._baudrate, timing.read_timeout)
                     except PortError as exc:
-                        self._deliver(session.port_lost(str(exc), now))
+                        self._deliver(session.port_lost(exc.reason, now, str(exc)))
                         next_open = now + backoff
                         backoff = min(backoff * 2, timing.reopen_backoff_max)
                         continue
@@ -229,14 +229,14 @@ class ShoeLink:
                 except PortError as exc:
                     port.close()
                     port = None
-                    self._deliver(session.port_lost(str(exc), now))
+                    self._deliver(session.port_lost(exc.reason, now, str(exc)))
                     next_open = now + backoff
                     backoff = min(backoff * 2, timing.reopen_backoff_max)
                 except Exception as exc:  # a bug must not kill the link silently
                     log.exception("shoe link: unexpected error; reopening the port")
                     port.close()
                     port = None
-                    self._deliver(session.port_lost(f"internal error: {exc!r}", now))
+                    self._deliver(session.port_lost("the shoe's link failed (see the log)", now, f"internal error: {exc!r}"))
                     next_open = now + timing.reopen_backoff_max
         finally:
             if port is not None:

@@ -62,9 +62,15 @@ class LinkUp:
 
 @dataclass(frozen=True, slots=True)
 class LinkDown:
-    """The link is lost (port error, unplugged, missed heartbeats...); the bridge keeps retrying."""
+    """The link is lost (port error, unplugged, missed heartbeats...); the bridge keeps retrying.
+
+    ``reason`` is short and human, for the pit ("the shoe's cable is unplugged", "the shoe
+    does not answer"); ``detail`` is the technician's (the OS error, the device path, the
+    timer), which the bridge also logs.
+    """
 
     reason: str
+    detail: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,8 +18,35 @@ import serial
 log = logging.getLogger(__name__)
 
 
+# What the pit is told, by the OS error behind a port failure (the technical message is logged).
+UNPLUGGED = "the shoe's cable is unplugged"
+NOT_ALLOWED = "the service may not open the shoe's port (permissions)"
+IN_USE = "another program is using the shoe's port"
+FAILED = "the shoe's port failed"
+_HUMAN = {errno.ENOENT: UNPLUGGED, errno.ENODEV: UNPLUGGED, errno.ENXIO: UNPLUGGED, errno.EIO: UNPLUGGED,
+          errno.EACCES: NOT_ALLOWED, errno.EPERM: NOT_ALLOWED, errno.EBUSY: IN_USE}
+
+
 class PortError(Exception):
-    """The port could not be opened, or failed while in use."""
+    """The port could not be opened, or failed while in use.
+
+    ``str()`` is the technician's message (path and OS error); ``reason`` the short human one.
+    """
+
+    def __init__(self, message: str, reason: str = FAILED) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
+def _human(exc: BaseException) -> str:
+    errno_value = getattr(exc, "errno", None)
+    if errno_value in (errno.EAGAIN, errno.EWOULDBLOCK) and "lock" in str(exc):
+        return IN_USE
+    if isinstance(errno_value, int) and errno_value in _HUMAN:
+        return _HUMAN[errno_value]
+    if "disconnected" in str(exc) or "returned no data" in str(exc):  # pyserial's words for a vanished device
+        return UNPLUGGED
+    return FAILED
 
 
 def _reason(exc: BaseException) -> str:
@@ -43,7 +70,7 @@ class Port:
                 url, baudrate=baudrate, timeout=read_timeout, write_timeout=1.0, exclusive=True
             )
         except (serial.SerialException, OSError, ValueError) as exc:
-            raise PortError(f"cannot open {url}: {_reason(exc)}") from None
+            raise PortError(f"cannot open {url}: {_reason(exc)}", _human(exc)) from None
         log.debug("opened %s", url)
 
     def read(self) -> bytes:
@@ -56,14 +83,16 @@ class Port:
                     data += self._serial.read(waiting)
             return bytes(data)
         except (serial.SerialException, OSError) as exc:
-            raise PortError(f"read from {self.url} failed: {_reason(exc)}") from None
+            raise PortError(f"read from {self.url} failed: {_reason(exc)}", _human(exc) if getattr(exc, "errno", None)
+                            else UNPLUGGED) from None
 
     def write(self, data: bytes) -> None:
         """Write all of ``data``."""
         try:
             self._serial.write(data)
         except (serial.SerialException, OSError) as exc:
-            raise PortError(f"write to {self.url} failed: {_reason(exc)}") from None
+            raise PortError(f"write to {self.url} failed: {_reason(exc)}", _human(exc) if getattr(exc, "errno", None)
+                            else UNPLUGGED) from None
 
     def close(self) -> None:
         """Close the port, ignoring errors (it may already be gone)."""

@@ -63,8 +63,8 @@ class LinkSession(Protocol):
         """The port has just been (re)opened."""
         ...
 
-    def port_lost(self, reason: str, now: float) -> list[ShoeMessage]:
-        """The port failed or was closed; returns LinkDown if the owner has not heard yet."""
+    def port_lost(self, reason: str, now: float, detail: str = "") -> list[ShoeMessage]:
+        """The port failed or was closed; returns LinkDown (human reason, technical detail) if the owner has not heard yet."""
         ...
 
     def receive(self, data: bytes, now: float) -> list[ShoeMessage]:

@@ -11,9 +11,11 @@ interrupted session settles the same rounds as an uninterrupted one.
 
 from __future__ import annotations
 
+import http.client
 import json
 import logging
 import random
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -33,7 +35,12 @@ PACES = {"fast": 0.0, "live": 1.2}
 
 
 class TableUnavailable(Exception):
-    """The API or the shoe does not answer (yet)."""
+    """The API or the shoe does not answer (yet): a refused or dropped connection, a cut-off
+    answer, or a 5xx while the service restarts. The dealer waits and tries again."""
+
+
+class DealerStopped(Exception):
+    """The dealer was told to stop (its ``stop`` event was set)."""
 
 
 @dataclass
@@ -51,7 +58,8 @@ class VirtualDealer:
 
     def __init__(self, api: str, key: str, shoe_control: str, *, seed: int = 1, pace: float = 0.0,
                  random_choice: float = 0.05, max_boxes: int | None = None,
-                 on_step: Callable[[dict[str, Any]], None] | None = None) -> None:
+                 on_step: Callable[[dict[str, Any]], None] | None = None,
+                 stop: threading.Event | None = None) -> None:
         self.api = api.rstrip("/")
         self.key = key
         self.shoe_control = shoe_control
@@ -61,8 +69,14 @@ class VirtualDealer:
         self.max_boxes = max_boxes
         self.on_step = on_step
         self.stats = DealerStats()
+        self.stop = stop or threading.Event()
         self._strategy = None
         self._rules = None
+
+    def _sleep(self, seconds: float) -> None:
+        """Wait, but wake at once (and stop) when told to stop."""
+        if self.stop.wait(seconds):
+            raise DealerStopped()
 
     # ------------------------------------------------------------------ I/O
     def _http(self, method: str, path: str, body: dict[str, Any] | None = None) -> tuple[int, Any]:
@@ -74,15 +88,21 @@ class VirtualDealer:
             with urllib.request.urlopen(req, timeout=10) as resp:
                 return resp.status, json.loads(resp.read() or b"null")
         except urllib.error.HTTPError as exc:
-            return exc.code, json.loads(exc.read() or b"null")
-        except (urllib.error.URLError, ConnectionError, TimeoutError) as exc:
-            raise TableUnavailable(str(exc)) from None
+            if exc.code >= 500:  # the service is stopping or restarting: not an answer to act on
+                raise TableUnavailable(f"{method} {path} answered {exc.code}") from None
+            try:
+                return exc.code, json.loads(exc.read() or b"null")
+            except (ValueError, http.client.HTTPException, OSError) as inner:
+                raise TableUnavailable(f"{method} {path}: a cut-off answer ({inner})") from None
+        except (urllib.error.URLError, http.client.HTTPException, ConnectionError, TimeoutError, OSError,
+                ValueError) as exc:  # refused, dropped, IncompleteRead, a cut-off JSON body
+            raise TableUnavailable(f"{method} {path}: {type(exc).__name__}: {exc}") from None
 
     def _shoe(self, cmd: str, **fields: Any) -> dict[str, Any]:
         try:
             with ShoeControl(self.shoe_control) as ctl:
                 return ctl.request(cmd, **fields)
-        except OSError as exc:
+        except (OSError, ValueError) as exc:
             raise TableUnavailable(f"shoe control: {exc}") from None
 
     def table(self) -> dict[str, Any]:
@@ -120,7 +140,7 @@ class VirtualDealer:
         phase = t["phase"]
         if phase == "attention":
             self.stats.waits += 1
-            time.sleep(0.05)  # a supervisor must resolve it; the dealer waits
+            self._sleep(0.05)  # a supervisor must resolve it; the dealer waits
             return
         if phase == "waiting_for_shuffle":
             table_shoe = (t["shoe"] or {}).get("id")
@@ -145,7 +165,7 @@ class VirtualDealer:
             self._deal(t)
             return
         self.stats.waits += 1
-        time.sleep(0.01)
+        self._sleep(0.01)
 
     def _missing_bets(self, t: dict[str, Any]) -> list[tuple[int, Decimal]]:
         """This round's planned bets (drawn from the seed and the round number) not yet on the table."""
@@ -189,12 +209,12 @@ class VirtualDealer:
             status.get("shoe_id") == shoe.get("id") and status.get("position", 0) <= shoe.get("dealt", 0))
         if in_flight or not status.get("connected", True):
             self.stats.waits += 1
-            time.sleep(0.005)  # a released card has not reached the table yet (e.g. it was restarting)
+            self._sleep(0.005)  # a released card has not reached the table yet (e.g. it was restarting)
             return
         answer = self._shoe("deal")
         if not answer.get("ok"):
             self.stats.waits += 1
-            time.sleep(0.02)  # locked, or the lid is open
+            self._sleep(0.02)  # locked, or the lid is open
             return
         self.stats.cards += 1
         seq = t.get("last_seq", 0)
@@ -208,12 +228,19 @@ class VirtualDealer:
                     return
             except TableUnavailable:
                 pass
-            time.sleep(0.005)
+            self._sleep(0.005)
 
     def run(self, rounds: int, timeout: float | None = None) -> dict[str, Any]:
-        """Play until `rounds` rounds have been played and settled; returns the last table view."""
+        """Play until `rounds` rounds have been played and settled; returns the last table view.
+
+        A table that does not answer (a restart, a dropped connection, a 5xx) is retried with
+        back-off from 50 ms to 2 s; DealerStopped ends the run early when ``stop`` is set.
+        """
         end = time.monotonic() + timeout if timeout else None
+        backoff = 0.05
         while True:
+            if self.stop.is_set():
+                raise DealerStopped()
             if end is not None and time.monotonic() > end:
                 raise TimeoutError(f"{rounds} rounds not played in {timeout} s")
             try:
@@ -224,8 +251,10 @@ class VirtualDealer:
                     self.on_step(t)
                 self.step(t)
             except TableUnavailable as exc:
-                log.debug("table unavailable: %s", exc)
-                time.sleep(0.05)
+                log.debug("table unavailable (retry in %.2f s): %s", backoff, exc)
+                self._sleep(backoff)
+                backoff = min(backoff * 2, 2.0)
                 continue
+            backoff = 0.05
             if self.pace:
-                time.sleep(self.pace * self._rng("pace", time.monotonic()).uniform(0.5, 1.5))
+                self._sleep(self.pace * self._rng("pace", time.monotonic()).uniform(0.5, 1.5))

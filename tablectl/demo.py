@@ -13,11 +13,11 @@ import asyncio
 import json
 import secrets
 import shutil
+import signal
 import socket
 import sys
 import tempfile
 import threading
-import time
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -40,7 +40,7 @@ def _free_port() -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run the demo; 0 when it played its rounds or was stopped by Ctrl-C."""
+    """Run the demo; 0 when it played its rounds or was stopped by Ctrl-C or SIGTERM."""
     from controller.rules import RuleError, build_rules
 
     try:
@@ -51,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
     workdir = Path(tempfile.mkdtemp(prefix="tablectl-demo-"))
     try:
         return asyncio.run(_demo(args, rules.name, workdir))
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # before the demo's own handlers are in place (while starting)
         return 0
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
@@ -59,110 +59,203 @@ def run(args: argparse.Namespace) -> int:
 
 async def _demo(args: argparse.Namespace, profile: str, workdir: Path) -> int:
     from simulators.shoe.process import SimProcess
-    from simulators.virtual_dealer import PACES, VirtualDealer
+    from simulators.virtual_dealer import PACES, DealerStopped, VirtualDealer
     from tablectl.config import ApiKey, settings_from_dict
     from tablectl.run import serve, setup_logging
 
+    # The demo owns Ctrl-C and SIGTERM from the start: the dealer stops first, then the summary, then the service.
+    loop = asyncio.get_running_loop()
+    demo_stop = asyncio.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, demo_stop.set)
     decks = 1 if profile in ("us-holecard", "single-deck-enhc") else 6
     sim = SimProcess(workdir, "--seed", str(args.seed), "--decks", str(decks)).start()
-    port = args.port or _free_port()
-    dealer_key, supervisor_key = secrets.token_urlsafe(12), secrets.token_urlsafe(12)
-    db = Path(args.db).resolve() if args.db else workdir / "journal.sqlite"
-    settings = settings_from_dict({
-        "table": {"name": "demo", "profile": profile},
-        "shoe": {"port": sim.link},
-        "journal": {"path": str(db)},
-        "api": {"port": port, "open_reads_on_loopback": True, "keys": [
-            {"name": "virtual-dealer", "role": "dealer", "sha256": ApiKey.hash(dealer_key)},
-            {"name": "you", "role": "supervisor", "sha256": ApiKey.hash(supervisor_key)},
-        ]},
-        "gpio": {"pin_factory": "mock", "driver": "none"},
-        "log_level": "WARNING",
-    })
-    setup_logging("WARNING")
-    api = f"http://127.0.0.1:{port}"
-    print(f"tablectl demo: table '{profile}', pit dashboard and API {api}/ (reads open on loopback; "
-          f"supervisor key {supervisor_key}), journal {db}", flush=True)
+    try:
+        port = args.port or _free_port()
+        dealer_key, supervisor_key = secrets.token_urlsafe(12), secrets.token_urlsafe(12)
+        kept = Path(args.db).resolve() if args.db else None
+        db = kept or workdir / "journal.sqlite"  # without --db the journal goes with the demo
+        settings = settings_from_dict({
+            "table": {"name": "demo", "profile": profile},
+            "shoe": {"port": sim.link},
+            "journal": {"path": str(db)},
+            "api": {"port": port, "open_reads_on_loopback": True, "keys": [
+                {"name": "virtual-dealer", "role": "dealer", "sha256": ApiKey.hash(dealer_key)},
+                {"name": "you", "role": "supervisor", "sha256": ApiKey.hash(supervisor_key)},
+            ]},
+            # The displays are drawn by the real driver path: engine -> display view -> chain -> terminal driver.
+            "gpio": {"pin_factory": "mock", "driver": "terminal", "terminal": {"style": "segments", "columns": 2}},
+            "log_level": "WARNING",
+        })
+        setup_logging("WARNING")
+        api = f"http://127.0.0.1:{port}"
+        header = [f"tablectl demo: table '{profile}', pit dashboard and API {api}/ (reads open on loopback; "
+                  f"supervisor key {supervisor_key})" + (f", journal {kept}" if kept else "")]
+        live = args.pace == "live" and sys.stdout.isatty()
+        screen = _Screen(header, live)
+        screen.start()
+        return await _play(args, settings, api, dealer_key, sim, screen, kept, demo_stop,
+                           serve=serve, dealer_class=VirtualDealer, stopped=DealerStopped, pace=PACES[args.pace])
+    finally:
+        sim.stop()
+
+
+async def _play(args: argparse.Namespace, settings: Any, api: str, dealer_key: str, sim: Any, screen: "_Screen",
+                kept: Path | None, demo_stop: asyncio.Event, *, serve: Any, dealer_class: Any,
+                stopped: type[Exception], pace: float) -> int:
+    loop = asyncio.get_running_loop()
     started = asyncio.Event()
+    service_stop = asyncio.Event()
     holder: dict[str, Any] = {}
 
     def on_ready(service: Any) -> None:
         holder["service"] = service
         started.set()
 
-    server = asyncio.create_task(serve(settings, gpio=True, api=True, on_ready=on_ready, announce=False))
-    await started.wait()
+    server = asyncio.create_task(serve(settings, gpio=True, api=True, on_ready=on_ready, announce=False,
+                                       stop=service_stop, terminal_stream=screen))
+    # A stop asked for while the table starts (about a second) is carried out once it runs, with the summary.
+    waiting = asyncio.create_task(started.wait())
+    await asyncio.wait({waiting, server}, return_when=asyncio.FIRST_COMPLETED)
+    if "service" not in holder:  # the service could not start
+        waiting.cancel()
+        error = server.exception() if not server.cancelled() else None
+        print(f"tablectl demo: the table could not start: {error}", file=sys.stderr)
+        return 1
     service = holder["service"]
     first_round = service.table.rounds_played
     target = first_round + args.rounds if args.rounds else 10**9
-    dealer = VirtualDealer(api, dealer_key, sim.control_path, seed=args.seed, pace=PACES[args.pace] / 3,
-                           max_boxes=4)
-    stop_dealer = threading.Event()
+    dealer = dealer_class(api, dealer_key, sim.control_path, seed=args.seed, pace=pace / 3, max_boxes=4)
     result: dict[str, Any] = {}
 
     def play() -> None:
         try:
             result["table"] = dealer.run(target)
+        except stopped:
+            pass
         except Exception as exc:  # reported in the summary, never a traceback
             result["error"] = f"{type(exc).__name__}: {exc}"
         finally:
-            stop_dealer.set()
+            loop.call_soon_threadsafe(demo_stop.set)
 
-    live = args.pace == "live" and sys.stdout.isatty()
-    service.outputs.append(_Printer(live))
-    thread = threading.Thread(target=play, daemon=True)
+    service.outputs.append(_Printer(screen))
+    thread = threading.Thread(target=play, name="virtual-dealer", daemon=True)
     thread.start()
-    try:
-        while not stop_dealer.is_set():
-            await asyncio.sleep(0.05)
-    except asyncio.CancelledError:
-        pass
-    finally:
-        summary = _summary(service, first_round)
-        import os
-        import signal
-        os.kill(os.getpid(), signal.SIGTERM)  # the service's own clean stop path
-        await server
-        sim.stop()
-    print(json.dumps(summary | ({"error": result["error"]} if "error" in result else {})))
+    await demo_stop.wait()
+    dealer.stop.set()  # wakes the dealer out of any wait; an HTTP call in flight answers at once
+    await loop.run_in_executor(None, thread.join, 5.0)
+    summary = _summary(service, first_round, kept)
+    service_stop.set()
+    await asyncio.gather(server, return_exceptions=True)
+    screen.stop()
+    if "error" in result:
+        summary["error"] = result["error"]
+    print(f"Played {summary['rounds']} rounds, {summary['hands']} hands: House {_signed(summary['house_result'])}"
+          + (f"; journal kept in {kept}" if kept else ""), flush=True)
+    print(json.dumps(summary), flush=True)
     return 1 if "error" in result else 0
 
 
-def _summary(service: Any, first_round: int) -> dict[str, Any]:
+def _signed(amount: str) -> str:
+    return amount if amount.startswith("-") or amount == "0" else "+" + amount
+
+
+def _summary(service: Any, first_round: int, kept: Path | None) -> dict[str, Any]:
     journal = service.authority.journal
     played = service.table.rounds_played - first_round
+    if service.table.round is not None:
+        played -= 1  # the round in play when the demo stopped is not settled
     rounds = journal.rounds(0, max(played, 0)) if played > 0 else []
     hands = sum(len(r["hands"]) for r in rounds)
     players_net = sum((Decimal(r["net"]) for r in rounds), Decimal(0))
-    return {
-        "rounds": played,
+    summary: dict[str, Any] = {
+        "rounds": len(rounds),
         "hands": hands,
         "house_result": str(-players_net),
         "alerts": [a.kind.value for a in service.table.open_alerts()],
-        "journal": str(journal.path),
     }
+    if kept is not None:  # only a file that is still there after the demo
+        summary["journal"] = str(kept)
+    return summary
+
+
+class _Screen:
+    """The demo's terminal: a header the redraw keeps, the table, and the displays as the driver draws them.
+
+    Live (a terminal at live pace) it redraws in place after every change; piped it
+    prints the header once and then one line per settled round. It is also the terminal
+    display driver's stream: each ``write`` is one frame of the seven-segment displays.
+    """
+
+    def __init__(self, header: list[str], live: bool) -> None:
+        self.header = header
+        self.live = live
+        self.table = ""
+        self.displays = ""
+        self._lock = threading.Lock()
+        self._running = False
+
+    def start(self) -> None:
+        """Show the header (it stays on top of every redraw)."""
+        self._running = True
+        if self.live:
+            self._redraw()
+        else:
+            print("\n".join(self.header), flush=True)
+
+    def stop(self) -> None:
+        """No more redraws (the summary follows below the last one)."""
+        with self._lock:
+            self._running = False
+
+    def show_table(self, text: str) -> None:
+        """The table's lines changed."""
+        self.table = text
+        if self.live:
+            self._redraw()
+
+    def line(self, text: str) -> None:
+        """One line of the piped log (a settled round)."""
+        if not self.live:
+            with self._lock:
+                print(text, flush=True)
+
+    def write(self, frame: str) -> int:
+        """The terminal driver's output: one frame of every display."""
+        self.displays = frame.rstrip("\n")
+        if self.live:
+            self._redraw()
+        return len(frame)
+
+    def flush(self) -> None:
+        """Part of the stream interface the driver uses; every write is drawn at once."""
+
+    def _redraw(self) -> None:
+        with self._lock:
+            if not self._running:
+                return
+            parts = self.header + ["", self.table, "", self.displays]
+            # Home and clear below, then the whole screen: the header is redrawn, never wiped.
+            sys.stdout.write("\x1b[H\x1b[J" + "\n".join(parts) + "\n")
+            sys.stdout.flush()
 
 
 class _Printer:
-    """An output that draws the table after every input (live) or prints each settled round (fast)."""
+    """An output that draws the table after every input (live) or prints each settled round (piped)."""
 
-    def __init__(self, live: bool) -> None:
-        self.live = live
+    def __init__(self, screen: _Screen) -> None:
+        self.screen = screen
 
     def handle(self, effects: list[Any], table: Any) -> None:
+        """Draw, or log the rounds settled by this input."""
         from controller.effects import RoundSettled
         from controller.view import table_view
 
-        from .terminal_view import draw
+        from .terminal_view import draw, round_line
 
-        if self.live:
-            sys.stdout.write("\x1b[2J\x1b[H" + draw(table_view(table), table) + "\n")
-            sys.stdout.flush()
+        if self.screen.live:
+            self.screen.show_table(draw(table_view(table), table))
             return
         for effect in effects:
             if isinstance(effect, RoundSettled):
-                r = effect.result
-                hands = ", ".join(f"box {h['box']} {' '.join(h['cards'])} {h['outcome']} {h['net']}"
-                                  for h in r["hands"])
-                print(f"round {r['number']}: dealer {' '.join(r['dealer']['cards'])} ({r['dealer']['total']}); "
-                      f"{hands}; players {r['net']}", flush=True)
+                self.screen.line(round_line(effect.round))

@@ -12,13 +12,15 @@ from __future__ import annotations
 
 import logging
 from dataclasses import replace
-from typing import Callable, Protocol
+from decimal import Decimal
+from typing import Any, Callable, Protocol
 
 from controller.alerts import AlertKind
 from controller.effects import AlertRaised, Effect, ShoeLock
 from controller.engine import Table
-from controller.hand import Hand, Outcome
+from controller.hand import BoxInPlay, Hand, Outcome
 from controller.phase import PLAY, Phase
+from controller.round import Round
 from controller.view import hole_card_hidden
 from display.bell import BellSignal
 from display.model import BoxView, DealerView, HandOutcome, HandView, TableMessage, TableView
@@ -86,16 +88,43 @@ class BellOutput:
 
 
 class DisplayOutput:
-    """Shows every box's total and the dealer's on the displays."""
+    """Shows every box's total and the dealer's on the displays.
 
-    def __init__(self, show: Callable[[TableView], object], link_up: Callable[[], bool] = lambda: True) -> None:
+    A settled round stays on the displays (each box's payout, the dealer's round total)
+    until the next round's first card, or for ``settled_seconds`` when that is more than
+    0: then ``call_later(seconds, callback)`` (the event loop's) brings the next view.
+    """
+
+    def __init__(self, show: Callable[[TableView], object], link_up: Callable[[], bool] = lambda: True,
+                 *, settled_seconds: float = 0.0,
+                 call_later: Callable[[float, Callable[[], None]], Any] | None = None) -> None:
         self._show = show
         self._link_up = link_up
         self._last: TableView | None = None
+        self._settled_seconds = settled_seconds
+        self._call_later = call_later
+        self._table: Table | None = None
+        self._settled: Round | None = None  # the settled round whose timer runs or ran
+        self._expired = False
 
     def handle(self, effects: list[Effect], table: Table) -> None:
         """Render the new state if it changed."""
-        view = display_view(table, self._link_up())
+        self._table = table
+        settled = table.previous if table.round is None else None
+        if settled is not self._settled:
+            self._settled, self._expired = settled, False
+            if settled is not None and self._settled_seconds > 0 and self._call_later is not None:
+                self._call_later(self._settled_seconds, lambda: self._expire(settled))
+        self._render()
+
+    def _expire(self, settled: Round) -> None:
+        if settled is self._settled and self._table is not None:
+            self._expired = True
+            self._render()
+
+    def _render(self) -> None:
+        assert self._table is not None
+        view = display_view(self._table, self._link_up(), show_settled=not self._expired)
         if view != self._last:
             self._last = view
             self._show(view)
@@ -131,24 +160,38 @@ def _hand(hand: Hand, in_play: bool) -> HandView:
     )
 
 
-def display_view(table: Table, link_up: bool = True) -> TableView:
-    """Translate the engine's state into what each display must show."""
+def box_payout(box: BoxInPlay) -> Decimal:
+    """What the dealer pays a settled box (> 0) or takes from it (< 0): its hands and insurance."""
+    total = sum((h.net for h in box.hands if h.net is not None), Decimal(0))
+    return total + (box.insurance_net or Decimal(0))
+
+
+def display_view(table: Table, link_up: bool = True, *, show_settled: bool = True) -> TableView:
+    """Translate the engine's state into what each display must show.
+
+    Between rounds the settled round stays (each box's payout, the dealer's round total)
+    until the next round's first card, unless ``show_settled`` is False (its time is up).
+    """
     r = table.round
     phase = table.phase
-    if r is None and not table.pending and phase is not Phase.ATTENTION:
-        r = table.previous  # the settled round stays lit until the next bets
+    settled = table.previous if r is None and show_settled else None
     in_players = phase in PLAY
     by_number: dict[int, BoxView] = {}
     if r is not None:
         for bi, box in enumerate(r.boxes):
             hands = tuple(_hand(h, in_players and bi == r.box_i and hi == r.hand_i) for hi, h in enumerate(box.hands))
             by_number[box.number] = BoxView(box.number, active=True, hands=hands)
+    elif settled is not None:
+        for box in settled.boxes:
+            hands = tuple(_hand(h, False) for h in box.hands)
+            by_number[box.number] = BoxView(box.number, active=True, hands=hands, payout=box_payout(box))
     for number in table.pending:
         by_number.setdefault(number, BoxView(number, active=True))
     boxes = tuple(by_number.get(n, BoxView(n)) for n in range(1, table.rules.boxes + 1))
     dealer = DealerView()
-    if r is not None and r.dealer.cards:
-        d = r.dealer
+    shown = r if r is not None else settled
+    if shown is not None and shown.dealer.cards:
+        d = shown.dealer
         dealer = DealerView(
             up_card=d.cards[0].value,
             card_count=len(d.cards),
@@ -157,9 +200,11 @@ def display_view(table: Table, link_up: bool = True) -> TableView:
             is_blackjack=d.is_blackjack,
             is_bust=d.is_bust,
             hole_card_hidden=hole_card_hidden(table),
-            done=r is not table.round or (phase is not Phase.DEALER and len(d.cards) >= 2
-                                          and not hole_card_hidden(table)),
+            done=r is None or (phase is not Phase.DEALER and len(d.cards) >= 2 and not hole_card_hidden(table)),
+            payout=shown.net() if r is None else None,
         )
+    elif settled is not None:
+        dealer = DealerView(payout=settled.net())  # every box busted or surrendered: the dealer has no card
     messages: set[TableMessage] = set()
     kinds = {a.kind for a in table.open_alerts() if a.active}
     if phase is Phase.ATTENTION or AlertKind.INTEGRITY in kinds:

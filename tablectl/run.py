@@ -8,7 +8,7 @@ import json
 import logging
 import signal
 import sys
-from typing import Any, Callable
+from typing import Any, Callable, TextIO
 
 from controller.journal import JournalError, StorageError
 
@@ -76,24 +76,35 @@ def configure_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-api", action="store_true", help="do not serve the HTTP API")
 
 
-def build_gpio(service: TableService, settings: Settings, loop: asyncio.AbstractEventLoop) -> Any:
-    """Displays, bell and console from the [gpio] wiring, plugged into the service."""
+def build_gpio(service: TableService, settings: Settings, loop: asyncio.AbstractEventLoop,
+               terminal_stream: TextIO | None = None) -> Any:
+    """Displays, bell and console from the [gpio] wiring, plugged into the service.
+
+    ``terminal_stream`` is where the terminal driver draws (default: stderr, the log).
+    """
     from display.console import asyncio_action_sink
     from display.factory import build_outputs
 
     from .console_actions import handle_console_action
     from .outputs import BellOutput, DisplayOutput
 
-    io = build_outputs(settings.gpio, on_action=asyncio_action_sink(loop, lambda a: handle_console_action(a, service)))
-    service.outputs.append(DisplayOutput(io.show, lambda: service.health.link_up))
+    io = build_outputs(settings.gpio, on_action=asyncio_action_sink(loop, lambda a: handle_console_action(a, service)),
+                       terminal_stream=terminal_stream)
+    service.outputs.append(DisplayOutput(io.show, lambda: service.health.link_up,
+                                         settled_seconds=settings.gpio.settled_seconds, call_later=loop.call_later))
     service.outputs.append(BellOutput(io.bell.ring))
     return io
 
 
 async def serve(settings: Settings, *, gpio: bool = True, api: bool = True,
                 on_ready: Callable[[TableService], None] | None = None,
-                service: TableService | None = None, announce: bool = True) -> JournalError | None:
-    """Run the service (and its API) until SIGTERM or SIGINT; returns the journal's failure if it stopped the table."""
+                service: TableService | None = None, announce: bool = True,
+                stop: asyncio.Event | None = None, terminal_stream: TextIO | None = None) -> JournalError | None:
+    """Run the service (and its API) until SIGTERM or SIGINT, or until ``stop`` is set.
+
+    A caller that passes ``stop`` owns the signals (the demo stops its dealer first). Returns
+    the journal's failure if it stopped the table.
+    """
     loop = asyncio.get_running_loop()
     service = service or TableService(settings)
     log.info("table %s: journal %s, %d events replayed, phase %s", settings.table.name, settings.journal.path,
@@ -101,10 +112,11 @@ async def serve(settings: Settings, *, gpio: bool = True, api: bool = True,
     context = TableContext(service)
     for handler in logging.getLogger().handlers:
         handler.addFilter(context)
-    io = build_gpio(service, settings, loop) if gpio else None
-    stop = asyncio.Event()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, stop.set)
+    io = build_gpio(service, settings, loop, terminal_stream) if gpio else None
+    if stop is None:
+        stop = asyncio.Event()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, stop.set)
     tasks = []
     server = None
     if api:
@@ -113,7 +125,8 @@ async def serve(settings: Settings, *, gpio: bool = True, api: bool = True,
         from .api import create_app
 
         config = uvicorn.Config(create_app(service), host=settings.api.host, port=settings.api.port,
-                                log_level="warning", lifespan="off", access_log=False)
+                                log_level="warning", lifespan="off", access_log=False,
+                                timeout_graceful_shutdown=1)  # an open event stream must not hold the stop
         server = uvicorn.Server(config)
         server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
         api_task = asyncio.create_task(server.serve(), name="api")

@@ -332,7 +332,7 @@ class TableService:
             self.lock_output.sync(self.table)
         elif kind is fb.LinkDown:
             self.health.link_up = False
-            log.warning("shoe link down: %s", msg.reason)  # type: ignore[union-attr]
+            log.warning("shoe link down: %s (%s)", msg.reason, msg.detail)  # type: ignore[union-attr]
             self._submit(ev.LinkDown(reason=msg.reason), "shoe")  # type: ignore[union-attr]
         elif kind is fb.ShoeLoaded:
             shoe = self.table.shoe

@@ -1,20 +1,88 @@
-"""The table drawn in a terminal for the demo: boxes, cards, totals, dealer, shoe and displays."""
+"""The table drawn in a terminal for the demo: boxes, cards, totals, dealer, shoe, and each settled round.
+
+Amounts are the house's: ``pays 15`` / ``takes 20`` for a box, ``house +5`` for a round
+(the point of view the dealer's displays and the pit dashboard take too).
+"""
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
-from display.render import render_table
-
-from .outputs import display_view
-
-
-def _totals(totals: list[int]) -> str:
-    return "/".join(str(t) for t in totals) if totals else ""
+from controller.engine import Round, money
+from controller.hand import Hand, Outcome
 
 
-def draw(view: dict[str, Any], table: Any, digits: int = 8) -> str:
-    """Lines showing the table as a dealer sees it, with what each 7-segment display shows."""
+def _totals(totals: list[int], done: bool = False) -> str:
+    if not totals:
+        return ""
+    return str(max(totals)) if done else "/".join(str(t) for t in totals)
+
+
+def _house(amount: Decimal) -> str:
+    """A round's result for the house, signed: +5, -15, 0."""
+    text = money(amount)
+    return text if amount <= 0 else "+" + text
+
+
+def _dealer_words(amount: Decimal) -> str:
+    """What the dealer does with a box's money: pays 15, takes 20, push."""
+    if amount > 0:
+        return f"pays {money(amount)}"
+    if amount < 0:
+        return f"takes {money(-amount)}"
+    return "push"
+
+
+def _marks(hand: Hand) -> list[str]:
+    marks = []
+    if hand.is_blackjack:
+        marks.append("BJ")
+    if hand.doubled:
+        marks.append("double")
+    if hand.outcome is Outcome.SURRENDER:
+        marks.append("surrender")
+    elif hand.outcome is Outcome.EVEN_MONEY:
+        marks.append("even money")
+    elif hand.outcome is Outcome.BUST:
+        marks.append("bust")
+    elif hand.outcome is Outcome.THREE_SEVENS:
+        marks.append("three sevens")
+    return marks
+
+
+def round_line(r: Round) -> str:
+    """One line for a settled round: the dealer, every hand with its marks, and the house's result.
+
+    ``round 7: dealer AS KD (BJ); box 2 9H 9D split: 9H 2C double takes 20 | 9D TS pays 10;
+    box 3 insured 5 pays 10; house +10``
+    """
+    d = r.dealer
+    if len(d.cards) == 2 and d.has_ace and d.hard == 11:
+        dealer_total = "BJ"
+    elif d.hard > 21:
+        dealer_total = "bust"
+    else:
+        dealer_total = str(d.total)
+    parts = [f"round {r.number}: dealer {' '.join(c.code for c in d.cards)} ({dealer_total})"]
+    for box in r.boxes:
+        hands = []
+        for hand in box.hands:
+            net = hand.net if hand.net is not None else Decimal(0)
+            words = [" ".join(c.code for c in hand.cards), *_marks(hand), _dealer_words(net)]
+            hands.append(" ".join(w for w in words if w))
+        text = f"box {box.number} " + (("split: " + " | ".join(hands)) if len(box.hands) > 1 else hands[0])
+        if box.insurance is not None:
+            text += f"; insured {money(box.insurance)} {_dealer_words(box.insurance_net or Decimal(0))}"
+        if r.voided:
+            text += " (void)"
+        parts.append(text)
+    parts.append(f"house {_house(-r.net())}")
+    return "; ".join(parts)
+
+
+def draw(view: dict[str, Any], table: Any) -> str:
+    """Lines showing the table as a dealer sees it (the displays are drawn by their own driver)."""
     shoe = view["shoe"] or {}
     lines = [
         f"round {view['round'] or view['rounds_played']:<5} phase {view['phase']:<20} "
@@ -29,17 +97,14 @@ def draw(view: dict[str, Any], table: Any, digits: int = 8) -> str:
             continue
         for i, hand in enumerate(box["hands"]):
             mark = ">" if hand["in_play"] else " "
-            outcome = f"{hand['outcome']} {hand['net']}" if hand["outcome"] else ""
+            flags = " ".join(f for f, on in (("BJ", hand["blackjack"]), ("double", hand["doubled"]),
+                                             ("split", hand["split"])) if on)
             lines.append(f" {mark}box {box['box']}{'.' + str(i + 1) if len(box['hands']) > 1 else '  '}  "
-                         f"{' '.join(hand['cards']):<24} {_totals(hand['totals']):<6} bet {hand['bet']:<5} {outcome}")
-    last = view["last_round"]
-    if view["round"] is None and last is not None:  # between rounds: the settled round stays on show
-        lines.append(f"  last round {last['number']}: dealer {' '.join(last['dealer']['cards'])} "
-                     f"({last['dealer']['total']})")
-        for h in last["hands"]:
-            lines.append(f"    box {h['box']}  {' '.join(h['cards']):<24} {h['outcome']:<12} {h['net']}")
-    texts = render_table(display_view(table), digits)
-    lines.append("  displays " + " ".join(f"{k}[{v}]" for k, v in texts.items()))
+                         f"{' '.join(hand['cards']):<24} {_totals(hand['totals'], hand['done']):<6} "
+                         f"bet {hand['bet']:<5} {flags}")
+    previous = table.previous
+    if view["round"] is None and previous is not None:  # between rounds: the settled round stays on show
+        lines.append("  last " + round_line(previous))
     for alert in view["alerts"]:
         lines.append(f"  ALERT {alert['kind']}: {alert['message']}")
     return "\n".join(lines)

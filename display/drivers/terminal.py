@@ -1,8 +1,10 @@
-"""A terminal back end for the demo: draws each display's digits as the segments would light.
+"""A terminal back end for the bench and the demo: each display's digits as the segments would light.
 
 Two styles: ``"segments"`` draws every display as three rows of ASCII-art digits
-(what a player would see), ``"line"`` prints one line per update
-(``box1[      17] ... dealer[   7-17]``), handy in logs.
+(what a player would see; the demo's), ``"line"`` prints one line per update
+(``box1[      17] ... dealer[   7-17]``), handy in logs. It writes to stderr (the
+service's log) unless given a stream: stdout is where `tablectl run` prints its
+``{"ready": ...}`` line for the programs that read it as JSON.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ def draw_cells(cells: Sequence[int]) -> list[str]:
 
 
 class TerminalDisplay:
-    """Prints the displays to a text stream (stdout by default) on every change."""
+    """Prints the displays to a text stream (stderr, the log, by default) on every change."""
 
     def __init__(
         self,
@@ -46,13 +48,15 @@ class TerminalDisplay:
         *,
         stream: TextIO | None = None,
         style: str = "line",
+        columns: int = 1,
     ) -> None:
         if style not in ("line", "segments"):
             raise ValueError(f"style must be 'line' or 'segments', got {style!r}")
         self.display_ids = list(display_ids)
         self.digits = digits
         self.style = style
-        self._stream = stream if stream is not None else sys.stdout
+        self.columns = max(1, columns)
+        self._stream = stream if stream is not None else sys.stderr
         self._texts = {d: " " * digits for d in self.display_ids}
         self._brightness = 8
         self._blanked = False
@@ -64,11 +68,14 @@ class TerminalDisplay:
         if self.style == "line":
             return " ".join(f"{d}[{t}]" for d, t in texts.items())
         rows: list[str] = []
-        for display_id, text in texts.items():
-            drawn = draw_cells(encode(text))
-            rows.append(f"{display_id:>7} {drawn[0]}")
-            rows.append(f"{'':>7} {drawn[1]}")
-            rows.append(f"{'':>7} {drawn[2]}")
+        items = list(texts.items())
+        for start in range(0, len(items), self.columns):  # `columns` displays side by side
+            line = [[], [], []]  # type: list[list[str]]
+            for display_id, text in items[start:start + self.columns]:
+                drawn = draw_cells(encode(text))
+                for i, label in enumerate((display_id, "", "")):
+                    line[i].append(f"{label:>7} {drawn[i]}")
+            rows += ["  ".join(parts).rstrip() for parts in line]
         return "\n".join(rows)
 
     def _emit(self) -> None:

@@ -118,6 +118,20 @@ def _unplug(sim: ControlTarget, req: dict[str, Any]) -> Reply:
     return {"ok": True}
 
 
+def _stack(sim: ControlTarget, req: dict[str, Any]) -> Reply:
+    cards = req.get("cards")
+    if (not isinstance(cards, list) or not cards or len(cards) > 64
+            or not all(isinstance(c, str) and 1 <= len(c) <= 2 for c in cards)):
+        raise BadRequest("stack needs \"cards\": a list of 1 to 64 card codes (AS) or ranks (A)")
+    core = sim.core
+    if len(cards) > core.cards_left:
+        raise BadRequest(f"only {core.cards_left} cards are left in the shoe")
+    try:
+        return {"ok": True, "cards": core.stack(cards)}
+    except ValueError as exc:
+        raise BadRequest(str(exc)) from None
+
+
 def _quit(sim: ControlTarget, req: dict[str, Any]) -> Reply:
     sim.request_stop()
     return {"ok": True}
@@ -131,6 +145,7 @@ COMMANDS: dict[str, Callable[[ControlTarget, dict[str, Any]], Reply]] = {
     "fault": _fault,
     "clear": _clear,
     "unplug": _unplug,
+    "stack": _stack,
     "quit": _quit,
 }
 

@@ -181,6 +181,26 @@ class ShoeCore:
         self.cut_card_out = True
         self._emit(CutCardEvent(self._next_seq, self.cut_at, self.shoe_id))
 
+    def stack(self, wanted: list[str]) -> list[str]:
+        """Put these cards next in the shoe, in this order (a stacked deck for a test or a demo).
+
+        Each entry is a card code (``AS``) or a rank alone (``A``, ``T``: any suit); it is
+        taken from the cards still in the shoe and swapped forward, so the shoe keeps its
+        exact composition (nothing is seen twice). Returns the codes that will come out;
+        raises ValueError, naming the entry, when the shoe has no such card left.
+        """
+        cards = self.cards
+        placed: list[str] = []
+        for i, want in enumerate(wanted):
+            slot = self.position + i
+            found = next((j for j in range(slot, len(cards))
+                          if cards[j] == want or (len(want) == 1 and cards[j][0] == want)), None)
+            if found is None:
+                raise ValueError(f"no {want!r} is left in the shoe for card {i + 1} of the stack")
+            cards[slot], cards[found] = cards[found], cards[slot]
+            placed.append(cards[slot])
+        return placed
+
     def press_button(self, name: str) -> None:
         """The dealer pressed one of the shoe's buttons."""
         self._emit(ButtonEvent(self._next_seq, name))

@@ -25,13 +25,13 @@ CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
-pytestmark = pytest.mark.skipif(not os.path.exists(CHROMIUM),
-                                reason=f"Debian's chromium is not installed ({CHROMIUM}); CI installs it")
 
 
 @pytest.fixture(scope="module")
 def browser():
-    sync_api = pytest.importorskip("playwright.sync_api")
+    # No skip: scripts/test installs Debian's chromium (scripts/system-packages.txt) before any test runs.
+    assert os.path.exists(CHROMIUM), f"{CHROMIUM} is missing: run ./scripts/test, which installs it"
+    from playwright import sync_api
     with sync_api.sync_playwright() as pw:
         b = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
         yield b

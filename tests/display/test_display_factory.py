@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import io
+from decimal import Decimal
+
+import pytest
 
 from gpiozero.pins.mock import MockFactory
 
@@ -84,3 +87,35 @@ def test_threads_run_the_display_by_themselves(factory: MockFactory) -> None:
         assert io_.displays.status.ok
     finally:
         io_.close()
+
+
+def test_terminal_segments_style_from_the_config(factory: MockFactory, clock: ManualClock) -> None:
+    wiring = GpioWiring.model_validate(
+        {"pin_factory": "mock", "driver": "terminal", "boxes": 1, "digits": 4, "buttons": {"boxes": [4]},
+         "terminal": {"style": "segments"}}
+    )
+    out = io.StringIO()
+    io_ = build_outputs(wiring, on_action=lambda a: None, pin_factory=factory, clock=clock,
+                        terminal_stream=out, start_threads=False)
+    try:
+        io_.show(TableView((BoxView(1, True, payout=Decimal("15")),)))
+        io_.displays.pump()
+        rows = out.getvalue().splitlines()[-6:]  # dealer, then box1: three rows each
+        assert rows[3] == "   box1  _           _"  # P, blank, 1, 5: the tops of the segments
+        assert rows[4] == "        |_|       | |_"  # P's F B G, the 1's B C, the 5's F G
+    finally:
+        io_.close()
+
+
+def test_terminal_driver_writes_to_the_log_by_default(factory: MockFactory, clock: ManualClock,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    wiring = GpioWiring.model_validate(
+        {"pin_factory": "mock", "driver": "terminal", "boxes": 1, "digits": 4, "buttons": {"boxes": [4]}})
+    io_ = build_outputs(wiring, on_action=lambda a: None, pin_factory=factory, clock=clock, start_threads=False)
+    try:
+        io_.show(TableView((BoxView(1, True),)))
+        io_.displays.pump()
+    finally:
+        io_.close()
+    captured = capsys.readouterr()
+    assert captured.out == "" and "box1[  --]" in captured.err

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from decimal import Decimal
 
 import pytest
 from hypothesis import given, settings
@@ -264,6 +265,11 @@ def dealers(draw: st.DrawFn) -> DealerView:
     )
 
 
+def payouts() -> st.SearchStrategy[Decimal]:
+    """Settled amounts: whole chips, halves (3:2 on odd bets) and cents, up to a large shift's round."""
+    return st.decimals(min_value=-10**7, max_value=10**7, places=2, allow_nan=False, allow_infinity=False)
+
+
 @st.composite
 def tables(draw: st.DrawFn) -> TableView:
     n = draw(st.integers(1, 9))
@@ -279,9 +285,13 @@ def tables(draw: st.DrawFn) -> TableView:
                 h = HandView(**{**{f: getattr(h, f) for f in HandView.__slots__}, "in_play": False})
             seen = seen or h.in_play
             fixed.append(h)
-        boxes.append(BoxView(number, active, tuple(fixed)))
+        payout = draw(st.none() | payouts()) if active else None
+        boxes.append(BoxView(number, active, tuple(fixed), payout))
     messages = draw(st.frozensets(st.sampled_from(list(TableMessage))))
-    return TableView(tuple(boxes), draw(dealers()), messages)
+    dealer = draw(dealers())
+    if draw(st.booleans()):
+        dealer = DealerView(**{**{f: getattr(dealer, f) for f in DealerView.__slots__}, "payout": draw(payouts())})
+    return TableView(tuple(boxes), dealer, messages)
 
 
 @settings(max_examples=200, deadline=None)
@@ -323,3 +333,50 @@ def test_every_message_has_a_form_for_four_digits() -> None:
 def test_inconsistent_views_are_refused(bad) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(ValueError):
         bad()
+
+
+# ---------------------------------------------------------------- payouts (what the dealer pays or takes)
+
+@pytest.mark.parametrize("amount, digits, shown", [
+    # pay: P and the amount; a blackjack on 10 pays 15, on 5 pays 7.5
+    ("15", 8, "    P 15"), ("15", 4, "P 15"), ("15", 2, "Pd"),
+    ("7.5", 8, "    P 7.5"), ("7.5", 4, "P 7.5"), ("7.5", 2, "Pd"),
+    ("2.5", 8, "    P 2.5"), ("2.5", 4, "P 2.5"), ("2.5", 2, "Pd"),
+    ("150", 8, "   P 150"), ("150", 4, "P150"), ("150", 2, "Pd"),
+    ("1500", 8, "  P 1500"), ("1500", 4, "PAId"), ("1500", 2, "Pd"),
+    ("1234567", 8, "P1234567"), ("12345678", 8, "    PAId"),
+    ("0.01", 8, "   P 0.01"), ("0.01", 4, "P0.01"),
+    # take: a minus and the amount; a lost double of 10 takes 20
+    ("-20", 8, "     -20"), ("-20", 4, " -20"), ("-20", 2, "Lo"),
+    ("-5", 8, "      -5"), ("-5", 4, "  -5"), ("-5", 2, "-5"),
+    ("-2.5", 8, "     -2.5"), ("-2.5", 4, " -2.5"), ("-2.5", 2, "Lo"),
+    ("-1500", 8, "   -1500"), ("-1500", 4, "LOSt"), ("-1500", 2, "Lo"),
+    ("-12345678", 8, "    LOSt"),
+    # neither: a push (or a voided round)
+    ("0", 8, "    PUSH"), ("0", 4, "PUSH"), ("0", 2, "PU"),
+])
+def test_a_settled_box_shows_what_the_dealer_pays_or_takes(amount: str, digits: int, shown: str) -> None:
+    settled = BoxView(1, True, (H(2, 20, outcome=HandOutcome.WIN, done=True),), payout=Decimal(amount))
+    text = render_box(settled, digits)
+    assert text == shown and cell_count(text) == digits and is_drawable(text)
+
+
+@pytest.mark.parametrize("amount, digits, shown", [
+    ("35", 8, "    P 35"), ("35", 4, "P 35"), ("35", 2, "Pd"),
+    ("-27.5", 8, "    -27.5"), ("-27.5", 4, "-27.5"), ("-27.5", 2, "Lo"),
+    ("0", 8, "       0"), ("0", 4, "   0"), ("0", 2, " 0"),
+])
+def test_the_dealer_shows_the_rounds_total(amount: str, digits: int, shown: str) -> None:
+    dealer = DealerView(up_card=10, card_count=2, hard_total=19, done=True, payout=Decimal(amount))
+    assert render_dealer(dealer, digits) == shown
+
+
+def test_the_rounds_total_sits_beside_a_dealer_message_when_it_fits() -> None:
+    dealer = DealerView(up_card=10, card_count=2, hard_total=19, done=True, payout=Decimal("-25"))
+    assert render_dealer(dealer, 8, TableMessage.PLACE_BETS) == "bEtS -25"
+    assert render_dealer(dealer, 4, TableMessage.PLACE_BETS) == " -25"  # the amount wins
+
+
+def test_payout_on_an_inactive_box_is_refused() -> None:
+    with pytest.raises(ValueError, match="payout"):
+        BoxView(1, False, payout=Decimal(5))

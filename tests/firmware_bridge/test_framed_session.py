@@ -281,7 +281,7 @@ def test_silence_means_link_down_once_then_reopen() -> None:
     pair.plugged = False  # the shoe goes silent without any port error
     pair.run(3.1)
     downs = [m for m in pair.msgs if isinstance(m, LinkDown)]
-    assert len(downs) == 1 and "heartbeat" in downs[0].reason
+    assert len(downs) == 1 and "heartbeat" in downs[0].detail and downs[0].reason == "the shoe does not answer"
     assert pair.host.wants_reopen
     assert pair.host.port_lost("cannot open", pair.now) == []  # the owner already knows
     pair.connect()
@@ -317,7 +317,7 @@ def test_version_mismatch_is_reported_not_accepted() -> None:
     session = FramedSession(None, LinkTiming())
     session.connected(0.0)
     out = session.receive(_frames(Hello(1, 2, 9, 1, "fw", "sn")), 0.1)
-    assert out == [LinkDown("shoe speaks protocol version 2, this bridge speaks 1")]
+    assert out == [LinkDown("the shoe speaks another protocol version", "shoe speaks protocol version 2, this bridge speaks 1")]
     assert session.state is LinkState.HANDSHAKE
 
 
@@ -326,7 +326,7 @@ def test_a_restarted_shoe_is_noticed_from_its_status() -> None:
     _up(session, boot=9)
     session.take_output()
     out = session.receive(_frames(StatusPacket(10, StatusFlags.NONE, 0, 52, 0, 1, "X")), 0.5)
-    assert out == [LinkDown("the shoe restarted")]
+    assert out == [LinkDown("the shoe restarted", "boot id 10, was 9")]
     assert session.state is LinkState.HANDSHAKE
     assert isinstance(decode_packet(FrameDecoder().feed(session.take_output())[0]), Resume)
 

@@ -163,7 +163,8 @@ def test_lines_codec_counts_positions_and_follows_a_replugged_port(tmp_path: Pat
         os.close(master)
         os.close(slave)
         down = link.get_blocking(DEADLINE)
-        assert isinstance(down, LinkDown) and str(path) in down.reason
+        assert isinstance(down, LinkDown) and down.reason == "the shoe's cable is unplugged"
+        assert str(path) in down.detail  # the technician's detail: which port, which error
         master, slave = _pty(path)
         assert isinstance(link.get_blocking(DEADLINE), LinkUp)
         os.write(master, b"KC\n")
@@ -181,7 +182,8 @@ def test_a_missing_port_is_reported_as_link_down_and_retried(tmp_path: Path) -> 
     master = slave = -1
     try:
         down = link.get_blocking(DEADLINE)
-        assert isinstance(down, LinkDown) and "cannot open" in down.reason and "No such file" in down.reason
+        assert isinstance(down, LinkDown) and down.reason == "the shoe's cable is unplugged"
+        assert "cannot open" in down.detail and "No such file" in down.detail
         master, slave = _pty(path)  # the shoe is plugged in later
         assert isinstance(link.get_blocking(DEADLINE), LinkUp)
     finally:
@@ -208,7 +210,7 @@ def test_missed_heartbeats_mean_link_down_then_the_link_recovers(start_sim: Call
         msg = link.get_blocking(DEADLINE)
         while not isinstance(msg, LinkDown):
             msg = link.get_blocking(DEADLINE)
-        assert "no heartbeat" in msg.reason
+        assert msg.reason == "the shoe does not answer" and "no heartbeat" in msg.detail
         msg = link.get_blocking(DEADLINE)
         while not isinstance(msg, LinkUp):  # reopened, RESUME answered: up again
             msg = link.get_blocking(DEADLINE)
@@ -223,7 +225,8 @@ def test_a_port_with_no_shoe_answering_is_link_down(tmp_path: Path) -> None:
     link.start()
     try:
         down = link.get_blocking(DEADLINE)
-        assert isinstance(down, LinkDown) and "no answer from the shoe" in down.reason
+        assert isinstance(down, LinkDown) and down.reason == "the shoe does not answer"
+        assert "no answer from the shoe" in down.detail
         assert os.read(master, 100).startswith(b"\x7e\x81")  # it did ask, with RESUME
     finally:
         link.stop()

@@ -1,10 +1,17 @@
-"""`tablectl demo` (the README's first command) plays, stops by itself, and leaves a reviewable journal."""
+"""`tablectl demo` (the README's first command) plays, stops by itself, and leaves a reviewable journal;
+piped, it logs a line per round with its marks; Ctrl-C or SIGTERM end it with its summary."""
 
 from __future__ import annotations
 
 import json
+import os
+import re
+import signal
+import subprocess
+import sys
 from decimal import Decimal
 
+import pytest
 from tests.support.harness import tablectl
 
 from controller.replay import replay_lines
@@ -15,12 +22,53 @@ def test_fast_demo_plays_its_rounds_and_the_journal_replays(tmp_path):
     out = tablectl("demo", "--rounds", "12", "--pace", "fast", "--seed", "3", "--db", str(db), timeout=180)
     assert out.returncode == 0, out.stderr
     lines = out.stdout.strip().splitlines()
-    assert "API http://127.0.0.1:" in lines[0]
-    assert sum(line.startswith("round ") for line in lines) == 12
+    assert "API http://127.0.0.1:" in lines[0] and "supervisor key" in lines[0] and str(db) in lines[0]
+    rounds = [line for line in lines if line.startswith("round ")]
+    assert len(rounds) == 12
+    assert all(re.search(r"; house [+-]?\d+(\.\d+)?$", line) for line in rounds), rounds
     summary = json.loads(lines[-1])
     assert summary["rounds"] == 12 and summary["alerts"] in ([], ["shuffle_due"])
+    assert summary["journal"] == str(db) and db.exists()
+    assert lines[-2].startswith("Played 12 rounds") and "House " in lines[-2]
     export = tablectl("journal", "export", "--db", str(db))
     result = replay_lines(export.stdout.splitlines())
     assert result.error is None and len(result.rounds) == 12
     assert str(-sum(Decimal(r["net"]) for r in result.rounds)) == summary["house_result"]
     assert "Traceback" not in out.stderr
+    # the round lines mark what happened: a dealer blackjack is BJ, never (21)
+    for line, record in zip(rounds, result.rounds):
+        dealer = record["dealer"]["cards"]
+        is_bj = len(dealer) == 2 and {c[0] for c in dealer} & {"A"} and {c[0] for c in dealer} & set("TJQK")
+        assert ("(BJ)" in line) == bool(is_bj), line
+
+
+def test_piped_round_lines_mark_splits_doubles_and_blackjacks(tmp_path):
+    out = tablectl("demo", "--rounds", "60", "--pace", "fast", "--seed", "4", timeout=300)
+    assert out.returncode == 0, out.stderr
+    text = out.stdout
+    for mark in (" BJ ", " double ", "split: "):
+        assert mark in text, mark
+    summary = json.loads(text.strip().splitlines()[-1])
+    assert "journal" not in summary  # without --db the journal went with the demo: nothing to name
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_ctrl_c_or_sigterm_end_the_demo_with_its_summary(tmp_path, sig):
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    proc = subprocess.Popen([sys.executable, "-m", "tablectl.cli", "demo", "--rounds", "0", "--pace", "live"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    assert proc.stdout is not None
+    header = proc.stdout.readline()  # printed once the table is set up
+    assert "pit dashboard" in header
+    while not any(p.name.startswith("tablectl-demo-") for p in tmp_path.iterdir()):
+        pass  # pragma: no cover - the folder exists before the header is printed
+    proc.send_signal(sig)
+    try:
+        out, err = proc.communicate(timeout=60)  # a guard against a hang, not a measure of the 2 s
+    finally:
+        proc.kill()
+    assert proc.returncode == 0, err
+    summary = json.loads(out.strip().splitlines()[-1])
+    assert {"rounds", "hands", "house_result"} <= summary.keys()
+    assert "Traceback" not in err
+    assert not list(tmp_path.glob("tablectl-demo-*"))  # no temporary folder left behind

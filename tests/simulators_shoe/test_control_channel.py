@@ -92,3 +92,19 @@ def test_quit_stops_the_simulator_and_cleans_up(start_sim: Callable[..., SimProc
     assert sim.request("quit") == {"ok": True}
     assert sim.proc is not None and sim.proc.wait(10) == 0
     assert not os.path.lexists(sim.link) and not os.path.exists(sim.control_path)
+
+
+def test_stack_puts_cards_next_and_keeps_the_shoe_whole(start_sim: Callable[..., SimProcess]) -> None:
+    sim = start_sim("--seed", "5", "--decks", "1")
+    with sim.control() as ctl:
+        ctl.request("deal")
+        stacked = ctl.request("stack", cards=["AS", "K", "9H"])
+        assert stacked["ok"] and stacked["cards"][0] == "AS" and stacked["cards"][1][0] == "K"
+        dealt = [ctl.request("deal")["card"] for _ in range(51)]
+        assert dealt[:3] == stacked["cards"]
+        assert ctl.request("deal") == {"ok": False, "error": "empty"}
+        assert len(set(dealt)) == 51  # one deck: nothing seen twice, nothing lost
+        ctl.request("shuffle")
+        refused = ctl.request("stack", cards=["AS", "AS"])  # one deck holds one ace of spades
+        assert refused["ok"] is False and "'AS'" in refused["error"]
+        assert ctl.request("stack", cards="AS")["ok"] is False

@@ -199,13 +199,9 @@ def test_three_sevens_bonus_is_in_the_seven_seven_hit_value() -> None:
                              hands_in_box=2, is_split_hand=True) is S
 
 
-def test_strategy_is_cached_per_profile_and_builds_fast() -> None:
-    import time
-
-    rules = build_rules("ru-standard", {"decks": 8})
-    started = time.perf_counter()
-    first = strategy_for(rules)
-    assert time.perf_counter() - started < 1.0
+def test_strategy_is_cached_per_profile() -> None:
+    # How fast a strategy builds is a figure for benchmarks/engine.py, not a test.
+    first = strategy_for(build_rules("ru-standard", {"decks": 8}))
     assert strategy_for(build_rules("ru-standard", {"decks": 8})) is first
 
 

@@ -1,0 +1,63 @@
+"""The engine's state on the displays after settlement: each box's payout and the dealer's round
+total stay until the next round's first card (through the next bets), or for [gpio] settled_seconds."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Callable
+
+from controller import events as ev
+from controller.cards import parse_card
+from controller.engine import Table
+from controller.rules import build_rules
+from display.model import TableView
+from display.render import render_table
+from tablectl.outputs import DisplayOutput
+
+AT = datetime(2025, 1, 1, tzinfo=timezone.utc)
+
+
+def _apply(table: Table, out: DisplayOutput, *events: ev.Event) -> None:
+    for e in events:
+        out.handle(table.apply(e), table)
+
+
+def _deal(*codes: str) -> list[ev.Event]:
+    return [ev.CardDrawn(card=parse_card(c), at=AT) for c in codes]
+
+
+def _table(out: DisplayOutput) -> Table:
+    table = Table(build_rules("ru-standard", {"boxes": 3}))
+    _apply(table, out, ev.Shuffle(shoe_id="s1"), ev.PlaceBet(box=1, amount=10), ev.PlaceBet(box=2, amount=10))
+    # box 1: A, K = blackjack; box 2: 9, 9 stands on 18; dealer 10, then 7: 17
+    _apply(table, out, *_deal("AS", "9H", "TD", "KC", "9D"), ev.Stand(), *_deal("7S"))
+    assert table.round is None and table.previous is not None
+    return table
+
+
+def test_payouts_stay_through_the_next_bets_until_the_first_card() -> None:
+    shown: list[TableView] = []
+    out = DisplayOutput(shown.append)
+    table = _table(out)
+    texts = render_table(shown[-1], 8)
+    assert texts["box1"] == "    P 15" and texts["box2"] == "    P 10" and texts["box3"] == " " * 8
+    assert texts["dealer"] == "    P 25"  # the round's total (no room for bEtS beside it)
+    _apply(table, out, ev.PlaceBet(box=3, amount=20), ev.PlaceBet(box=1, amount=10))
+    texts = render_table(shown[-1], 8)
+    assert texts["box1"] == "    P 15" and texts["box3"] == "      --"  # a new bet beside the old payouts
+    _apply(table, out, *_deal("5H"))
+    texts = render_table(shown[-1], 8)
+    assert texts["box1"] == "       5" and texts["box2"] == " " * 8 and texts["box3"] == "      --"
+
+
+def test_settled_seconds_end_the_payouts_earlier() -> None:
+    shown: list[TableView] = []
+    timers: list[tuple[float, Callable[[], None]]] = []
+    out = DisplayOutput(shown.append, settled_seconds=4.0, call_later=lambda s, f: timers.append((s, f)))
+    table = _table(out)
+    assert [s for s, _ in timers] == [4.0] and render_table(shown[-1], 8)["box1"] == "    P 15"
+    timers[0][1]()  # the event loop calls it 4 s later
+    texts = render_table(shown[-1], 8)
+    assert texts["box1"] == " " * 8 and texts["dealer"] == "  bEtS  "
+    _apply(table, out, ev.PlaceBet(box=1, amount=10))
+    assert render_table(shown[-1], 8)["box1"] == "      --"  # the expired round does not come back
