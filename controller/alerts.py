@@ -16,6 +16,7 @@ class AlertKind(str, Enum):
     LINK_DOWN = "link_down"
     SHUFFLE_DUE = "shuffle_due"
     CALL_PIT = "call_pit"
+    SHOE_EMPTY = "shoe_empty"
 
 
 # Kinds that stop the game until a supervisor has looked: the shoe stays locked.
@@ -36,6 +37,8 @@ class Alert:
     active: bool = True
     acknowledged: bool = False
     acknowledged_by: str | None = None
+    # What only a supervisor may read (a face-down card's code): never in `message`.
+    secret: str | None = None
 
     @property
     def open(self) -> bool:
@@ -56,9 +59,9 @@ class Alert:
         if self.kind in RESOLVED_BY_ACKNOWLEDGEMENT:
             self.active = False
 
-    def as_dict(self) -> dict[str, object]:
-        """JSON-ready form for replay output, status and the API."""
-        return {
+    def as_dict(self, reveal: bool = False) -> dict[str, object]:
+        """JSON-ready form for replay output, status and the API; `reveal` adds the supervisor's detail."""
+        out: dict[str, object] = {
             "id": self.id,
             "kind": self.kind.value,
             "message": self.message,
@@ -67,3 +70,6 @@ class Alert:
             "acknowledged": self.acknowledged,
             "acknowledged_by": self.acknowledged_by,
         }
+        if reveal and self.secret is not None:
+            out["detail"] = self.secret
+        return out

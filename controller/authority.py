@@ -21,13 +21,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
-from .effects import Effect, RoundSettled
+from .effects import CardPlaced, Effect, HoleCardTurned, RoundSettled
 from .engine import IllegalAction, Phase, Table
 from .errors import SnapshotError
 from .events import CardDrawn, Event, SetRules, Shuffle, dump_event
 from .journal import Journal, JournalEntry, JournalError, JournalKey, JournalReader
 from .rules import RuleProfile, build_rules
-from .view import HIDDEN, hole_card_hidden
+from .view import HIDDEN
 
 log = logging.getLogger(__name__)
 
@@ -57,7 +57,7 @@ class TableAuthority:
     def _restore(self, rules: RuleProfile) -> None:
         def after(entry: JournalEntry, effects: list[Effect]) -> None:
             self.replayed += 1
-            self._track_secrets(entry.seq, entry.event)
+            self._track_secrets(entry.seq, effects)
             for effect in effects:  # a round settled just before a crash has no record yet
                 if type(effect) is RoundSettled and not self.journal.has_round(effect.round.number):
                     self.journal.save_round(entry.seq, effect.result)
@@ -84,7 +84,7 @@ class TableAuthority:
                 raise IllegalAction(refusal)
         seq = self.journal.append_event(event, received_at, shoe_id=shoe_id, position=position)
         effects = table.apply(event)
-        self._track_secrets(seq, event)
+        self._track_secrets(seq, effects)
         for effect in effects:
             if type(effect) is RoundSettled:
                 self.journal.save_round(seq, effect.result)
@@ -95,13 +95,14 @@ class TableAuthority:
                     self.rounds_since_snapshot = 0
         return seq, effects
 
-    def _track_secrets(self, seq: int, event: Event) -> None:
-        table = self.table
-        if not hole_card_hidden(table):
-            self.secret_seqs.clear()
-        elif type(event) is CardDrawn and table.round is not None and len(table.round.dealer.cards) == 2 \
-                and table.round.dealer.cards[1] is event.card and not self.secret_seqs:
-            self.secret_seqs.add(seq)
+    def _track_secrets(self, seq: int, effects: list[Effect]) -> None:
+        # The engine says which card went face down, and when it is turned.
+        for effect in effects:
+            kind = type(effect)
+            if kind is CardPlaced and effect.face_down:  # type: ignore[attr-defined]
+                self.secret_seqs.add(seq)
+            elif kind is HoleCardTurned:
+                self.secret_seqs.clear()
 
     def export(self, since_time: datetime | None = None) -> Iterator[dict[str, Any]]:
         """The accepted events as session-format dicts (see export_session)."""

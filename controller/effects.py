@@ -31,6 +31,14 @@ class CardPlaced(Effect):
     to: str
     box: int | None = None
     hand: int | None = None
+    face_down: bool = False  # the dealer's hole card: secret from every role below supervisor until turned
+
+
+@dataclass(slots=True)
+class HoleCardTurned(Effect):
+    """The dealer turned his hole card: it is no longer a secret."""
+
+    card: str
 
 
 @dataclass(slots=True)

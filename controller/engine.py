@@ -28,8 +28,8 @@ from . import settlement
 from . import snapshot as snap
 from .alerts import LOCKING_KINDS, Alert, AlertKind
 from .cards import Card
-from .effects import (AlertCleared, AlertRaised, CardPlaced, Effect, PhaseChanged, ReservationLapsed,
-                      RoundSettled, ShoeLock)
+from .effects import (AlertCleared, AlertRaised, CardPlaced, Effect, HoleCardTurned, PhaseChanged,
+                      ReservationLapsed, RoundSettled, ShoeLock)
 from .errors import EngineError, IllegalAction, SnapshotError
 from .hand import BoxInPlay, Hand, Outcome
 from .legality import Action, Refusal
@@ -83,6 +83,8 @@ class Table:
         self.next_alert_id = 1
         self.now: datetime | None = None
         self.locked = True
+        self.gate_held = False  # a supervisor holds the shoe's gate shut, whatever the table's state
+        self.link_up = False  # a smart shoe is connected: it, not a person, starts each new shoe
         self._fx: list[Effect] = []
 
     # ------------------------------------------------------------------ entry points
@@ -158,6 +160,25 @@ class Table:
         """Alerts still on the board."""
         return [a for a in self.alerts if a.open]
 
+    @property
+    def hole_card_hidden(self) -> bool:
+        """True while the dealer's hole card is dealt face down and not yet turned."""
+        r = self.round
+        return r is not None and self.rules.hole_card and len(r.dealer.cards) >= 2 and not r.hole_turned
+
+    def lock_reasons(self) -> list[str]:
+        """Why the shoe's gate is shut now, in words (empty when it is open)."""
+        reasons = []
+        if self.gate_held:
+            reasons.append("a supervisor holds the gate")
+        if self.phase is Phase.ATTENTION:
+            reasons.append("a card is held: the supervisor must discard it or void the round")
+        if self.phase is Phase.WAITING_FOR_SHUFFLE:
+            reasons.append("a shuffle is due")
+        for kind in sorted({a.kind for a in self.alerts if a.kind in LOCKING_KINDS and a.active}, key=str):
+            reasons.append(_LOCK_REASON[kind])
+        return reasons
+
     # ------------------------------------------------------------------ snapshots
     def snapshot(self) -> dict[str, Any]:
         """The whole state as JSON-ready data (str, int, bool, None, lists, dicts), with a ``format``."""
@@ -177,8 +198,8 @@ class Table:
             self._fx.append(PhaseChanged(self.phase, phase))
             self.phase = phase
 
-    def _raise_alert(self, kind: AlertKind, message: str, at: datetime | None) -> Alert:
-        alert = Alert(self.next_alert_id, kind, message, at or self.now)
+    def _raise_alert(self, kind: AlertKind, message: str, at: datetime | None, secret: str | None = None) -> Alert:
+        alert = Alert(self.next_alert_id, kind, message, at or self.now, secret=secret)
         self.next_alert_id += 1
         self.alerts.append(alert)
         self._fx.append(AlertRaised(alert))
@@ -202,7 +223,7 @@ class Table:
         self.alerts = keep
 
     def _should_lock(self) -> bool:
-        if self.phase is Phase.ATTENTION or self.phase is Phase.WAITING_FOR_SHUFFLE:
+        if self.gate_held or self.phase is Phase.ATTENTION or self.phase is Phase.WAITING_FOR_SHUFFLE:
             return True
         if not self.alerts:
             return False
@@ -230,13 +251,38 @@ class Table:
         return self.shoe is None or self.shoe.cut_card_out or self.rules.reshuffle_every_round
 
     # ------------------------------------------------------------------ cards (never refused)
+    def _next_is_hole_card(self) -> bool:
+        r = self.round
+        return (self.phase is Phase.DEALING and r is not None and self.rules.hole_card
+                and r.plan[r.dealt] == DEALER and len(r.dealer.cards) == 1)
+
     def _on_card(self, e: ev.CardDrawn) -> None:
         card = e.card
         shoe = self.shoe
         if shoe is not None:
             problem = shoe.take(card)
             if problem:
-                self._raise_alert(AlertKind.INTEGRITY, problem, e.at)
+                if self._next_is_hole_card():  # the alert must not say what the face-down card is
+                    self._raise_alert(AlertKind.INTEGRITY, f"the card dealt face down to the dealer is not "
+                                      f"possible in shoe {shoe.shoe_id} (the supervisor sees which)", e.at, problem)
+                else:
+                    self._raise_alert(AlertKind.INTEGRITY, problem, e.at)
+            if e.position is not None:
+                found = shoe.position_problem(e.position, card)
+                if found is not None:
+                    self._raise_alert(AlertKind.INTEGRITY, found[0], e.at)
+                    if found[1]:
+                        self._hold(card, f"the shoe had dealt card {e.position} already", e.at)
+                        return
+        self._place(card, e)
+        if shoe is not None and shoe.spent and self.round is not None and self.next_card() is not None \
+                and not any(a.kind is AlertKind.SHOE_EMPTY and a.active for a in self.alerts):
+            self._raise_alert(AlertKind.SHOE_EMPTY,
+                              f"shoe {shoe.shoe_id} is empty in round {self.round.number}: load a new shoe and the "
+                              "round goes on with its cards, or the supervisor voids the round", e.at)
+
+    def _place(self, card: Card, e: ev.CardDrawn) -> None:
+        shoe = self.shoe
         phase = self.phase
         r = self.round
         if phase is Phase.DEALING:
@@ -347,9 +393,15 @@ class Table:
         return shoe is not None and shoe.dealt == shoe.burned and self.phase is not Phase.WAITING_FOR_SHUFFLE
 
     def _check_shuffle(self, e: ev.Shuffle) -> Refusal | None:
-        if self.phase not in BETWEEN_ROUNDS:
-            return Refusal("round_in_progress", "finish the round before shuffling")
         shoe = self.shoe
+        if self.link_up and (e.shoe_id is None or (shoe is not None and e.shoe_id == shoe.shoe_id)):
+            # The integrity count spans a physical shoe: only a new load, which the shoe names, ends it.
+            return Refusal("shoe_owns_shuffle", "the smart shoe starts a new shoe when it is loaded: load the "
+                           "shoe (the table counts this shoe's cards until then)")
+        if self.phase not in BETWEEN_ROUNDS:
+            if self.round is not None and shoe is not None and shoe.spent:
+                return None  # a new shoe for the round whose shoe ran out: the round goes on
+            return Refusal("round_in_progress", "finish the round before shuffling")
         rules = self.rules
         if self.phase is Phase.WAITING_FOR_SHUFFLE or shoe is None or rules.dealer_may_shuffle \
                 or rules.reshuffle_every_round or self.last_round_players == 1:
@@ -362,6 +414,11 @@ class Table:
 
     def _on_shuffle(self, e: ev.Shuffle) -> None:
         shoe = self.shoe
+        if self.round is not None:  # the spent shoe is replaced in the middle of its round
+            self.shoes_loaded += 1
+            self.shoe = ShoeTracker(e.shoe_id or f"shoe-{self.shoes_loaded}", self.rules.decks)
+            self._resolve_alerts(AlertKind.SHOE_EMPTY, acknowledged_by=e.actor or "dealer")
+            return
         repeats = shoe.repeats + 1 if shoe is not None and self._shuffle_is_repeat() else 0
         self.shoes_loaded += 1
         self.shoe = ShoeTracker(e.shoe_id or f"shoe-{self.shoes_loaded}", self.rules.decks, repeats)
@@ -433,11 +490,41 @@ class Table:
         self._raise_alert(AlertKind.SHOE_FAULT, f"shoe fault {e.kind}{detail}", e.at)
 
     def _on_link_down(self, e: ev.LinkDown) -> None:
+        self.link_up = False
         if not any(a.kind is AlertKind.LINK_DOWN and a.active for a in self.alerts):
             self._raise_alert(AlertKind.LINK_DOWN, f"shoe link down: {e.reason or 'no answer'}", e.at)
 
     def _on_link_up(self, e: ev.LinkUp) -> None:
+        self.link_up = True
         self._resolve_alerts(AlertKind.LINK_DOWN)
+
+    def _check_gate(self, e: ev.ShoeGate) -> Refusal | None:
+        if e.locked and self.gate_held:
+            return Refusal("gate_held", "a supervisor already holds the shoe's gate shut")
+        if not e.locked and not self.gate_held:
+            return Refusal("gate_not_held", "no supervisor holds the shoe's gate: the table's own state locks it "
+                           f"({'; '.join(self.lock_reasons()) or 'it is open'})")
+        return None
+
+    def _on_gate(self, e: ev.ShoeGate) -> None:
+        self.gate_held = e.locked  # releasing the hold leaves the table's own reasons in force
+
+    def _on_shoe_count(self, e: ev.ShoeCount) -> None:
+        shoe = self.shoe
+        if shoe is None or shoe.shoe_id != e.shoe_id:
+            known = f"shoe {shoe.shoe_id}" if shoe is not None else "no shoe"
+            message = (f"the shoe is dealing shoe {e.shoe_id} ({e.position} cards out) but the table knows {known}: "
+                       "that shoe's shuffle and cards never reached the table (a journal put back from a copy?)")
+        else:
+            stored = e.position - e.unacked
+            have = shoe.last_position or 0
+            if stored <= have:
+                return  # nothing is missing: cards still on their way
+            message = (f"the shoe has released {e.position} cards of shoe {e.shoe_id} but the table has {have}: "
+                       f"cards {have + 1} to {stored} are missing (a journal put back from a copy, or cards lost)")
+            shoe.last_position = stored  # said once: the next card is not a second gap
+        if not any(a.kind is AlertKind.INTEGRITY and a.active and a.message == message for a in self.alerts):
+            self._raise_alert(AlertKind.INTEGRITY, message, e.at)
 
     def _on_call_pit(self, e: ev.CallPit) -> None:
         self._raise_alert(AlertKind.CALL_PIT, f"{e.actor or 'the dealer'} calls the pit", e.at)
@@ -475,8 +562,9 @@ class Table:
         target = r.plan[r.dealt]
         r.dealt += 1
         if target == DEALER:
+            face_down = self.rules.hole_card and len(r.dealer.cards) == 1
             r.dealer.add(card)
-            self._fx.append(CardPlaced(card.code, "dealer"))
+            self._fx.append(CardPlaced(card.code, "dealer", face_down=face_down))
         else:
             box = r.boxes[target]
             box.hands[0].add(card)
@@ -514,11 +602,18 @@ class Table:
         r.box_i, r.hand_i = 0, 0
         self._to_next_hand()
 
+    def _turn_hole_card(self) -> None:
+        r = self.round
+        if r is not None and self.rules.hole_card and len(r.dealer.cards) >= 2 and not r.hole_turned:
+            r.hole_turned = True
+            self._fx.append(HoleCardTurned(r.dealer.cards[1].code))
+
     def _to_next_hand(self) -> None:
         r = self.round
         assert r is not None
         if r.to_next_hand():
             return
+        self._turn_hole_card()
         self._set_phase(Phase.DEALER)
         if not settlement.dealer_needs_card(r, self.rules):
             self._settle_round()
@@ -563,6 +658,8 @@ class Table:
         self._finish_round(r)
 
     def _finish_round(self, r: Round) -> None:
+        self._turn_hole_card()  # a round over has no secret left
+        self._resolve_alerts(AlertKind.SHOE_EMPTY)
         self.previous = r  # kept on the displays (and as last_round) until the next round
         self.round = None
         self._fx.append(RoundSettled(r))
@@ -575,6 +672,9 @@ class Table:
             self._set_phase(Phase.WAITING_FOR_SHUFFLE)
             self._raise_alert(AlertKind.SHUFFLE_DUE,
                               f"the cut card is out: shuffle (right to cut: {self.right_to_cut})", None)
+        elif self.shoe is not None and self.shoe.spent:
+            self._set_phase(Phase.WAITING_FOR_SHUFFLE)
+            self._raise_alert(AlertKind.SHUFFLE_DUE, f"shoe {self.shoe.shoe_id} is spent: shuffle", None)
         else:
             self._set_phase(Phase.BETTING)
 
@@ -677,4 +777,12 @@ Table._DISPATCH = {
     ev.LinkUp: (None, Table._on_link_up),
     ev.CallPit: (None, Table._on_call_pit),
     ev.AcknowledgeAlert: (Table._check_ack, Table._on_ack),
+    ev.ShoeGate: (Table._check_gate, Table._on_gate),
+    ev.ShoeCount: (None, Table._on_shoe_count),
+}
+
+_LOCK_REASON = {
+    AlertKind.UNEXPECTED_CARD: "an unexpected card is held",
+    AlertKind.INTEGRITY: "an integrity alert is open: the supervisor must acknowledge it",
+    AlertKind.SHOE_FAULT: "the shoe reports a fault: the supervisor must acknowledge it",
 }

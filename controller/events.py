@@ -14,7 +14,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import (BeforeValidator, ConfigDict, Field, PlainSerializer, TypeAdapter, ValidationError,
+from pydantic import (AfterValidator, BeforeValidator, ConfigDict, Field, PlainSerializer, TypeAdapter, ValidationError,
                       WithJsonSchema)
 
 from .cards import BadCard, Card, parse_card
@@ -45,6 +45,22 @@ ShoePosition = Annotated[int, Field(ge=1, le=65_535)]
 AlertId = Annotated[int, Field(ge=1, le=2**31 - 1)]
 
 
+def _unicode(value: str) -> str:
+    # A lone surrogate ("\ud800") is a str in Python but not text: it could not be written
+    # as UTF-8 later (a table view, a log line), so it never gets in.
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError("must be valid Unicode text (no lone surrogates)") from None
+    return value
+
+
+# Every string an event carries is bounded and valid Unicode: names and ids short, details longer.
+Name = Annotated[str, Field(min_length=1, max_length=64), AfterValidator(_unicode)]
+Detail = Annotated[str, Field(max_length=500), AfterValidator(_unicode)]
+Actor = Annotated[str, Field(max_length=120), AfterValidator(_unicode)]
+
+
 @dataclass(slots=True, kw_only=True)
 class Event:
     """Fields every event may carry: when it happened and who made it."""
@@ -53,7 +69,7 @@ class Event:
     __pydantic_config__ = ConfigDict(extra="forbid")
 
     at: datetime | None = None
-    actor: str | None = None
+    actor: Actor | None = None
 
 
 @dataclass(slots=True, kw_only=True)
@@ -61,7 +77,7 @@ class SetRules(Event):
     """Choose the rule profile and options (first line of a session)."""
 
     type: Literal["rules"] = "rules"
-    profile: str = "ru-standard"
+    profile: Name = "ru-standard"
     options: dict[str, Any] = field(default_factory=dict)
 
 
@@ -70,7 +86,7 @@ class Shuffle(Event):
     """A freshly shuffled shoe is in play."""
 
     type: Literal["shuffle"] = "shuffle"
-    shoe_id: str | None = None
+    shoe_id: Name | None = None
 
 
 @dataclass(slots=True, kw_only=True)
@@ -80,7 +96,7 @@ class PlaceBet(Event):
     type: Literal["bet"] = "bet"
     box: BoxNumber
     amount: Money
-    player: str | None = None
+    player: Name | None = None
 
 
 @dataclass(slots=True, kw_only=True)
@@ -89,7 +105,7 @@ class Reserve(Event):
 
     type: Literal["reserve"] = "reserve"
     box: BoxNumber
-    player: str | None = None
+    player: Name | None = None
 
 
 @dataclass(slots=True, kw_only=True)
@@ -188,8 +204,8 @@ class ShoeFault(Event):
     """The shoe reported a fault (jam, unreadable card, lid open)."""
 
     type: Literal["shoe_fault"] = "shoe_fault"
-    kind: str
-    detail: str | None = None
+    kind: Name
+    detail: Detail | None = None
 
 
 @dataclass(slots=True, kw_only=True)
@@ -197,7 +213,7 @@ class LinkDown(Event):
     """The shoe link was lost."""
 
     type: Literal["link_down"] = "link_down"
-    reason: str | None = None
+    reason: Detail | None = None
 
 
 @dataclass(slots=True, kw_only=True)
@@ -222,11 +238,30 @@ class AcknowledgeAlert(Event):
     alert_id: AlertId
 
 
+@dataclass(slots=True, kw_only=True)
+class ShoeGate(Event):
+    """Supervisor: hold the shoe's card gate shut (``locked``), or release that hold."""
+
+    type: Literal["shoe_gate"] = "shoe_gate"
+    locked: bool
+
+
+@dataclass(slots=True, kw_only=True)
+class ShoeCount(Event):
+    """The shoe's own count disagrees with the table's: it has released ``position`` cards of ``shoe_id``,
+    ``unacked`` of them not yet acknowledged (the service journals this when a STATUS shows cards missing)."""
+
+    type: Literal["shoe_count"] = "shoe_count"
+    shoe_id: Name
+    position: Annotated[int, Field(ge=0, le=65_535)]
+    unacked: Annotated[int, Field(ge=0, le=65_535)] = 0
+
+
 AnyEvent = Annotated[
     Union[
         SetRules, Shuffle, PlaceBet, Reserve, CardDrawn, CutCardOut, Stand, Double, Split,
         Surrender, Insure, EvenMoney, CloseInsurance, DiscardCard, VoidRound, Tick,
-        ShoeFault, LinkDown, LinkUp, CallPit, AcknowledgeAlert,
+        ShoeFault, LinkDown, LinkUp, CallPit, AcknowledgeAlert, ShoeGate, ShoeCount,
     ],
     Field(discriminator="type"),
 ]

@@ -30,7 +30,7 @@ class Round:
     """One round from its first card to its settlement."""
 
     __slots__ = ("number", "shoe_id", "boxes", "dealer", "plan", "dealt", "box_i", "hand_i",
-                 "anyone_drew", "peeked", "started_at", "voided", "_record")
+                 "anyone_drew", "peeked", "started_at", "voided", "hole_turned", "_record")
 
     def __init__(self, number: int, shoe_id: str | None, boxes: list[BoxInPlay], plan: list[int],
                  started_at: datetime | None) -> None:
@@ -46,6 +46,7 @@ class Round:
         self.peeked = False  # a hole-card dealer has checked for blackjack
         self.started_at = started_at
         self.voided = False
+        self.hole_turned = False  # the dealer's hole card (a hole-card game) has been turned face up
         self._record: dict[str, Any] | None = None
 
     @property

@@ -15,7 +15,7 @@ class ShoeTracker:
     """
 
     __slots__ = ("shoe_id", "decks", "size", "dealt", "by_code", "by_rank", "burned",
-                 "cut_card_out", "cut_card_position", "repeats")
+                 "cut_card_out", "cut_card_position", "repeats", "last_position")
 
     def __init__(self, shoe_id: str, decks: int, repeats: int = 0) -> None:
         self.shoe_id = shoe_id
@@ -28,6 +28,30 @@ class ShoeTracker:
         self.cut_card_out = False
         self.cut_card_position: int | None = None
         self.repeats = repeats  # how many times this shuffle has been repeated on request
+        self.last_position: int | None = None  # the highest position the shoe has reported a card at
+
+    def position_problem(self, position: int, card: Card) -> tuple[str, bool] | None:
+        """Check the shoe's count (1, 2, 3, ...): (the problem in words, whether the card went back), or None.
+
+        A position skipped means cards the table never saw; a position already dealt means the
+        shoe went back (an identical resend never gets here: the service drops it).
+        """
+        expected = (self.last_position or 0) + 1
+        if position == expected:
+            self.last_position = position
+            return None
+        if position > expected:
+            missing = f"card {expected}" if position == expected + 1 else f"cards {expected} to {position - 1}"
+            self.last_position = position
+            return (f"{missing} of shoe {self.shoe_id} never reached the table: the shoe's count jumped "
+                    f"from {expected - 1} to {position}"), False
+        return (f"card {position} of shoe {self.shoe_id} came again ({card.code}) after the shoe had counted "
+                f"{expected - 1}: the shoe went back"), True
+
+    @property
+    def spent(self) -> bool:
+        """Every card of the shoe has been dealt."""
+        return self.dealt >= self.size
 
     def take(self, card: Card) -> str | None:
         """Count a card out of the shoe; return an integrity problem in words, or None."""

@@ -28,7 +28,7 @@ from .shoe import ShoeTracker
 if TYPE_CHECKING:  # the engine imports this module, never the other way round at run time
     from .engine import Table
 
-FORMAT = 1  # bump when the layout below changes; from_snapshot refuses any other number
+FORMAT = 2  # bump when the layout below changes; from_snapshot refuses any other number
 
 
 # ---------------------------------------------------------------------------- field types
@@ -86,6 +86,7 @@ class ShoeState(_Model):
     cut_card_out: bool
     cut_card_position: int | None
     repeats: Count
+    last_position: Annotated[int, Field(ge=1)] | None
 
     @model_validator(mode="after")
     def _counts(self) -> ShoeState:
@@ -141,6 +142,7 @@ class RoundState(_Model):
     peeked: bool
     started_at: Time | None
     voided: bool
+    hole_turned: bool
 
     @model_validator(mode="after")
     def _indices(self) -> RoundState:
@@ -164,6 +166,7 @@ class AlertState(_Model):
     active: bool
     acknowledged: bool
     acknowledged_by: str | None
+    secret: str | None
 
 
 class PendingBox(_Model):
@@ -184,7 +187,7 @@ class Reservation(_Model):
 class TableState(_Model):
     """The whole table."""
 
-    format: Literal[1]
+    format: Literal[2]
     rules: RulesState
     phase: Annotated[Phase, Field(strict=False)]
     resume_phase: Annotated[Phase | None, Field(strict=False)]
@@ -203,6 +206,8 @@ class TableState(_Model):
     next_alert_id: Annotated[int, Field(ge=1)]
     now: Time | None
     locked: bool
+    gate_held: bool
+    link_up: bool
 
     @model_validator(mode="after")
     def _consistent(self) -> TableState:
@@ -272,6 +277,7 @@ def dump_round(r: Round) -> dict[str, Any]:
         "peeked": r.peeked,
         "started_at": _t(r.started_at),
         "voided": r.voided,
+        "hole_turned": r.hole_turned,
     }
 
 
@@ -286,6 +292,7 @@ def dump_shoe(shoe: ShoeTracker) -> dict[str, Any]:
         "cut_card_out": shoe.cut_card_out,
         "cut_card_position": shoe.cut_card_position,
         "repeats": shoe.repeats,
+        "last_position": shoe.last_position,
     }
 
 
@@ -299,6 +306,7 @@ def dump_alert(alert: Alert) -> dict[str, Any]:
         "active": alert.active,
         "acknowledged": alert.acknowledged,
         "acknowledged_by": alert.acknowledged_by,
+        "secret": alert.secret,
     }
 
 
@@ -325,6 +333,8 @@ def dump_table(t: Table) -> dict[str, Any]:
         "next_alert_id": t.next_alert_id,
         "now": _t(t.now),
         "locked": t.locked,
+        "gate_held": t.gate_held,
+        "link_up": t.link_up,
     }
 
 
@@ -401,6 +411,7 @@ def load_round(state: RoundState) -> Round:
         r.dealer.add(card)
     r.dealt, r.box_i, r.hand_i = state.dealt, state.box_i, state.hand_i
     r.anyone_drew, r.peeked, r.voided = state.anyone_drew, state.peeked, state.voided
+    r.hole_turned = state.hole_turned
     return r
 
 
@@ -413,6 +424,7 @@ def load_shoe(state: ShoeState) -> ShoeTracker:
         shoe.by_code[card.code] += n
         shoe.by_rank[card.rank] += n
     shoe.cut_card_out, shoe.cut_card_position = state.cut_card_out, state.cut_card_position
+    shoe.last_position = state.last_position
     return shoe
 
 
@@ -429,8 +441,9 @@ def load_table(t: Table, state: TableState) -> None:
     t.rounds_played, t.last_round_players = state.rounds_played, state.last_round_players
     t.right_to_cut = state.right_to_cut
     t.held = _cards(state.held)
-    t.alerts = [Alert(a.id, a.kind, a.message, _time_of(a.raised_at), a.active, a.acknowledged, a.acknowledged_by)
-                for a in state.alerts]
+    t.alerts = [Alert(a.id, a.kind, a.message, _time_of(a.raised_at), a.active, a.acknowledged, a.acknowledged_by,
+                      a.secret) for a in state.alerts]
     t.next_alert_id = state.next_alert_id
     t.now = _time_of(state.now)
     t.locked = state.locked
+    t.gate_held, t.link_up = state.gate_held, state.link_up

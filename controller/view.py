@@ -1,7 +1,8 @@
 """The table as people see it: JSON-ready views for the API, the status command and the displays.
 
 `table_view(table, reveal_hole=False)` hides a hole card that the dealer has
-not turned yet; only a supervisor's view passes ``reveal_hole=True``.
+not turned yet (`Table.hole_card_hidden`), and an alert's supervisor-only
+detail; only a supervisor's view passes ``reveal_hole=True``.
 """
 
 from __future__ import annotations
@@ -15,15 +16,6 @@ from .money import money
 from .phase import PLAY, Phase
 
 HIDDEN = "XX"  # how a face-down card is shown
-
-
-def hole_card_hidden(table: Table) -> bool:
-    """True while the dealer's hole card is dealt but not yet turned."""
-    r = table.round
-    if r is None or not table.rules.hole_card or len(r.dealer.cards) < 2:
-        return False
-    phase = table.resume_phase if table.phase is Phase.ATTENTION else table.phase
-    return phase is not Phase.DEALER
 
 
 def _hand_view(hand: Hand, in_play: bool) -> dict[str, Any]:
@@ -65,7 +57,7 @@ def table_view(table: Table, reveal_hole: bool = False) -> dict[str, Any]:
     if r is not None:
         cards = [c.code for c in r.dealer.cards]
         values = [c.value for c in r.dealer.cards]
-        if hole_card_hidden(table) and not reveal_hole:
+        if table.hole_card_hidden and not reveal_hole:
             cards[1] = HIDDEN
             values = values[:1]
             dealer["hole_hidden"] = True
@@ -108,8 +100,10 @@ def table_view(table: Table, reveal_hole: bool = False) -> dict[str, Any]:
         "shuffle_due": table.phase is Phase.WAITING_FOR_SHUFFLE,
         "right_to_cut": table.right_to_cut,
         "locked": table.locked,
+        "gate_held": table.gate_held,
+        "lock_reasons": table.lock_reasons(),
         "held_cards": [c.code for c in table.held],
-        "alerts": [a.as_dict() for a in table.open_alerts()],
+        "alerts": [a.as_dict(reveal_hole) for a in table.open_alerts()],
         "reservations": {str(b): p for b, (p, _) in table.reservations.items()},
         "last_round": table.last_round,
     }

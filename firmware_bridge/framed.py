@@ -37,6 +37,8 @@ from firmware_bridge.messages import (
     is_card_code,
 )
 from firmware_bridge.wire import (
+    EVENT_TYPES,
+    PacketType,
     PROTOCOL_VERSION,
     UNKNOWN_COUNT,
     Ack,
@@ -72,7 +74,22 @@ _FAULT_KINDS = {
     WireFaultKind.LID_OPEN: FaultKind.LID_OPEN,
     WireFaultKind.OTHER: FaultKind.OTHER,
 }
-_EVENT_TYPES = (ShoeLoadedEvent, CardEvent, CutCardEvent, ButtonEvent, FaultEvent, UnknownEvent)
+@dataclass(frozen=True, slots=True)
+class _UnreadableEvent:
+    """An event whose seq could be read but whose body could not: it keeps its place in the stream."""
+
+    type: int
+    seq: int
+    reason: str
+
+
+def _unreadable_event(body: bytes, exc: WireError) -> _UnreadableEvent | None:
+    if len(body) < 5 or body[0] not in EVENT_TYPES:
+        return None  # not an event (or not even its seq): nothing in the stream waits for it
+    return _UnreadableEvent(body[0], int.from_bytes(body[1:5], "big"), str(exc))
+
+
+_EVENT_TYPES = (ShoeLoadedEvent, CardEvent, CutCardEvent, ButtonEvent, FaultEvent, UnknownEvent, _UnreadableEvent)
 
 
 class LinkState(enum.Enum):
@@ -160,8 +177,14 @@ class FramedSession:
                 packet = decode_packet(body)
             except WireError as exc:
                 self.stats.bad_packets += 1
-                log.debug("undecodable packet %s: %s", body[:8].hex(), exc)
-                continue
+                unreadable = _unreadable_event(body, exc)
+                if unreadable is None:
+                    log.debug("undecodable packet %s: %s", body[:8].hex(), exc)
+                    continue
+                # An event with a good CRC but a body that does not parse: the shoe would resend it
+                # forever. It takes its place in the stream as a fault, so the link moves on.
+                log.warning("shoe event %d could not be read: %s", unreadable.seq, exc)
+                packet = unreadable
             self._last_rx = now
             self._handle(packet, now, msgs)
         ds = self._decoder.stats
@@ -396,6 +419,11 @@ class FramedSession:
             return CutCard(event.shoe_id, event.position), None
         if isinstance(event, ButtonEvent):
             return Button(event.name), None
+        if isinstance(event, _UnreadableEvent):
+            what = "a card" if event.type == PacketType.CARD else f"an event of type 0x{event.type:02X}"
+            detail = (f"{what} from the shoe could not be read (event {event.seq}: {event.reason}); "
+                      "if it was a card, the shoe's count shows it missing")
+            return Fault(FaultKind.BAD_DATA, "", None, detail), None
         if isinstance(event, UnknownEvent):
             detail = f"unknown event type 0x{event.type:02X} from the shoe (newer firmware?)"
             return Fault(FaultKind.OTHER, "", None, detail), None

@@ -41,6 +41,7 @@ def _free_port() -> int:
 
 def run(args: argparse.Namespace) -> int:
     """Run the demo; 0 when it played its rounds or was stopped by Ctrl-C or SIGTERM."""
+    from controller.journal import JournalError
     from controller.rules import RuleError, build_rules
 
     try:
@@ -53,6 +54,9 @@ def run(args: argparse.Namespace) -> int:
         return asyncio.run(_demo(args, rules.name, workdir))
     except KeyboardInterrupt:  # before the demo's own handlers are in place (while starting)
         return 0
+    except (RuntimeError, OSError, JournalError) as exc:  # the virtual shoe or the service could not start
+        print(f"tablectl demo: the table could not start: {exc}", file=sys.stderr)
+        return 2
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
 

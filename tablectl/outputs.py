@@ -21,7 +21,6 @@ from controller.engine import Table
 from controller.hand import BoxInPlay, Hand, Outcome
 from controller.phase import PLAY, Phase
 from controller.round import Round
-from controller.view import hole_card_hidden
 from display.bell import BellSignal
 from display.model import BoxView, DealerView, HandOutcome, HandView, TableMessage, TableView
 
@@ -199,8 +198,8 @@ def display_view(table: Table, link_up: bool = True, *, show_settled: bool = Tru
             soft_total=d.soft,
             is_blackjack=d.is_blackjack,
             is_bust=d.is_bust,
-            hole_card_hidden=hole_card_hidden(table),
-            done=r is None or (phase is not Phase.DEALER and len(d.cards) >= 2 and not hole_card_hidden(table)),
+            hole_card_hidden=table.hole_card_hidden,
+            done=r is None or (phase is not Phase.DEALER and len(d.cards) >= 2 and not table.hole_card_hidden),
             payout=shown.net() if r is None else None,
         )
     elif settled is not None:

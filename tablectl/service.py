@@ -152,6 +152,7 @@ class TableService:
         self.cards_received = 0
         self.duplicates = 0
         self.failure: JournalError | None = None
+        self._count_reported: tuple[str, int] | None = None  # the last shoe count reported missing cards
         self._inbox: asyncio.Queue[object] = asyncio.Queue()
         self._stop: asyncio.Event | None = None
         # Metrics hook (tablectl.metrics): called with the event and the seconds from submit to published.
@@ -361,8 +362,9 @@ class TableService:
         shoe = table.shoe
         if not status.shoe_id:
             return
+        replaces_spent = shoe is not None and shoe.spent and table.round is not None
         if (shoe is None or shoe.shoe_id != status.shoe_id) and status.position == 0 \
-                and table.phase in BETWEEN_ROUNDS:
+                and (table.phase in BETWEEN_ROUNDS or replaces_spent):
             log.info("shoe %s is loaded (its STATUS came before, or instead of, SHOE_LOADED): recording the shuffle",
                      status.shoe_id)
             try:
@@ -373,6 +375,29 @@ class TableService:
             log.warning("the cut card of shoe %s is out but its CUT_CARD was not journalled: recording it now",
                         status.shoe_id)
             self._submit(ev.CutCardOut(), "shoe status")
+        self._check_count(status)
+
+    def _check_count(self, status: fb.Status) -> None:
+        """The shoe's own count against the journal's: cards it released that the journal lacks are missing.
+
+        ``position - unacked`` is what the shoe believes the table has stored; more than the
+        journal holds means a journal put back from a copy (or an SD card that lost its last
+        writes). Journalled once for each count, so a replay shows the same alert.
+        """
+        believed = status.position - status.unacked
+        stored = self.stored
+        if stored is not None and stored.shoe_id == status.shoe_id:
+            missing = believed > stored.position
+        else:
+            shoe = self.table.shoe
+            missing = believed > 0 and (shoe is None or shoe.shoe_id != status.shoe_id)
+        key = (status.shoe_id, believed)
+        if missing and key != self._count_reported:
+            self._count_reported = key
+            log.error("the shoe counts %d cards of shoe %s as stored but the journal has %s: cards are missing",
+                      believed, status.shoe_id, stored.position if stored and stored.shoe_id == status.shoe_id else 0)
+            self._submit(ev.ShoeCount(shoe_id=status.shoe_id, position=status.position, unacked=status.unacked),
+                         "shoe status")
 
     def _seen(self, shoe_id: str, position: int) -> bool:
         s = self.stored
@@ -392,9 +417,12 @@ class TableService:
             self.link.ack(msg.shoe_id, msg.position)  # stored already: the ack was lost
             return
         shoe = self.table.shoe
-        if msg.position == 1 and (shoe is None or shoe.shoe_id != msg.shoe_id) and self.table.phase in BETWEEN_ROUNDS:
-            # The first card of a shoe whose SHOE_LOADED was lost: the shuffle happened before it.
-            self._reconcile(fb.Status(msg.shoe_id, 0, None, False, False, False, False, 0))
+        if shoe is None or shoe.shoe_id != msg.shoe_id:
+            if msg.position == 1 and (self.table.phase in BETWEEN_ROUNDS or (shoe is not None and shoe.spent)):
+                # The first card of a shoe whose SHOE_LOADED was lost: the shuffle happened before it.
+                self._reconcile(fb.Status(msg.shoe_id, 0, None, False, False, False, False, 0))
+            else:  # a card of a shoe the table never saw loaded: its shuffle and first cards are missing
+                self._check_count(fb.Status(msg.shoe_id, msg.position - 1, None, False, False, False, False, 0))
         try:
             event: ev.Event = ev.CardDrawn(card=parse_card(msg.code), position=msg.position)
         except BadCard:

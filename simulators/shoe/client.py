@@ -6,6 +6,8 @@ import json
 import socket
 from typing import Any
 
+from . import unix
+
 
 class ShoeControl:
     """One connection to the control socket; each :meth:`request` waits for its answer."""
@@ -13,7 +15,7 @@ class ShoeControl:
     def __init__(self, path: str, timeout: float = 5.0) -> None:
         self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self._sock.settimeout(timeout)
-        self._sock.connect(path)
+        unix.connect(self._sock, path)
         self._file = self._sock.makefile("rb")
 
     def request(self, cmd: str, **fields: Any) -> dict[str, Any]:

@@ -23,6 +23,7 @@ from simulators.shoe.control import handle_line
 from simulators.shoe.core import DealRefused, Released, ShoeConfig, ShoeCore
 from simulators.shoe.faults import FaultInjector, FaultRates
 from simulators.shoe.pty_link import PtyLink
+from simulators.shoe import unix
 
 log = logging.getLogger(__name__)
 
@@ -130,7 +131,7 @@ class ShoeSimulator:
         if os.path.exists(self.control_path):
             os.unlink(self.control_path)  # a stale socket from a killed run
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        listener.bind(self.control_path)
+        unix.bind(listener, self.control_path)
         listener.listen(8)
         listener.setblocking(False)
         self._sel.register(listener, selectors.EVENT_READ, "listen")

@@ -10,6 +10,8 @@ from pydantic import BaseModel, Field
 from controller import events as ev
 from controller.engine import IllegalAction
 
+from tablectl.config import Role
+
 from .auth import Dealer, Supervisor
 from .deps import Service
 from tablectl.service import TableStopped
@@ -48,8 +50,11 @@ class LockRequest(BaseModel):
 async def post_action(event: ActionEvent, who: Dealer, service: Service) -> ActionResult:
     """A dealer's or supervisor's action, in the session vocabulary (bet, stand, double, ...)."""
     kind = event.type
-    if kind in SUPERVISOR_ACTIONS and not who.sees_hole_card:
+    if kind in SUPERVISOR_ACTIONS and not who.may(Role.SUPERVISOR):
         raise ApiError(403, "forbidden", f"'{kind}' needs a supervisor key")
+    if isinstance(event, ev.Shuffle) and event.shoe_id is not None:
+        # A new shoe's id is the shoe's to give: a person naming one could end the card count of the shoe.
+        raise ApiError(422, "invalid_request", "shoe_id is given by the shoe, not by a person", "shuffle.shoe_id")
     event.at = None  # the service stamps the time it received the action
     try:
         seq, phase = await service.act(event, who.actor)
@@ -60,8 +65,19 @@ async def post_action(event: ActionEvent, who: Dealer, service: Service) -> Acti
     return ActionResult(seq=seq, phase=phase)
 
 
-@router.post("/api/shoe/lock", response_model=ActionResult, tags=["write"], responses=ERRORS)
+@router.post("/api/shoe/lock", response_model=ActionResult, tags=["write"],
+             responses={**ERRORS, 409: {"model": ErrorResponse, "description": "no hold to release, or held already"},
+                        503: {"model": ErrorResponse, "description": "the table has stopped (its journal failed)"}})
 async def post_lock(body: LockRequest, who: Supervisor, service: Service) -> ActionResult:
-    """Supervisor: hold the shoe's gate shut, or release it (until the table's own state changes it)."""
-    (service.link.lock if body.locked else service.link.unlock)()
-    return ActionResult(seq=service.authority.journal.last_seq, phase=service.table.phase.value)
+    """Supervisor: hold the shoe's gate shut, or release that hold (the table's own reasons still lock it).
+
+    Journalled as a `shoe_gate` event with the supervisor as actor; `GET /api/table` shows
+    `gate_held` and every `lock_reasons`.
+    """
+    try:
+        seq, phase = await service.act(ev.ShoeGate(locked=body.locked), who.actor)
+    except IllegalAction as exc:
+        raise ApiError(409, exc.code, exc.message) from None
+    except TableStopped as exc:
+        raise ApiError(503, "table_stopped", str(exc)) from None
+    return ActionResult(seq=seq, phase=phase)

@@ -68,6 +68,7 @@ class AlertModel(BaseModel):
     active: bool
     acknowledged: bool
     acknowledged_by: str | None
+    detail: str | None = Field(None, description="what only a supervisor may read (e.g. which face-down card)")
 
 
 class HandRecord(BaseModel):
@@ -139,6 +140,8 @@ class TableModel(BaseModel):
     shuffle_due: bool
     right_to_cut: str | None
     locked: bool
+    gate_held: bool = Field(description="a supervisor holds the shoe's gate shut")
+    lock_reasons: list[str] = Field(description="why the shoe's gate is shut, in words (empty when open)")
     held_cards: list[str]
     alerts: list[AlertModel]
     reservations: dict[str, str | None]

@@ -104,7 +104,7 @@ async def get_shoe(who: Viewer, service: Service) -> dict[str, Any]:
             response_model_exclude_unset=True)
 async def get_alerts(who: Viewer, service: Service) -> list[dict[str, Any]]:
     """Open alerts, oldest first."""
-    return [a.as_dict() for a in service.table.open_alerts()]
+    return [a.as_dict(who.sees_hole_card) for a in service.table.open_alerts()]
 
 
 @router.get("/api/export", tags=["read"], responses={**ERRORS, 404: {"description": "no such round or shoe"}},

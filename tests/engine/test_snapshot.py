@@ -21,6 +21,7 @@ from controller.effects import RoundSettled
 from controller.engine import Phase, SnapshotError, Table
 from controller.errors import EngineError
 from controller.rules import build_rules
+from controller.snapshot import FORMAT
 from controller.view import table_view
 from tests.support.engine_dsl import play
 from tests.support.sessions import SEEDS, SESSION_SETTINGS, WORDS, diff, profiles, run_words
@@ -87,7 +88,7 @@ def _snapshot_mid_round() -> dict[str, Any]:
 def test_a_snapshot_is_plain_data_with_a_format_number() -> None:
     data = _snapshot_mid_round()
     _plain(data)
-    assert data["format"] == 1
+    assert data["format"] == FORMAT
     assert data["round"]["boxes"][0]["bets"] == [{"player": "ann", "amount": "10"}, {"player": "bob", "amount": "5"}]
     assert data["round"]["boxes"][1]["insurance"] == "5"
 
@@ -137,7 +138,7 @@ def _delete(path: list[Any]) -> Any:
 
 
 @pytest.mark.parametrize("change, words", [
-    pytest.param(_set(["format"], 2), "format 2", id="wrong-format-number"),
+    pytest.param(_set(["format"], FORMAT + 1), f"format {FORMAT + 1}", id="wrong-format-number"),
     pytest.param(_set(["format"], True), "format True", id="format-true-is-not-1"),
     pytest.param(_delete(["format"]), "format None", id="no-format"),
     pytest.param(_set(["rounds_played"], "1"), "rounds_played", id="string-for-int"),

@@ -59,7 +59,7 @@ def test_ctrl_c_or_sigterm_end_the_demo_with_its_summary(tmp_path, sig):
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     assert proc.stdout is not None
     header = proc.stdout.readline()  # printed once the table is set up
-    assert "pit dashboard" in header
+    assert "pit dashboard" in header, proc.stderr.read() if not header else header
     while not any(p.name.startswith("tablectl-demo-") for p in tmp_path.iterdir()):
         pass  # pragma: no cover - the folder exists before the header is printed
     proc.send_signal(sig)
