@@ -212,3 +212,28 @@ class Journal:
     def close(self) -> None:
         """Close the file."""
         self.db.close()
+
+    # ------------------------------------------------------------------ the pit's reads (added for the dashboard)
+    def round_times(self, numbers: list[int]) -> dict[int, str]:
+        """When each of these rounds was settled (the arrival time of its settling event)."""
+        if not numbers:
+            return {}
+        marks = ",".join("?" * len(numbers))
+        rows = self.db.execute(f"SELECT r.number, e.received_at FROM rounds r JOIN events e ON e.seq = r.seq "
+                               f"WHERE r.number IN ({marks})", list(numbers))
+        return {number: at for number, at in rows}
+
+    def settled_with_seq_since(self, since: datetime) -> list[tuple[int, str, dict[str, object]]]:
+        """(seq of the settling event, settled at, record) of every round settled at or after `since`."""
+        rows = self.db.execute(
+            "SELECT r.seq, e.received_at, r.record FROM rounds r JOIN events e ON e.seq = r.seq "
+            "WHERE e.received_at >= ? ORDER BY r.number", (since.astimezone(timezone.utc).isoformat(),))
+        return [(seq, at, json.loads(body)) for seq, at, body in rows]
+
+    def bets_and_voids_since(self, since: datetime) -> list[tuple[int, dict[str, object]]]:
+        """(seq, event) of every accepted bet and void_round at or after `since`, in order."""
+        rows = self.db.execute(
+            "SELECT e.seq, e.body FROM events e LEFT JOIN refusals r ON r.seq = e.seq "
+            "WHERE r.seq IS NULL AND e.received_at >= ? AND json_extract(e.body, '$.type') IN ('bet', 'void_round') "
+            "ORDER BY e.seq", (since.astimezone(timezone.utc).isoformat(),))
+        return [(seq, json.loads(body)) for seq, body in rows]

@@ -20,7 +20,7 @@ from .auth import Viewer
 from .deps import Service
 from .errors import ERRORS, ApiError, ErrorResponse
 from .figures import figures
-from .models import AlertModel, RoundRecord, RoundsPage, RulesModel, ShoeStatus, TableModel
+from .models import AlertModel, FiguresModel, RoundRecord, RoundsPage, RulesModel, ShoeStatus, TableModel
 
 router = APIRouter()
 
@@ -56,6 +56,10 @@ async def get_table(who: Viewer, service: Service) -> dict[str, Any]:
     view = table_view(service.table, reveal_hole=who.sees_hole_card)
     view["table"] = service.settings.table.name
     view["last_seq"] = service.authority.journal.last_seq
+    status = service.last_status  # the shoe's own heartbeat: a jam or an open lid outlives its alert
+    view["shoe_device"] = {"link_up": service.health.link_up,
+                           "gate_locked": status.locked if status is not None else None,
+                           "jammed": bool(status and status.jammed), "lid_open": bool(status and status.lid_open)}
     return view
 
 
@@ -73,18 +77,21 @@ async def get_rounds(who: Viewer, service: Service, page: Annotated[int, Query(g
                      size: Annotated[int, Query(ge=1, le=200)] = 20) -> dict[str, Any]:
     """Settled rounds, newest first, each with every card and its settlement."""
     journal = service.authority.journal
+    rounds = journal.rounds((page - 1) * size, size)
+    times = journal.round_times([r["number"] for r in rounds])
     return {"page": page, "size": size, "total": journal.round_count(),
-            "rounds": journal.rounds((page - 1) * size, size)}
+            "rounds": [{**r, "settled_at": times.get(r["number"])} for r in rounds]}
 
 
 @router.get("/api/rounds/{number}", tags=["read"], responses={**ERRORS, 404: {"model": ErrorResponse}},
             response_model=RoundRecord, response_model_exclude_unset=True)
 async def get_round(number: RoundNumber, who: Viewer, service: Service) -> dict[str, Any]:
     """One settled round."""
-    record = service.authority.journal.round(number)
+    journal = service.authority.journal
+    record = journal.round(number)
     if record is None:
         raise ApiError(404, "no_such_round", f"round {number} has not been settled")
-    return record
+    return {**record, "settled_at": journal.round_times([number]).get(number)}
 
 
 @router.get("/api/shoe", tags=["read"], responses=ERRORS, response_model=ShoeStatus,
@@ -121,10 +128,10 @@ async def export(who: Viewer, service: Service, round: Annotated[int | None, Que
                     headers={"Content-Disposition": f'attachment; filename="{table}-{name}.jsonl"'})
 
 
-@router.get("/api/figures", tags=["read"], responses=ERRORS)
+@router.get("/api/figures", tags=["read"], responses=ERRORS, response_model=FiguresModel)
 async def get_figures(who: Viewer, service: Service,
                       hours: Annotated[float, Query(gt=0, le=24)] = 8) -> dict[str, Any]:
-    """Rounds and hands per hour and the table's result (house side) over the last hours, with a series."""
+    """Rounds and hands per hour, the table's result (house side) in all, per box and per player, with a series."""
     return figures(service.authority.journal, service.clock(), hours)
 
 

@@ -158,4 +158,4 @@ def test_terminal_renderer_draws_the_segments() -> None:
     assert out.getvalue().splitlines()[-1] == "box1[7-17] dealer[  bJ]"
     seg = TerminalDisplay(["box1"], 2, stream=io.StringIO(), style="segments")
     seg.write({"box1": "17"})
-    assert seg.frame().splitlines() == ["   box1      _  ", "          |   | ", "          |   | "]
+    assert seg.frame().splitlines() == ["   box1      _", "          |   |", "          |   |"]  # no trailing blanks
