@@ -105,3 +105,8 @@ class BoxInPlay:
         self.insurance: Decimal | None = None
         self.insurance_net: Decimal | None = None
         self.acted = False  # the box has taken its first decision (surrender windows close)
+
+    def net(self) -> Decimal:
+        """What the box's players won (+) or lost (-): every hand's net and the insurance's."""
+        total = sum((h.net for h in self.hands if h.net is not None), Decimal(0))
+        return total + (self.insurance_net or Decimal(0))

@@ -485,12 +485,28 @@ class JournalReader:
         row = self.db.execute("SELECT seq FROM rounds WHERE number = ?", (number,)).fetchone()
         return row[0] if row else None
 
-    def rounds_settled_since(self, since: datetime) -> list[tuple[str, dict[str, Any]]]:
-        """(settled at, record) of every round settled at or after `since`, in round order."""
+    def round_times(self, numbers: list[int]) -> dict[int, str]:
+        """When each of these rounds was settled (the arrival time of its settling event)."""
+        if not numbers:
+            return {}
+        marks = ",".join("?" * len(numbers))
+        rows = self.db.execute(f"SELECT r.number, l.received_at FROM rounds r JOIN ledger l ON l.seq = r.seq "
+                               f"WHERE r.number IN ({marks})", list(numbers))
+        return {number: at for number, at in rows}
+
+    def settled_with_seq_since(self, since: datetime) -> list[tuple[int, str, dict[str, Any]]]:
+        """(seq of the settling event, settled at, record) of every round settled at or after `since`."""
         rows = self.db.execute(
-            "SELECT l.received_at, r.record FROM rounds r JOIN ledger l ON l.seq = r.seq "
+            "SELECT r.seq, l.received_at, r.record FROM rounds r JOIN ledger l ON l.seq = r.seq "
             "WHERE l.received_at >= ? ORDER BY r.number", (_utc(since),))
-        return [(at, json.loads(body)) for at, body in rows]
+        return [(seq, at, json.loads(body)) for seq, at, body in rows]
+
+    def bets_and_voids_since(self, since: datetime) -> list[tuple[int, dict[str, Any]]]:
+        """(seq, event) of every accepted bet and void_round at or after `since`, in order."""
+        rows = self.db.execute(
+            "SELECT seq, body FROM ledger WHERE kind = 'event' AND received_at >= ? "
+            "AND json_extract(body, '$.type') IN ('bet', 'void_round') ORDER BY seq", (_utc(since),))
+        return [(seq, json.loads(body)) for seq, body in rows]
 
     def close(self) -> None:
         """Close the connection."""

@@ -58,14 +58,7 @@ class Round:
 
     def net(self) -> Decimal:
         """What the players won (+) or lost (-) on the round, insurance and bonuses included."""
-        total = ZERO
-        for box in self.boxes:
-            for hand in box.hands:
-                if hand.net is not None:
-                    total += hand.net
-            if box.insurance_net is not None:
-                total += box.insurance_net
-        return total
+        return sum((box.net() for box in self.boxes), ZERO)
 
     @property
     def hand(self) -> Hand:

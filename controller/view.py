@@ -11,9 +11,10 @@ from typing import Any
 
 from .cards import total_of
 from .engine import Table
-from .hand import Hand
+from .hand import Hand, Outcome
 from .money import money
 from .phase import PLAY, Phase
+from .round import Round
 
 HIDDEN = "XX"  # how a face-down card is shown
 
@@ -53,7 +54,8 @@ def table_view(table: Table, reveal_hole: bool = False) -> dict[str, Any]:
         bets = table.pending[number]
         boxes.append({"box": number, "owner": next(iter(bets)), "bets": {p: money(a) for p, a in bets.items()},
                       "insurance": None, "hands": [], "next_round": True})
-    dealer: dict[str, Any] = {"cards": [], "totals": [], "hole_hidden": False}
+    dealer: dict[str, Any] = {"cards": [], "totals": [], "hole_hidden": False, "blackjack": False, "bust": False,
+                              "done": False}
     if r is not None:
         cards = [c.code for c in r.dealer.cards]
         values = [c.value for c in r.dealer.cards]
@@ -63,6 +65,8 @@ def table_view(table: Table, reveal_hole: bool = False) -> dict[str, Any]:
             dealer["hole_hidden"] = True
         dealer["cards"] = cards
         dealer["totals"] = total_of(values).shown() if values else []
+        if not dealer["hole_hidden"]:  # a blackjack behind a face-down card is never told
+            dealer.update(_dealer_marks(r))
     turn = None
     if in_players and r is not None:
         turn = {"box": r.boxes[r.box_i].number, "hand": r.hand_i}
@@ -84,6 +88,8 @@ def table_view(table: Table, reveal_hole: bool = False) -> dict[str, Any]:
             "penetration": round(shoe.penetration, 4),
             "cut_card_out": shoe.cut_card_out,
             "cut_card_position": shoe.cut_card_position,
+            # Where the cut card lies is known only once it is out; before, the rules say where it may lie.
+            "cut_card_zone": [round(shoe.size * table.rules.cut_card_min), round(shoe.size * table.rules.cut_card_max)],
             "remaining_by_rank": remaining,
         }
     return {
@@ -106,4 +112,42 @@ def table_view(table: Table, reveal_hole: bool = False) -> dict[str, Any]:
         "alerts": [a.as_dict(reveal_hole) for a in table.open_alerts()],
         "reservations": {str(b): p for b, (p, _) in table.reservations.items()},
         "last_round": table.last_round,
+        "settled": settled_view(table.previous) if r is None and table.previous is not None else None,
+        "limits": {"min": money(table.rules.table_min), "max": money(table.rules.table_max)},
+    }
+
+
+def _dealer_marks(r: Round) -> dict[str, bool]:
+    return {"blackjack": r.dealer.is_blackjack, "bust": r.dealer.is_bust}
+
+
+def settled_view(r: Round) -> dict[str, Any]:
+    """The last settled round as it lies on the felt until the next round's first card.
+
+    Every hand with its marks, outcome and net, each box's net with its insurance, and the
+    dealer's hand; nets are the players' (the pit shows them from the house's side).
+    """
+    boxes = []
+    for box in r.boxes:
+        hands = [_hand_view(h, False) for h in box.hands]
+        for view, hand in zip(hands, box.hands):
+            view["surrendered"] = hand.outcome is Outcome.SURRENDER
+        boxes.append({
+            "box": box.number,
+            "owner": box.owner,
+            "bets": {p: money(a) for p, a in box.bets.items()},
+            "insurance": money(box.insurance) if box.insurance is not None else None,
+            "insurance_net": money(box.insurance_net) if box.insurance_net is not None else None,
+            "hands": hands,
+            "net": money(box.net()),
+        })
+    d = r.dealer
+    return {
+        "number": r.number,
+        "void": r.voided,
+        "dealer": {"cards": [c.code for c in d.cards], "hole_hidden": False,
+                   "totals": total_of([c.value for c in d.cards]).shown() if d.cards else [], "done": True,
+                   **_dealer_marks(r)},
+        "boxes": boxes,
+        "net": money(r.net()),
     }

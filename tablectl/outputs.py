@@ -159,12 +159,6 @@ def _hand(hand: Hand, in_play: bool) -> HandView:
     )
 
 
-def box_payout(box: BoxInPlay) -> Decimal:
-    """What the dealer pays a settled box (> 0) or takes from it (< 0): its hands and insurance."""
-    total = sum((h.net for h in box.hands if h.net is not None), Decimal(0))
-    return total + (box.insurance_net or Decimal(0))
-
-
 def display_view(table: Table, link_up: bool = True, *, show_settled: bool = True) -> TableView:
     """Translate the engine's state into what each display must show.
 
@@ -183,7 +177,7 @@ def display_view(table: Table, link_up: bool = True, *, show_settled: bool = Tru
     elif settled is not None:
         for box in settled.boxes:
             hands = tuple(_hand(h, False) for h in box.hands)
-            by_number[box.number] = BoxView(box.number, active=True, hands=hands, payout=box_payout(box))
+            by_number[box.number] = BoxView(box.number, active=True, hands=hands, payout=box.net())
     for number in table.pending:
         by_number.setdefault(number, BoxView(number, active=True))
     boxes = tuple(by_number.get(n, BoxView(n)) for n in range(1, table.rules.boxes + 1))

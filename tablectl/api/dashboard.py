@@ -23,6 +23,13 @@ async def index() -> FileResponse:
     return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
 
 
+@router.get("/favicon.ico", include_in_schema=False)
+async def favicon() -> FileResponse:
+    """The icon browsers ask for on their own (no 404 in the console)."""
+    return FileResponse(STATIC / "favicon.svg", media_type="image/svg+xml",
+                        headers={"Cache-Control": "max-age=86400"})
+
+
 def mount_static(app: FastAPI) -> None:
     """Serve the page's files under /dashboard/."""
     app.mount("/dashboard", StaticFiles(directory=STATIC), name="dashboard")

@@ -1,4 +1,9 @@
-"""The shift's figures for the pit: rounds and hands per hour and the table's result, house side."""
+"""The shift's figures for the pit: rounds and hands per hour and the table's result, house side.
+
+Per box from the round records; per player from the accepted bets between two settlements
+(a round's bets are those placed after the previous round settled; a void of bets not yet
+dealt on returns them), a shared box's result split among its players by stake.
+"""
 
 from __future__ import annotations
 
@@ -15,12 +20,20 @@ def figures(journal: JournalReader, now: datetime, hours: float) -> dict[str, An
     house = Decimal(0)
     bets = Decimal(0)
     hands = 0
-    for at, record in journal.rounds_settled_since(now - timedelta(hours=hours)):
+    since = now - timedelta(hours=hours)
+    settled = journal.settled_with_seq_since(since)
+    by_box: dict[int, dict[str, Any]] = {}
+    for _, at, record in settled:
         n = len(record.get("hands", []))
         hands += n
-        house -= Decimal(record.get("net", "0"))
-        bets += sum((Decimal(h.get("bet", "0")) for h in record.get("hands", [])), Decimal(0))
+        house -= Decimal(str(record.get("net", "0")))
+        bets += sum((Decimal(str(h.get("bet", "0"))) for h in record.get("hands", [])), Decimal(0))
         points.append({"at": at, "round": record["number"], "hands": n, "house": str(house)})
+        for number, net in _box_nets(record).items():
+            b = by_box.setdefault(number, {"box": number, "rounds": 0, "hands": 0, "house": Decimal(0)})
+            b["rounds"] += 1
+            b["hands"] += sum(1 for h in record["hands"] if h["box"] == number)
+            b["house"] -= net
     last_hour = (now - timedelta(hours=1)).astimezone(timezone.utc).isoformat()
     recent = [p for p in points if p["at"] >= last_hour]
     span_h = hours
@@ -38,8 +51,54 @@ def figures(journal: JournalReader, now: datetime, hours: float) -> dict[str, An
         "hands_per_hour": round(hands / span_h, 1) if points else 0.0,
         "rounds_last_hour": len(recent),
         "hands_last_hour": sum(p["hands"] for p in recent),
+        "boxes": [{**b, "house": str(b["house"])} for _, b in sorted(by_box.items())],
+        "players": _players(journal, since, settled),
         "series": _buckets(points, now, hours),
     }
+
+
+def _box_nets(record: dict[str, Any]) -> dict[int, Decimal]:
+    """Each box's players' net in a round record: its hands and its insurance."""
+    nets: dict[int, Decimal] = {}
+    for h in record.get("hands", []):
+        nets[h["box"]] = nets.get(h["box"], Decimal(0)) + Decimal(str(h["net"]))
+    for i in record.get("insurance", []):
+        nets[i["box"]] = nets.get(i["box"], Decimal(0)) + Decimal(str(i["net"]))
+    return nets
+
+
+def _players(journal: JournalReader, since: datetime, settled: list[tuple[int, str, dict[str, Any]]]) -> list[dict[str, Any]]:
+    """Per player: rounds, bets and the house's result, from the bets placed before each settled round."""
+    events = journal.bets_and_voids_since(since)
+    out: dict[str, dict[str, Any]] = {}
+    i = 0
+    for seq, _, record in settled:
+        stakes: dict[int, dict[str, Decimal]] = {}
+        while i < len(events) and events[i][0] < seq:
+            event = events[i][1]
+            i += 1
+            if event["type"] == "void_round":
+                stakes = {}  # bets not yet dealt on go back (a voided round's nets are nil anyway)
+                continue
+            box = stakes.setdefault(int(event["box"]), {})
+            player = str(event.get("player") or (next(iter(box)) if box else f"box{event['box']}"))
+            box[player] = box.get(player, Decimal(0)) + Decimal(str(event["amount"]))
+        for number, net in _box_nets(record).items():
+            players = stakes.get(number)
+            if not players:
+                continue  # the bets were placed before the window opened
+            total = sum(players.values(), Decimal(0))
+            for player, stake in players.items():
+                p = out.setdefault(player, {"player": player, "rounds": 0, "bets": Decimal(0), "house": Decimal(0)})
+                p["rounds"] += 1
+                p["bets"] += stake
+                p["house"] -= (net * stake / total).quantize(Decimal("0.01"))
+    return [{**p, "bets": _money(p["bets"]), "house": _money(p["house"])} for p in sorted(out.values(),
+            key=lambda p: p["player"])]
+
+
+def _money(d: Decimal) -> str:
+    return str(int(d)) if d == d.to_integral_value() else str(d.normalize())
 
 
 def _buckets(points: list[dict[str, Any]], now: datetime, hours: float, count: int = 48) -> list[dict[str, Any]]:

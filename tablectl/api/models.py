@@ -42,7 +42,53 @@ class DealerModel(BaseModel):
     cards: list[str]
     totals: list[int]
     hole_hidden: bool
+    blackjack: bool = Field(False, description="a two-card 21 (never told while the hole card is face down)")
+    bust: bool = False
+    done: bool = Field(False, description="the dealer's hand is over (a settled round)")
 
+
+class SettledHandModel(HandModel):
+    """A hand of the settled round, as it lies on the felt."""
+
+    surrendered: bool = False
+
+
+class SettledBoxModel(BaseModel):
+    """A box of the settled round: its hands, its insurance, and its net (the player's)."""
+
+    box: int
+    owner: str | None
+    bets: dict[str, str]
+    insurance: str | None
+    insurance_net: str | None
+    hands: list[SettledHandModel]
+    net: str = Field(description="what the box's players won (+) or lost (-), insurance included")
+
+
+class SettledRoundModel(BaseModel):
+    """The last settled round, kept until the next round's first card."""
+
+    number: int
+    void: bool
+    dealer: DealerModel
+    boxes: list[SettledBoxModel]
+    net: str = Field(description="what the players won (+) or lost (-): the house's result is the opposite")
+
+
+class LimitsModel(BaseModel):
+    """The table's bet limits per box."""
+
+    min: str
+    max: str
+
+
+class ShoeDeviceModel(BaseModel):
+    """What the shoe itself reports (its STATUS heartbeat), beside what the table decided."""
+
+    link_up: bool
+    gate_locked: bool | None = Field(None, description="the shoe's gate is shut (None before the first STATUS)")
+    jammed: bool = False
+    lid_open: bool = False
 
 class ShoeModel(BaseModel):
     """The shoe in play."""
@@ -55,6 +101,7 @@ class ShoeModel(BaseModel):
     penetration: float
     cut_card_out: bool
     cut_card_position: int | None
+    cut_card_zone: list[int] = Field(description="the positions between which the rules place the cut card")
     remaining_by_rank: dict[str, int]
 
 
@@ -106,6 +153,7 @@ class RoundRecord(BaseModel):
     insurance: list[InsuranceRecord]
     net: str
     void: bool | None = None
+    settled_at: str | None = Field(None, description="when the round was settled (ISO 8601, UTC)")
 
 
 class TurnModel(BaseModel):
@@ -146,6 +194,9 @@ class TableModel(BaseModel):
     alerts: list[AlertModel]
     reservations: dict[str, str | None]
     last_round: RoundRecord | None
+    settled: SettledRoundModel | None = None
+    limits: LimitsModel
+    shoe_device: ShoeDeviceModel
     last_seq: int
     head: HeadModel
 
@@ -157,6 +208,50 @@ class RoundsPage(BaseModel):
     size: int
     total: int
     rounds: list[RoundRecord]
+
+
+class BoxFigures(BaseModel):
+    """One box over the shift, from the house's side."""
+
+    box: int
+    rounds: int
+    hands: int
+    house: str = Field(description="the house's result on the box (+ the house won)")
+
+
+class PlayerFigures(BaseModel):
+    """One player over the shift, from the house's side (a shared box's result split by stake)."""
+
+    player: str
+    rounds: int
+    bets: str
+    house: str
+
+
+class SeriesPoint(BaseModel):
+    """One slice of the shift."""
+
+    end: str
+    rounds: int
+    hands: int
+    house: str
+
+
+class FiguresModel(BaseModel):
+    """The shift's figures: pace, result (house side), per box and per player, a series for a chart."""
+
+    hours: float
+    rounds: int
+    hands: int
+    bets: str
+    house_result: str
+    rounds_per_hour: float
+    hands_per_hour: float
+    rounds_last_hour: int
+    hands_last_hour: int
+    boxes: list[BoxFigures]
+    players: list[PlayerFigures]
+    series: list[SeriesPoint]
 
 
 class RulesModel(BaseModel):

@@ -21,7 +21,7 @@ from .auth import Viewer
 from .deps import Service
 from .errors import ERRORS, ApiError, ErrorResponse
 from .figures import figures
-from .models import AlertModel, RoundRecord, RoundsPage, RulesModel, ShoeStatus, TableModel
+from .models import AlertModel, FiguresModel, RoundRecord, RoundsPage, RulesModel, ShoeStatus, TableModel
 
 router = APIRouter()
 
@@ -59,6 +59,10 @@ async def get_table(who: Viewer, service: Service) -> dict[str, Any]:
     seq, mac = service.head()
     view["last_seq"] = seq
     view["head"] = {"seq": seq, "mac": mac}
+    status = service.last_status  # the shoe's own heartbeat: a jam or an open lid outlives its alert
+    view["shoe_device"] = {"link_up": service.health.link_up,
+                           "gate_locked": status.locked if status is not None else None,
+                           "jammed": bool(status and status.jammed), "lid_open": bool(status and status.lid_open)}
     return view
 
 
@@ -76,8 +80,10 @@ async def get_rounds(who: Viewer, service: Service, page: Annotated[int, Query(g
                      size: Annotated[int, Query(ge=1, le=200)] = 20) -> dict[str, Any]:
     """Settled rounds, newest first, each with every card and its settlement."""
     with service.reader() as journal:
+        rounds = journal.rounds((page - 1) * size, size)
+        times = journal.round_times([r["number"] for r in rounds])
         return {"page": page, "size": size, "total": journal.round_count(),
-                "rounds": journal.rounds((page - 1) * size, size)}
+                "rounds": [{**r, "settled_at": times.get(r["number"])} for r in rounds]}
 
 
 @router.get("/api/rounds/{number}", tags=["read"], responses={**ERRORS, 404: {"model": ErrorResponse}},
@@ -86,9 +92,10 @@ async def get_round(number: RoundNumber, who: Viewer, service: Service) -> dict[
     """One settled round."""
     with service.reader() as journal:
         record = journal.round(number)
+        settled_at = journal.round_times([number]).get(number)
     if record is None:
         raise ApiError(404, "no_such_round", f"round {number} has not been settled")
-    return record
+    return {**record, "settled_at": settled_at}
 
 
 @router.get("/api/shoe", tags=["read"], responses=ERRORS, response_model=ShoeStatus,
@@ -131,10 +138,10 @@ async def export(who: Viewer, service: Service, round: Annotated[int | None, Que
                     headers={"Content-Disposition": f'attachment; filename="{table}-{name}.jsonl"'})
 
 
-@router.get("/api/figures", tags=["read"], responses=ERRORS)
+@router.get("/api/figures", tags=["read"], responses=ERRORS, response_model=FiguresModel)
 async def get_figures(who: Viewer, service: Service,
                       hours: Annotated[float, Query(gt=0, le=24)] = 8) -> dict[str, Any]:
-    """Rounds and hands per hour and the table's result (house side) over the last hours, with a series."""
+    """Rounds and hands per hour, the table's result (house side) in all, per box and per player, with a series."""
     with service.reader() as journal:
         return figures(journal, service.clock(), hours)
 

@@ -81,7 +81,9 @@ def _assert_same_totals(page, view: dict) -> None:
     })""")
     assert shown["dealer"] == " / ".join(str(t) for t in view["dealer"]["totals"])
     hands = [h for b in view["boxes"] if not b.get("next_round") for h in b["hands"]]
-    assert shown["hands"] == [" / ".join(str(t) for t in h["totals"]) for h in hands]
+    # both totals while the player may choose, the best one once the hand is done
+    assert shown["hands"] == [str(h["totals"][-1]) if h["done"] and h["totals"] else " / ".join(str(t) for t in h["totals"])
+                              for h in hands]
     assert shown["cards"] == [h["cards"] for h in hands]
 
 

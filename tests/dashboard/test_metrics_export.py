@@ -62,7 +62,9 @@ def test_export_of_a_round_and_its_shoe_replay_to_the_same_round(table):
     assert replayed.error is None, replayed.error
     last = dict(replayed.rounds[-1])
     # the replay numbers rounds from the shuffle; everything else is the same round
-    assert {k: v for k, v in last.items() if k != "number"} == {k: v for k, v in record.items() if k != "number"}
+    assert {k: v for k, v in last.items() if k != "number"} == {
+        k: v for k, v in record.items() if k not in ("number", "settled_at")}
+    assert record["settled_at"]  # the API adds when it was settled
     shoe = httpx.get(table.api + "/api/export", params={"shoe": record["shoe_id"]})
     assert shoe.status_code == 200
     whole = replay_lines(shoe.text.splitlines())
@@ -77,3 +79,6 @@ def test_figures(table):
     f = httpx.get(table.api + "/api/figures").json()
     assert f["rounds"] >= 1 and f["rounds_per_hour"] > 0 and len(f["series"]) == 48
     assert sum(p["rounds"] for p in f["series"]) == f["rounds"]
+    assert sum(b["rounds"] for b in f["boxes"]) >= f["rounds"] and f["players"]
+    from decimal import Decimal
+    assert sum(Decimal(b["house"]) for b in f["boxes"]) == Decimal(f["house_result"])

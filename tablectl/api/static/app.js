@@ -10,7 +10,7 @@ const $ = (id) => document.getElementById(id);
 
 const state = {
   key: null, view: null, sseSeq: 0, events: 0, gaps: 0, reconnects: 0, connected: false,
-  seenCards: new Set(), openRounds: new Set(), lastEventAt: 0, controller: null,
+  seenCards: new Set(), openRounds: new Set(), lastEventAt: 0, controller: null, historyPage: 1, pollTimer: null,
 };
 window.tablectl = state; // for the browser tests and the curious
 
@@ -77,25 +77,100 @@ function signed(s) {
   return el("span", { class: n > 0 ? "pos" : n < 0 ? "neg" : "", text: (n > 0 ? "+" : "") + s });
 }
 
+// One point of view everywhere: the house's. The API's nets are the players'; the house's is the opposite.
+function house(net) {
+  const n = -Number(net || 0);
+  const text = (n > 0 ? "+" : n < 0 ? "−" : "") + String(Math.abs(Math.round(n * 100) / 100));
+  return el("span", { class: "house " + (n > 0 ? "pos" : n < 0 ? "neg" : ""), "data-house": String(n) },
+    el("span", { class: "k", text: "House " }), text);
+}
+
+// A hand's total: both while the player may still choose, the best one once the hand is done.
+function handTotal(totals, done) {
+  if (!totals || !totals.length) return "";
+  return done ? String(totals[totals.length - 1]) : totalText(totals);
+}
+
+const MARK_TEXT = { blackjack: "BJ", stood: "stood", doubled: "doubled", split: "split", surrendered: "surrendered",
+  insured: "insured", busted: "busted", even_money: "even money" };
+function marks(list) {
+  return el("span", { class: "marks" }, list.map((m) => el("span", { class: "mark m-" + m, "data-mark": m, text: MARK_TEXT[m] || m })));
+}
+
+function handMarks(h) {
+  const m = [];
+  const surrendered = h.surrendered || h.outcome === "surrender";
+  if (h.blackjack) m.push("blackjack");
+  if (h.bust) m.push("busted");
+  if (h.doubled) m.push("doubled");
+  if (h.split) m.push("split");
+  if (surrendered) m.push("surrendered");
+  if (h.outcome === "even_money") m.push("even_money");
+  if (h.done && !h.blackjack && !h.bust && !h.doubled && !surrendered && h.outcome !== "even_money") m.push("stood");
+  return m;
+}
+
+function dealerMarks(d) {
+  const m = [];
+  if (d.blackjack) m.push("blackjack");
+  if (d.bust) m.push("busted");
+  if (d.done && !d.blackjack && !d.bust && d.cards.length) m.push("stood");
+  return m;
+}
+
+const OUTCOME_TEXT = { blackjack: "blackjack", win: "win", lose: "lose", bust: "bust", push: "push",
+  surrender: "surrender", even_money: "even money", three_sevens: "three sevens", void: "void" };
+
+function handEl(h, hi, key) {
+  return el("div", { class: "hand" + (h.in_play ? " in-play" : ""), "data-hand": hi },
+    el("div", { class: "cards" }, h.cards.map((c, ci) => cardEl(c, key ? `${key}-${hi}-${ci}` : null))),
+    el("div", { class: "meta" },
+      el("span", { class: "total", "data-testid": "hand-total", text: handTotal(h.totals, h.done) }),
+      marks(handMarks(h)),
+      el("span", { class: "bet", text: `bet ${h.bet}` })),
+    h.outcome ? el("div", { class: "result" },
+      el("span", { class: "outcome " + h.outcome, text: OUTCOME_TEXT[h.outcome] || h.outcome }), house(h.net)) : null);
+}
+
+function boxEl(b, v, settled) {
+  const here = !settled && v.turn && v.turn.box === b.box && !b.next_round;
+  const bets = Object.values(b.bets || {}).reduce((a, x) => a + Number(x), 0);
+  const boxMarks = b.insurance ? ["insured"] : [];
+  return el("li", { class: "box" + (here ? " turn-here" : "") + (b.next_round ? " next" : "") + (settled ? " settled" : ""),
+      "data-box": b.box, "aria-current": here ? "true" : null },
+    el("header", {}, el("span", { class: "num", text: `Box ${b.box}` }),
+      el("span", { text: b.owner && b.owner !== `box${b.box}` ? b.owner : "" }),
+      el("span", { text: `bet ${bets}` + (b.insurance ? ` · ins ${b.insurance}` : "") })),
+    boxMarks.length ? marks(boxMarks) : null,
+    b.next_round ? el("div", { class: "muted small", text: "next round" }) : null,
+    b.hands.map((h, hi) => handEl(h, hi, settled ? null : `b${v.round}-${b.box}`)),
+    settled ? el("div", { class: "box-result", "data-testid": "box-result" },
+      b.insurance_net !== null && b.insurance_net !== undefined ? el("span", { class: "muted small", text: "insurance " }) : null,
+      b.insurance_net !== null && b.insurance_net !== undefined ? house(b.insurance_net) : null,
+      el("span", { class: "muted small", text: " box " }), house(b.net)) : null);
+}
+
 function renderTable(v) {
   state.view = v;
   state.nextSeen = new Set();
   $("table-name").textContent = v.table || "table";
   const phase = $("phase");
   phase.textContent = v.phase.replaceAll("_", " ") + (v.round ? ` · round ${v.round}` : "");
-  phase.className = "badge " + v.phase;
+  phase.className = "badge phase-" + v.phase; // never a bare class name: "dealer" is also the felt's
   document.title = `${v.table} · ${v.phase}${v.alerts.length ? " · " + v.alerts.length + " alert(s)" : ""}`;
+  $("limits").textContent = v.limits ? `Limits ${v.limits.min}–${v.limits.max}` : "";
 
-  // dealer
-  const d = v.dealer;
+  // Between rounds the settled round stays on the felt until the next round's first card.
+  const s = !v.round && v.settled ? v.settled : null;
+  const d = s ? s.dealer : v.dealer;
   const dealerTurn = v.turn && v.turn.dealer;
   $("dealer").replaceChildren(...kids(
     el("span", { class: "label", text: "Dealer" }),
-    el("span", { class: "cards", "data-testid": "dealer-cards" }, d.cards.map((c, i) => cardEl(c, `d${v.round}-${i}`))),
-    el("span", { class: "total", "data-testid": "dealer-total", text: totalText(d.totals) }),
+    el("span", { class: "cards", "data-testid": "dealer-cards" }, d.cards.map((c, i) => cardEl(c, s ? null : `d${v.round}-${i}`))),
+    el("span", { class: "total", "data-testid": "dealer-total", text: handTotal(d.totals, d.done) }),
+    marks(dealerMarks(d)),
     dealerTurn ? el("span", { class: "outcome push", text: "drawing" }) : null));
 
-  // whose turn
   let turn = "";
   if (v.turn && v.turn.box !== undefined) turn = `Box ${v.turn.box}` + (v.turn.hand ? `, hand ${v.turn.hand + 1}` : "") + " to act";
   else if (dealerTurn) turn = "Dealer draws";
@@ -103,33 +178,94 @@ function renderTable(v) {
   else if (v.shuffle_due) turn = "Shuffle due";
   $("turn").textContent = turn;
 
-  // boxes, in dealer order (the order the engine deals them)
-  $("boxes").replaceChildren(...v.boxes.map((b) => {
-    const here = v.turn && v.turn.box === b.box && !b.next_round;
-    const bets = Object.values(b.bets || {}).reduce((a, x) => a + Number(x), 0);
-    return el("li", { class: "box" + (here ? " turn-here" : "") + (b.next_round ? " next" : ""),
-        "data-box": b.box, "aria-current": here ? "true" : null },
-      el("header", {}, el("span", { class: "num", text: `Box ${b.box}` }),
-        el("span", { text: b.owner && b.owner !== `box${b.box}` ? b.owner : "" }),
-        el("span", { text: `bet ${bets}` + (b.insurance ? ` · ins ${b.insurance}` : "") })),
-      b.next_round ? el("div", { class: "muted small", text: "next round" }) : null,
-      b.hands.map((h, hi) => el("div", { class: "hand" + (h.in_play ? " in-play" : ""), "data-hand": hi },
-        el("div", { class: "cards" }, h.cards.map((c, ci) => cardEl(c, `b${v.round}-${b.box}-${hi}-${ci}`))),
-        el("div", { class: "meta" },
-          el("span", { class: "total", "data-testid": "hand-total", text: totalText(h.totals) }),
-          el("span", { text: (h.split ? "split · " : "") + (h.doubled ? "doubled · " : "") + `bet ${h.bet}` }),
-          h.outcome ? el("span", { class: "outcome " + h.outcome, text: h.outcome.replaceAll("_", " ") }) : null,
-          h.net !== null && h.outcome ? signed(h.net) : null))));
-  }));
+  const current = v.boxes.filter((b) => !b.next_round);
+  const next = v.boxes.filter((b) => b.next_round);
+  $("boxes").replaceChildren(...(s ? s.boxes.map((b) => boxEl(b, v, true)) : current.map((b) => boxEl(b, v, false))),
+    ...next.map((b) => boxEl(b, v, false)));
   state.seenCards = state.nextSeen;
 
-  const lr = v.last_round;
-  $("last-round").replaceChildren(lr && !v.round
-    ? el("span", {}, `Round ${lr.number} settled: dealer ${lr.dealer.total} · players `, signed(lr.net)) : "");
+  $("last-round").replaceChildren(s
+    ? el("span", { "data-testid": "settled" }, `Round ${s.number} settled` + (s.void ? " (void)" : "") + " · ", house(s.net))
+    : "");
 
+  renderBanner(v);
   renderAlerts(v.alerts);
   renderShoe(v);
   $("seq").textContent = `seq ${state.sseSeq || v.last_seq}`;
+}
+
+// ------------------------------------------------------------------ the table-stopped banner
+function cardName(code) {
+  if (!code || code === "XX") return "a face-down card";
+  const suit = SUITS[code[1]];
+  return (code[0] === "T" ? "10" : code[0]) + (suit ? suit[0] : code.slice(1));
+}
+
+function stopReasons(v) {
+  const out = [];
+  const dev = v.shoe_device || {};
+  const active = (kind) => v.alerts.some((a) => a.kind === kind && a.active);
+  if (!dev.link_up || active("link_down")) {
+    const a = v.alerts.find((x) => x.kind === "link_down");
+    out.push([`The shoe's link is down${a ? ": " + linkReason(a.message) : ""}`, "It comes back by itself when the shoe answers again; check the shoe's cable."]);
+  }
+  if (v.phase === "attention") {
+    const held = v.held_cards.map(cardName).join(", ");
+    out.push([`The table needs the supervisor: ${held ? "held " + held : "a card is held"}`, "Resolve it: discard the held card, or void the round."]);
+  }
+  if (dev.jammed) out.push(["A card is jammed in the shoe's gate", "Clear the jam at the shoe; play goes on by itself."]);
+  if (dev.lid_open) out.push(["The shoe's lid is open", "Close the lid."]);
+  const fault = v.alerts.find((a) => a.kind === "shoe_fault" && a.active);
+  if (fault && !dev.jammed && !dev.lid_open) out.push([alertText(fault), "Check the shoe, then acknowledge the alert."]);
+  if (active("integrity")) out.push(["A card does not fit the shoe's composition", "Check the shoe, then acknowledge the alert."]);
+  if (v.shuffle_due && !out.length) out.push(["Shuffle due: the shoe is locked", "Load a freshly shuffled shoe."]);
+  if ((v.locked || dev.gate_locked) && !out.length) out.push(["The shoe's gate is locked", "A supervisor releases it (POST /api/shoe/lock)."]);
+  return out;
+}
+
+function renderBanner(v) {
+  const reasons = stopReasons(v);
+  const banner = $("stopped");
+  banner.hidden = !reasons.length;
+  banner.className = "stopped" + (reasons.length === 1 && v.shuffle_due && v.phase !== "attention" ? " routine" : "");
+  $("stopped-list").replaceChildren(...reasons.map(([what, how]) =>
+    el("li", {}, el("b", { text: what }), el("span", { class: "how", text: " — " + how }))));
+  // The shoe's own state (a jam cleared, a lid closed) changes without a journal event: look again soon.
+  if (reasons.length && !state.pollTimer) state.pollTimer = setTimeout(() => { state.pollTimer = null; refreshTable(); }, 1000);
+}
+
+// ------------------------------------------------------------------ human alert texts
+function linkReason(message) {
+  return (message || "").replace(/^shoe link down:\s*/, "") || "no answer";
+}
+
+function actorName(actor) {
+  if (!actor) return "The dealer";
+  const m = actor.match(/^(viewer|dealer|supervisor|admin):(.+)$/);
+  if (m) return m[1] === "dealer" ? `The dealer (${m[2]})` : `The ${m[1]} (${m[2]})`;
+  if (actor === "console") return "The dealer (console)";
+  if (actor.startsWith("shoe button")) return "The dealer (shoe button)";
+  const box = actor.match(/^box ?(\d+)$/);
+  return box ? `Box ${box[1]}` : actor;
+}
+
+const FAULTS = { jam: "A card is jammed in the shoe's gate", lid_open: "The shoe's lid was opened",
+  unreadable: "The shoe could not read a card", bad_data: "The shoe sent something that is not a card", other: "The shoe reports a fault" };
+
+function alertText(a) {
+  const msg = a.message || "";
+  if (a.kind === "call_pit") return `${actorName(msg.replace(/ calls the pit$/, ""))} calls the pit`;
+  if (a.kind === "link_down") { const r = linkReason(msg); return "The shoe's link is down: " + r.charAt(0).toLowerCase() + r.slice(1); }
+  if (a.kind === "shoe_fault") {
+    const m = msg.match(/^shoe fault (\w+)(?::\s*(.*?))?(?:\s*\(card (\d+)\))?$/);
+    if (m) return (FAULTS[m[1]] || FAULTS.other) + (m[3] ? ` (card ${m[3]} of the shoe)` : "");
+  }
+  if (a.kind === "unexpected_card") {
+    const m = msg.match(/^unexpected card (\S+): (.*)$/);
+    if (m) return `Unexpected card ${cardName(m[1])}: ${m[2]}`;
+  }
+  if (a.kind === "shuffle_due") return "The cut card is out: shuffle after this round" + (msg.match(/right to cut: (.+)\)/) ? ` (right to cut: ${msg.match(/right to cut: (.+)\)/)[1]})` : "");
+  return msg.charAt(0).toUpperCase() + msg.slice(1);
 }
 
 function renderAlerts(alerts) {
@@ -153,7 +289,7 @@ function renderAlerts(alerts) {
         "data-alert-id": a.id, "data-kind": a.kind },
       el("span", { class: "when", text: when }),
       el("div", { class: "kind", text: `${a.kind.replaceAll("_", " ")} #${a.id}` }),
-      el("div", { text: a.message }),
+      el("div", { class: "text", text: alertText(a) }),
       el("div", { class: "muted small", text: (a.acknowledged ? `acknowledged by ${a.acknowledged_by}` : "not acknowledged")
         + (a.active ? " · cause active" : "") + (how && a.active ? ` · ${how}` : "") }),
       el("div", { class: "btns" }, btns));
@@ -169,12 +305,19 @@ function renderShoe(v) {
   $("shoe-dealt").textContent = `${s.dealt} / ${s.size}` + (s.burned ? ` (${s.burned} burned)` : "");
   $("shoe-pen").textContent = `${(s.penetration * 100).toFixed(1)} %`;
   $("pen-bar").style.width = `${Math.min(100, s.penetration * 100)}%`;
-  const cut = $("pen-cut");
-  if (s.cut_card_position) {
+  const cut = $("pen-cut"), zone = $("pen-zone");
+  if (s.cut_card_position) {  // out: the marker where it came out
     cut.hidden = false;
     cut.style.left = `${Math.min(100, (100 * s.cut_card_position) / s.size)}%`;
   } else cut.hidden = true;
-  $("shoe-cut").textContent = s.cut_card_out ? `out at ${s.cut_card_position ?? "?"}` : (s.cut_card_position ? `at ${s.cut_card_position}` : "in");
+  const z = s.cut_card_zone || [];
+  if (z.length === 2 && !s.cut_card_out) {  // still in: where the rules place it
+    zone.hidden = false;
+    zone.style.left = `${(100 * z[0]) / s.size}%`;
+    zone.style.width = `${Math.max(0.5, (100 * (z[1] - z[0])) / s.size)}%`;
+  } else zone.hidden = true;
+  $("shoe-cut").textContent = s.cut_card_out ? `out at card ${s.cut_card_position ?? "?"}`
+    : (z.length === 2 ? `in, between cards ${z[0]} and ${z[1]}` : "in");
   const rem = s.remaining_by_rank || {};
   let left = 0, rc = 0;
   for (const [rank, n] of Object.entries(rem)) { left += n; rc -= (HILO[rank] || 0) * n; } // Hi-Lo is balanced
@@ -188,19 +331,42 @@ function renderShoe(v) {
   ex.href = `/api/export?shoe=${encodeURIComponent(s.id)}`;
 }
 
+function fmtTime(iso) {
+  return iso ? new Date(iso).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" }) : "";
+}
+
+function recordMarks(r, h, boxHands) {
+  const m = [];
+  if (h.outcome === "blackjack") m.push("blackjack");
+  if (h.outcome === "bust") m.push("busted");
+  if (h.outcome === "surrender") m.push("surrendered");
+  if (h.outcome === "even_money") m.push("even_money");
+  if (boxHands > 1) m.push("split");
+  if ((r.insurance || []).some((i) => i.box === h.box)) m.push("insured");
+  return m;
+}
+
 function renderHistory(body) {
+  state.history = { page: body.page, size: body.size, total: body.total };
+  const pages = Math.max(1, Math.ceil(body.total / body.size));
   const list = body.rounds.map((r) => {
+    const perBox = {};
+    for (const h of r.hands) perBox[h.box] = (perBox[h.box] || 0) + 1;
+    const dealerBj = r.dealer.cards.length === 2 && r.dealer.total === 21;
     const det = el("details", { "data-round": r.number },
       el("summary", {}, el("span", { class: "n", text: `#${r.number}` }),
+        el("time", { datetime: r.settled_at || "", text: fmtTime(r.settled_at) }),
         el("span", { class: "cards" }, r.dealer.cards.map((c) => cardEl(c))),
-        el("span", { text: `dealer ${r.dealer.total}` }), el("span", { text: `${r.hands.length} hand(s)` }),
-        el("span", {}, "players ", signed(r.net)), r.void ? el("span", { class: "outcome void", text: "void" }) : null),
-      el("table", {}, el("thead", {}, el("tr", {}, ["Box", "Cards", "Bet", "Outcome", "Net"].map((t) => el("th", { scope: "col", text: t })))),
+        el("span", { text: dealerBj ? "dealer BJ" : `dealer ${r.dealer.total}` }),
+        el("span", { text: `${Object.keys(perBox).length} box(es)` }),
+        house(r.net), r.void ? el("span", { class: "outcome void", text: "void" }) : null),
+      el("table", {}, el("thead", {}, el("tr", {}, ["Box", "Cards", "Bet", "Outcome", "House"].map((t) => el("th", { scope: "col", text: t })))),
         el("tbody", {}, r.hands.map((h) => el("tr", {}, el("td", { text: String(h.box) }),
           el("td", {}, el("span", { class: "cards" }, h.cards.map((c) => cardEl(c)))), el("td", { text: h.bet }),
-          el("td", { text: h.outcome || "" }), el("td", {}, signed(h.net)))),
+          el("td", {}, el("span", { text: (OUTCOME_TEXT[h.outcome] || h.outcome || "") + " " }), marks(recordMarks(r, h, perBox[h.box]))),
+          el("td", {}, house(h.net)))),
         (r.insurance || []).map((i) => el("tr", {}, el("td", { text: String(i.box) }), el("td", { text: "insurance" }),
-          el("td", { text: i.amount }), el("td", { text: "" }), el("td", {}, signed(i.net)))))),
+          el("td", { text: i.amount }), el("td", { text: "" }), el("td", {}, house(i.net)))))),
       el("p", { class: "small" }, `Shoe ${r.shoe_id} · `,
         el("a", { class: "export", href: `/api/export?round=${r.number}` }, `Export round ${r.number} (.jsonl)`)));
     if (state.openRounds.has(r.number)) det.open = true;
@@ -208,15 +374,22 @@ function renderHistory(body) {
     return el("li", {}, det);
   });
   $("history").replaceChildren(...(list.length ? list : [el("li", { class: "none", text: "No rounds yet" })]));
+  $("hist-page").textContent = `page ${body.page} of ${pages} · ${body.total} rounds`;
+  $("hist-newer").disabled = body.page <= 1;
+  $("hist-older").disabled = body.page >= pages;
 }
 
 function renderFigures(f) {
   $("fig-rph").textContent = String(f.rounds_per_hour);
   $("fig-hph").textContent = String(f.hands_per_hour);
   $("fig-rounds").textContent = `${f.rounds} (${f.hands} hands)`;
-  const house = $("fig-house");
+  const houseEl = $("fig-house");
   const hold = Number(f.bets) ? `${((100 * Number(f.house_result)) / Number(f.bets)).toFixed(1)} % of ${f.bets} bet` : "";
-  house.replaceChildren(signed(f.house_result), el("span", { class: "muted small", text: hold ? " (" + hold + ")" : "" }));
+  houseEl.replaceChildren(house(-Number(f.house_result)), el("span", { class: "muted small", text: hold ? " (" + hold + ")" : "" }));
+  $("fig-boxes").replaceChildren(...f.boxes.map((b) => el("tr", {}, el("td", { text: `Box ${b.box}` }),
+    el("td", { text: String(b.rounds) }), el("td", { text: String(b.hands) }), el("td", {}, house(-Number(b.house))))));
+  $("fig-players").replaceChildren(...f.players.map((p) => el("tr", {}, el("td", { text: p.player }),
+    el("td", { text: String(p.rounds) }), el("td", { text: p.bets }), el("td", {}, house(-Number(p.house))))));
   const svg = $("chart"), W = 300, H = 90, s = f.series;
   const maxR = Math.max(1, ...s.map((p) => p.rounds));
   const hv = s.map((p) => Number(p.house));
@@ -251,7 +424,7 @@ function coalesced(fn) {
   };
 }
 const refreshTable = coalesced(async () => renderTable(await api("/api/table")));
-const refreshHistory = coalesced(async () => renderHistory(await api("/api/rounds?size=20")));
+const refreshHistory = coalesced(async () => renderHistory(await api(`/api/rounds?size=20&page=${state.historyPage}`)));
 const refreshFigures = coalesced(async () => renderFigures(await api("/api/figures?hours=8")));
 const refreshAll = () => Promise.all([refreshTable(), refreshHistory(), refreshFigures()]);
 
@@ -337,6 +510,8 @@ setInterval(() => {
   if (state.connected && Date.now() - state.lastEventAt > 35000 && state.controller) state.controller.abort();
 }, 5000);
 setInterval(() => refreshFigures(), 60000);
+// The shoe's own state (its gate, a jam, the lid) comes in its heartbeat, not as journal events: look every 2 s.
+setInterval(() => { if (state.connected) refreshTable(); }, 2000);
 
 // ------------------------------------------------------------------ supervisor actions
 async function act(kind, alertId) {
@@ -377,6 +552,9 @@ document.addEventListener("click", (ev) => {
   const a = ev.target.closest("a.export");
   if (a) download(a, ev);
 });
+
+$("hist-newer").addEventListener("click", () => { state.historyPage = Math.max(1, state.historyPage - 1); refreshHistory(); });
+$("hist-older").addEventListener("click", () => { state.historyPage += 1; refreshHistory(); });
 
 $("key-form").addEventListener("submit", (ev) => {
   ev.preventDefault();
