@@ -15,6 +15,8 @@ def configure_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument("--tables", type=int, required=True, help="how many tables (1..500)")
     p.add_argument("--broker", required=True, help="mqtt://HOST:PORT")
     p.add_argument("--pace", choices=("live", "fast"), default="live", help="a step a second (live) or flat out")
+    p.add_argument("--step-seconds", type=float, default=None,
+                   help="mean seconds between a dealer's steps, instead of --pace (tests)")
     p.add_argument("--rounds", type=int, default=20, help="rounds each table plays in all, counting earlier runs")
     p.add_argument("--dir", required=True, help="tables' journals (DIR/table-NNN/) and keys (DIR/keys/)")
     p.add_argument("--prefix", default="tablectl", help="topic prefix (default tablectl)")
@@ -63,7 +65,7 @@ async def _main(args: argparse.Namespace, directory: Path) -> list[dict]:
         loop.add_signal_handler(sig, stop.set)
     print(json.dumps({"ready": True, "tables": args.tables, "keys": str(directory / "keys"),
                       "broker": args.broker}), flush=True)
-    return await run_fleet(args.tables, args.broker, pace=args.pace, rounds=args.rounds, directory=directory,
+    return await run_fleet(args.tables, args.broker, pace=args.pace, step_seconds=args.step_seconds, rounds=args.rounds, directory=directory,
                            prefix=args.prefix, seed=args.seed, profile=args.rules,
                            api_port=args.api_port or None, stop=stop,
                            drain_seconds=args.drain_seconds)

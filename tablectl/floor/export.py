@@ -1,7 +1,7 @@
 """A table's session file from the floor's store: what `tablectl replay` reproduces exactly.
 
 The accepted events (ledger rows of kind ``event``) in sequence order, each
-body written as it was journalled. Refusals are skipped, as the table's own
+event written as `tablectl journal export` writes it. Refusals are skipped, as the table's own
 `tablectl journal export` skips them. The rows must be complete: a missing
 row stops the export (ExportError names the gap); rows not final yet (the
 round in play, its hole card not turned) are left out at the end.
@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import json
 from typing import Any, Iterator
+
+from controller.events import BadEvent, dump_event, parse_event
 
 from . import ExportError
 from .store import FloorStore
@@ -32,7 +34,10 @@ def export_table(store: FloorStore, table: str) -> Iterator[dict[str, Any]]:
             return  # the round in play: not final yet
         if row.kind != "event":
             continue
-        yield json.loads(row.body)
+        try:  # through the engine's own event model, so the file is what `journal export` writes
+            yield dump_event(parse_event(json.loads(row.body)))
+        except BadEvent as exc:
+            raise ExportError(f"table {table}: row {row.seq} is not an event this build knows: {exc}") from None
 
 
 def export_text(store: FloorStore, table: str) -> str:
