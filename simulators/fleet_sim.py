@@ -312,13 +312,13 @@ class SimTable:
         return server
 
 
-async def run_fleet(tables: int, broker: str, *, pace: str = "live", rounds: int = 20, directory: Path,
+async def run_fleet(tables: int, broker: str, *, first: int = 1, pace: str = "live", rounds: int = 20, directory: Path,
                     prefix: str = "tablectl", seed: int = 1, profile: str = "ru-standard",
                     api_port: int | None = None, stop: asyncio.Event | None = None,
                     drain_seconds: float = 30.0, step_seconds: float | None = None) -> list[dict[str, Any]]:
     """Play `tables` virtual tables to `rounds` rounds each against `broker`; one summary per table."""
     stop = stop or asyncio.Event()
     sims = [SimTable(SimTableConfig(i, directory, broker, prefix, seed, profile,
-                                    api_port + i - 1 if api_port else None)) for i in range(1, tables + 1)]
+                                    api_port + i - first if api_port else None)) for i in range(first, first + tables)]
     step = PACES[pace] if step_seconds is None else step_seconds
     return list(await asyncio.gather(*(s.run(rounds, step, stop, drain_seconds) for s in sims)))

@@ -19,6 +19,8 @@ def configure_parser(p: argparse.ArgumentParser) -> None:
                    help="mean seconds between a dealer's steps, instead of --pace (tests)")
     p.add_argument("--rounds", type=int, default=20, help="rounds each table plays in all, counting earlier runs")
     p.add_argument("--dir", required=True, help="tables' journals (DIR/table-NNN/) and keys (DIR/keys/)")
+    p.add_argument("--first", type=int, default=1,
+                   help="number of the first table (table-NNN): several fleet-sim processes share a floor")
     p.add_argument("--prefix", default="tablectl", help="topic prefix (default tablectl)")
     p.add_argument("--seed", type=int, default=1, help="seed of the shoes and the dealers")
     p.add_argument("--rules", default="ru-standard", help="rule profile of every table")
@@ -65,7 +67,8 @@ async def _main(args: argparse.Namespace, directory: Path) -> list[dict]:
         loop.add_signal_handler(sig, stop.set)
     print(json.dumps({"ready": True, "tables": args.tables, "keys": str(directory / "keys"),
                       "broker": args.broker}), flush=True)
-    return await run_fleet(args.tables, args.broker, pace=args.pace, step_seconds=args.step_seconds, rounds=args.rounds, directory=directory,
+    return await run_fleet(args.tables, args.broker, first=args.first, pace=args.pace,
+                           step_seconds=args.step_seconds, rounds=args.rounds, directory=directory,
                            prefix=args.prefix, seed=args.seed, profile=args.rules,
                            api_port=args.api_port or None, stop=stop,
                            drain_seconds=args.drain_seconds)

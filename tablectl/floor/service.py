@@ -37,6 +37,7 @@ from .store import FloorStore
 log = logging.getLogger(__name__)
 
 BATCH = 500
+BATCH_WINDOW = 0.02  # seconds: messages arriving this soon after a batch's first are committed with it
 RECEIVE_MAXIMUM = 1000  # unacknowledged messages the broker may have in flight to us
 
 
@@ -119,14 +120,57 @@ class FloorService:
                 self._outage_logged = False
             else:
                 log.info("subscribed to %s/+/ledger, state and status at %s", self.prefix, s.broker.url)
-            batch: list[Any] = []
-            async for message in conn.messages():
-                batch.append(message)
-                if len(batch) >= BATCH or conn.pending() == 0:
+            inbox: asyncio.Queue[Any] = asyncio.Queue()
+            reader = asyncio.create_task(self._read(conn, inbox), name="floor-reader")
+            try:
+                while True:
+                    batch = await self._next_batch(inbox)
                     self.handle(batch)
                     for m in batch:  # only now: the batch is committed
                         conn.ack(m)
-                    batch = []
+            finally:
+                reader.cancel()
+                await asyncio.gather(reader, return_exceptions=True)
+
+    @staticmethod
+    async def _read(conn: mqtt.Connection, inbox: "asyncio.Queue[Any]") -> None:
+        try:
+            async for message in conn.messages():
+                inbox.put_nowait(message)  # bounded by the broker: at most RECEIVE_MAXIMUM unacknowledged
+        except BrokerUnavailable as exc:
+            inbox.put_nowait(exc)
+        else:
+            inbox.put_nowait(BrokerUnavailable("the broker closed the connection"))
+
+    @staticmethod
+    async def _next_batch(inbox: "asyncio.Queue[Any]") -> list[Any]:
+        """The next messages to store together: what arrives within BATCH_WINDOW of the first, up to BATCH.
+
+        The client hands over one packet per read, so without a window every message would cost
+        its own commit (an fsync): under load the window turns a stream into a few commits a second.
+        """
+        first = await inbox.get()
+        if isinstance(first, BaseException):
+            raise first
+        batch = [first]
+        loop = asyncio.get_running_loop()
+        end = loop.time() + BATCH_WINDOW
+        while len(batch) < BATCH:
+            if inbox.empty():
+                left = end - loop.time()
+                if left <= 0:
+                    break
+                try:
+                    item = await asyncio.wait_for(inbox.get(), left)
+                except asyncio.TimeoutError:
+                    break
+            else:
+                item = inbox.get_nowait()
+            if isinstance(item, BaseException):
+                inbox.put_nowait(item)  # store what we have, then stop
+                break
+            batch.append(item)
+        return batch
 
     def handle(self, messages: list[Any], now: float | None = None) -> None:
         """Store a batch of broker messages (ledger rows in one transaction); a bad one is dropped and reported."""
