@@ -27,3 +27,20 @@ def test_fleet_sim_refuses_bad_arguments(tmp_path):
     assert r.returncode == 2 and "--tables" in r.stderr
     r = tablectl("fleet-sim", "--tables", "2", "--broker", "http://127.0.0.1:1", "--dir", str(tmp_path))
     assert r.returncode == 2 and "--broker" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_the_floor_example_config_validates_and_shows_every_default():
+    import tomllib
+    from pathlib import Path
+
+    from tablectl.floor.settings import floor_settings, load_floor_settings
+
+    path = Path(__file__).resolve().parents[2] / "deploy" / "floor.example.toml"
+    load_floor_settings(path)
+    data = tomllib.loads(path.read_text())
+    defaults = floor_settings({}).model_dump(mode="json")
+    for section, values in defaults.items():
+        for key, value in values.items():
+            if key == "keys":
+                continue  # shown commented out
+            assert data[section][key] == value, f"{section}.{key}"

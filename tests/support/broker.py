@@ -26,9 +26,12 @@ def _free_port() -> int:
 
 
 class Mosquitto:
-    """One broker process; `stop()` and `start()` again keep its port and its persistent store."""
+    """One broker process; `stop()` and `start()` again keep its port and its persistent store.
 
-    def __init__(self, directory: Path, *, port: int | None = None) -> None:
+    `config` replaces the test configuration (it must listen on `port` on 127.0.0.1).
+    """
+
+    def __init__(self, directory: Path, *, port: int | None = None, config: str | None = None) -> None:
         if not os.access(MOSQUITTO, os.X_OK):
             raise RuntimeError(f"{MOSQUITTO} is not installed: the fleet tests need Debian's mosquitto "
                                "(scripts/system-packages.txt; apt-get install mosquitto)")
@@ -38,7 +41,7 @@ class Mosquitto:
         self.url = f"mqtt://127.0.0.1:{self.port}"
         self.config = directory / "mosquitto.conf"
         self.log = directory / "mosquitto.log"
-        self.config.write_text(
+        self.config.write_text(config if config is not None else
             f"listener {self.port} 127.0.0.1\n"
             # Run as root (CI), mosquitto would switch to its own user and lose the temporary directory.
             f"user {getpass.getuser()}\n"
