@@ -25,6 +25,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "status": ("tablectl.status_cli", "print the table's state from the journal, without the service"),
     "journal": ("tablectl.journal_cli", "journal tools: export"),
     "hash-key": ("tablectl.hash_key", "print the SHA-256 of an API key for the config"),
+    "floor": ("tablectl.floor.cli", "the casino floor: every table from the broker, its store, dashboard and API"),
+    "fleet-sim": ("tablectl.fleet_sim_cli", "play N virtual tables against a broker (each a real engine and journal)"),
 }
 
 

@@ -19,6 +19,8 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from controller.rules import RuleError, RuleProfile, build_rules
 from display.wiring import GpioWiring, PinFactoryName
 
+from .fleet.settings import FleetSettings
+
 
 class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -121,6 +123,7 @@ class Settings(BaseSettings):
     journal: JournalSettings = Field(default_factory=JournalSettings)
     api: ApiSettings = Field(default_factory=ApiSettings)
     clock: ClockSettings = Field(default_factory=ClockSettings)
+    fleet: FleetSettings = Field(default_factory=FleetSettings)
     gpio: GpioWiring = Field(default_factory=lambda: GpioWiring(pin_factory=PinFactoryName.MOCK))
     log_level: str = Field("INFO", pattern=r"^(DEBUG|INFO|WARNING|ERROR)$", description="log level")
 

@@ -149,9 +149,28 @@ async def serve(settings: Settings, *, gpio: bool = True, api: bool = True,
         if on_ready is not None:
             on_ready(service)
 
+    # The floor's publisher (off unless [fleet] enabled): stopped before the service closes the journal,
+    # so its last outbox mark is recorded.
+    from .fleet import publisher as fleet
+
+    fleet_task = fleet.start(service)
+    service_stop = stop
+    stopper = None
+    if fleet_task is not None:
+        service_stop = asyncio.Event()
+
+        async def stop_fleet_then_service() -> None:
+            await stop.wait()
+            await fleet.stop(fleet_task)
+            service_stop.set()
+
+        stopper = asyncio.create_task(stop_fleet_then_service(), name="fleet-stop")
     try:
-        await service.run(stop, ready=ready)
+        await service.run(service_stop, ready=ready)
     finally:
+        if stopper is not None:
+            stop.set()
+            await asyncio.gather(stopper, return_exceptions=True)
         if notify is not None:
             notify.stopping()
         if watchdog is not None:

@@ -1,0 +1,135 @@
+"""The floor on a real broker: N virtual tables at live pace through Mosquitto to the floor's store.
+
+    .venv/bin/python benchmarks/fleet.py [--tables 10,50,100] [--seconds 60] [--pace live|fast]
+
+For each N: a fresh Mosquitto (Debian's, loopback, persistence on), `tablectl floor`
+and `tablectl fleet-sim --tables N` as separate processes. After a warm-up, over
+`--seconds`, it prints rows per second stored by the floor (every row went
+table -> broker -> floor), the lag from a row's arrival at its table (stamped
+just before its journal commit) to the floor's commit of it, p50 and p99, and the
+floor's RSS and CPU (and fleet-sim's CPU, for scale). Every run is bounded in time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import datetime
+from pathlib import Path
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+
+from tests.support.broker import Mosquitto  # noqa: E402
+from tests.support.harness import free_port  # noqa: E402
+
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def _cpu(pid: int) -> float:
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICK
+
+
+def _rss_mb(pid: int) -> float:
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def _pct(values: list[float], q: float) -> float:
+    return statistics.quantiles(values, n=1000)[int(q * 10) - 1] if len(values) > 1 else (values or [0.0])[0]
+
+
+def run_one(tables: int, seconds: float, pace: str, warmup: float, processes: int = 1) -> dict[str, float]:
+    """One measurement: N tables for `seconds` after `warmup`."""
+    work = Path(tempfile.mkdtemp(prefix=f"bench-fleet-{tables}-"))
+    broker = Mosquitto(work / "broker").start()
+    store = work / "floor.sqlite"
+    cfg = work / "floor.toml"
+    cfg.write_text(f'[floor]\nstore = "{store}"\nkeys_dir = "{work / "sim" / "keys"}"\nlog_level = "WARNING"\n'
+                   f'[broker]\nurl = "{broker.url}"\n[api]\nport = {free_port()}\nopen_reads_on_loopback = true\n')
+    floor = subprocess.Popen([sys.executable, "-m", "tablectl.cli", "floor", "--config", str(cfg)],
+                             stdout=subprocess.PIPE, stderr=open(work / "floor.log", "wb"))
+    assert floor.stdout is not None and floor.stdout.readline().startswith(b"{"), (work / "floor.log").read_text()
+    sims = []
+    share = [tables // processes + (1 if i < tables % processes else 0) for i in range(processes)]
+    first = 1
+    for i, n in enumerate(s for s in share if s):
+        sims.append(subprocess.Popen(
+            [sys.executable, "-m", "tablectl.cli", "fleet-sim", "--tables", str(n), "--first", str(first),
+             "--broker", broker.url, "--pace", pace, "--rounds", "1000000", "--dir", str(work / "sim"),
+             "--drain-seconds", "5"], stdout=subprocess.PIPE, stderr=open(work / f"sim-{i}.log", "wb")))
+        first += n
+    try:
+        for i, sim in enumerate(sims):
+            assert sim.stdout is not None and sim.stdout.readline().startswith(b"{"), \
+                (work / f"sim-{i}.log").read_text()
+        time.sleep(warmup)
+        t0, f0, s0 = time.time(), _cpu(floor.pid), sum(_cpu(s.pid) for s in sims)
+        rss_max = 0.0
+        end = t0 + seconds
+        while time.time() < end:
+            time.sleep(1.0)
+            rss_max = max(rss_max, _rss_mb(floor.pid))
+            if any(s.poll() is not None for s in sims) or floor.poll() is not None:
+                raise RuntimeError(f"a process ended early; see {work}")
+        t1, f1, s1 = time.time(), _cpu(floor.pid), sum(_cpu(s.pid) for s in sims)
+        rss_end = _rss_mb(floor.pid)
+    finally:
+        for sim in sims:
+            sim.terminate()
+        for sim in sims:
+            try:
+                sim.wait(30)
+            except subprocess.TimeoutExpired:
+                sim.kill()
+        floor.terminate()
+        floor.wait(10)
+        broker.stop()
+    db = sqlite3.connect(f"file:{store}?mode=ro", uri=True)
+    lags: list[float] = []
+    for received_at, stored_at in db.execute("SELECT received_at, stored_at FROM rows WHERE stored_at BETWEEN ? AND ?",
+                                             (t0, t1)):
+        lags.append((stored_at - datetime.fromisoformat(received_at).timestamp()) * 1000)
+    db.close()
+    return {"tables": tables, "processes": len(sims), "seconds": round(t1 - t0, 1), "rows": len(lags),
+            "rows_per_s": round(len(lags) / (t1 - t0), 1),
+            "lag_p50_ms": round(_pct(lags, 50), 1), "lag_p99_ms": round(_pct(lags, 99), 1),
+            "lag_max_ms": round(max(lags), 1) if lags else 0.0,
+            "floor_cpu_pct": round(100 * (f1 - f0) / (t1 - t0), 1), "floor_rss_mb": round(rss_end, 1),
+            "floor_rss_max_mb": round(rss_max, 1), "sim_cpu_pct": round(100 * (s1 - s0) / (t1 - t0), 1)}
+
+
+def main() -> int:
+    """Run the measurements and print one line per N, then the lot as JSON."""
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--tables", default="10,50,100", help="comma-separated table counts")
+    p.add_argument("--seconds", type=float, default=60.0, help="measured seconds per count (after the warm-up)")
+    p.add_argument("--warmup", type=float, default=10.0, help="seconds before measuring")
+    p.add_argument("--pace", choices=("live", "fast"), default="live")
+    p.add_argument("--processes", type=int, default=1,
+                   help="split the tables over this many fleet-sim processes (each real table is its own Pi)")
+    args = p.parse_args()
+    results = []
+    for n in (int(x) for x in args.tables.split(",")):
+        r = run_one(n, min(args.seconds, 600), args.pace, args.warmup, max(1, args.processes))
+        results.append(r)
+        print(f"{n:>4} tables: {r['rows_per_s']:>7} rows/s through the broker; lag p50 {r['lag_p50_ms']} ms, "
+              f"p99 {r['lag_p99_ms']} ms (max {r['lag_max_ms']}); floor CPU {r['floor_cpu_pct']} %, "
+              f"RSS {r['floor_rss_mb']} MB; fleet-sim CPU {r['sim_cpu_pct']} %", flush=True)
+    print(json.dumps(results))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,194 @@
+"""A table in memory for simulations: a shoe with the link's interface, and a dealer acting in-process.
+
+`MemoryShoe` stands where the serial link stands (no pty, no port): the service
+reads its messages and acknowledges its cards exactly as it does a real shoe's.
+`InProcessDealer` makes the virtual dealer's decisions (basic strategy, seeded
+bets) and hands them to the service's ordered path. `tablectl fleet-sim` plays
+a floor of such tables (`tablectl/fleet_sim.py`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+from typing import Any, AsyncIterator
+
+import firmware_bridge as fb
+from controller.engine import IllegalAction
+from controller.events import BadEvent, parse_event
+from controller.view import table_view
+from simulators.shoe.deck import shuffled_shoe
+from simulators.strategy import strategy_for
+from simulators.virtual_dealer import VirtualDealer
+
+log = logging.getLogger(__name__)
+
+_STOP = object()
+
+
+class MemoryShoe:
+    """A virtual shoe cabled to the service in memory: `ShoeLink`'s interface, no serial link.
+
+    It releases a card only when the previous one was acknowledged and its gate
+    is open, as the real shoe's firmware does with a window of one.
+    """
+
+    def __init__(self, name: str, seed: int, decks: int) -> None:
+        self.name, self.seed, self.decks = name, seed, decks
+        self.shoe_number = 0
+        self.shoe_id = ""
+        self.cards: list[str] = []
+        self.position = 0
+        self.cut_at = 0
+        self.cut_card_out = False
+        self.locked = False
+        self.unacked: fb.Card | None = None
+        self._queue: asyncio.Queue[Any] | None = None
+
+    def resume(self, shoe_id: str | None, position: int, cut_card_out: bool) -> None:
+        """Carry on with the shoe a restarted table's journal had in play."""
+        if not shoe_id or not shoe_id.startswith(self.name + "."):
+            return
+        try:
+            n = int(shoe_id.rsplit(".", 1)[1])
+        except ValueError:
+            return
+        self.shoe_number, self.shoe_id = n, shoe_id
+        self.cards = shuffled_shoe(self.seed, n, self.decks)
+        self.position = position
+        self.cut_at = round(len(self.cards) * 0.75)
+        self.cut_card_out = cut_card_out
+
+    # --- the link's interface (what TableService uses) ---------------------------------
+    def start(self, loop: asyncio.AbstractEventLoop | None = None) -> None:
+        """The cable is plugged in: the link comes up."""
+        self._queue = asyncio.Queue()
+        self._queue.put_nowait(fb.LinkUp(fb.HelloInfo("memory", 1, "fleet-sim", self.name, 1, True, True)))
+
+    def stop(self) -> None:
+        """The link is stopped: no more messages."""
+        if self._queue is not None:
+            self._queue.put_nowait(_STOP)
+
+    async def messages(self) -> AsyncIterator[fb.ShoeMessage]:
+        """Every message until stopped."""
+        assert self._queue is not None
+        while True:
+            msg = await self._queue.get()
+            if msg is _STOP:
+                return
+            yield msg
+
+    def ack(self, shoe_id: str, position: int) -> None:
+        """The service stored the card."""
+        if self.unacked is not None and (self.unacked.shoe_id, self.unacked.position) == (shoe_id, position):
+            self.unacked = None
+
+    def lock(self) -> None:
+        """Hold the gate shut."""
+        self.locked = True
+
+    def unlock(self) -> None:
+        """Release the gate."""
+        self.locked = False
+
+    # --- the dealer's side ----------------------------------------------------------------
+    def load(self) -> None:
+        """A freshly shuffled shoe."""
+        self.shoe_number += 1
+        self.shoe_id = f"{self.name}.{self.shoe_number}"
+        self.cards = shuffled_shoe(self.seed, self.shoe_number, self.decks)
+        self.position = 0
+        self.cut_at = round(len(self.cards) * 0.75)
+        self.cut_card_out = False
+        self._put(fb.ShoeLoaded(self.shoe_id, len(self.cards)))
+
+    def deal(self) -> bool:
+        """Release the next card; False if the gate is shut, a card is in flight, or the shoe is empty."""
+        if self.locked or self.unacked is not None or not self.cards or self.position >= len(self.cards):
+            return False
+        self.position += 1
+        card = fb.Card(self.shoe_id, self.position, self.cards[self.position - 1])
+        self.unacked = card
+        self._put(card)
+        if self.position + 1 == self.cut_at and not self.cut_card_out:
+            self.cut_card_out = True
+            self._put(fb.CutCard(self.shoe_id, self.cut_at))
+        return True
+
+    def _put(self, msg: Any) -> None:
+        if self._queue is not None:
+            self._queue.put_nowait(msg)
+
+
+class InProcessDealer(VirtualDealer):
+    """The virtual dealer's decisions (basic strategy, seeded bets), acting in-process, never blocking."""
+
+    def __init__(self, service: Any, shoe: MemoryShoe, seed: int, max_boxes: int = 4) -> None:
+        super().__init__("http://in-process", "", "", seed=seed, max_boxes=max_boxes)
+        self.service, self.shoe = service, shoe
+        self.pending: list[Any] = []  # actions step() chose, for flush() to hand to the service
+        self._rules = service.table.rules
+        self._strategy = strategy_for(self._rules)
+
+    def table(self) -> dict[str, Any]:
+        """The table as a viewer sees it."""
+        view = table_view(self.service.table, reveal_hole=False)
+        view["last_seq"] = self.service.head()[0]
+        return view
+
+    def act(self, event: dict[str, Any]) -> bool:
+        """Queue one action for the service's ordered path (`flush` hands them over and awaits each)."""
+        self.stats.actions += 1
+        try:
+            self.pending.append(parse_event(event))
+        except BadEvent as exc:
+            self.stats.refused += 1
+            log.debug("not an action %s: %s", event, exc)
+            return False
+        return True
+
+    async def flush(self) -> None:
+        """Hand the queued actions to the service's writer, one after another, each awaited."""
+        while self.pending:
+            event = self.pending.pop(0)
+            try:
+                await self.service.act(event, "dealer:fleet-sim")
+            except IllegalAction as exc:
+                self.stats.refused += 1
+                log.debug("refused %s: %s", event.type, exc)
+
+    def _deal(self, t: dict[str, Any]) -> None:
+        if self.shoe.deal():
+            self.stats.cards += 1
+
+    def step(self, t: dict[str, Any]) -> None:
+        """Take the one action the table waits for now (no waiting: the caller paces)."""
+        phase = t["phase"]
+        if phase == "attention":  # the sim's supervisor: the held card out, the alerts acknowledged
+            if t["held_cards"]:
+                self.act({"type": "discard_card"})
+            for a in t["alerts"]:
+                if not a["acknowledged"]:
+                    self.act({"type": "ack_alert", "alert_id": a["id"]})
+            return
+        if phase == "waiting_for_shuffle":
+            shoe = t["shoe"] or {}
+            if self.shoe.shoe_id == shoe.get("id") or not self.shoe.shoe_id:
+                self.shoe.load()
+            return
+        if phase == "insurance":
+            self.act({"type": "close_insurance"})
+            return
+        if phase in ("betting", "settled") and t["round"] is None:
+            missing = self._missing_bets(t)
+            if missing:
+                box, amount = missing[0]
+                self.act({"type": "bet", "box": box, "amount": str(amount)})
+                return
+        if t["legal_actions"] and t["turn"] and phase in ("players", "surrender"):
+            self._decide(t)
+            return
+        if t["next_card"]:
+            self._deal(t)

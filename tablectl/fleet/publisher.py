@@ -1,0 +1,240 @@
+"""The table's publisher: the journal is the outbox, sent to the broker in order at QoS 1.
+
+An asyncio task beside the service. A commit wakes it (no I/O in the
+callback); it reads the new rows through its own read-only connection and
+publishes them, a window at a time, waiting for the broker's PUBACKs. What the
+broker has acknowledged, in final form, is remembered in the journal (through
+the service, at most once a second and at shutdown), and publishing resumes
+there after a restart: at least once, in order; the floor drops duplicates.
+
+The hole card's row is published masked (card ``XX``, no MAC), and every row
+after it without its MAC, until the card is turned; then those rows are
+published again, final (docs/floor.md says why the MACs are held back too).
+
+It never blocks the loop for long, never raises into the service, and when the
+broker is down it logs once, retries with back-off, and the table plays on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import time
+from typing import TYPE_CHECKING, Any, Protocol
+
+from . import BrokerUnavailable, FleetConfigError
+from . import broker as mqtt
+from .settings import FleetSettings
+from .wire import LedgerRow, ledger_payload, topic
+
+if TYPE_CHECKING:  # pragma: no cover
+    from tablectl.service import TableService
+
+log = logging.getLogger(__name__)
+
+WINDOW = 64  # rows in flight at once: enough to catch up quickly, small enough never to hold the loop
+RECORD_EVERY = 1.0  # seconds between durable outbox marks
+BACKOFF_MAX = 30.0
+
+
+class Source(Protocol):
+    """What the publisher needs from the table (tablectl.fleet.source.ServiceSource)."""
+
+    def add_listener(self, wake: Any) -> None: ...
+    def rows(self, after: int, limit: int) -> list[LedgerRow]: ...
+    def head(self) -> tuple[int, str]: ...
+    def outbox_position(self) -> int: ...
+    async def record_outbox(self, seq: int) -> None: ...
+    def masked_seqs(self) -> set[int]: ...
+    def state(self, table_id: str, dashboard_url: str, head: tuple[int, str | None]) -> dict[str, Any]: ...
+    def close(self) -> None: ...
+
+
+class Publisher:
+    """Publishes one table's ledger rows, retained state and status to the broker."""
+
+    def __init__(self, source: Source, settings: FleetSettings) -> None:
+        self.source = source
+        self.settings = settings
+        self.table_id = settings.table_id
+        prefix = settings.topic_prefix
+        self.t_ledger = topic(prefix, self.table_id, "ledger")
+        self.t_state = topic(prefix, self.table_id, "state")
+        self.t_status = topic(prefix, self.table_id, "status")
+        self.recorded = source.outbox_position()
+        self.acked = self.recorded  # every row up to here is at the broker (perhaps masked)
+        self.published_masked: set[int] = set()  # at the broker only masked: to send again, final
+        self.connected = False
+        self.published = 0
+        self.outages = 0
+        self._wakeup = asyncio.Event()
+        self._closing = asyncio.Event()
+        self._state_dirty = True
+        self._last_state = 0.0
+        self._last_record = time.monotonic()
+        self._outage_logged = False
+        source.add_listener(self.wake)
+
+    def wake(self, seq: int) -> None:
+        """Commit listener: a row was committed (called in the loop's thread; no I/O here)."""
+        self._state_dirty = True
+        self._wakeup.set()
+
+    @property
+    def durable_mark(self) -> int:
+        """The seq up to which the broker has every row in final form."""
+        if self.published_masked:
+            return min(self.acked, min(self.published_masked) - 1)
+        return self.acked
+
+    # ------------------------------------------------------------------ running
+    async def run(self) -> None:
+        """Publish until closed (see `aclose`) or cancelled; never raises anything but CancelledError."""
+        backoff = 0.5
+        try:
+            while not self._closing.is_set():
+                try:
+                    await self._session()
+                    backoff = 0.5
+                except BrokerUnavailable as exc:
+                    self.connected = False
+                    if not self._outage_logged:
+                        self.outages += 1
+                        log.warning("broker unreachable (%s): the table plays on, rows wait in the journal "
+                                    "from seq %d", exc, self.acked + 1)
+                        self._outage_logged = True
+                except FleetConfigError as exc:
+                    log.error("fleet publishing is off: %s", exc)
+                    return
+                except Exception:  # a bug: logged, and publishing goes on after the back-off
+                    self.connected = False
+                    log.exception("fleet publisher failed; retrying")
+                if self._closing.is_set():
+                    break
+                try:
+                    await asyncio.wait_for(self._closing.wait(), backoff * random.uniform(0.8, 1.2))
+                except asyncio.TimeoutError:
+                    pass
+                backoff = min(backoff * 2, BACKOFF_MAX)
+        finally:
+            await self._record(force=True)
+            self.source.close()
+
+    async def aclose(self) -> None:
+        """Ask the task to say offline, record the outbox mark and stop (the caller awaits the task)."""
+        self._closing.set()
+        self._wakeup.set()
+
+    async def _session(self) -> None:
+        s = self.settings
+        will = mqtt.Will(self.t_status, b"offline", retain=True)
+        async with mqtt.connect(s.broker, f"tablectl-table-{self.table_id}", will=will) as conn:
+            self.connected = True
+            await conn.publish(self.t_status, b"online", retain=True)
+            if self._outage_logged:
+                log.info("broker reachable again: publishing from seq %d", self.acked + 1)
+                self._outage_logged = False
+            else:
+                log.info("publishing to %s as %s from seq %d", s.broker.url, self.t_ledger, self.acked + 1)
+            self._state_dirty = True
+            while True:
+                self._wakeup.clear()
+                closing = self._closing.is_set()  # last round: the rest of the rows, the state, then offline
+                await self._pump(conn)
+                await self._record()
+                await self._maybe_state(conn, force=closing)
+                if closing:
+                    await conn.publish(self.t_status, b"offline", retain=True, timeout=2)
+                    return
+                wait = s.state_every_seconds if self._state_dirty else RECORD_EVERY
+                try:
+                    await asyncio.wait_for(self._wakeup.wait(), wait)
+                except asyncio.TimeoutError:
+                    pass
+
+    async def _pump(self, conn: mqtt.Connection) -> None:
+        """Publish every row not yet at the broker, and the final form of rows sent masked."""
+        while True:
+            masked = self.source.masked_seqs()
+            low = min(masked) if masked else None
+            finals = sorted(s for s in self.published_masked if low is None or s < low)
+            if finals:
+                rows = [r for r in self.source.rows(finals[0] - 1, finals[-1] - finals[0] + 1)
+                        if r.seq in self.published_masked][:WINDOW]
+                await self._send(conn, rows, masked, low)
+                for r in rows:
+                    self.published_masked.discard(r.seq)
+                continue
+            rows = self.source.rows(self.acked, WINDOW)
+            if not rows:
+                return
+            await self._send(conn, rows, masked, low)
+            for r in rows:
+                if low is not None and r.seq >= low:
+                    self.published_masked.add(r.seq)
+            self.acked = rows[-1].seq
+            await asyncio.sleep(0)  # let a card in between two windows
+
+    async def _send(self, conn: mqtt.Connection, rows: list[LedgerRow], masked: set[int], low: int | None) -> None:
+        payloads = [ledger_payload(self.table_id, r, mask_card=r.seq in masked,
+                                   withhold_mac=low is not None and r.seq >= low) for r in rows]
+        results = await asyncio.gather(*(conn.publish(self.t_ledger, p) for p in payloads), return_exceptions=True)
+        for res in results:
+            if isinstance(res, BaseException):
+                raise res
+        self.published += len(rows)
+
+    async def _record(self, force: bool = False) -> None:
+        mark = self.durable_mark
+        now = time.monotonic()
+        if mark > self.recorded and (force or now - self._last_record >= RECORD_EVERY):
+            try:
+                await self.source.record_outbox(mark)
+            except Exception:  # the journal is the service's: if it cannot write, the service will say so
+                log.exception("could not record the outbox mark %d", mark)
+                return
+            self.recorded, self._last_record = mark, now
+
+    async def _maybe_state(self, conn: mqtt.Connection, force: bool = False) -> None:
+        now = time.monotonic()
+        if not force and (not self._state_dirty or now - self._last_state < self.settings.state_every_seconds):
+            return
+        from .source import state_json
+
+        seq, mac = self.source.head()
+        shown: str | None = None if self.source.masked_seqs() else mac  # no MAC while a row is masked
+        state = self.source.state(self.table_id, self.settings.dashboard_url, (seq, shown))
+        self._state_dirty = False
+        self._last_state = now
+        await conn.publish(self.t_state, state_json(state), retain=True)
+
+
+def start(service: "TableService") -> tuple[Publisher, "asyncio.Task[None]"] | None:
+    """Start publishing `service`'s journal if `[fleet] enabled`; None (logged) if it cannot."""
+    settings = service.settings
+    if not settings.fleet.enabled:
+        return None
+    from .source import ServiceSource
+
+    try:
+        mqtt.check(settings.fleet.broker)
+        source = ServiceSource(service)
+    except (FleetConfigError, OSError, ValueError) as exc:
+        log.error("fleet publishing is off: %s", exc)
+        return None
+    publisher = Publisher(source, settings.fleet)
+    return publisher, asyncio.create_task(publisher.run(), name="fleet-publisher")
+
+
+async def stop(started: tuple[Publisher, "asyncio.Task[None]"] | None, timeout: float = 3.0) -> None:
+    """Say offline, record the outbox mark and end the publisher (cancelled after `timeout`)."""
+    if started is None:
+        return
+    publisher, task = started
+    await publisher.aclose()
+    try:
+        await asyncio.wait_for(asyncio.shield(task), timeout)
+    except (asyncio.TimeoutError, Exception):
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)

@@ -1,0 +1,86 @@
+"""What the publisher reads from the table service: its ledger rows, masks, head, outbox mark and state.
+
+`ServiceSource` adapts a running `TableService`: the ledger is read through the
+service's own read-only connection beside its writer, commits are heard through
+`commit_listeners`, and the outbox mark is written by the service's single
+writer (`record_outbox`), never here.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Any, Callable
+
+from controller.journal import LedgerRow
+from controller.view import table_view
+
+if TYPE_CHECKING:  # pragma: no cover
+    from tablectl.service import TableService
+
+log = logging.getLogger(__name__)
+
+FIGURE_HOURS = 8.0  # the shift the floor's figures cover, as the pit dashboard's default
+
+
+class ServiceSource:
+    """The publisher's view of one table service (all calls from the event loop's thread)."""
+
+    def __init__(self, service: "TableService", name: str = "fleet") -> None:
+        self.service = service
+        self.name = name
+        self.reader = service.reader()
+        self._figures: dict[str, Any] | None = None
+        self._figures_rounds = -1
+
+    def add_listener(self, wake: Callable[[int], None]) -> None:
+        """Call `wake(last_seq)` after every commit (no I/O inside)."""
+        self.service.commit_listeners.append(wake)
+
+    def rows(self, after: int, limit: int) -> list[LedgerRow]:
+        """Ledger rows after seq `after`."""
+        return self.reader.ledger_rows(after, limit)
+
+    def head(self) -> tuple[int, str]:
+        """(last seq, its MAC)."""
+        return self.service.head()
+
+    def outbox_position(self) -> int:
+        """Where publishing resumes after a restart."""
+        return self.reader.outbox_position(self.name)
+
+    async def record_outbox(self, seq: int) -> None:
+        """Remember durably (through the service's writer) that the broker has every row up to `seq`."""
+        await self.service.record_outbox(self.name, seq)
+
+    def masked_seqs(self) -> set[int]:
+        """Seqs whose body holds the dealer's hole card, not yet turned (the engine says which)."""
+        return self.service.masked_seqs()
+
+    def state(self, table_id: str, dashboard_url: str, head: tuple[int, str | None]) -> dict[str, Any]:
+        """The retained state: the table as a viewer sees it, its figures, its head."""
+        from tablectl.api.figures import figures
+
+        service = self.service
+        table = service.table
+        if self._figures is None or table.rounds_played != self._figures_rounds:
+            # Figures read the shift's rounds: only worth redoing when a round has settled.
+            f = figures(self.reader, service.clock(), FIGURE_HOURS)
+            f.pop("series", None)
+            self._figures, self._figures_rounds = f, table.rounds_played
+        view = table_view(table, reveal_hole=False)
+        view["last_seq"] = head[0]
+        return {"table": table_id, "name": service.settings.table.name, "game": "blackjack",
+                "profile": table.rules.name, "view": view, "figures": self._figures,
+                "head": {"seq": head[0], "mac": head[1]}, "dashboard_url": dashboard_url,
+                "published_at": datetime.now(timezone.utc).isoformat()}
+
+    def close(self) -> None:
+        """Release the read connection."""
+        self.reader.close()
+
+
+def state_json(state: dict[str, Any]) -> bytes:
+    """The state as the message's payload."""
+    return json.dumps(state, separators=(",", ":"), default=str).encode()

@@ -1,0 +1,161 @@
+"""N virtual tables in one process against a broker: each a real TableService, journal and publisher.
+
+Every table is what runs under a real table: the same ordered path, journal,
+engine and fleet publisher; only its shoe is virtual and in memory
+(`simulators.memory_table.MemoryShoe`, the link's interface, no serial link,
+no pty) and its dealer plays basic strategy in-process
+(`simulators.memory_table.InProcessDealer`, acting through the service's
+writer). A table restarted on its directory carries on with the same shoe
+where its journal left it. This is composition (services, publishers, APIs),
+so it lives in the composition root.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from controller.journal import JournalKey
+from simulators.memory_table import InProcessDealer, MemoryShoe
+
+log = logging.getLogger(__name__)
+
+PACES = {"live": 1.0, "fast": 0.0}  # mean seconds between a dealer's steps (a card, a bet, a decision)
+
+
+@dataclass
+class SimTableConfig:
+    """Where one virtual table keeps its files and how it reaches the broker."""
+
+    index: int
+    directory: Path
+    broker: str
+    prefix: str
+    seed: int
+    profile: str
+    api_port: int | None
+    fleet: bool = True  # False: the same table without [fleet] (a baseline)
+
+
+def table_id(index: int) -> str:
+    """The id of the index-th virtual table."""
+    return f"table-{index:03d}"
+
+
+def ensure_key(path: Path) -> None:
+    """Create a table key (the journal's key file) readable by its owner alone, if there is none."""
+    if path.exists():
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    JournalKey.generate(path)
+
+
+class SimTable:
+    """One virtual table: service, memory shoe, in-process dealer, publisher (and optionally its API)."""
+
+    def __init__(self, cfg: SimTableConfig) -> None:
+        from tablectl.config import settings_from_dict
+
+        self.cfg = cfg
+        self.id = table_id(cfg.index)
+        tdir = cfg.directory / self.id
+        tdir.mkdir(parents=True, exist_ok=True)
+        key = cfg.directory / "keys" / f"{self.id}.key"
+        ensure_key(key)
+        url = f"http://127.0.0.1:{cfg.api_port}/" if cfg.api_port else ""
+        self.settings = settings_from_dict({
+            "table": {"name": f"Table {cfg.index}", "profile": cfg.profile},
+            "shoe": {"port": "memory"},
+            "journal": {"path": str(tdir / "journal.sqlite"), "key_file": str(key), "snapshot_every_rounds": 25},
+            "api": {"port": cfg.api_port or 8080, "open_reads_on_loopback": True},
+            "clock": {"tick_seconds": 30},
+            "fleet": {"enabled": cfg.fleet, "table_id": self.id, "topic_prefix": cfg.prefix, "dashboard_url": url,
+                      "broker": {"url": cfg.broker}},
+        })
+        self.rounds_done = 0
+        self.service: Any = None
+        self.publisher: Any = None
+
+    async def run(self, rounds: int, pace: float, stop: asyncio.Event, drain_timeout: float = 30.0) -> dict[str, Any]:
+        """Play until the table has `rounds` rounds (or `stop`), then publish the rest and stop."""
+        from tablectl.fleet import publisher as fleet
+        from tablectl.service import TableService
+
+        decks = self._decks()
+        shoe = MemoryShoe(self.id, self.cfg.seed * 1000 + self.cfg.index, decks)
+        service = self.service = TableService(self.settings, link=shoe)
+        last = service.stored
+        t = service.table
+        shoe.resume(t.shoe.shoe_id if t.shoe else None, last.position if last and t.shoe and
+                    last.shoe_id == t.shoe.shoe_id else 0, bool(t.shoe and t.shoe.cut_card_out))
+        dealer = InProcessDealer(service, shoe, seed=self.cfg.seed * 1000 + self.cfg.index)
+        started = fleet.start(service)
+        self.publisher = started[0] if started else None
+        service_stop = asyncio.Event()
+        runner = asyncio.create_task(service.run(service_stop), name=f"{self.id}-service")
+        api = await self._start_api(service)
+        rng = random.Random(f"pace:{self.id}")
+        began = time.monotonic()
+        start_rounds = t.rounds_played
+        try:
+            await asyncio.sleep(0)  # the link comes up
+            while not stop.is_set():
+                table = service.table
+                if table.rounds_played >= rounds and table.round is None:
+                    break
+                if runner.done():
+                    raise RuntimeError(f"{self.id}: the service stopped: {runner.exception()!r}")
+                dealer.step(dealer.table())
+                await dealer.flush()
+                await asyncio.sleep(pace * rng.uniform(0.5, 1.5) if pace else 0)
+            if started is not None and not stop.is_set():  # everything committed reaches the broker
+                publisher = started[0]
+                end = time.monotonic() + drain_timeout
+                while time.monotonic() < end and not stop.is_set() and (
+                        publisher.acked < service.head()[0] or publisher.published_masked):
+                    await asyncio.sleep(0.05)
+        finally:
+            await fleet.stop(started)
+            service_stop.set()
+            await asyncio.gather(runner, return_exceptions=True)
+            if api is not None:
+                api.should_exit = True
+                await asyncio.sleep(0)
+        self.rounds_done = service.table.rounds_played
+        return {"table": self.id, "rounds": self.rounds_done, "played_now": self.rounds_done - start_rounds,
+                "last_seq": service.head()[0], "cards": dealer.stats.cards,
+                "seconds": round(time.monotonic() - began, 1)}
+
+    def _decks(self) -> int:
+        return self.settings.table.rules().decks
+
+    async def _start_api(self, service: Any) -> Any:
+        if not self.cfg.api_port:
+            return None
+        import uvicorn
+
+        from tablectl.api import create_app
+
+        config = uvicorn.Config(create_app(service), host="127.0.0.1", port=self.cfg.api_port, log_level="warning",
+                                lifespan="off", access_log=False)
+        server = uvicorn.Server(config)
+        server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
+        asyncio.create_task(server.serve(), name=f"{self.id}-api")
+        return server
+
+
+async def run_fleet(tables: int, broker: str, *, first: int = 1, pace: str = "live", rounds: int = 20, directory: Path,
+                    prefix: str = "tablectl", seed: int = 1, profile: str = "ru-standard",
+                    api_port: int | None = None, stop: asyncio.Event | None = None,
+                    drain_seconds: float = 30.0, step_seconds: float | None = None) -> list[dict[str, Any]]:
+    """Play `tables` virtual tables to `rounds` rounds each against `broker`; one summary per table."""
+    stop = stop or asyncio.Event()
+    sims = [SimTable(SimTableConfig(i, directory, broker, prefix, seed, profile,
+                                    api_port + i - first if api_port else None)) for i in range(first, first + tables)]
+    step = PACES[pace] if step_seconds is None else step_seconds
+    return list(await asyncio.gather(*(s.run(rounds, step, stop, drain_seconds) for s in sims)))

@@ -1,0 +1,74 @@
+"""`tablectl fleet-sim --tables N --broker URL`: N virtual tables publishing to a broker (see fleet_sim)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import signal
+import sys
+from pathlib import Path
+
+
+def configure_parser(p: argparse.ArgumentParser) -> None:
+    """Register fleet-sim's arguments."""
+    p.add_argument("--tables", type=int, required=True, help="how many tables (1..500)")
+    p.add_argument("--broker", required=True, help="mqtt://HOST:PORT")
+    p.add_argument("--pace", choices=("live", "fast"), default="live", help="a step a second (live) or flat out")
+    p.add_argument("--step-seconds", type=float, default=None,
+                   help="mean seconds between a dealer's steps, instead of --pace (tests)")
+    p.add_argument("--rounds", type=int, default=20, help="rounds each table plays in all, counting earlier runs")
+    p.add_argument("--dir", required=True, help="tables' journals (DIR/table-NNN/) and keys (DIR/keys/)")
+    p.add_argument("--first", type=int, default=1,
+                   help="number of the first table (table-NNN): several fleet-sim processes share a floor")
+    p.add_argument("--prefix", default="tablectl", help="topic prefix (default tablectl)")
+    p.add_argument("--seed", type=int, default=1, help="seed of the shoes and the dealers")
+    p.add_argument("--rules", default="ru-standard", help="rule profile of every table")
+    p.add_argument("--api-port", type=int, default=0,
+                   help="serve table i's API and dashboard on PORT+i-1 (the floor's tiles link to it)")
+    p.add_argument("--drain-seconds", type=float, default=30.0,
+                   help="at the end, wait this long at most for the broker to have every row")
+    p.add_argument("--log-level", default="WARNING", choices=("DEBUG", "INFO", "WARNING", "ERROR"))
+
+
+def run(args: argparse.Namespace) -> int:
+    """Play the tables; prints one JSON line when ready and one summary at the end."""
+    from tablectl.config import ConfigError
+    from tablectl.fleet.settings import BrokerSettings
+    from tablectl.run import setup_logging
+
+    if not 1 <= args.tables <= 500:
+        print("tablectl fleet-sim: --tables must be 1..500", file=sys.stderr)
+        return 2
+    try:
+        BrokerSettings(url=args.broker)
+    except ValueError as exc:
+        print(f"tablectl fleet-sim: --broker: {str(exc).splitlines()[-1].strip()}", file=sys.stderr)
+        return 2
+    setup_logging(args.log_level)
+    directory = Path(args.dir).resolve()
+    directory.mkdir(parents=True, exist_ok=True)
+    try:
+        results = asyncio.run(_main(args, directory))
+    except ConfigError as exc:
+        print(f"tablectl fleet-sim: {exc}", file=sys.stderr)
+        return 2
+    print(json.dumps({"tables": len(results), "rounds": sum(r["rounds"] for r in results),
+                      "rows": sum(r["last_seq"] for r in results), "per_table": results}), flush=True)
+    return 0
+
+
+async def _main(args: argparse.Namespace, directory: Path) -> list[dict]:
+    from tablectl.fleet_sim import run_fleet
+
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    print(json.dumps({"ready": True, "tables": args.tables, "keys": str(directory / "keys"),
+                      "broker": args.broker}), flush=True)
+    return await run_fleet(args.tables, args.broker, first=args.first, pace=args.pace,
+                           step_seconds=args.step_seconds, rounds=args.rounds, directory=directory,
+                           prefix=args.prefix, seed=args.seed, profile=args.rules,
+                           api_port=args.api_port or None, stop=stop,
+                           drain_seconds=args.drain_seconds)

@@ -1,0 +1,115 @@
+"""The floor's HTTP API and dashboard, with the table API's key roles and error envelope.
+
+Reads only: nothing here reaches a table. Viewers see the tiles, gaps and
+incidents; the rows themselves and a table's session export need a
+supervisor key (surveillance).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path as FsPath
+from typing import Annotated, Any
+
+from fastapi import APIRouter, FastAPI, Path, Query, Request
+from fastapi.responses import FileResponse, Response
+from fastapi.staticfiles import StaticFiles
+
+from tablectl.api.auth import KeyRing, Supervisor, Viewer
+from tablectl.api.errors import ERRORS, ApiError, ErrorResponse, install_error_handlers
+from tablectl.fleet.wire import TABLE_ID
+
+from . import ExportError
+from .export import export_text
+from .service import FloorService
+
+STATIC = FsPath(__file__).with_name("static")
+TableId = Annotated[str, Path(pattern=TABLE_ID)]
+NOT_FOUND = {**ERRORS, 404: {"model": ErrorResponse, "description": "no such table on the floor"}}
+
+router = APIRouter()
+
+
+def _floor(request: Request) -> FloorService:
+    return request.app.state.floor
+
+
+def _known(floor: FloorService, table: str) -> None:
+    if table not in floor.store.tracks:
+        raise ApiError(404, "unknown_table", f"the floor has heard nothing from table {table!r}")
+
+
+@router.get("/healthz", tags=["health"])
+async def healthz(request: Request) -> dict[str, Any]:
+    """Is the floor connected to the broker? (no key needed)"""
+    floor = _floor(request)
+    return {"ok": floor.connected, "broker": floor.connected, "tables": len(floor.store.tracks),
+            "open_gaps": len(floor.store.open_gaps()), "messages": floor.messages, "dropped": floor.dropped}
+
+
+@router.get("/api/floor", tags=["read"], responses=ERRORS)
+async def get_floor(who: Viewer, request: Request) -> dict[str, Any]:
+    """Every table's tile, tables with open alerts first."""
+    floor = _floor(request)
+    return {"floor": floor.settings.floor.name, "connected": floor.connected, "tables": floor.tiles()}
+
+
+@router.get("/api/tables/{table}", tags=["read"], responses=NOT_FOUND)
+async def get_table(who: Viewer, request: Request, table: TableId) -> dict[str, Any]:
+    """One table's tile, its open gaps and its retained state as published."""
+    floor = _floor(request)
+    _known(floor, table)
+    return {**floor.tile(table), "open_gaps": floor.store.open_gaps(table),
+            "state": floor.store.tracks[table].state}
+
+
+@router.get("/api/gaps", tags=["read"], responses=ERRORS)
+async def get_gaps(who: Viewer, request: Request) -> dict[str, Any]:
+    """Every gap not (yet) filled, on any table."""
+    return {"gaps": _floor(request).store.open_gaps()}
+
+
+@router.get("/api/incidents", tags=["read"], responses=ERRORS)
+async def get_incidents(who: Viewer, request: Request,
+                        limit: Annotated[int, Query(ge=1, le=1000)] = 100) -> dict[str, Any]:
+    """What the floor reported (gaps, bad MACs, conflicts, dropped messages), newest first."""
+    return {"incidents": _floor(request).store.incidents(limit)}
+
+
+@router.get("/api/tables/{table}/rows", tags=["read"], responses=NOT_FOUND)
+async def get_rows(who: Supervisor, request: Request, table: TableId,
+                   after: Annotated[int, Query(ge=0, le=2**62)] = 0,
+                   limit: Annotated[int, Query(ge=1, le=1000)] = 100) -> dict[str, Any]:
+    """A table's ledger rows after seq `after`, as the floor holds them, with their MAC check."""
+    floor = _floor(request)
+    _known(floor, table)
+    return {"table": table, "rows": [r.as_dict() for r in floor.store.rows(table, after, limit)]}
+
+
+@router.get("/api/tables/{table}/export", tags=["read"], responses={**NOT_FOUND, 409: {"model": ErrorResponse}})
+async def get_export(who: Supervisor, request: Request, table: TableId) -> Response:
+    """The table's session file (JSON Lines) for `tablectl replay`."""
+    floor = _floor(request)
+    _known(floor, table)
+    try:
+        text = export_text(floor.store, table)
+    except ExportError as exc:
+        raise ApiError(409, "incomplete", str(exc)) from None
+    return Response(text, media_type="application/x-ndjson",
+                    headers={"Content-Disposition": f'attachment; filename="{table}.jsonl"'})
+
+
+@router.get("/", include_in_schema=False)
+async def index() -> FileResponse:
+    """The floor dashboard's page."""
+    return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
+
+
+def create_floor_app(floor: FloorService) -> FastAPI:
+    """The FastAPI application of one floor service."""
+    app = FastAPI(title="tablectl floor", version="0.1.0", description="The casino floor: every table at once.")
+    app.state.floor = floor
+    app.state.keys = KeyRing(floor.settings.api)
+    install_error_handlers(app)
+    app.include_router(router)
+    app.mount("/floor-static", StaticFiles(directory=STATIC), name="floor-static")
+    return app

@@ -1,0 +1,117 @@
+"""`tablectl floor --config FILE` (the floor service) and `tablectl floor export --table ID`."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import signal
+import sys
+
+from . import ExportError, FloorError
+
+log = logging.getLogger(__name__)
+
+
+def configure_parser(p: argparse.ArgumentParser) -> None:
+    """Register floor's arguments (and its `export` subcommand)."""
+    p.add_argument("--config", help="floor TOML config (deploy/floor.example.toml)")
+    sub = p.add_subparsers(dest="floor_command", metavar="SUBCOMMAND")
+    exp = sub.add_parser("export", help="write one table's session file from the floor's store",
+                         description="Write one table's session file (for `tablectl replay`) from the floor's store.")
+    exp.add_argument("--config", dest="export_config", help="floor TOML config (or give it before `export`)")
+    exp.add_argument("--table", required=True, help="the table's id")
+    exp.add_argument("--out", help="output file (default: stdout)")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Serve the floor, or export a table; a bad config, store or table is a message and exit 2."""
+    from tablectl.fleet import FleetError
+    from tablectl.run import setup_logging
+
+    from .settings import load_floor_settings
+
+    path = getattr(args, "export_config", None) or args.config
+    if path is None:
+        print("tablectl floor: --config FILE is needed", file=sys.stderr)
+        return 2
+    try:
+        settings = load_floor_settings(path)
+    except FloorError as exc:
+        print(f"tablectl floor: {exc}", file=sys.stderr)
+        return 2
+    if args.floor_command == "export":
+        return _export(settings, args)
+    setup_logging(settings.floor.log_level)
+    try:
+        from tablectl.fleet import broker
+
+        broker.check(settings.broker)
+        asyncio.run(_serve(settings))
+    except (FloorError, FleetError, OSError) as exc:
+        print(f"tablectl floor: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def _export(settings, args: argparse.Namespace) -> int:  # noqa: ANN001 - FloorSettings, imported lazily
+    from .export import export_text
+    from .store import FloorStore
+
+    if not settings.floor.store.exists():
+        print(f"tablectl floor export: no floor store at {settings.floor.store}", file=sys.stderr)
+        return 2
+    try:
+        store = FloorStore(settings.floor.store)
+        text = export_text(store, args.table)
+    except FloorError as exc:
+        print(f"tablectl floor export: {exc}", file=sys.stderr)
+        return 2
+    if args.out:
+        with open(args.out, "w", encoding="utf-8") as f:
+            f.write(text)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+async def _serve(settings) -> None:  # noqa: ANN001 - FloorSettings
+    import uvicorn
+
+    from .api import create_floor_app
+    from .service import FloorService
+
+    floor = FloorService(settings)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    config = uvicorn.Config(create_floor_app(floor), host=settings.api.host, port=settings.api.port,
+                            log_level="warning", lifespan="off", access_log=False)
+    server = uvicorn.Server(config)
+    server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
+    api = asyncio.create_task(server.serve(), name="floor-api")
+    while not server.started:
+        if api.done():
+            floor.store.close()
+            raise OSError(f"the floor API could not listen on {settings.api.host}:{settings.api.port}")
+        await asyncio.sleep(0.01)
+    runner = asyncio.create_task(floor.run(stop), name="floor")
+    try:  # ready once subscribed, so nothing published from now on is missed; a broker down delays no one
+        await asyncio.wait_for(floor.subscribed.wait(), 5.0)
+    except asyncio.TimeoutError:
+        log.warning("not subscribed yet (the broker is unreachable); serving the store meanwhile")
+    log.info("floor %s: store %s, %d table keys, API http://%s:%d/", settings.floor.name, settings.floor.store,
+             len(floor.keys), settings.api.host, settings.api.port)
+    print(json.dumps({"ready": True, "api": f"http://{settings.api.host}:{settings.api.port}",
+                      "store": str(settings.floor.store)}), flush=True)
+    try:
+        await stop.wait()
+    finally:
+        server.should_exit = True
+        stop.set()
+        await asyncio.gather(runner, api, return_exceptions=True)
+
+
+__all__ = ["configure_parser", "run", "ExportError"]

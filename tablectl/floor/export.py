@@ -1,0 +1,45 @@
+"""A table's session file from the floor's store: what `tablectl replay` reproduces exactly.
+
+The accepted events (ledger rows of kind ``event``) in sequence order, each
+event written as `tablectl journal export` writes it. Refusals are skipped, as the table's own
+`tablectl journal export` skips them. The rows must be complete: a missing
+row stops the export (ExportError names the gap); rows not final yet (the
+round in play, its hole card not turned) are left out at the end.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Iterator
+
+from controller.events import BadEvent, dump_event, parse_event
+
+from . import ExportError
+from .store import FloorStore
+
+
+def export_table(store: FloorStore, table: str) -> Iterator[dict[str, Any]]:
+    """The session-format events of `table`, from seq 1 to the last final row."""
+    track = store.tracks.get(table)
+    if track is None or track.rows == 0:
+        raise ExportError(f"the floor has no rows of table {table!r}")
+    missing = store.missing(table)
+    if missing and missing[0][0] <= track.contiguous + 1:
+        first, last = missing[0]
+        if first <= track.max_seq:
+            raise ExportError(f"table {table}: rows {first}..{last} are missing on the floor; the session "
+                              "cannot be exported whole (the table's own journal has them)")
+    for row in store.iter_rows(table):
+        if row.masked:
+            return  # the round in play: not final yet
+        if row.kind != "event":
+            continue
+        try:  # through the engine's own event model, so the file is what `journal export` writes
+            yield dump_event(parse_event(json.loads(row.body)))
+        except BadEvent as exc:
+            raise ExportError(f"table {table}: row {row.seq} is not an event this build knows: {exc}") from None
+
+
+def export_text(store: FloorStore, table: str) -> str:
+    """The session file's text (JSON Lines)."""
+    return "".join(json.dumps(line, separators=(",", ":")) + "\n" for line in export_table(store, table))

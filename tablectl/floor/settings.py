@@ -1,0 +1,87 @@
+"""The floor's configuration: one TOML file, validated like the table's (tablectl/config.py).
+
+A wrong value stops `tablectl floor` with the setting's name and what is
+allowed, never a traceback. `deploy/floor.example.toml` shows every setting.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from tablectl.config import ApiSettings
+from tablectl.fleet.settings import BrokerSettings
+from tablectl.fleet.wire import PREFIX
+
+from . import FloorConfigError
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class FloorSection(_Section):
+    """The floor service itself."""
+
+    name: str = Field("floor", max_length=80, description="the floor's name on its dashboard")
+    topic_prefix: str = Field("tablectl", pattern=PREFIX, description="the tables' topic prefix")
+    client_id: str = Field("tablectl-floor", pattern=r"^[A-Za-z0-9_-]{1,64}$",
+                           description="MQTT client id: the broker keeps this session's queue while we are away")
+    session_expiry_seconds: int = Field(7 * 86400, ge=60, le=2**32 - 1,
+                                        description="how long the broker keeps our queue while the floor is down")
+    store: Path = Field(Path("/var/lib/tablectl-floor/floor.sqlite"), description="the floor's SQLite store")
+    keys_dir: Path = Field(Path("/etc/tablectl-floor/keys"),
+                           description="copies of the tables' journal keys, one file TABLE_ID.key each")
+    gap_grace_seconds: float = Field(10.0, ge=0.5, le=3600,
+                                     description="a missing row is reported as a gap after this long")
+    log_level: str = Field("INFO", pattern=r"^(DEBUG|INFO|WARNING|ERROR)$", description="log level")
+
+
+class FloorApiSettings(ApiSettings):
+    """The floor's HTTP API and dashboard (the same key roles as a table's)."""
+
+    port: int = Field(8090, ge=1, le=65535, description="TCP port")
+
+
+class FloorSettings(_Section):
+    """The whole floor configuration file."""
+
+    floor: FloorSection = Field(default_factory=FloorSection)
+    broker: BrokerSettings = Field(default_factory=BrokerSettings)
+    api: FloorApiSettings = Field(default_factory=FloorApiSettings)
+
+
+def _explain(exc: ValidationError) -> str:
+    parts = []
+    for err in exc.errors():
+        where = ".".join(str(p) for p in err["loc"]) or "config"
+        msg = err["msg"].removeprefix("Value error, ")
+        if err["type"] == "extra_forbidden":
+            parts.append(f"{where}: unknown setting")
+        else:
+            got = err.get("input")
+            parts.append(f"{where}: {msg}" + ("" if isinstance(got, dict) else f" (got {got!r})"))
+    return "; ".join(parts)
+
+
+def floor_settings(data: dict[str, Any], source: str = "floor config") -> FloorSettings:
+    """Validate already-parsed settings; FloorConfigError names what is wrong."""
+    try:
+        return FloorSettings(**data)
+    except ValidationError as exc:
+        raise FloorConfigError(f"{source}: {_explain(exc)}") from None
+
+
+def load_floor_settings(path: str | Path) -> FloorSettings:
+    """Read and validate a floor TOML file."""
+    try:
+        with open(path, "rb") as f:
+            data = tomllib.load(f)
+    except OSError as exc:
+        raise FloorConfigError(f"cannot read floor config {path}: {exc.strerror}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise FloorConfigError(f"floor config {path} is not valid TOML: {exc}") from None
+    return floor_settings(data, str(path))

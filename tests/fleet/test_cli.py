@@ -1,0 +1,46 @@
+"""Bad input to the fleet's commands and settings: a clear message, never a traceback."""
+
+from __future__ import annotations
+
+import pytest
+from tests.support.harness import tablectl
+
+from tablectl.config import ConfigError, settings_from_dict
+
+
+@pytest.mark.parametrize("fleet, where", [
+    ({"table_id": "table 1"}, "fleet.table_id"),
+    ({"topic_prefix": "a/+/b"}, "fleet.topic_prefix"),
+    ({"broker": {"url": "tcp://x:1"}}, "fleet.broker.url"),
+    ({"broker": {"url": "mqtt://x:99999"}}, "fleet.broker.url"),
+    ({"dashboard_url": "javascript:alert(1)"}, "fleet.dashboard_url"),
+    ({"state_every_seconds": 0}, "fleet.state_every_seconds"),
+    ({"brokr": {}}, "fleet.brokr"),
+])
+def test_a_wrong_fleet_setting_names_itself(fleet, where):
+    with pytest.raises(ConfigError, match=where.replace(".", r"\.")):
+        settings_from_dict({"fleet": fleet})
+
+
+def test_fleet_sim_refuses_bad_arguments(tmp_path):
+    r = tablectl("fleet-sim", "--tables", "0", "--broker", "mqtt://127.0.0.1:1", "--dir", str(tmp_path))
+    assert r.returncode == 2 and "--tables" in r.stderr
+    r = tablectl("fleet-sim", "--tables", "2", "--broker", "http://127.0.0.1:1", "--dir", str(tmp_path))
+    assert r.returncode == 2 and "--broker" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_the_floor_example_config_validates_and_shows_every_default():
+    import tomllib
+    from pathlib import Path
+
+    from tablectl.floor.settings import floor_settings, load_floor_settings
+
+    path = Path(__file__).resolve().parents[2] / "deploy" / "floor.example.toml"
+    load_floor_settings(path)
+    data = tomllib.loads(path.read_text())
+    defaults = floor_settings({}).model_dump(mode="json")
+    for section, values in defaults.items():
+        for key, value in values.items():
+            if key == "keys":
+                continue  # shown commented out
+            assert data[section][key] == value, f"{section}.{key}"

@@ -1,0 +1,102 @@
+"""deploy/mosquitto: the example broker as shipped (TLS with client certificates, the ACL) on a real
+Mosquitto: each table publishes only under its own prefix and reads nothing, the floor reads all,
+and a client without a certificate from the floor's CA is refused."""
+
+from __future__ import annotations
+
+import asyncio
+import getpass
+import subprocess
+from pathlib import Path
+
+import pytest
+from tests.support.broker import Mosquitto
+from tests.support.harness import free_port
+
+from tablectl.fleet import BrokerUnavailable
+from tablectl.fleet import broker as mqtt
+from tablectl.fleet.settings import BrokerSettings
+
+DEPLOY = Path(__file__).resolve().parents[2] / "deploy" / "mosquitto"
+
+
+def _openssl(*args: str, cwd: Path) -> None:
+    subprocess.run(["openssl", *args], cwd=cwd, check=True, capture_output=True)
+
+
+def _certs(d: Path) -> None:
+    ec = ("-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes")
+    _openssl("req", "-x509", *ec, "-keyout", "ca.key", "-out", "ca.crt", "-days", "2", "-subj", "/CN=floor CA", cwd=d)
+    (d / "san.ext").write_text("subjectAltName=IP:127.0.0.1\n")
+    for name, cn in (("broker", "127.0.0.1"), ("table-001", "table-001"), ("floor", "tablectl-floor")):
+        _openssl("req", *ec, "-keyout", f"{name}.key", "-out", f"{name}.csr", "-subj", f"/CN={cn}", cwd=d)
+        extra = ("-extfile", "san.ext") if name == "broker" else ()
+        _openssl("x509", "-req", "-in", f"{name}.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial",
+                 "-out", f"{name}.crt", "-days", "2", *extra, cwd=d)
+
+
+@pytest.fixture
+def tls_broker(tmp_path):
+    d = tmp_path / "pki"
+    d.mkdir()
+    _certs(d)
+    (d / "acl").write_text((DEPLOY / "acl").read_text())
+    port = free_port()
+    conf = (DEPLOY / "tablectl.conf").read_text().replace("/etc/mosquitto/tablectl/", f"{d}/")
+    conf = conf.replace("listener 8883", f"listener {port} 127.0.0.1")
+    conf = conf.replace("persistence_location /var/lib/mosquitto/", f"persistence_location {d}/")
+    conf = f"user {getpass.getuser()}\nlog_dest file {d}/mosquitto.log\n" + conf
+    b = Mosquitto(tmp_path / "broker", port=port, config=conf).start()
+    yield b, d
+    b.stop()
+
+
+def test_the_example_broker_config_and_acl(tls_broker):
+    b, d = tls_broker
+    url = f"mqtts://127.0.0.1:{b.port}"
+
+    def who(name: str) -> BrokerSettings:
+        return BrokerSettings(url=url, ca_file=str(d / "ca.crt"), cert_file=str(d / f"{name}.crt"),
+                              key_file=str(d / f"{name}.key"))
+
+    async def forge(topic: str) -> None:
+        # Mosquitto refuses a publish outside the client's ACL; with MQTT 5 it may also drop the client.
+        try:
+            async with mqtt.connect(who("table-001"), "table-001-forger") as conn:
+                await conn.publish(topic, b"forged")
+        except BrokerUnavailable:
+            pass
+
+    async def scenario() -> tuple[list[str], list[str]]:
+        floor_got: list[str] = []
+        table_got: list[str] = []
+        async with mqtt.connect(who("floor"), "tablectl-floor") as floor, \
+                mqtt.connect(who("table-001"), "table-001") as table:
+            await floor.subscribe(["tablectl/#"])
+            await table.subscribe(["tablectl/#"])  # granted, but a table may read nothing
+
+            async def collect(conn: mqtt.Connection, into: list[str]) -> None:
+                async for m in conn.messages():
+                    into.append(f"{m.topic}={m.payload.decode()}")
+
+            tasks = [asyncio.create_task(collect(floor, floor_got)), asyncio.create_task(collect(table, table_got))]
+            await table.publish("tablectl/table-001/ledger", b"mine")
+            await table.publish("tablectl/table-001/status", b"online", retain=True)
+            await forge("tablectl/table-002/ledger")  # another table's prefix
+            await forge("tablectl/table-001/commands")  # not a table's topic
+            await asyncio.sleep(1.0)
+            for t in tasks:
+                t.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+        return floor_got, table_got
+
+    floor_got, table_got = asyncio.run(scenario())
+    assert floor_got == ["tablectl/table-001/ledger=mine", "tablectl/table-001/status=online"]
+    assert table_got == []
+
+    async def anonymous() -> None:
+        async with mqtt.connect(BrokerSettings(url=url, ca_file=str(d / "ca.crt")), "intruder"):
+            pass
+
+    with pytest.raises(BrokerUnavailable):
+        asyncio.run(anonymous())

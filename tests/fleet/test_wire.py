@@ -1,0 +1,95 @@
+"""The wire format: the journal v2 MAC, masked and final ledger messages, and what the floor refuses."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+
+import pytest
+
+from tablectl.fleet import BadMessage
+from tablectl.fleet.wire import (
+    MAX_LEDGER_BYTES,
+    LedgerRow,
+    ledger_payload,
+    parse_ledger,
+    parse_state,
+    parse_status,
+    row_mac,
+    split_topic,
+)
+
+KEY = bytes(range(32))
+
+
+def _row(seq: int = 1, prev: str = "", body: str = '{"at":"2026-11-30T20:00:00+00:00","card":"AS","position":3,'
+         '"type":"card"}') -> LedgerRow:
+    row = LedgerRow(seq, "event", "2026-11-30T20:00:00+00:00", body, "S1", 3, None, None, "")
+    return LedgerRow(*[getattr(row, f) for f in row.__slots__[:-1]], row_mac(KEY, prev, row))  # type: ignore[attr-defined]
+
+
+def test_mac_is_the_contracts_hmac_over_the_previous_mac_and_the_canonical_row():
+    row = _row()
+    canonical = json.dumps([1, "event", row.received_at, row.body, "S1", 3, None, None], ensure_ascii=True,
+                           separators=(",", ":")).encode()
+    assert row.mac == hmac.new(KEY, b"\n" + canonical, hashlib.sha256).hexdigest()
+    nxt = _row(2, row.mac)
+    assert nxt.mac == hmac.new(KEY, row.mac.encode() + b"\n" + json.dumps(
+        [2, "event", row.received_at, row.body, "S1", 3, None, None], separators=(",", ":")).encode(),
+        hashlib.sha256).hexdigest()
+
+
+def test_a_final_message_carries_the_body_byte_for_byte_and_verifies():
+    row = _row()
+    wire = parse_ledger(ledger_payload("t1", row), "t1")
+    assert wire.body == row.body and wire.mac == row.mac and not wire.masked
+    assert row_mac(KEY, "", wire) == row.mac
+
+
+def test_a_masked_hole_card_shows_xx_and_no_mac():
+    row = _row()
+    raw = ledger_payload("t1", row, mask_card=True, withhold_mac=True)
+    assert b"AS" not in raw and row.mac.encode() not in raw
+    wire = parse_ledger(raw, "t1")
+    assert wire.masked and wire.mac is None and json.loads(wire.body)["card"] == "XX"
+
+
+def test_rows_after_a_masked_one_travel_without_their_mac():
+    row = _row(2, "0" * 64)
+    wire = parse_ledger(ledger_payload("t1", row, withhold_mac=True), "t1")
+    assert wire.masked and wire.mac is None and wire.body == row.body
+
+
+@pytest.mark.parametrize("payload, why", [
+    (b"not json", "malformed"),
+    (b"[]", "malformed"),
+    (json.dumps({"table": "t1"}).encode(), "malformed"),
+    (ledger_payload("t2", _row()), "names table"),
+    (ledger_payload("t1", _row()).replace(b'"masked":false', b'"masked":true'), "exactly when"),
+    (ledger_payload("t1", _row()).replace(b'"seq":1', b'"seq":"1"'), "malformed"),
+    (ledger_payload("t1", _row()).replace(b'"seq":1', b'"seq":1,"extra":1'), "malformed"),
+    (b" " * (MAX_LEDGER_BYTES + 1), "limit"),
+])
+def test_a_bad_ledger_message_is_refused_with_a_reason(payload, why):
+    with pytest.raises(BadMessage, match=why):
+        parse_ledger(payload, "t1")
+
+
+def test_a_body_that_is_not_an_event_is_refused():
+    row = LedgerRow(1, "event", "2026-11-30T20:00:00+00:00", "[1,2]", None, None, None, None, "a" * 64)
+    with pytest.raises(BadMessage, match="session-format"):
+        parse_ledger(ledger_payload("t1", row), "t1")
+
+
+def test_topics_state_and_status():
+    assert split_topic("casino/floor1", "casino/floor1/t-7/ledger") == ("t-7", "ledger")
+    for bad in ("other/t/ledger", "casino/floor1/t/ledger/x", "casino/floor1/+/ledger", "casino/floor1/t/cmd"):
+        with pytest.raises(BadMessage):
+            split_topic("casino/floor1", bad)
+    assert parse_status(b"online") == "online"
+    with pytest.raises(BadMessage):
+        parse_status(b"maybe")
+    assert parse_state(b'{"a":1}') == {"a": 1}
+    with pytest.raises(BadMessage):
+        parse_state(b"[1]")
