@@ -278,7 +278,9 @@ class Table:
         shoe.cut_card_out = True
         shoe.cut_card_position = e.position if e.position is not None else shoe.dealt + 1
         self.right_to_cut = self.next_card_owner()
-        if self.rules.reshuffle_every_round:
+        if self.rules.reshuffle_every_round or self.pending:
+            # rules.md, Points decided: out after the bets and before the first card, the cut card
+            # leaves the round whose bets are down to be dealt and finished; the shuffle follows it.
             return
         if self.phase in READY:
             self._set_phase(Phase.WAITING_FOR_SHUFFLE)
@@ -304,6 +306,9 @@ class Table:
         rules = self.rules
         if e.box > rules.boxes:
             return Refusal("no_such_box", f"this table has boxes 1 to {rules.boxes}")
+        if e.amount % rules.chip_unit:
+            return Refusal("bet_not_whole_chips", f"bets are made in chips of {money(rules.chip_unit)}: "
+                                                  f"{money(e.amount)} is not a whole number of chips")
         bets = self.pending.get(e.box, {})
         player = self._bettor(e, bets)
         reserved = self.reservations.get(e.box)
@@ -342,7 +347,8 @@ class Table:
 
     # ------------------------------------------------------------------ the shoe
     def _shuffle_is_repeat(self) -> bool:
-        # A repeated shuffle: no card dealt since the last one (burns aside), and none was due.
+        # rules.md, Points decided: a repeat is a shuffle with no card dealt since the last one
+        # (burns aside); the shuffle the rules require (a shuffle is due) is never a repeat.
         shoe = self.shoe
         return shoe is not None and shoe.dealt == shoe.burned and self.phase is not Phase.WAITING_FOR_SHUFFLE
 
@@ -351,14 +357,18 @@ class Table:
             return Refusal("round_in_progress", "finish the round before shuffling")
         shoe = self.shoe
         rules = self.rules
-        if self.phase is Phase.WAITING_FOR_SHUFFLE or shoe is None or rules.dealer_may_shuffle \
-                or rules.reshuffle_every_round or self.last_round_players == 1:
+        if self.phase is Phase.WAITING_FOR_SHUFFLE or shoe is None:
+            return None  # the shuffle the rules require
+        if self._shuffle_is_repeat():
+            # "Once only" holds in every profile and with every option.
+            if shoe.repeats >= rules.repeat_shuffles:
+                return Refusal("shuffle_not_due", "the shuffle has already been repeated")
             return None
-        if not self._shuffle_is_repeat():
-            return Refusal("shuffle_not_due", "no shuffle is due: the cut card has not come out")
-        if shoe.repeats >= rules.repeat_shuffles:
-            return Refusal("shuffle_not_due", "the shuffle has already been repeated")
-        return None
+        if rules.dealer_may_shuffle or rules.reshuffle_every_round or self.last_round_players == 1:
+            return None  # a new shuffle mid-shoe: the dealer's choice, or a lone player's request
+        if shoe.cut_card_out:
+            return Refusal("shuffle_not_due", "the round whose bets are down is dealt first; the shuffle follows it")
+        return Refusal("shuffle_not_due", "no shuffle is due: the cut card has not come out")
 
     def _on_shuffle(self, e: ev.Shuffle) -> None:
         shoe = self.shoe

@@ -202,6 +202,7 @@ class LinkUp(Event):
     """The shoe link is back."""
 
     type: Literal["link_up"] = "link_up"
+    reason: str | None = None
 
 
 @dataclass(slots=True, kw_only=True)

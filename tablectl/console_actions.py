@@ -38,7 +38,7 @@ def console_event(action: ConsoleAction, service: TableService) -> ev.Event | No
         for box in table.round.boxes:
             if box.number == number:
                 hand = box.hands[0]
-                if hand.is_blackjack:
+                if hand.is_blackjack and table.rules.even_money:
                     return ev.EvenMoney(box=number)
                 return ev.Insure(box=number, amount=box.bet / 2)  # the console insures the full half
     return None
