@@ -230,7 +230,7 @@ AnyEvent = Annotated[
 ]
 EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(AnyEvent)
 EVENT_TYPES: tuple[str, ...] = tuple(
-    cls.__dataclass_fields__["type"].default  # type: ignore[attr-defined]
+    cls.__dataclass_fields__["type"].default  # type: ignore[attr-defined,misc]
     for cls in Event.__subclasses__()
 )
 

@@ -9,7 +9,6 @@ views and the simulated players alike.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from decimal import Decimal
 from enum import Enum
 
 from .cards import Card
@@ -39,6 +38,11 @@ class Action(str, Enum):
     INSURANCE = "insurance"
     EVEN_MONEY = "even_money"
     CLOSE_INSURANCE = "close_insurance"
+
+
+def money_half(cents: int) -> str:
+    """Half an amount, as the dealer is told it."""
+    return money(cents // 2) if cents % 2 == 0 else f"half of {money(cents)}"
 
 
 # ---------------------------------------------------------------------------- split aces
@@ -232,8 +236,8 @@ def _insurance_box(r: Round | None, number: int) -> tuple[Refusal | None, BoxInP
 
 
 def insure_refusal(phase: Phase, r: Round | None, rules: RuleProfile, number: int,
-                   amount: Decimal) -> Refusal | None:
-    """May this box insure this amount now?"""
+                   amount: int | None) -> Refusal | None:
+    """May this box insure this amount (in cents; None: a fraction of a cent) now?"""
     if phase is not Phase.INSURANCE or not rules.insurance:
         return Refusal("insurance_closed", "insurance is offered only against a dealer ace, before play")
     refusal, box = _insurance_box(r, number)
@@ -245,11 +249,13 @@ def insure_refusal(phase: Phase, r: Round | None, rules: RuleProfile, number: in
         return Refusal("insurance_not_allowed", f"box {box.number} has blackjack: it may take even money")
     if box.insurance is not None:
         return Refusal("insurance_not_allowed", f"box {box.number} is already insured")
-    half = box.bet / 2
-    if amount > half:
-        return Refusal("insurance_too_large", f"insurance is at most half the bet: {money(half)} on box {box.number}")
-    if rules.insurance_amount is InsuranceAmount.HALF and amount != half:
-        return Refusal("insurance_not_half", f"insurance is exactly half the bet here: {money(half)} on box {box.number}")
+    half = money_half(box.bet)
+    if amount is None:
+        return Refusal("bad_amount", "insurance is an amount in whole cents")
+    if amount * 2 > box.bet:
+        return Refusal("insurance_too_large", f"insurance is at most half the bet: {half} on box {box.number}")
+    if rules.insurance_amount is InsuranceAmount.HALF and amount * 2 != box.bet:
+        return Refusal("insurance_not_half", f"insurance is exactly half the bet here: {half} on box {box.number}")
     return None
 
 

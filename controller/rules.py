@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 from enum import Enum
+from functools import cached_property
 from typing import Any, Iterable
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -69,6 +70,11 @@ def _ratio(text: str) -> Decimal:
 
 
 CENT = Decimal("0.01")
+
+
+def _parts(text: str) -> tuple[int, int]:
+    a, b = text.split(":")
+    return int(a), int(b)
 
 
 class RuleProfile(BaseModel):
@@ -187,6 +193,37 @@ class RuleProfile(BaseModel):
     def three_sevens_suited_ratio(self) -> Decimal:
         """Suited three sevens payout as a multiple of the bet."""
         return _ratio(self.three_sevens_suited_pays)
+
+    # The same values in whole cents and whole-number ratios, as the engine counts them.
+    @cached_property
+    def chip_cents(self) -> int:
+        """The chip unit in cents."""
+        return int(self.chip_unit * 100)
+
+    @cached_property
+    def table_min_cents(self) -> int:
+        """The table minimum in cents (rounded up to a whole cent)."""
+        return -int(-self.table_min * 100 // 1)
+
+    @cached_property
+    def table_max_cents(self) -> int:
+        """The table maximum in cents (rounded down to a whole cent)."""
+        return int(self.table_max * 100 // 1)
+
+    @cached_property
+    def blackjack_parts(self) -> tuple[int, int]:
+        """Blackjack payout as (numerator, denominator)."""
+        return _parts(self.blackjack_pays)
+
+    @cached_property
+    def three_sevens_parts(self) -> tuple[int, int]:
+        """Three sevens payout as (numerator, denominator)."""
+        return _parts(self.three_sevens_pays)
+
+    @cached_property
+    def three_sevens_suited_parts(self) -> tuple[int, int]:
+        """Suited three sevens payout as (numerator, denominator)."""
+        return _parts(self.three_sevens_suited_pays)
 
     def options(self) -> dict[str, Any]:
         """Every option as JSON-ready data (what a session's `rules` line carries)."""

@@ -6,6 +6,7 @@ import logging
 
 from controller import events as ev
 from controller.engine import IllegalAction, Phase
+from controller.money import from_cents
 from display.console import ConsoleAction, ConsoleKind
 
 from .service import TableService
@@ -40,7 +41,7 @@ def console_event(action: ConsoleAction, service: TableService) -> ev.Event | No
                 hand = box.hands[0]
                 if hand.is_blackjack and table.rules.even_money:
                     return ev.EvenMoney(box=number)
-                return ev.Insure(box=number, amount=box.bet / 2)  # the console insures the full half
+                return ev.Insure(box=number, amount=from_cents(box.bet) / 2)  # the console insures the full half
     return None
 
 

@@ -167,7 +167,8 @@ class Session:
 
     def _amount_for_insurance(self, box: int) -> Decimal:
         r = self.table.round
-        bet = next((b.bet for b in r.boxes if b.number == box), None) if r else None
+        cents = next((b.bet for b in r.boxes if b.number == box), None) if r else None
+        bet = Decimal(cents) / 100 if cents is not None else None
         how = self.choose.int(0, 4)
         if bet is not None and how <= 2:  # exactly half (all some tables take), or less
             return bet / 2 if how <= 1 else max(Decimal("0.5"), (bet / 4).quantize(Decimal("0.5")))
