@@ -27,7 +27,7 @@ import sys
 import time
 import warnings
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+sys.path.append(os.path.join(os.path.dirname(__file__), ".."))  # after PYTHONPATH: a compiled build wins
 
 from controller.rules import PROFILES, build_rules  # noqa: E402
 from simulators.simulate import play_chunk, simulate  # noqa: E402
@@ -88,7 +88,9 @@ def main() -> None:
         theirs.append(py21_rate(args.rounds, k))
         ours.append(simulate_rate(args.rounds, k))
     best_ours, best_theirs = max(ours), max(theirs)
-    print(f"ru-standard-like rules, one box, one core, {args.rounds} rounds, best of {args.repeat}:")
+    import controller.engine
+    built = "compiled (mypyc)" if controller.engine.__file__.endswith(".so") else "pure Python"
+    print(f"ru-standard-like rules, one box, one core, {args.rounds} rounds, best of {args.repeat}; engine: {built}")
     print(f"  py21 1.6.0           {best_theirs:>9.0f} rounds/s   (runs: {', '.join(f'{x:.0f}' for x in theirs)})")
     print(f"  tablectl simulate    {best_ours:>9.0f} rounds/s   (runs: {', '.join(f'{x:.0f}' for x in ours)})")
     print(f"  ratio                {best_ours / best_theirs:>9.2f} x py21 per core")

@@ -15,7 +15,7 @@ import os
 import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+sys.path.append(os.path.join(os.path.dirname(__file__), ".."))  # after PYTHONPATH: a compiled build wins
 
 from controller.rules import PROFILES, build_rules  # noqa: E402
 from simulators.simulate import default_workers, simulate  # noqa: E402
