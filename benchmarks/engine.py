@@ -1,9 +1,20 @@
-"""Rounds per second of `tablectl simulate` through the authoritative engine, on one core.
+"""Rounds per second of `tablectl simulate` beside py21's, on the same rules, in one run, per core.
 
-    .venv/bin/python benchmarks/engine.py [--rounds N] [--repeat K]
+    .venv/bin/pip install -e '.[bench]'      # py21 (and what it imports) is a benchmark extra
+    .venv/bin/python benchmarks/engine.py [--rounds N] [--repeat K] [--profiles]
 
-Prints, per built-in profile, the best of K runs (the least disturbed by the machine),
-and the share of time the engine itself takes (the rest is the virtual shoe and players).
+The two simulators run alternately, K times each, one process, one core, and the best run of
+each is kept (the least disturbed by the machine); the ratio is of those. The rules are
+ru-standard's as far as py21 can take them: 6 decks, a cut card (py21 reshuffles once 0.327
+of the shoe is left, the middle of ru-standard's 200-220 of 312 dealt), one box, the dealer
+stands on soft 17, double on any two, double after split, split to 4 hands, no surrender.
+What differs: py21 peeks for a dealer blackjack (a hole-card game) and ru-standard does not;
+py21 has no three-sevens bonus and no resplit of aces (split aces take one card in both);
+py21 counts cards and collects per-hand data as it plays, which it cannot be told not to do.
+`tablectl simulate` also checks every event through the engine (legality, the shoe's make-up,
+alerts) and settles by the engine's rules, as the live table does.
+
+With --profiles it also prints each built-in profile's rate and the engine's share of the time.
 """
 
 from __future__ import annotations
@@ -13,31 +24,83 @@ import cProfile
 import os
 import pstats
 import sys
+import time
+import warnings
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+sys.path.append(os.path.join(os.path.dirname(__file__), ".."))  # after PYTHONPATH: a compiled build wins
 
 from controller.rules import PROFILES, build_rules  # noqa: E402
-from simulators.simulate import simulate  # noqa: E402
+from simulators.simulate import play_chunk, simulate  # noqa: E402
+
+PY21_RULES = {
+    "num_decks": 6,
+    "shuffle_freq": 1 - 210 / 312,  # reshuffle with 102 of 312 cards left
+    "burn": False,
+    "soft_stand": True,
+    "stand_total": 17,
+    "double_after_split": True,
+    "max_split_hands": 3,  # three splits: four hands
+    "hit_split_aces": False,
+    "surrender_allowed": False,
+    "insurance_allowed": False,  # neither simulator's player insures
+}
+
+
+def py21_rate(rounds: int, seed: int) -> float:
+    """Rounds per second of py21 1.6.0's own play loop (Game.play_round) with its basic strategy."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from py21 import Game, Player
+    game = Game([Player(10**15)], PY21_RULES, seed=seed)
+    started = time.perf_counter()
+    for _ in range(rounds):
+        game.play_round()
+    return rounds / (time.perf_counter() - started)
+
+
+def simulate_rate(rounds: int, seed: int) -> float:
+    """Rounds per second of `tablectl simulate --rules ru-standard --workers 1`."""
+    return simulate(build_rules("ru-standard"), rounds, seed, workers=1).rounds_per_second
+
+
+def engine_share(name: str, rounds: int) -> float:
+    """The share of a simulation's time spent inside Table.apply (the rest: shoe and players)."""
+    prof = cProfile.Profile()
+    prof.enable()
+    play_chunk(build_rules(name), rounds, "profile")
+    prof.disable()
+    stats = pstats.Stats(prof)
+    total = stats.total_tt  # type: ignore[attr-defined]
+    engine = sum(v[3] for k, v in stats.stats.items() if k[2] == "apply" and "controller" in k[0])  # type: ignore[attr-defined]
+    return engine / total
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--rounds", type=int, default=100_000)
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rounds", type=int, default=50_000)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--profiles", action="store_true", help="also every built-in profile alone")
     args = parser.parse_args()
-    print(f"{'profile':<18} {'rounds/s':>10} {'engine share':>13}")
-    for name in PROFILES:
-        rules = build_rules(name)
-        simulate(rules, 1000, 0)  # build the strategy tables outside the timing
-        best = max(simulate(rules, args.rounds, seed).rounds_per_second for seed in range(1, args.repeat + 1))
-        prof = cProfile.Profile()
-        prof.enable()
-        simulate(rules, min(args.rounds, 20_000), 99)
-        prof.disable()
-        stats = pstats.Stats(prof)
-        total = stats.total_tt  # type: ignore[attr-defined]
-        engine = sum(v[3] for k, v in stats.stats.items() if k[2] == "apply" and "controller" in k[0])  # type: ignore[attr-defined]
-        print(f"{name:<18} {best:>10.0f} {engine / total:>12.0%}")
+    simulate_rate(2000, 0)  # build the strategy tables outside the timing
+    py21_rate(2000, 0)
+    ours, theirs = [], []
+    for k in range(1, args.repeat + 1):
+        theirs.append(py21_rate(args.rounds, k))
+        ours.append(simulate_rate(args.rounds, k))
+    best_ours, best_theirs = max(ours), max(theirs)
+    import controller.engine
+    built = "compiled (mypyc)" if controller.engine.__file__.endswith(".so") else "pure Python"
+    print(f"ru-standard-like rules, one box, one core, {args.rounds} rounds, best of {args.repeat}; engine: {built}")
+    print(f"  py21 1.6.0           {best_theirs:>9.0f} rounds/s   (runs: {', '.join(f'{x:.0f}' for x in theirs)})")
+    print(f"  tablectl simulate    {best_ours:>9.0f} rounds/s   (runs: {', '.join(f'{x:.0f}' for x in ours)})")
+    print(f"  ratio                {best_ours / best_theirs:>9.2f} x py21 per core")
+    if args.profiles:
+        print(f"\n{'profile':<18} {'rounds/s':>10} {'engine share':>13}")
+        for name in PROFILES:
+            rules = build_rules(name)
+            simulate(rules, 1000, 0)
+            best = max(simulate(rules, args.rounds, seed).rounds_per_second for seed in range(1, args.repeat + 1))
+            print(f"{name:<18} {best:>10.0f} {engine_share(name, min(args.rounds, 20_000)):>12.0%}")
 
 
 if __name__ == "__main__":

@@ -26,12 +26,13 @@ class Suit(str, Enum):
 
 @dataclass(frozen=True, slots=True)
 class Card:
-    """One playing card: its code, rank letter, suit and blackjack value (ace = 1)."""
+    """One playing card: its code, rank letter, suit, blackjack value (ace = 1) and place in ALL_CARDS."""
 
     code: str
     rank: str
     suit: str
     value: int
+    index: int  # 0..51: where counts and per-card tables keep it
 
     def __str__(self) -> str:
         return self.code
@@ -52,7 +53,7 @@ def _value(rank: str) -> int:
 _CARDS: dict[str, Card] = {}
 for _r in RANKS:
     for _s in SUITS:
-        _CARDS[_r + _s] = Card(_r + _s, _r, _s, _value(_r))
+        _CARDS[_r + _s] = Card(_r + _s, _r, _s, _value(_r), len(_CARDS))
 for _s in SUITS:
     _CARDS["10" + _s] = _CARDS["T" + _s]
 

@@ -6,16 +6,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from .alerts import Alert, AlertKind
+from .cards import ALL_CARDS, Card
 from .phase import Phase
 from .round import Round
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class Effect:
     """Base of every effect."""
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class PhaseChanged(Effect):
     """The table moved to another phase."""
 
@@ -23,7 +24,7 @@ class PhaseChanged(Effect):
     new: Phase
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class CardPlaced(Effect):
     """A card went somewhere: ``to`` is ``box``, ``dealer``, ``burn``, ``held`` or ``discard``."""
 
@@ -34,14 +35,14 @@ class CardPlaced(Effect):
     face_down: bool = False  # the dealer's hole card: secret from every role below supervisor until turned
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class HoleCardTurned(Effect):
     """The dealer turned his hole card: it is no longer a secret."""
 
     card: str
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class RoundSettled(Effect):
     """A round is over; ``result`` is its JSON-ready record (built on first use)."""
 
@@ -53,14 +54,14 @@ class RoundSettled(Effect):
         return self.round.record
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class AlertRaised(Effect):
     """A new latched alert."""
 
     alert: Alert
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class AlertCleared(Effect):
     """An alert is resolved and acknowledged: it leaves the board."""
 
@@ -68,15 +69,47 @@ class AlertCleared(Effect):
     kind: AlertKind
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class ShoeLock(Effect):
     """Hold the shoe's card gate shut (locked) or open it."""
 
     locked: bool
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class ReservationLapsed(Effect):
     """A box marker ran out of time and the box is free."""
 
     box: int
+
+
+# Effects are values: the engine hands out one shared instance per phase change and per card
+# placed, instead of building the same small object again for every card of every round.
+_PHASE_CHANGED = {old: {new: PhaseChanged(old, new) for new in Phase} for old in Phase}
+_TO_DEALER = [CardPlaced(c.code, "dealer") for c in ALL_CARDS]
+_BURNT = [CardPlaced(c.code, "burn") for c in ALL_CARDS]
+_TO_BOX: dict[int, CardPlaced] = {}
+
+
+def phase_changed(old: Phase, new: Phase) -> PhaseChanged:
+    """The effect of the table moving from ``old`` to ``new``."""
+    return _PHASE_CHANGED[old][new]
+
+
+def dealer_card(card: Card) -> CardPlaced:
+    """The effect of ``card`` going to the dealer."""
+    return _TO_DEALER[card.index]
+
+
+def burnt_card(card: Card) -> CardPlaced:
+    """The effect of ``card`` being burnt."""
+    return _BURNT[card.index]
+
+
+def box_card(card: Card, box: int, hand: int) -> CardPlaced:
+    """The effect of ``card`` going to hand ``hand`` of box ``box``."""
+    key = (card.index * 10 + box) * 16 + hand
+    placed = _TO_BOX.get(key)
+    if placed is None:
+        placed = _TO_BOX[key] = CardPlaced(card.code, "box", box, hand)
+    return placed

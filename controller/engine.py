@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import logging
 from datetime import datetime, timedelta
-from decimal import Decimal
 from typing import Any, Callable, ClassVar
 
 from . import events as ev
@@ -28,12 +27,12 @@ from . import settlement
 from . import snapshot as snap
 from .alerts import LOCKING_KINDS, Alert, AlertKind
 from .cards import Card
-from .effects import (AlertCleared, AlertRaised, CardPlaced, Effect, HoleCardTurned, PhaseChanged,
-                      ReservationLapsed, RoundSettled, ShoeLock)
+from .effects import (AlertCleared, AlertRaised, CardPlaced, Effect, HoleCardTurned, ReservationLapsed,
+                      RoundSettled, ShoeLock, _PHASE_CHANGED, box_card, burnt_card, dealer_card)
 from .errors import EngineError, IllegalAction, SnapshotError
 from .hand import BoxInPlay, Hand, Outcome
 from .legality import Action, Refusal
-from .money import ZERO, money
+from .money import money, to_cents
 from .phase import BETWEEN_ROUNDS, IN_ROUND, PLAY, READY, Phase
 from .round import DEALER, Round, deal_plan, round_record
 from .rules import RuleError, RuleProfile, SurrenderRule, build_rules
@@ -70,7 +69,7 @@ class Table:
         self.shoe: ShoeTracker | None = None
         self.shoes_loaded = 0
         self.burn_left = 0
-        self.pending: dict[int, dict[str, Decimal]] = {}  # box -> player -> bet, for the next round
+        self.pending: dict[int, dict[str, int]] = {}  # box -> player -> bet in cents, for the next round
         self.reservations: dict[int, tuple[str | None, datetime | None]] = {}  # box -> (player, since)
         self.round: Round | None = None
         self.previous: Round | None = None  # the last settled round, on show until the next one
@@ -116,12 +115,16 @@ class Table:
             refused = check(self, event)
             if refused is not None:
                 raise IllegalAction(refused)
-        self._fx = fx = []
+        fx: list[Effect] = []
+        self._fx = fx
         handler(self, event)
-        if event.at is not None:
-            self._advance_time(event.at)
-        locked = self._should_lock()
-        if locked != self.locked:
+        at = event.at
+        if at is not None:
+            self._advance_time(at)
+        phase = self.phase
+        locked = (self.gate_held or phase is Phase.ATTENTION or phase is Phase.WAITING_FOR_SHUFFLE
+                  or (bool(self.alerts) and self._alert_locks()))
+        if locked is not self.locked:
             self.locked = locked
             fx.append(ShoeLock(locked))
         return fx
@@ -195,7 +198,7 @@ class Table:
     # ------------------------------------------------------------------ shared helpers
     def _set_phase(self, phase: Phase) -> None:
         if phase is not self.phase:
-            self._fx.append(PhaseChanged(self.phase, phase))
+            self._fx.append(_PHASE_CHANGED[self.phase][phase])
             self.phase = phase
 
     def _raise_alert(self, kind: AlertKind, message: str, at: datetime | None, secret: str | None = None) -> Alert:
@@ -222,11 +225,8 @@ class Table:
                 self._fx.append(AlertCleared(alert.id, alert.kind))
         self.alerts = keep
 
-    def _should_lock(self) -> bool:
-        if self.gate_held or self.phase is Phase.ATTENTION or self.phase is Phase.WAITING_FOR_SHUFFLE:
-            return True
-        if not self.alerts:
-            return False
+    def _alert_locks(self) -> bool:
+        # The shoe stays locked while the table needs attention, a shuffle is due, or a locking alert is active.
         return any(a.kind in LOCKING_KINDS and a.active for a in self.alerts)
 
     def _advance_time(self, at: datetime) -> None:
@@ -304,7 +304,7 @@ class Table:
             elif self.burn_left > 0:
                 self.burn_left -= 1
                 shoe.burned += 1
-                self._fx.append(CardPlaced(card.code, "burn"))
+                self._fx.append(burnt_card(card))
             elif self.pending:
                 self._start_round(e.at)
                 self._deal(card)
@@ -324,7 +324,9 @@ class Table:
         shoe.cut_card_out = True
         shoe.cut_card_position = e.position if e.position is not None else shoe.dealt + 1
         self.right_to_cut = self.next_card_owner()
-        if self.rules.reshuffle_every_round:
+        if self.rules.reshuffle_every_round or self.pending:
+            # rules.md, Points decided: out after the bets and before the first card, the cut card
+            # leaves the round whose bets are down to be dealt and finished; the shuffle follows it.
             return
         if self.phase in READY:
             self._set_phase(Phase.WAITING_FOR_SHUFFLE)
@@ -335,7 +337,7 @@ class Table:
             self._raise_alert(AlertKind.SHUFFLE_DUE, "the cut card is out: shuffle", e.at)
 
     # ------------------------------------------------------------------ bets and boxes
-    def _bettor(self, e: ev.PlaceBet, bets: dict[str, Decimal]) -> str:
+    def _bettor(self, e: ev.PlaceBet, bets: dict[str, int]) -> str:
         # An anonymous bet joins the box's first player, or names the box.
         return e.player or (next(iter(bets)) if bets else f"box{e.box}")
 
@@ -350,6 +352,10 @@ class Table:
         rules = self.rules
         if e.box > rules.boxes:
             return Refusal("no_such_box", f"this table has boxes 1 to {rules.boxes}")
+        amount = to_cents(e.amount)
+        if amount is None or amount % rules.chip_cents:
+            return Refusal("bet_not_whole_chips", f"bets are made in chips of {money(rules.chip_cents)}: "
+                                                  f"{e.amount.normalize()} is not a whole number of chips")
         bets = self.pending.get(e.box, {})
         player = self._bettor(e, bets)
         reserved = self.reservations.get(e.box)
@@ -357,20 +363,20 @@ class Table:
             return Refusal("box_reserved", f"box {e.box} is reserved for {reserved[0]}")
         if player not in bets and len(bets) >= rules.players_per_box:
             return Refusal("box_full", f"box {e.box} already has {rules.players_per_box} player(s)")
-        total = sum(bets.values(), ZERO) + e.amount
-        if total > rules.table_max:
+        total = sum(bets.values()) + amount
+        if total > rules.table_max_cents:
             return Refusal("bet_over_max",
-                           f"box {e.box} would hold {money(total)}, over the table maximum {money(rules.table_max)}")
-        if total < rules.table_min:
+                           f"box {e.box} would hold {money(total)}, over the table maximum {money(rules.table_max_cents)}")
+        if total < rules.table_min_cents:
             return Refusal("bet_under_min",
-                           f"box {e.box} would hold {money(total)}, under the table minimum {money(rules.table_min)}")
+                           f"box {e.box} would hold {money(total)}, under the table minimum {money(rules.table_min_cents)}")
         return None
 
     def _on_bet(self, e: ev.PlaceBet) -> None:
         bets = self.pending.get(e.box, {})
         player = self._bettor(e, bets)
         new_bets = dict(bets)
-        new_bets[player] = new_bets.get(player, ZERO) + e.amount
+        new_bets[player] = new_bets.get(player, 0) + to_cents(e.amount)  # type: ignore[operator]
         self.pending[e.box] = new_bets
         self.reservations.pop(e.box, None)
         if self.phase is Phase.SETTLED:
@@ -388,7 +394,8 @@ class Table:
 
     # ------------------------------------------------------------------ the shoe
     def _shuffle_is_repeat(self) -> bool:
-        # A repeated shuffle: no card dealt since the last one (burns aside), and none was due.
+        # rules.md, Points decided: a repeat is a shuffle with no card dealt since the last one
+        # (burns aside); the shuffle the rules require (a shuffle is due) is never a repeat.
         shoe = self.shoe
         return shoe is not None and shoe.dealt == shoe.burned and self.phase is not Phase.WAITING_FOR_SHUFFLE
 
@@ -403,14 +410,18 @@ class Table:
                 return None  # a new shoe for the round whose shoe ran out: the round goes on
             return Refusal("round_in_progress", "finish the round before shuffling")
         rules = self.rules
-        if self.phase is Phase.WAITING_FOR_SHUFFLE or shoe is None or rules.dealer_may_shuffle \
-                or rules.reshuffle_every_round or self.last_round_players == 1:
+        if self.phase is Phase.WAITING_FOR_SHUFFLE or shoe is None:
+            return None  # the shuffle the rules require
+        if self._shuffle_is_repeat():
+            # "Once only" holds in every profile and with every option.
+            if shoe.repeats >= rules.repeat_shuffles:
+                return Refusal("shuffle_not_due", "the shuffle has already been repeated")
             return None
-        if not self._shuffle_is_repeat():
-            return Refusal("shuffle_not_due", "no shuffle is due: the cut card has not come out")
-        if shoe.repeats >= rules.repeat_shuffles:
-            return Refusal("shuffle_not_due", "the shuffle has already been repeated")
-        return None
+        if rules.dealer_may_shuffle or rules.reshuffle_every_round or self.last_round_players == 1:
+            return None  # a new shuffle mid-shoe: the dealer's choice, or a lone player's request
+        if shoe.cut_card_out:
+            return Refusal("shuffle_not_due", "the round whose bets are down is dealt first; the shuffle follows it")
+        return Refusal("shuffle_not_due", "no shuffle is due: the cut card has not come out")
 
     def _on_shuffle(self, e: ev.Shuffle) -> None:
         shoe = self.shoe
@@ -477,9 +488,9 @@ class Table:
         r.voided = True
         for box in r.boxes:
             for hand in box.hands:
-                hand.settle(Outcome.VOID, ZERO)
+                hand.settle(Outcome.VOID, 0)
             if box.insurance is not None:
-                box.insurance_net = ZERO
+                box.insurance_net = 0
         self._finish_round(r)
 
     def _on_tick(self, e: ev.Tick) -> None:
@@ -564,11 +575,12 @@ class Table:
         if target == DEALER:
             face_down = self.rules.hole_card and len(r.dealer.cards) == 1
             r.dealer.add(card)
-            self._fx.append(CardPlaced(card.code, "dealer", face_down=face_down))
+            # The hole card is the one placed face down (rare: built here, not shared).
+            self._fx.append(CardPlaced(card.code, "dealer", face_down=True) if face_down else dealer_card(card))
         else:
             box = r.boxes[target]
             box.hands[0].add(card)
-            self._fx.append(CardPlaced(card.code, "box", box.number, 0))
+            self._fx.append(box_card(card, box.number, 0))
         if r.dealt == len(r.plan):
             if legal.insurance_opens(r, self.rules):
                 self._set_phase(Phase.INSURANCE)
@@ -630,7 +642,7 @@ class Table:
         r.anyone_drew = True
         hand.box.acted = True
         hand.add(card)
-        self._fx.append(CardPlaced(card.code, "box", hand.box.number, r.hand_i))
+        self._fx.append(box_card(card, hand.box.number, r.hand_i))
         paid = settlement.settled_at_once(hand, self.rules)
         if paid is not None:
             hand.settle(*paid)
@@ -643,7 +655,7 @@ class Table:
         r = self.round
         assert r is not None
         r.dealer.add(card)
-        self._fx.append(CardPlaced(card.code, "dealer"))
+        self._fx.append(dealer_card(card))
         if not settlement.dealer_needs_card(r, self.rules):
             self._settle_round()
 
@@ -735,11 +747,11 @@ class Table:
 
     # ------------------------------------------------------------------ insurance
     def _check_insure(self, e: ev.Insure) -> Refusal | None:
-        return legal.insure_refusal(self.phase, self.round, self.rules, e.box, e.amount)
+        return legal.insure_refusal(self.phase, self.round, self.rules, e.box, to_cents(e.amount))
 
     def _on_insurance(self, e: ev.Insure) -> None:
         box = self.round.box(e.box)  # type: ignore[union-attr]
-        box.insurance = e.amount  # type: ignore[union-attr]
+        box.insurance = to_cents(e.amount)  # type: ignore[union-attr]
 
     def _check_even_money(self, e: ev.EvenMoney) -> Refusal | None:
         return legal.even_money_refusal(self.phase, self.round, self.rules, e.box)

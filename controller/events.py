@@ -221,6 +221,7 @@ class LinkUp(Event):
     """The shoe link is back."""
 
     type: Literal["link_up"] = "link_up"
+    reason: str | None = None
 
 
 @dataclass(slots=True, kw_only=True)
@@ -267,7 +268,7 @@ AnyEvent = Annotated[
 ]
 EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(AnyEvent)
 EVENT_TYPES: tuple[str, ...] = tuple(
-    cls.__dataclass_fields__["type"].default  # type: ignore[attr-defined]
+    cls.__dataclass_fields__["type"].default  # type: ignore[attr-defined,misc]
     for cls in Event.__subclasses__()
 )
 

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from decimal import Decimal
 from enum import Enum
 
 from .cards import Card, playing_total, soft_total
-from .money import ZERO
 
 
 class Outcome(str, Enum):
@@ -26,24 +24,26 @@ class Outcome(str, Enum):
 class Hand:
     """One hand on a box, or the dealer's (``box`` None).
 
-    Totals are kept as the cards arrive: the hard sum, and whether an ace is in it.
+    Totals are kept as the cards arrive: the hard sum, whether an ace is in it, and the total
+    the hand plays at. Money (``stake``, ``net``) is in whole cents.
     """
 
-    __slots__ = ("box", "cards", "hard", "has_ace", "stake", "doubled", "from_split",
+    __slots__ = ("box", "cards", "hard", "has_ace", "total", "stake", "doubled", "from_split",
                  "split_aces", "done", "outcome", "net")
 
-    def __init__(self, box: BoxInPlay | None, stake: Decimal, from_split: bool = False) -> None:
+    def __init__(self, box: BoxInPlay | None, stake: int, from_split: bool = False) -> None:
         self.box = box
         self.cards: list[Card] = []
         self.hard = 0
         self.has_ace = False
+        self.total = 0  # the total the hand plays at (soft when an ace can count 11)
         self.stake = stake
         self.doubled = False
         self.from_split = from_split
         self.split_aces = False
         self.done = False
         self.outcome: Outcome | None = None
-        self.net: Decimal | None = None
+        self.net: int | None = None
 
     def add(self, card: Card) -> None:
         """Put a card on the hand."""
@@ -51,23 +51,20 @@ class Hand:
         self.hard += card.value
         if card.value == 1:
             self.has_ace = True
+        self.total = playing_total(self.hard, self.has_ace)
 
     def remove_last(self) -> Card:
         """Take back the last card (a split moves it to the new hand)."""
         card = self.cards.pop()
         self.hard -= card.value
         self.has_ace = any(c.value == 1 for c in self.cards)
+        self.total = playing_total(self.hard, self.has_ace)
         return card
 
     @property
     def soft(self) -> int | None:
         """The soft total, when an ace can count 11 without busting."""
         return soft_total(self.hard, self.has_ace)
-
-    @property
-    def total(self) -> int:
-        """The total the hand plays at."""
-        return playing_total(self.hard, self.has_ace)
 
     @property
     def is_bust(self) -> bool:
@@ -84,7 +81,7 @@ class Hand:
         """The hand's money is decided."""
         return self.outcome is not None
 
-    def settle(self, outcome: Outcome, net: Decimal) -> None:
+    def settle(self, outcome: Outcome, net: int) -> None:
         """Decide the hand's money; a settled hand takes no more part in play."""
         self.outcome = outcome
         self.net = net
@@ -92,21 +89,21 @@ class Hand:
 
 
 class BoxInPlay:
-    """A betting box during one round: its bets, its hands in play order, its insurance."""
+    """A betting box during one round: its bets, its hands in play order, its insurance (cents)."""
 
     __slots__ = ("number", "bet", "bets", "owner", "hands", "insurance", "insurance_net", "acted")
 
-    def __init__(self, number: int, bets: dict[str, Decimal], owner: str | None) -> None:
+    def __init__(self, number: int, bets: dict[str, int], owner: str | None) -> None:
         self.number = number
         self.bets = bets
-        self.bet = sum(bets.values(), ZERO)
+        self.bet = sum(bets.values())
         self.owner = owner
         self.hands: list[Hand] = [Hand(self, self.bet)]
-        self.insurance: Decimal | None = None
-        self.insurance_net: Decimal | None = None
+        self.insurance: int | None = None
+        self.insurance_net: int | None = None
         self.acted = False  # the box has taken its first decision (surrender windows close)
 
-    def net(self) -> Decimal:
-        """What the box's players won (+) or lost (-): every hand's net and the insurance's."""
-        total = sum((h.net for h in self.hands if h.net is not None), Decimal(0))
-        return total + (self.insurance_net or Decimal(0))
+    def net(self) -> int:
+        """What the box's players won (+) or lost (-) in cents: every hand's net and the insurance's."""
+        total = sum(h.net for h in self.hands if h.net is not None)
+        return total + (self.insurance_net or 0)

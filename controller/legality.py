@@ -9,7 +9,6 @@ views and the simulated players alike.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from decimal import Decimal
 from enum import Enum
 
 from .cards import Card
@@ -17,7 +16,7 @@ from .hand import BoxInPlay, Hand
 from .money import money
 from .phase import PLAY, Phase
 from .round import DEALER, Round
-from .rules import DoubleRule, RuleProfile, SplitBy, SurrenderRule
+from .rules import DoubleRule, InsuranceAmount, RuleProfile, SplitBy, SurrenderRule
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +38,11 @@ class Action(str, Enum):
     INSURANCE = "insurance"
     EVEN_MONEY = "even_money"
     CLOSE_INSURANCE = "close_insurance"
+
+
+def money_half(cents: int) -> str:
+    """Half an amount, as the dealer is told it."""
+    return money(cents // 2) if cents % 2 == 0 else f"half of {money(cents)}"
 
 
 # ---------------------------------------------------------------------------- split aces
@@ -208,9 +212,20 @@ def surrender_refusal(phase: Phase, r: Round | None, rules: RuleProfile, number:
 
 
 # ---------------------------------------------------------------------------- insurance
+def _even_money_box(box: BoxInPlay) -> bool:
+    hand = box.hands[0]
+    return hand.is_blackjack and not hand.settled
+
+
 def insurance_opens(r: Round, rules: RuleProfile) -> bool:
-    """After the deal against a dealer ace: is an insurance phase opened?"""
-    return r.dealer.cards[0].value == 1 and (rules.insurance or rules.even_money)
+    """After the deal against a dealer ace: is an insurance phase opened?
+
+    rules.md, Points decided: with insurance off, no insurance phase opens unless a box may take
+    even money.
+    """
+    if r.dealer.cards[0].value != 1:
+        return False
+    return rules.insurance or (rules.even_money and any(_even_money_box(b) for b in r.boxes))
 
 
 def _insurance_box(r: Round | None, number: int) -> tuple[Refusal | None, BoxInPlay | None]:
@@ -221,20 +236,26 @@ def _insurance_box(r: Round | None, number: int) -> tuple[Refusal | None, BoxInP
 
 
 def insure_refusal(phase: Phase, r: Round | None, rules: RuleProfile, number: int,
-                   amount: Decimal) -> Refusal | None:
-    """May this box insure this amount now?"""
+                   amount: int | None) -> Refusal | None:
+    """May this box insure this amount (in cents; None: a fraction of a cent) now?"""
     if phase is not Phase.INSURANCE or not rules.insurance:
         return Refusal("insurance_closed", "insurance is offered only against a dealer ace, before play")
     refusal, box = _insurance_box(r, number)
     if box is None:
         return refusal
-    if box.hands[0].is_blackjack:
+    if rules.even_money and box.hands[0].is_blackjack:
+        # Where even money is offered it is a blackjack's insurance; where it is not
+        # (single-deck-enhc, 004: "on each box") a blackjack insures like any other box.
         return Refusal("insurance_not_allowed", f"box {box.number} has blackjack: it may take even money")
     if box.insurance is not None:
         return Refusal("insurance_not_allowed", f"box {box.number} is already insured")
-    if amount > box.bet / 2:
-        return Refusal("insurance_too_large",
-                       f"insurance is at most half the bet: {money(box.bet / 2)} on box {box.number}")
+    half = money_half(box.bet)
+    if amount is None:
+        return Refusal("bad_amount", "insurance is an amount in whole cents")
+    if amount * 2 > box.bet:
+        return Refusal("insurance_too_large", f"insurance is at most half the bet: {half} on box {box.number}")
+    if rules.insurance_amount is InsuranceAmount.HALF and amount * 2 != box.bet:
+        return Refusal("insurance_not_half", f"insurance is exactly half the bet here: {half} on box {box.number}")
     return None
 
 
@@ -245,8 +266,7 @@ def even_money_refusal(phase: Phase, r: Round | None, rules: RuleProfile, number
     refusal, box = _insurance_box(r, number)
     if box is None:
         return refusal
-    hand = box.hands[0]
-    if not hand.is_blackjack or hand.settled:
+    if not _even_money_box(box):
         return Refusal("even_money_not_allowed", f"box {box.number} has no blackjack to take even money on")
     return None
 
@@ -259,13 +279,21 @@ def close_insurance_refusal(phase: Phase) -> Refusal | None:
 
 
 # ---------------------------------------------------------------------------- what is offered
-_INSURANCE_ACTIONS = [Action.INSURANCE, Action.EVEN_MONEY, Action.CLOSE_INSURANCE]
+def _insurance_actions(r: Round, rules: RuleProfile) -> list[Action]:
+    actions = []
+    if rules.insurance and any(box.insurance is None and not (rules.even_money and box.hands[0].is_blackjack)
+                               for box in r.boxes):
+        actions.append(Action.INSURANCE)
+    if rules.even_money and any(_even_money_box(box) for box in r.boxes):
+        actions.append(Action.EVEN_MONEY)
+    actions.append(Action.CLOSE_INSURANCE)
+    return actions
 
 
 def legal_actions(phase: Phase, r: Round | None, rules: RuleProfile) -> list[Action]:
-    """The decisions the table may take now: the hand in turn's, or the insurance phase's."""
+    """The decisions the table may take now: the hand in turn's, or those the insurance phase offers."""
     if phase not in PLAY or r is None:
-        return list(_INSURANCE_ACTIONS) if phase is Phase.INSURANCE else []
+        return _insurance_actions(r, rules) if phase is Phase.INSURANCE and r is not None else []
     hand = r.hand
     if len(hand.cards) < 2 or hand.doubled:
         return []  # the hand waits for a card: a split hand's second, or a double's one

@@ -1,7 +1,8 @@
-"""Money as the table writes it: one definition of how an amount is shown and carried.
+"""Money as the table counts and writes it: whole cents inside, decimals at the boundaries.
 
-Amounts cross the boundaries (the session format, the journal, the API, round
-records) as decimals with at most two places; `money` writes them the way the
+The engine keeps every amount as an integer number of cents, exact and fast; amounts
+cross the boundaries (the session format, the journal, the API, round records,
+snapshots) as decimals with at most two places. `money` writes cents the way the
 session format does: ``'10'``, ``'-7.5'``, ``'12.35'``, ``'0'``.
 """
 
@@ -9,14 +10,30 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-ZERO = Decimal(0)
+CENTS = 100
 
 
-def money(amount: Decimal) -> str:
-    """A decimal amount as the session format writes it: '10', '-7.5', '0'."""
-    if amount == amount.to_integral_value():
-        return str(int(amount))
-    return str(amount.normalize())
+def to_cents(amount: Decimal | int) -> int | None:
+    """An amount in whole cents, or None when it holds a fraction of a cent."""
+    c = amount * CENTS
+    i = int(c)
+    return i if i == c else None
+
+
+def from_cents(cents: int) -> Decimal:
+    """Cents as a decimal amount (exact)."""
+    return Decimal(cents).scaleb(-2)
+
+
+def money(cents: int) -> str:
+    """Cents as the session format writes an amount: '10', '-7.5', '12.35', '0'."""
+    whole, part = divmod(abs(cents), CENTS)
+    sign = "-" if cents < 0 else ""
+    if not part:
+        return f"{sign}{whole}"
+    if part % 10 == 0:
+        return f"{sign}{whole}.{part // 10}"
+    return f"{sign}{whole}.{part:02d}"
 
 
 def wire_amount(amount: Decimal) -> int | str:

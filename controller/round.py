@@ -7,11 +7,10 @@ this module says what a round is made of and answers questions about it.
 from __future__ import annotations
 
 from datetime import datetime
-from decimal import Decimal
 from typing import Any
 
 from .hand import BoxInPlay, Hand
-from .money import ZERO, money
+from .money import money
 
 DEALER = -1  # deal-plan target for the dealer's hand
 
@@ -37,7 +36,7 @@ class Round:
         self.number = number
         self.shoe_id = shoe_id
         self.boxes = boxes
-        self.dealer = Hand(None, ZERO)
+        self.dealer = Hand(None, 0)
         self.plan = plan
         self.dealt = 0  # cards of the plan dealt so far
         self.box_i = 0  # the box in turn, then the hand in turn on it
@@ -56,9 +55,9 @@ class Round:
             self._record = round_record(self)
         return self._record
 
-    def net(self) -> Decimal:
-        """What the players won (+) or lost (-) on the round, insurance and bonuses included."""
-        return sum((box.net() for box in self.boxes), ZERO)
+    def net(self) -> int:
+        """What the players won (+) or lost (-) on the round in cents, insurance and bonuses included."""
+        return sum(box.net() for box in self.boxes)
 
     @property
     def hand(self) -> Hand:
@@ -93,10 +92,10 @@ class Round:
 def round_record(r: Round) -> dict[str, Any]:
     """The JSON-ready record of a settled round (what replay prints and the journal keeps)."""
     hands = []
-    total = ZERO
+    total = 0
     for box in r.boxes:
         for hand in box.hands:
-            net = hand.net if hand.net is not None else ZERO
+            net = hand.net if hand.net is not None else 0
             total += net
             hands.append({
                 "box": box.number,
@@ -108,7 +107,7 @@ def round_record(r: Round) -> dict[str, Any]:
     insurance = []
     for box in r.boxes:
         if box.insurance is not None:
-            net = box.insurance_net if box.insurance_net is not None else ZERO
+            net = box.insurance_net if box.insurance_net is not None else 0
             total += net
             insurance.append({"box": box.number, "amount": money(box.insurance), "net": money(net)})
     dealer = r.dealer

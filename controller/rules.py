@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 from enum import Enum
+from functools import cached_property
 from typing import Any, Iterable
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -49,6 +50,13 @@ class DealerBlackjackTakes(str, Enum):
     ORIGINAL = "original"  # only the original bet is lost
 
 
+class InsuranceAmount(str, Enum):
+    """How much a box insures: any amount up to half its bet, or exactly half."""
+
+    UP_TO_HALF = "up_to_half"  # ru profiles (000: "не может превышать половину")
+    HALF = "half"  # us-holecard and single-deck-enhc (002, 004: "равна половине")
+
+
 class SplitBy(str, Enum):
     """What makes a pair: equal value (any two tens) or equal rank (K-K only)."""
 
@@ -59,6 +67,14 @@ class SplitBy(str, Enum):
 def _ratio(text: str) -> Decimal:
     a, b = text.split(":")
     return Decimal(a) / Decimal(b)
+
+
+CENT = Decimal("0.01")
+
+
+def _parts(text: str) -> tuple[int, int]:
+    a, b = text.split(":")
+    return int(a), int(b)
 
 
 class RuleProfile(BaseModel):
@@ -97,6 +113,9 @@ class RuleProfile(BaseModel):
     surrender: SurrenderRule = Field(SurrenderRule.NONE, description="when surrender is allowed")
     insurance: bool = Field(True, description="insurance is offered against a dealer ace")
     even_money: bool = Field(True, description="a blackjack may take even money against a dealer ace")
+    insurance_amount: InsuranceAmount = Field(
+        InsuranceAmount.UP_TO_HALF, description="insurance is any amount up to half the bet, or exactly half"
+    )
     # --- payouts
     blackjack_pays: str = Field("3:2", pattern=r"^\d+:\d+$", description="blackjack payout ratio")
     three_sevens: bool = Field(False, description="three sevens bonus on a box's first three cards")
@@ -107,6 +126,8 @@ class RuleProfile(BaseModel):
     # --- the table
     boxes: int = Field(7, ge=1, le=9, description="betting boxes on the layout")
     players_per_box: int = Field(3, ge=1, le=7, description="players who may bet on one box")
+    chip_unit: Decimal = Field(Decimal(1), gt=0, max_digits=12, decimal_places=2,
+                               description="the smallest chip: every bet is a whole number of them")
     table_min: Decimal = Field(Decimal(10), gt=0, description="least total bet on a box")
     table_max: Decimal = Field(Decimal(1000), gt=0, description="greatest total bet on a box")
     reservation_minutes: int = Field(20, ge=1, le=240, description="how long a box marker holds a box")
@@ -128,7 +149,29 @@ class RuleProfile(BaseModel):
             raise ValueError("peek needs hole_card = true")
         if self.surrender is SurrenderRule.LATE and not self.hole_card:
             raise ValueError("surrender = late needs hole_card = true (late means after the peek)")
+        fractions = self._fractions_of_a_cent()
+        if fractions:
+            raise ValueError("these options could pay a fraction of a cent: " + "; ".join(fractions)
+                             + " (every payout times chip_unit must be a whole number of cents)")
         return self
+
+    def _fractions_of_a_cent(self) -> list[str]:
+        """rules.md, Money, to the cent (decided): each payout ratio the options allow, times the chip."""
+        chip = self.chip_unit
+        ratios = [("blackjack_pays", self.blackjack_pays)]
+        if self.three_sevens:
+            ratios += [("three_sevens_pays", self.three_sevens_pays),
+                       ("three_sevens_suited_pays", self.three_sevens_suited_pays)]
+        if self.surrender is not SurrenderRule.NONE:
+            ratios.append(("surrender (half back)", "1:2"))
+        if self.insurance and self.insurance_amount is InsuranceAmount.HALF:
+            ratios.append(("insurance_amount = half", "1:2"))
+        out = []
+        for name, text in ratios:
+            paid = chip * _ratio(text)
+            if paid != paid.quantize(CENT):
+                out.append(f"chip_unit {chip} x {name} {text} = {paid.normalize()}")
+        return out
 
     # Derived values the engine reads on its hot path.
     @property
@@ -150,6 +193,37 @@ class RuleProfile(BaseModel):
     def three_sevens_suited_ratio(self) -> Decimal:
         """Suited three sevens payout as a multiple of the bet."""
         return _ratio(self.three_sevens_suited_pays)
+
+    # The same values in whole cents and whole-number ratios, as the engine counts them.
+    @cached_property
+    def chip_cents(self) -> int:
+        """The chip unit in cents."""
+        return int(self.chip_unit * 100)
+
+    @cached_property
+    def table_min_cents(self) -> int:
+        """The table minimum in cents (rounded up to a whole cent)."""
+        return -int(-self.table_min * 100 // 1)
+
+    @cached_property
+    def table_max_cents(self) -> int:
+        """The table maximum in cents (rounded down to a whole cent)."""
+        return int(self.table_max * 100 // 1)
+
+    @cached_property
+    def blackjack_parts(self) -> tuple[int, int]:
+        """Blackjack payout as (numerator, denominator)."""
+        return _parts(self.blackjack_pays)
+
+    @cached_property
+    def three_sevens_parts(self) -> tuple[int, int]:
+        """Three sevens payout as (numerator, denominator)."""
+        return _parts(self.three_sevens_pays)
+
+    @cached_property
+    def three_sevens_suited_parts(self) -> tuple[int, int]:
+        """Suited three sevens payout as (numerator, denominator)."""
+        return _parts(self.three_sevens_suited_pays)
 
     def options(self) -> dict[str, Any]:
         """Every option as JSON-ready data (what a session's `rules` line carries)."""
@@ -202,6 +276,7 @@ PROFILES: dict[str, dict[str, Any]] = {
         dealer_bj_takes="original",
         insurance=True,
         even_money=True,
+        insurance_amount="half",
         three_sevens=False,
         boxes=7,
         players_per_box=1,
@@ -221,6 +296,7 @@ PROFILES: dict[str, dict[str, Any]] = {
         dealer_bj_takes="all",
         insurance=True,
         even_money=False,
+        insurance_amount="half",
         three_sevens=False,
         boxes=3,
         players_per_box=1,

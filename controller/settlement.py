@@ -6,15 +6,13 @@ and the engine applies the answer. Every payout of the rules is written here onc
 
 from __future__ import annotations
 
-from decimal import Decimal
-
 from .hand import BoxInPlay, Hand, Outcome
-from .money import ZERO
 from .round import Round
 from .rules import DealerBlackjackTakes, Peek, RuleProfile
 
-HandResult = tuple[Hand, Outcome, Decimal]
-InsuranceResult = tuple[BoxInPlay, Decimal]
+# Amounts are whole cents; rules.md's "Money, to the cent" keeps every payout below exact.
+HandResult = tuple[Hand, Outcome, int]
+InsuranceResult = tuple[BoxInPlay, int]
 
 
 # ---------------------------------------------------------------------------- the dealer
@@ -34,22 +32,21 @@ def dealer_needs_card(r: Round, rules: RuleProfile) -> bool:
     rules.md, shared: he draws only while a bet still depends on his hand; when the only bets
     left waiting are player blackjacks and insurance, he takes his second card and stops there.
     """
+    dealer = r.dealer
+    second = len(dealer.cards) >= 2
+    if second and not dealer_must_draw(dealer, rules):
+        return False
     waiting_bj = False
-    live = False
     for box in r.boxes:
         if box.insurance is not None and box.insurance_net is None:
             waiting_bj = True
         for hand in box.hands:
-            if not hand.settled:
-                if hand.is_blackjack:
-                    waiting_bj = True
-                else:
-                    live = True
-    if not live and not waiting_bj:
-        return False
-    if len(r.dealer.cards) < 2:
-        return True
-    return live and dealer_must_draw(r.dealer, rules)
+            if hand.outcome is None:
+                if not hand.is_blackjack:
+                    return True  # a live hand: he draws by his rule
+                waiting_bj = True
+    # Only blackjacks and insurance wait: his second card settles them, and he stops there.
+    return waiting_bj and not second
 
 
 def dealer_peeks(up: int, rules: RuleProfile) -> bool:
@@ -66,22 +63,23 @@ def blackjack_may_come(r: Round) -> bool:
 
 
 # ---------------------------------------------------------------------------- payouts
-def blackjack_net(stake: Decimal, rules: RuleProfile) -> Decimal:
+def blackjack_net(stake: int, rules: RuleProfile) -> int:
     """A blackjack's win: the stake times ``blackjack_pays`` (3:2 in every built-in profile)."""
-    return stake * rules.blackjack_ratio
+    num, den = rules.blackjack_parts
+    return stake * num // den
 
 
-def surrender_net(stake: Decimal) -> Decimal:
+def surrender_net(stake: int) -> int:
     """A surrendered hand keeps half its stake."""
-    return -stake / 2
+    return -(stake // 2)
 
 
-def insurance_net(amount: Decimal, dealer_blackjack: bool) -> Decimal:
+def insurance_net(amount: int, dealer_blackjack: bool) -> int:
     """Insurance pays 2:1 on a dealer blackjack and is lost otherwise."""
     return amount * 2 if dealer_blackjack else -amount
 
 
-def settled_at_once(hand: Hand, rules: RuleProfile) -> tuple[Outcome, Decimal] | None:
+def settled_at_once(hand: Hand, rules: RuleProfile) -> tuple[Outcome, int] | None:
     """What a hand that has just taken a card is paid at once, if anything: a bust or three sevens.
 
     rules.md, shared: over 21 loses at once. ru-standard (decided): a box's first three cards all
@@ -93,8 +91,8 @@ def settled_at_once(hand: Hand, rules: RuleProfile) -> tuple[Outcome, Decimal] |
     if (rules.three_sevens and len(cards) == 3 and not hand.from_split
             and cards[0].rank == cards[1].rank == cards[2].rank == "7"):
         suited = cards[0].suit == cards[1].suit == cards[2].suit
-        ratio = rules.three_sevens_suited_ratio if suited else rules.three_sevens_ratio
-        return Outcome.THREE_SEVENS, hand.stake * ratio
+        num, den = rules.three_sevens_suited_parts if suited else rules.three_sevens_parts
+        return Outcome.THREE_SEVENS, hand.stake * num // den
     return None
 
 
@@ -120,7 +118,7 @@ def settle_round(r: Round, rules: RuleProfile) -> tuple[list[HandResult], list[I
                 if total > dealer_total:
                     results.append((hand, Outcome.WIN, hand.stake))
                 elif total == dealer_total:
-                    results.append((hand, Outcome.PUSH, ZERO))
+                    results.append((hand, Outcome.PUSH, 0))
                 else:
                     results.append((hand, Outcome.LOSE, -hand.stake))
     return results, insurance
@@ -141,17 +139,16 @@ def against_dealer_blackjack(r: Round, rules: RuleProfile) -> list[HandResult]:
     original_only = original_bet_only(r, rules)
     results: list[HandResult] = []
     for box in r.boxes:
-        can_lose = box.bet - sum((-h.net for h in box.hands if h.outcome is Outcome.BUST and h.net is not None),
-                                 ZERO)
+        can_lose = box.bet - sum(-h.net for h in box.hands if h.outcome is Outcome.BUST and h.net is not None)
         for hand in box.hands:
             if hand.settled:
                 continue
             if hand.is_blackjack:
-                results.append((hand, Outcome.PUSH, ZERO))
+                results.append((hand, Outcome.PUSH, 0))
             elif not original_only:
                 results.append((hand, Outcome.LOSE, -hand.stake))
             else:
-                loss = min(hand.stake, max(can_lose, ZERO))
+                loss = min(hand.stake, max(can_lose, 0))
                 can_lose -= loss
                 results.append((hand, Outcome.LOSE if loss else Outcome.PUSH, -loss))
     return results

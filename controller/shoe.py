@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from collections import Counter
-
-from .cards import RANKS, Card
+from .cards import ALL_CARDS, RANKS, Card
 
 
 class ShoeTracker:
@@ -14,7 +12,7 @@ class ShoeTracker:
     impossible card is reported as an integrity problem, not rejected.
     """
 
-    __slots__ = ("shoe_id", "decks", "size", "dealt", "by_code", "by_rank", "burned",
+    __slots__ = ("shoe_id", "decks", "size", "dealt", "counts", "burned",
                  "cut_card_out", "cut_card_position", "repeats", "last_position")
 
     def __init__(self, shoe_id: str, decks: int, repeats: int = 0) -> None:
@@ -22,8 +20,7 @@ class ShoeTracker:
         self.decks = decks
         self.size = 52 * decks
         self.dealt = 0
-        self.by_code: Counter[str] = Counter()
-        self.by_rank: Counter[str] = Counter()
+        self.counts = [0] * 52  # by Card.index
         self.burned = 0
         self.cut_card_out = False
         self.cut_card_position: int | None = None
@@ -56,9 +53,9 @@ class ShoeTracker:
     def take(self, card: Card) -> str | None:
         """Count a card out of the shoe; return an integrity problem in words, or None."""
         self.dealt += 1
-        n = self.by_code[card.code] + 1
-        self.by_code[card.code] = n
-        self.by_rank[card.rank] += 1
+        counts = self.counts
+        n = counts[card.index] + 1
+        counts[card.index] = n
         if n > self.decks:
             return (f"{card.code} seen {n} times in shoe {self.shoe_id}, "
                     f"but {self.decks} deck(s) hold only {self.decks}")
@@ -67,11 +64,19 @@ class ShoeTracker:
         return None
 
     @property
+    def by_code(self) -> dict[str, int]:
+        """How many of each card have left the shoe (cards not seen left out), in card order."""
+        return {card.code: n for card, n in zip(ALL_CARDS, self.counts) if n}
+
+    @property
     def penetration(self) -> float:
         """Fraction of the shoe dealt."""
         return self.dealt / self.size
 
     def remaining_by_rank(self) -> dict[str, int]:
         """Cards of each rank still in the shoe (never below zero)."""
+        seen = dict.fromkeys(RANKS, 0)
+        for card, n in zip(ALL_CARDS, self.counts):
+            seen[card.rank] += n
         full = 4 * self.decks
-        return {r: max(0, full - self.by_rank[r]) for r in RANKS}
+        return {r: max(0, full - seen[r]) for r in RANKS}

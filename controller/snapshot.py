@@ -19,7 +19,7 @@ from .alerts import Alert, AlertKind
 from .cards import BadCard, Card, parse_card
 from .errors import SnapshotError
 from .hand import BoxInPlay, Hand, Outcome
-from .money import money
+from .money import money, to_cents
 from .phase import IN_ROUND, Phase
 from .round import DEALER, Round
 from .rules import RuleProfile
@@ -232,11 +232,11 @@ def _t(at: datetime | None) -> str | None:
     return at.isoformat() if at is not None else None
 
 
-def _bets(bets: dict[str, Decimal]) -> list[dict[str, Any]]:
+def _bets(bets: dict[str, int]) -> list[dict[str, Any]]:
     return [{"player": p, "amount": money(a)} for p, a in bets.items()]
 
 
-def _m(amount: Decimal | None) -> str | None:
+def _m(amount: int | None) -> str | None:
     return money(amount) if amount is not None else None
 
 
@@ -288,7 +288,7 @@ def dump_shoe(shoe: ShoeTracker) -> dict[str, Any]:
         "decks": shoe.decks,
         "dealt": shoe.dealt,
         "burned": shoe.burned,
-        "by_code": {code: shoe.by_code[code] for code in sorted(shoe.by_code) if shoe.by_code[code]},
+        "by_code": shoe.by_code,
         "cut_card_out": shoe.cut_card_out,
         "cut_card_position": shoe.cut_card_position,
         "repeats": shoe.repeats,
@@ -377,17 +377,23 @@ def _time_of(text: str | None) -> datetime | None:
     return datetime.fromisoformat(text) if text is not None else None
 
 
-def _bets_of(bets: list[BetState]) -> dict[str, Decimal]:
-    out: dict[str, Decimal] = {}
+def _cents(text: str) -> int:
+    cents = to_cents(Decimal(text))
+    assert cents is not None  # the model checked it is whole cents
+    return cents
+
+
+def _bets_of(bets: list[BetState]) -> dict[str, int]:
+    out: dict[str, int] = {}
     for bet in bets:
         if bet.player in out:
             raise SnapshotError(f"malformed table snapshot: player {bet.player!r} bets twice on one box")
-        out[bet.player] = Decimal(bet.amount)
+        out[bet.player] = _cents(bet.amount)
     return out
 
 
-def _amount_of(text: str | None) -> Decimal | None:
-    return Decimal(text) if text is not None else None
+def _amount_of(text: str | None) -> int | None:
+    return _cents(text) if text is not None else None
 
 
 def load_round(state: RoundState) -> Round:
@@ -397,7 +403,7 @@ def load_round(state: RoundState) -> Round:
         box = BoxInPlay(b.number, _bets_of(b.bets), b.owner)
         box.hands = []
         for h in b.hands:
-            hand = Hand(box, Decimal(h.stake), from_split=h.from_split)
+            hand = Hand(box, _cents(h.stake), from_split=h.from_split)
             for card in _cards(h.cards):
                 hand.add(card)
             hand.doubled, hand.split_aces, hand.done = h.doubled, h.split_aces, h.done
@@ -420,9 +426,7 @@ def load_shoe(state: ShoeState) -> ShoeTracker:
     shoe = ShoeTracker(state.shoe_id, state.decks, state.repeats)
     shoe.dealt, shoe.burned = state.dealt, state.burned
     for code, n in state.by_code.items():
-        card = parse_card(code)
-        shoe.by_code[card.code] += n
-        shoe.by_rank[card.rank] += n
+        shoe.counts[parse_card(code).index] += n
     shoe.cut_card_out, shoe.cut_card_position = state.cut_card_out, state.cut_card_position
     shoe.last_position = state.last_position
     return shoe

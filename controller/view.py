@@ -113,7 +113,7 @@ def table_view(table: Table, reveal_hole: bool = False) -> dict[str, Any]:
         "reservations": {str(b): p for b, (p, _) in table.reservations.items()},
         "last_round": table.last_round,
         "settled": settled_view(table.previous) if r is None and table.previous is not None else None,
-        "limits": {"min": money(table.rules.table_min), "max": money(table.rules.table_max)},
+        "limits": {"min": money(table.rules.table_min_cents), "max": money(table.rules.table_max_cents)},
     }
 
 

@@ -1,27 +1,38 @@
 """Many rounds through the authoritative engine, with a virtual shoe and basic-strategy players.
 
-The simulation drives `controller.engine.Table` with the same events a real
-table produces (shuffle, bets, cards, decisions), so the house edge it reports
-is the edge of the engine's own settlement, not of a separate model.
+The simulation drives `controller.engine.Table.apply` with the same events a real table
+produces (shuffle, bets, cards, decisions), so the house edge it reports is the edge of
+the engine's own settlement, not of a separate model.
+
+The rounds are played in chunks of a fixed size, each on its own table and shoe seeded
+from (seed, chunk number), and the chunks' sums are added in chunk order: the result for
+a seed is the same whether one process plays every chunk or several share them
+(``workers``).
 """
 
 from __future__ import annotations
 
 import math
+import multiprocessing
+import os
 import random
 import time
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Callable
+from typing import Callable, Iterator
 
 from controller import events as ev
 from controller.cards import ALL_CARDS, Card
-from controller.effects import RoundSettled
+from controller.effects import Effect
 from controller.engine import Phase, Table
 from controller.legality import Action
+from controller.money import to_cents
 from controller.rules import RuleProfile
 
 from .strategy import strategy_for
+
+CHUNK_ROUNDS = 50_000  # rounds per chunk: the unit of work a process takes and of the seeds
 
 
 @dataclass
@@ -33,6 +44,7 @@ class SimulationResult:
     stderr_pct: float
     rounds_per_second: float
     hands: int
+    workers: int = 1
 
     def as_dict(self) -> dict[str, float | int]:
         """JSON-ready figures."""
@@ -42,30 +54,166 @@ class SimulationResult:
             "stderr_pct": round(self.stderr_pct, 4),
             "rounds_per_second": round(self.rounds_per_second, 1),
             "hands": self.hands,
+            "workers": self.workers,
         }
 
 
+@dataclass
+class ChunkResult:
+    """The sums of one chunk of rounds, to be added up in chunk order."""
+
+    rounds: int
+    total: float  # sum over rounds of the players' net per unit staked
+    total_sq: float
+    hands: int
+
+
 class VirtualShoe:
-    """A shuffled shoe with a cut card placed where the rules say."""
+    """A shoe with a cut card placed where the rules say, shuffled as it is dealt.
+
+    Each card is drawn uniformly from those not dealt yet (a Fisher-Yates shuffle done one
+    step per card), which deals exactly as a shoe shuffled in full would, but costs only the
+    cards actually dealt.
+    """
 
     def __init__(self, rules: RuleProfile, rng: random.Random) -> None:
         self.rules = rules
         self.rng = rng
-        self.cards: list[Card] = []
+        self.cards: list[Card] = list(ALL_CARDS) * rules.decks
         self.next = 0
         self.cut_at = 0
         self.count = 0
 
     def shuffle(self) -> str:
-        """Load a freshly shuffled shoe; returns its id."""
-        rules = self.rules
-        self.cards = list(ALL_CARDS) * rules.decks
-        self.rng.shuffle(self.cards)
+        """Gather every card back into the shoe and place the cut card; returns the shoe's id."""
         size = len(self.cards)
-        self.cut_at = self.rng.randint(int(rules.cut_card_min * size), int(rules.cut_card_max * size))
+        self.cut_at = self.rng.randint(int(self.rules.cut_card_min * size), int(self.rules.cut_card_max * size))
         self.next = 0
         self.count += 1
         return f"sim-{self.count}"
+
+    def draw(self) -> Card:
+        """The next card out of the shoe."""
+        cards, i = self.cards, self.next
+        j = i + int(self.rng.random() * (len(cards) - i))
+        cards[i], cards[j] = cards[j], cards[i]
+        self.next = i + 1
+        return cards[i]
+
+
+def play_chunk(rules: RuleProfile, rounds: int, seed: str, boxes: int = 1, unit: Decimal = Decimal(10),
+               record: Callable[[ev.Event], None] | None = None) -> ChunkResult:
+    """Play `rounds` rounds on a fresh table and shoe seeded by `seed`; `record` sees every event applied."""
+    rng = random.Random(seed)
+    random_ = rng.random
+    table = Table(rules)
+    shoe = VirtualShoe(rules, rng)
+    cards = shoe.cards
+    decide = strategy_for(rules).decide
+    apply: Callable[[ev.Event], list[Effect]] = table.apply
+    if record is not None:
+        note = record
+
+        def recorded(event: ev.Event) -> list[Effect]:
+            effects = table.apply(event)
+            note(event)
+            return effects
+        apply = recorded
+    bets = [ev.PlaceBet(box=b, amount=unit) for b in range(1, boxes + 1)]
+    stand, double, split, surrender = ev.Stand(), ev.Double(), ev.Split(), ev.Surrender()
+    close_insurance, cut_card = ev.CloseInsurance(), ev.CutCardOut()
+    card_events = [ev.CardDrawn(card=card) for card in ALL_CARDS]  # the engine keeps no event
+    cut_cards = not rules.reshuffle_every_round
+    stake = to_cents(unit) * boxes  # type: ignore[operator]
+    waiting, players, surrender_phase, insurance = (Phase.WAITING_FOR_SHUFFLE, Phase.PLAYERS, Phase.SURRENDER,
+                                                    Phase.INSURANCE)
+    HIT, DOUBLE, SPLIT, SURRENDER, STAND = Action.HIT, Action.DOUBLE, Action.SPLIT, Action.SURRENDER, Action.STAND
+    total = total_sq = 0.0
+    hands = played = 0
+
+    def draw() -> None:
+        i = shoe.next
+        if i == shoe.cut_at and cut_cards:
+            apply(cut_card)
+            if table.phase is waiting:  # out with no bets down: shuffle first
+                apply(ev.Shuffle(shoe_id=shoe.shuffle()))
+                i = 0
+        j = i + int(random_() * (len(cards) - i))
+        card = cards[j]
+        cards[i], cards[j] = card, cards[i]
+        shoe.next = i + 1
+        apply(card_events[card.index])
+
+    while played < rounds:
+        if table.phase is waiting:
+            apply(ev.Shuffle(shoe_id=shoe.shuffle()))
+        for bet in bets:
+            apply(bet)
+        number = table.rounds_played + 1
+        while True:
+            phase = table.phase
+            if phase is players or phase is surrender_phase:
+                r = table.round
+                hand = r.hand  # type: ignore[union-attr]
+                held = hand.cards
+                if len(held) < 2 or hand.doubled:
+                    draw()
+                else:
+                    legal = table.legal_actions()
+                    action = decide(
+                        [c.value for c in held],
+                        r.dealer.cards[0].value,  # type: ignore[union-attr]
+                        can_double=DOUBLE in legal,
+                        can_split=SPLIT in legal,
+                        can_surrender=SURRENDER in legal,
+                        hands_in_box=len(hand.box.hands),  # type: ignore[union-attr]
+                        is_split_hand=hand.from_split,
+                    )
+                    if action is HIT:
+                        if HIT in legal:
+                            draw()
+                        else:
+                            apply(stand)
+                    elif action is STAND:
+                        apply(stand)
+                    elif action is DOUBLE:
+                        apply(double)
+                    elif action is SPLIT:
+                        apply(split)
+                    else:
+                        apply(surrender)
+            elif phase is insurance:
+                apply(close_insurance)  # basic strategy never insures
+            else:
+                draw()
+            if table.round is None and table.rounds_played == number:
+                break
+        settled = table.previous
+        assert settled is not None and settled.number == number
+        net = settled.net() / stake
+        hands += sum(len(box.hands) for box in settled.boxes)
+        total += net
+        total_sq += net * net
+        played += 1
+    return ChunkResult(played, total, total_sq, hands)
+
+
+def _chunk_job(job: tuple[RuleProfile, int, str, int, Decimal]) -> ChunkResult:
+    rules, rounds, seed, boxes, unit = job
+    return play_chunk(rules, rounds, seed, boxes, unit)
+
+
+def chunk_seed(seed: int, index: int) -> str:
+    """The seed of chunk `index` of a simulation seeded `seed` (a string: the same in every process)."""
+    return f"tablectl-simulate:{seed}:{index}"
+
+
+def default_workers() -> int:
+    """Every core this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
 
 
 def simulate(
@@ -75,85 +223,39 @@ def simulate(
     boxes: int = 1,
     unit: Decimal = Decimal(10),
     progress: Callable[[int], None] | None = None,
+    workers: int = 1,
+    chunk_rounds: int = CHUNK_ROUNDS,
 ) -> SimulationResult:
-    """Play `rounds` rounds on `boxes` boxes, each betting `unit`, and measure the house edge."""
-    rng = random.Random(seed)
-    table = Table(rules)
-    shoe = VirtualShoe(rules, rng)
-    strategy = strategy_for(rules)
-    decide = strategy.decide
-    apply = table.apply
-    bets = [ev.PlaceBet(box=b, amount=unit) for b in range(1, boxes + 1)]
-    stand, double, split, surrender = ev.Stand(), ev.Double(), ev.Split(), ev.Surrender()
-    close_insurance, cut_card = ev.CloseInsurance(), ev.CutCardOut()
-    card_events = {card.code: ev.CardDrawn(card=card) for card in ALL_CARDS}  # the engine keeps no event
-    stake = unit * boxes
-    total = 0.0
-    total_sq = 0.0
-    hands = 0
-    played = 0
+    """Play `rounds` rounds on `boxes` boxes, each betting `unit`, and measure the house edge.
+
+    ``workers`` processes share the chunks; the result for a seed does not depend on it.
+    ``progress`` is called with the rounds done so far after each chunk.
+    """
+    sizes = [min(chunk_rounds, rounds - start) for start in range(0, rounds, chunk_rounds)]
+    jobs = [(rules, size, chunk_seed(seed, i), boxes, unit) for i, size in enumerate(sizes)]
+    workers = max(1, min(workers, len(jobs)))
+    strategy_for(rules)  # built once here; forked workers inherit it
     started = time.perf_counter()
-
-    def draw() -> list:
-        if shoe.next == shoe.cut_at and not rules.reshuffle_every_round:
-            apply(cut_card)
-            if table.phase is Phase.WAITING_FOR_SHUFFLE:  # out before the round began: shuffle first
-                apply(ev.Shuffle(shoe_id=shoe.shuffle()))
-        card = shoe.cards[shoe.next]
-        shoe.next += 1
-        return apply(card_events[card.code])
-
-    while played < rounds:
-        if table.phase is Phase.WAITING_FOR_SHUFFLE:
-            apply(ev.Shuffle(shoe_id=shoe.shuffle()))
-        for bet in bets:
-            apply(bet)
-        settled = None
-        while settled is None:
-            phase = table.phase
-            if phase is Phase.PLAYERS or phase is Phase.SURRENDER:
-                hand = table.round.hand  # type: ignore[union-attr]
-                if len(hand.cards) < 2 or hand.doubled:
-                    effects = draw()
-                else:
-                    legal = table.legal_actions()
-                    action = decide(
-                        [c.value for c in hand.cards],
-                        table.round.dealer.cards[0].value,  # type: ignore[union-attr]
-                        can_double=Action.DOUBLE in legal,
-                        can_split=Action.SPLIT in legal,
-                        can_surrender=Action.SURRENDER in legal,
-                        hands_in_box=len(hand.box.hands),
-                        is_split_hand=hand.from_split,
-                    )
-                    if action is Action.HIT:
-                        if Action.HIT in legal:
-                            effects = draw()
-                        else:
-                            effects = apply(stand)
-                    elif action is Action.STAND:
-                        effects = apply(stand)
-                    elif action is Action.DOUBLE:
-                        effects = apply(double)
-                    elif action is Action.SPLIT:
-                        effects = apply(split)
-                    else:
-                        effects = apply(surrender)
-            elif phase is Phase.INSURANCE:
-                effects = apply(close_insurance)  # basic strategy never insures
-            else:
-                effects = draw()
-            for effect in effects:
-                if type(effect) is RoundSettled:
-                    settled = effect.round
-        net = float(settled.net() / stake)
-        hands += sum(len(box.hands) for box in settled.boxes)
-        total += net
-        total_sq += net * net
-        played += 1
-        if progress is not None and played % 10000 == 0:
-            progress(played)
+    chunks: list[ChunkResult] = []
+    results: Iterator[ChunkResult]
+    if workers == 1:
+        results = map(_chunk_job, jobs)
+        pool = None
+    else:
+        pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"))
+        results = pool.map(_chunk_job, jobs)  # in chunk order, whoever played them
+    try:
+        for chunk in results:
+            chunks.append(chunk)
+            if progress is not None:
+                progress(sum(c.rounds for c in chunks))
+    finally:
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)
     elapsed = time.perf_counter() - started
+    played = sum(c.rounds for c in chunks)
+    total = math.fsum(c.total for c in chunks)
+    total_sq = math.fsum(c.total_sq for c in chunks)
     mean = total / played
     var = max(total_sq / played - mean * mean, 0.0)
     return SimulationResult(
@@ -161,5 +263,6 @@ def simulate(
         house_edge_pct=-100.0 * mean,
         stderr_pct=100.0 * math.sqrt(var / played),
         rounds_per_second=played / elapsed if elapsed > 0 else float("inf"),
-        hands=hands,
+        hands=sum(c.hands for c in chunks),
+        workers=workers,
     )

@@ -6,6 +6,7 @@ import logging
 
 from controller import events as ev
 from controller.engine import Phase
+from controller.money import from_cents
 from display.console import ConsoleAction, ConsoleKind
 
 from .service import TableService
@@ -38,9 +39,9 @@ def console_event(action: ConsoleAction, service: TableService) -> ev.Event | No
         for box in table.round.boxes:
             if box.number == number:
                 hand = box.hands[0]
-                if hand.is_blackjack:
+                if hand.is_blackjack and table.rules.even_money:
                     return ev.EvenMoney(box=number)
-                return ev.Insure(box=number, amount=box.bet / 2)  # the console insures the full half
+                return ev.Insure(box=number, amount=from_cents(box.bet) / 2)  # the console insures the full half
     return None
 
 

@@ -19,6 +19,7 @@ from controller.alerts import AlertKind
 from controller.effects import AlertRaised, Effect, ShoeLock
 from controller.engine import Table
 from controller.hand import BoxInPlay, Hand, Outcome
+from controller.money import from_cents
 from controller.phase import PLAY, Phase
 from controller.round import Round
 from display.bell import BellSignal
@@ -177,7 +178,7 @@ def display_view(table: Table, link_up: bool = True, *, show_settled: bool = Tru
     elif settled is not None:
         for box in settled.boxes:
             hands = tuple(_hand(h, False) for h in box.hands)
-            by_number[box.number] = BoxView(box.number, active=True, hands=hands, payout=box.net())
+            by_number[box.number] = BoxView(box.number, active=True, hands=hands, payout=from_cents(box.net()))
     for number in table.pending:
         by_number.setdefault(number, BoxView(number, active=True))
     boxes = tuple(by_number.get(n, BoxView(n)) for n in range(1, table.rules.boxes + 1))
@@ -194,10 +195,10 @@ def display_view(table: Table, link_up: bool = True, *, show_settled: bool = Tru
             is_bust=d.is_bust,
             hole_card_hidden=table.hole_card_hidden,
             done=r is None or (phase is not Phase.DEALER and len(d.cards) >= 2 and not table.hole_card_hidden),
-            payout=shown.net() if r is None else None,
+            payout=from_cents(shown.net()) if r is None else None,
         )
     elif settled is not None:
-        dealer = DealerView(payout=settled.net())  # every box busted or surrendered: the dealer has no card
+        dealer = DealerView(payout=from_cents(settled.net()))  # every box busted or surrendered: the dealer has no card
     messages: set[TableMessage] = set()
     kinds = {a.kind for a in table.open_alerts() if a.active}
     if phase is Phase.ATTENTION or AlertKind.INTEGRITY in kinds:

@@ -6,7 +6,6 @@ Amounts are the house's: ``pays 15`` / ``takes 20`` for a box, ``house +5`` for 
 
 from __future__ import annotations
 
-from decimal import Decimal
 from typing import Any
 
 from controller.engine import Round, money
@@ -19,14 +18,14 @@ def _totals(totals: list[int], done: bool = False) -> str:
     return str(max(totals)) if done else "/".join(str(t) for t in totals)
 
 
-def _house(amount: Decimal) -> str:
-    """A round's result for the house, signed: +5, -15, 0."""
+def _house(amount: int) -> str:
+    """A round's result for the house (cents), signed: +5, -15, 0."""
     text = money(amount)
     return text if amount <= 0 else "+" + text
 
 
-def _dealer_words(amount: Decimal) -> str:
-    """What the dealer does with a box's money: pays 15, takes 20, push."""
+def _dealer_words(amount: int) -> str:
+    """What the dealer does with a box's money (cents): pays 15, takes 20, push."""
     if amount > 0:
         return f"pays {money(amount)}"
     if amount < 0:
@@ -58,9 +57,9 @@ def round_line(r: Round) -> str:
     box 3 insured 5 pays 10; house +10``
     """
     d = r.dealer
-    if len(d.cards) == 2 and d.has_ace and d.hard == 11:
+    if d.is_blackjack:
         dealer_total = "BJ"
-    elif d.hard > 21:
+    elif d.is_bust:
         dealer_total = "bust"
     else:
         dealer_total = str(d.total)
@@ -68,12 +67,12 @@ def round_line(r: Round) -> str:
     for box in r.boxes:
         hands = []
         for hand in box.hands:
-            net = hand.net if hand.net is not None else Decimal(0)
+            net = hand.net if hand.net is not None else 0
             words = [" ".join(c.code for c in hand.cards), *_marks(hand), _dealer_words(net)]
             hands.append(" ".join(w for w in words if w))
         text = f"box {box.number} " + (("split: " + " | ".join(hands)) if len(box.hands) > 1 else hands[0])
         if box.insurance is not None:
-            text += f"; insured {money(box.insurance)} {_dealer_words(box.insurance_net or Decimal(0))}"
+            text += f"; insured {money(box.insurance)} {_dealer_words(box.insurance_net or 0)}"
         if r.voided:
             text += " (void)"
         parts.append(text)

@@ -12,6 +12,7 @@ from decimal import Decimal
 from typing import Any
 
 from controller.journal import JournalReader
+from controller.money import money, to_cents
 
 
 def figures(journal: JournalReader, now: datetime, hours: float) -> dict[str, Any]:
@@ -98,7 +99,8 @@ def _players(journal: JournalReader, since: datetime, settled: list[tuple[int, s
 
 
 def _money(d: Decimal) -> str:
-    return str(int(d)) if d == d.to_integral_value() else str(d.normalize())
+    # A share of a box's result is quantized to the cent above, so it is always whole cents.
+    return money(to_cents(d) or 0)
 
 
 def _buckets(points: list[dict[str, Any]], now: datetime, hours: float, count: int = 48) -> list[dict[str, Any]]:

@@ -6,6 +6,8 @@ Deal order without a hole card: box 1, box 2, ..., dealer, box 1, box 2, ...
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 import pytest
 from tests.support.engine_dsl import hands, play
 
@@ -454,3 +456,121 @@ def test_card_while_insurance_open_is_held():
     r = play("bet 1 10", "cards TS AD 8C", "card 5C", "discard", "close", "stand", "card 9D")
     assert hands(r) == [(1, "TS 8C", "lose", "-10")]  # dealer A-9 = 20; 5C went to the discards
     assert r.rounds[-1]["dealer"]["cards"] == ["AD", "9D"]
+
+
+# ---------------------------------------------------------------- issue 14: the points decided
+
+def test_enhc_blackjack_may_insure_against_an_ace():
+    """rules.md, single-deck-enhc: insurance "on each box", for half the box's bet; Points decided: a box
+    holding a blackjack may insure like any other box, even money stays off there."""
+    steps = ("bet 1 10", "bet 2 10", "cards AS 9H AD KH 9C", "ins 1 5", "ins 2 5", "close", "stand")
+    r = play(*steps, "card KD", profile="single-deck-enhc")  # dealer A-K: blackjack
+    assert hands(r) == [(1, "AS KH", "push", "0"), (2, "9H 9C", "lose", "-10")]
+    assert r.rounds[-1]["insurance"] == [{"box": 1, "amount": "5", "net": "10"}, {"box": 2, "amount": "5", "net": "10"}]
+    r = play(*steps, "card 8D", profile="single-deck-enhc")  # dealer A-8 = 19: the blackjack is paid 3:2
+    assert hands(r) == [(1, "AS KH", "blackjack", "15"), (2, "9H 9C", "lose", "-10")]
+    assert [i["net"] for i in r.rounds[-1]["insurance"]] == ["-5", "-5"]
+    assert play("bet 1 10", "cards AS AD KH", "even 1", profile="single-deck-enhc").error["code"] == "even_money_closed"
+    # Where even money is offered (ru-standard) a blackjack takes it instead of insuring.
+    assert play("bet 1 10", "cards AS AD KH", "ins 1 5").error["code"] == "insurance_not_allowed"
+
+
+def test_insurance_amount_half_or_up_to_half():
+    """rules.md, Points decided: insurance_amount is up_to_half in the ru profiles (000) and exactly half in
+    us-holecard and single-deck-enhc (002, 004)."""
+    assert play("bet 1 10", "cards TS AD 9C", "ins 1 3").error is None
+    r = play("bet 1 10", "cards TS AD 9C 5H", "ins 1 3", profile="us-holecard")
+    assert r.error["code"] == "insurance_not_half" and "5" in r.error["message"]
+    assert play("bet 1 10", "cards TS AD 9C", "ins 1 3", profile="single-deck-enhc").error["code"] == "insurance_not_half"
+    assert play("bet 1 10", "cards TS AD 9C", "ins 1 3", profile="ru-standard",
+                insurance_amount="half").error["code"] == "insurance_not_half"
+
+
+def test_repeat_shuffle_once_only_with_reshuffle_every_round():
+    """rules.md, Points decided: "once only" holds with every option, reshuffle_every_round included; the
+    shuffle the rules require is not a repeat and one repeat may follow it."""
+    r = play("shuffle S2", "shuffle S3", profile="single-deck-enhc")  # S1 required, S2 the repeat
+    assert r.error is not None and r.error["code"] == "shuffle_not_due" and r.error["line"] == 4
+    round_ = ("bet 1 10", "cards TS 9D TC", "stand", "cards 8D")
+    r = play(*round_, "shuffle S2", "shuffle S3", "shuffle S4", profile="single-deck-enhc")
+    assert r.error["code"] == "shuffle_not_due" and r.error["line"] == 11  # S4: a second repeat
+    assert play(*round_, "shuffle S2", "shuffle S3", profile="single-deck-enhc").error is None
+    assert play("shuffle S2", "shuffle S3", profile="us-holecard").error["code"] == "shuffle_not_due"
+
+
+def test_single_deck_enhc_repeat_shuffles_is_one():
+    """rules.md, Points decided / docs/rules.md: repeat_shuffles = 1 in single-deck-enhc, and it is enforced."""
+    assert build_rules("single-deck-enhc").repeat_shuffles == 1
+    r = play("shuffle S2", "shuffle S3", profile="single-deck-enhc", repeat_shuffles=2)
+    assert r.error is None
+
+
+def test_lone_player_shuffle_is_a_new_shuffle_not_a_repeat():
+    """rules.md, Points decided: a lone player's request between rounds is a new shuffle; one repeat may follow."""
+    lone = ("bet 1 10 Anna", "cards TS 6D TC", "stand", "card 2H", "card TH")
+    assert play(*lone, "shuffle S2", "shuffle S3").error is None
+    assert play(*lone, "shuffle S2", "shuffle S3", "shuffle S4").error["code"] == "shuffle_not_due"
+
+
+def test_chip_unit_bets_in_whole_chips():
+    """rules.md, Money, to the cent: a bet that is not a whole number of chip units is refused with the reason."""
+    r = play("bet 1 12.35")
+    assert r.error["code"] == "bet_not_whole_chips" and "chips of 1" in r.error["message"]
+    assert play("bet 1 12.35", chip_unit="0.05").error["code"] == "bad_rules"  # see the next test
+    r = play("bet 1 12.30", "cards AS 9D KH", "cards 5C 7S", chip_unit="0.10")  # BJ: 12.30 x 3:2
+    assert hands(r) == [(1, "AS KH", "blackjack", "18.45")]
+    r = play("bet 1 12.30", "cards TS 9D 6C", "surrender", profile="ru-surrender", chip_unit="0.10")
+    assert r.error is None and hands(r)[0][3] == "-6.15"
+
+
+def test_chip_unit_that_could_pay_a_fraction_of_a_cent_is_refused():
+    """rules.md, Money, to the cent (decided): every payout ratio times chip_unit must be whole cents; a profile
+    that could pay a fraction of a cent is refused when built, naming the options."""
+    from controller.rules import RuleError
+    with pytest.raises(RuleError, match=r"chip_unit 0.01 x blackjack_pays 3:2 = 0.015"):
+        build_rules("ru-standard", {"chip_unit": "0.01"})
+    with pytest.raises(RuleError, match=r"surrender \(half back\) 1:2 = 0.005"):
+        build_rules("ru-surrender", {"chip_unit": "0.01", "blackjack_pays": "1:1"})
+    with pytest.raises(RuleError, match=r"insurance_amount = half"):
+        build_rules("us-holecard", {"chip_unit": "0.01", "blackjack_pays": "1:1"})
+    assert build_rules("ru-surrender", {"chip_unit": "0.02"}).chip_unit == Decimal("0.02")
+
+
+def test_cut_card_after_the_bets_before_the_first_card():
+    """rules.md, Points decided: the round whose bets are down is the round in progress: it is dealt and
+    finished, then the shuffle is due. No attention."""
+    r = play("bet 1 10", "bet 2 10", "cut", "cards TS 9H 7D 6C 9C", "stand", "stand", "cards TD")
+    assert r.error is None and len(r.rounds) == 1
+    assert hands(r) == [(1, "TS 6C", "lose", "-10"), (2, "9H 9C", "win", "10")]
+    assert r.table.phase is Phase.WAITING_FOR_SHUFFLE and r.table.right_to_cut == "box 1"
+    assert [a["kind"] for a in r.as_dict()["alerts"]] == ["shuffle_due"]
+    two = ("bet 1 10", "bet 2 10 B", "cards TS 9H 7D 6C 9C", "stand", "stand", "cards TD")
+    r = play(*two, "bet 1 10", "bet 2 10 B", "cut", "shuffle S2")
+    assert r.error["code"] == "shuffle_not_due" and "dealt first" in r.error["message"]  # the round comes first
+    # Without bets down the shuffle is due at once, and a card is held.
+    r = play("cut", "bet 1 10", "card 5S")
+    assert r.table.phase is Phase.ATTENTION
+
+
+def test_link_up_takes_the_reason_the_session_format_lists():
+    """docs/session-format.md: link_down / link_up take `reason`."""
+    import json
+
+    from controller.replay import replay_lines
+    lines = [json.dumps({"type": "link_down", "reason": "cable"}), json.dumps({"type": "link_up", "reason": "replugged"})]
+    r = replay_lines(lines)
+    assert r.error is None and r.as_dict()["alerts"][0]["kind"] == "link_down"
+    assert not r.as_dict()["alerts"][0]["active"]
+
+
+def test_even_money_alone_opens_insurance_only_for_a_blackjack():
+    """rules.md, Points decided: with insurance off, no insurance phase opens unless a box may take even money."""
+    r = play("bet 1 10", "cards TS AD 9C", insurance=False)
+    assert r.table.phase is Phase.PLAYERS
+    r = play("bet 1 10", "bet 2 10", "cards AS 9H AD KH 9C", insurance=False)
+    assert r.table.phase is Phase.INSURANCE
+    assert [a.value for a in r.table.legal_actions()] == ["even_money", "close_insurance"]
+    r = play("bet 1 10", "bet 2 10", "cards AS 9H AD KH 9C", "ins 2 5", insurance=False)
+    assert r.error["code"] == "insurance_closed"
+    r = play("bet 1 10", "bet 2 10", "cards AS 9H AD KH 9C", "even 1", "close", "stand", "card 9D", insurance=False)
+    assert hands(r) == [(1, "AS KH", "even_money", "10"), (2, "9H 9C", "lose", "-10")]

@@ -180,9 +180,9 @@ def test_every_kind_of_state_round_trips(profile: str) -> None:
     from tests.support.sessions import Chooser, Session
 
     seen: set[str] = set()
-    for seed in range(30):
+    for seed in range(40):
         s = Session(profile, seed, Chooser(rng=random.Random(seed)), world=True)
-        for _ in range(60):
+        for _ in range(80):
             s.run(1)
             t = s.table
             data = t.snapshot()

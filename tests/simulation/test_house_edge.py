@@ -62,3 +62,33 @@ def test_simulate_cli_prints_the_documented_fields():
     bad = subprocess.run([sys.executable, "-m", "tablectl.cli", "simulate", "--rules", "nope"],
                          capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "unknown rule profile" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_same_result_whatever_the_number_of_workers():
+    """--workers N: chunks seeded from (seed, chunk) and added in chunk order, so N changes nothing."""
+    rules = build_rules("ru-surrender")
+    done: list[int] = []
+    runs = [simulate(rules, 5000, seed=4, workers=n, chunk_rounds=1000, progress=done.append).as_dict()
+            for n in (1, 2)]
+    for run in runs:
+        assert run.pop("rounds_per_second") > 0
+    assert runs[1].pop("workers") == 2 and runs[0].pop("workers") == 1
+    assert runs[0] == runs[1] and runs[0]["rounds"] == 5000
+    assert done == [1000, 2000, 3000, 4000, 5000] * 2
+    other = simulate(rules, 5000, seed=5, workers=2, chunk_rounds=1000).as_dict()
+    assert other["house_edge_pct"] != runs[0]["house_edge_pct"]
+
+
+def test_simulate_cli_workers_and_no_progress_bar_off_a_terminal():
+    import json
+    import subprocess
+    import sys
+    runs = []
+    for workers in ("1", "2"):
+        out = subprocess.run([sys.executable, "-m", "tablectl.cli", "simulate", "--rounds", "120000", "--seed", "3",
+                              "--workers", workers, "--json"], capture_output=True, text=True, timeout=300)
+        assert out.returncode == 0 and out.stderr == "", out.stderr  # stderr is a pipe: no bar
+        doc = json.loads(out.stdout)
+        assert doc.pop("workers") == int(workers) and doc.pop("rounds_per_second") > 0
+        runs.append(doc)
+    assert runs[0] == runs[1]

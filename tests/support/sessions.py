@@ -161,17 +161,18 @@ class Session:
             return lo
         if how == 1:
             return hi
-        if how == 2:  # often illegal: under the minimum or over the maximum
-            return self.choose.one((lo / 2, hi + 1, hi * 2, Decimal("0.5")))
-        return Decimal(self.choose.int(int(lo) * 2, int(hi) * 2)) / 2
+        if how == 2:  # often illegal: under the minimum, over the maximum, or not whole chips
+            return self.choose.one((lo / 2, hi + 1, hi * 2, Decimal("0.5"), lo + Decimal("0.35")))
+        return Decimal(self.choose.int(int(lo), int(hi)))
 
     def _amount_for_insurance(self, box: int) -> Decimal:
         r = self.table.round
-        bet = next((b.bet for b in r.boxes if b.number == box), None) if r else None
-        how = self.choose.int(0, 3)
-        if bet is not None and how <= 1:
-            return bet / 2 if how == 0 else max(Decimal("0.5"), (bet / 4).quantize(Decimal("0.5")))
-        if bet is not None and how == 2:
+        cents = next((b.bet for b in r.boxes if b.number == box), None) if r else None
+        bet = Decimal(cents) / 100 if cents is not None else None
+        how = self.choose.int(0, 4)
+        if bet is not None and how <= 2:  # exactly half (all some tables take), or less
+            return bet / 2 if how <= 1 else max(Decimal("0.5"), (bet / 4).quantize(Decimal("0.5")))
+        if bet is not None and how == 3:
             return bet / 2 + Decimal("0.5")  # just over the limit
         return Decimal(self.choose.int(1, 2400)) / 2
 
