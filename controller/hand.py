@@ -51,7 +51,8 @@ class Hand:
         self.hard += card.value
         if card.value == 1:
             self.has_ace = True
-        self.total = playing_total(self.hard, self.has_ace)
+        soft = soft_total(self.hard, self.has_ace)
+        self.total = self.hard if soft is None else soft
 
     def remove_last(self) -> Card:
         """Take back the last card (a split moves it to the new hand)."""

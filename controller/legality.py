@@ -27,6 +27,23 @@ class Refusal:
     message: str
 
 
+# Refusals whose words never change are made once: the checks run on every decision.
+_NO_DOUBLE_ON_SPLIT_ACES = Refusal("double_not_allowed", "split aces take one card only: no double")
+_NO_RESPLIT_OF_ACES = Refusal("split_limit", "split aces may not be split again at this table")
+_DOUBLE_FIRST_TWO_ONLY = Refusal("double_not_allowed", "double only on the first two cards of a hand")
+_NO_DOUBLE_AFTER_SPLIT = Refusal("double_not_allowed", "no double after a split at this table")
+_NO_DOUBLING = Refusal("double_not_allowed", "no doubling at this table")
+_SPLIT_TWO_CARDS_ONLY = Refusal("split_not_allowed", "split only a pair of two cards")
+_NO_SURRENDER_HERE = Refusal("surrender_not_allowed", "surrender is not offered at this table")
+_SURRENDER_WINDOW_CLOSED = Refusal("surrender_closed", "surrender is closed: a player has already drawn a card")
+_SURRENDER_FIRST_DECISION_ONLY = Refusal("surrender_not_allowed", "surrender only as the box's first decision on two cards")
+_NO_SURRENDER_V_ACE = Refusal("surrender_not_allowed", "no surrender against a dealer ace")
+_INSURANCE_NOT_OFFERED = Refusal("insurance_closed", "insurance is offered only against a dealer ace, before play")
+_INSURANCE_WHOLE_CENTS = Refusal("bad_amount", "insurance is an amount in whole cents")
+_EVEN_MONEY_NOT_OFFERED = Refusal("even_money_closed", "even money is offered only on a blackjack against a dealer ace")
+_INSURANCE_NOT_OPEN = Refusal("insurance_closed", "insurance is not open")
+
+
 class Action(str, Enum):
     """A decision the table may offer (``legal_actions``); a hit is the next card arriving."""
 
@@ -70,9 +87,9 @@ def split_aces_refusal(hand: Hand, rules: RuleProfile, what: str) -> Refusal | N
     if not hand.split_aces:
         return None
     if what == "double":
-        return Refusal("double_not_allowed", "split aces take one card only: no double")
+        return _NO_DOUBLE_ON_SPLIT_ACES
     if not rules.resplit_aces:
-        return Refusal("split_limit", "split aces may not be split again at this table")
+        return _NO_RESPLIT_OF_ACES
     return None
 
 
@@ -132,18 +149,18 @@ def _describe(hand: Hand) -> str:
 def double_refusal(hand: Hand, rules: RuleProfile) -> Refusal | None:
     """May this hand double (its first two cards, the table's double rule, after a split)?"""
     if len(hand.cards) != 2:
-        return Refusal("double_not_allowed", "double only on the first two cards of a hand")
+        return _DOUBLE_FIRST_TWO_ONLY
     refusal = split_aces_refusal(hand, rules, "double")
     if refusal is not None:
         return refusal
     if hand.from_split and not rules.double_after_split:
-        return Refusal("double_not_allowed", "no double after a split at this table")
+        return _NO_DOUBLE_AFTER_SPLIT
     rule = rules.double
     if rule is not DoubleRule.ANY:
         # Restricted doubling counts hard totals only: a soft hand cannot double.
         if hand.soft is not None or hand.hard not in _DOUBLE_TOTALS[rule]:
             if rule is DoubleRule.NONE:
-                return Refusal("double_not_allowed", "no doubling at this table")
+                return _NO_DOUBLING
             return Refusal("double_not_allowed", f"double only on a hard {rule.value}; this hand is {_describe(hand)}")
     return None
 
@@ -153,7 +170,7 @@ def split_refusal(hand: Hand, rules: RuleProfile) -> Refusal | None:
     """May this hand split (a pair by the table's rule, under the hand limit)?"""
     cards = hand.cards
     if len(cards) != 2:
-        return Refusal("split_not_allowed", "split only a pair of two cards")
+        return _SPLIT_TWO_CARDS_ONLY
     a, b = cards
     pair = a.rank == b.rank if rules.split_by is SplitBy.RANK else a.value == b.value
     if not pair:
@@ -187,13 +204,13 @@ def surrender_refusal(phase: Phase, r: Round | None, rules: RuleProfile, number:
     """May this box (or the box in turn) surrender now, under the table's surrender rule?"""
     mode = rules.surrender
     if mode is SurrenderRule.NONE:
-        return Refusal("surrender_not_allowed", "surrender is not offered at this table")
+        return _NO_SURRENDER_HERE
     if phase not in PLAY or r is None:
         return Refusal("surrender_closed", f"cannot surrender now ({phase.value})")
     if mode is SurrenderRule.BEFORE_FIRST_HIT:
         # ru-surrender: a table-wide window after the deal, closed once anyone has drawn.
         if r.anyone_drew:
-            return Refusal("surrender_closed", "surrender is closed: a player has already drawn a card")
+            return _SURRENDER_WINDOW_CLOSED
         box = surrendering_box(r, number)
         if box is None:
             return Refusal("no_such_box", f"box {number} has no bet in this round")
@@ -205,9 +222,9 @@ def surrender_refusal(phase: Phase, r: Round | None, rules: RuleProfile, number:
     if number is not None and number != box.number:
         return Refusal("not_your_turn", f"it is box {box.number}'s turn, not box {number}'s")
     if not may_surrender_early(box):
-        return Refusal("surrender_not_allowed", "surrender only as the box's first decision on two cards")
+        return _SURRENDER_FIRST_DECISION_ONLY
     if mode is SurrenderRule.EARLY_VS_2_10 and r.dealer.cards[0].value == 1:
-        return Refusal("surrender_not_allowed", "no surrender against a dealer ace")
+        return _NO_SURRENDER_V_ACE
     return None
 
 
@@ -239,7 +256,7 @@ def insure_refusal(phase: Phase, r: Round | None, rules: RuleProfile, number: in
                    amount: int | None) -> Refusal | None:
     """May this box insure this amount (in cents; None: a fraction of a cent) now?"""
     if phase is not Phase.INSURANCE or not rules.insurance:
-        return Refusal("insurance_closed", "insurance is offered only against a dealer ace, before play")
+        return _INSURANCE_NOT_OFFERED
     refusal, box = _insurance_box(r, number)
     if box is None:
         return refusal
@@ -251,7 +268,7 @@ def insure_refusal(phase: Phase, r: Round | None, rules: RuleProfile, number: in
         return Refusal("insurance_not_allowed", f"box {box.number} is already insured")
     half = money_half(box.bet)
     if amount is None:
-        return Refusal("bad_amount", "insurance is an amount in whole cents")
+        return _INSURANCE_WHOLE_CENTS
     if amount * 2 > box.bet:
         return Refusal("insurance_too_large", f"insurance is at most half the bet: {half} on box {box.number}")
     if rules.insurance_amount is InsuranceAmount.HALF and amount * 2 != box.bet:
@@ -262,7 +279,7 @@ def insure_refusal(phase: Phase, r: Round | None, rules: RuleProfile, number: in
 def even_money_refusal(phase: Phase, r: Round | None, rules: RuleProfile, number: int) -> Refusal | None:
     """May this box take even money now?"""
     if phase is not Phase.INSURANCE or not rules.even_money:
-        return Refusal("even_money_closed", "even money is offered only on a blackjack against a dealer ace")
+        return _EVEN_MONEY_NOT_OFFERED
     refusal, box = _insurance_box(r, number)
     if box is None:
         return refusal
@@ -274,7 +291,7 @@ def even_money_refusal(phase: Phase, r: Round | None, rules: RuleProfile, number
 def close_insurance_refusal(phase: Phase) -> Refusal | None:
     """Insurance can be closed only while it is open."""
     if phase is not Phase.INSURANCE:
-        return Refusal("insurance_closed", "insurance is not open")
+        return _INSURANCE_NOT_OPEN
     return None
 
 
