@@ -33,7 +33,9 @@ import os
 import secrets
 import sqlite3
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import lru_cache
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterator
@@ -214,20 +216,42 @@ class LedgerRow:
     mac: str
 
 
-def _canonical(*fields: Any) -> bytes:
-    return json.dumps(list(fields), ensure_ascii=True, separators=(",", ":")).encode()
+def _field(value: str | int | None) -> str:
+    # Length-prefixed (a netstring's "len:text"), so no two rows ever read the same; None is "~".
+    if value is None:
+        return "~"
+    text = str(value)
+    return f"{len(text)}:{text}"
+
+
+@lru_cache(maxsize=64)
+def _keyed(key: bytes) -> "hmac.HMAC":
+    # HMAC's keyed start is computed once per key; each MAC copies it (a third of the cost).
+    return hmac.new(key, digestmod=hashlib.sha256)
+
+
+def _mac(key: bytes, text: str) -> str:
+    h = _keyed(key).copy()
+    h.update(text.encode())
+    return h.hexdigest()
+
+
+def canonical_row(prev_mac: str, seq: int, kind: str, received_at: str, body: str, shoe_id: str | None,
+                  position: int | None, code: str | None, message: str | None) -> str:
+    """The text a ledger row's MAC is computed over: the previous row's MAC, then every column."""
+    return (f"{prev_mac}\n{seq}|{kind}|{_field(received_at)}|{_field(body)}|{_field(shoe_id)}|"
+            f"{_field(position)}|{_field(code)}|{_field(message)}")
 
 
 def row_mac(key: bytes, prev_mac: str, row: LedgerRow) -> str:
-    """The MAC a ledger row must carry: over the previous row's MAC and every column of this one."""
-    canonical = _canonical(row.seq, row.kind, row.received_at, row.body, row.shoe_id, row.position,
-                           row.code, row.message)
-    return hmac.new(key, prev_mac.encode() + b"\n" + canonical, hashlib.sha256).hexdigest()
+    """The MAC a ledger row must carry: HMAC-SHA256 over the previous row's MAC and every column of this one."""
+    return _mac(key, canonical_row(prev_mac, row.seq, row.kind, row.received_at, row.body, row.shoe_id,
+                                   row.position, row.code, row.message))
 
 
-def _bound_mac(key: bytes, what: str, *fields: Any) -> str:
+def _bound_mac(key: bytes, what: str, *fields: str | int | None) -> str:
     """The MAC of a derived row (snapshot, round record, outbox mark), bound to a ledger row's MAC."""
-    return hmac.new(key, what.encode() + b"\n" + _canonical(*fields), hashlib.sha256).hexdigest()
+    return _mac(key, what + "\n" + "|".join(_field(f) for f in fields))
 
 
 def event_body(event: Event) -> str:
@@ -362,25 +386,27 @@ class JournalReader:
                 raise JournalDamaged(f"journal {self.path} fails SQLite's integrity check; keep it for investigation")
             prev = ""
             expected = 1
-            macs: dict[int, str] = {}
-            for values in self.db.execute(
+            keyed = _keyed(key)
+            equal = hmac.compare_digest
+            for seq, kind, at, body, shoe_id, position, code, message, mac in self.db.execute(
                     "SELECT seq, kind, received_at, body, shoe_id, position, code, message, mac "
                     "FROM ledger ORDER BY seq"):
-                row = LedgerRow(*values)
-                if row.seq != expected:
+                if seq != expected:
                     raise JournalTampered(
-                        f"journal {self.path}: ledger row {expected} is missing (the next row is {row.seq}): "
+                        f"journal {self.path}: ledger row {expected} is missing (the next row is {seq}): "
                         "rows were removed; keep the file for investigation", table="ledger", row=expected)
-                if row.kind not in KINDS or not hmac.compare_digest(row_mac(key, prev, row), row.mac):
+                h = keyed.copy()
+                h.update(canonical_row(prev, seq, kind, at, body, shoe_id, position, code, message).encode())
+                if kind not in KINDS or not equal(h.hexdigest(), mac):
                     raise JournalTampered(
-                        f"journal {self.path}: ledger row {row.seq} does not verify: it was altered, forged, or "
-                        "rows before it were changed; keep the file for investigation", table="ledger", row=row.seq)
-                prev = row.mac
-                macs[row.seq] = row.mac
+                        f"journal {self.path}: ledger row {seq} does not verify: it was altered, forged, or "
+                        "rows before it were changed; keep the file for investigation", table="ledger", row=seq)
+                prev = mac
                 expected += 1
             rounds = 0
-            for number, seq, record, mac in self.db.execute("SELECT number, seq, record, mac FROM rounds"):
-                if seq not in macs or not hmac.compare_digest(_bound_mac(key, "round", number, seq, record, macs[seq]), mac):
+            for number, seq, record, mac, ledger_mac in self.db.execute(
+                    "SELECT r.number, r.seq, r.record, r.mac, l.mac FROM rounds r LEFT JOIN ledger l ON l.seq = r.seq"):
+                if ledger_mac is None or not equal(_bound_mac(key, "round", number, seq, record, ledger_mac), mac):
                     raise JournalTampered(f"journal {self.path}: the record of round {number} does not verify: "
                                           "it was altered or forged", table="rounds", row=number)
                 rounds += 1
@@ -555,6 +581,7 @@ class Journal(JournalReader):
         self.last_seq, self.last_mac = self.verified.head_seq, self.verified.head_mac
         # Called with the seconds each committed write took (the service's metrics).
         self.on_commit: Callable[[float], None] | None = None
+        self._in_transaction = False
 
     def _create(self) -> None:
         tmp = self.path.with_name(self.path.name + ".new")
@@ -608,24 +635,53 @@ class Journal(JournalReader):
         return seq
 
     def _write(self, *statements: Any) -> None:
-        """Run (sql, args) pairs in one committed transaction; a storage fault is raised by kind."""
+        """Run (sql, args) pairs, committed when this returns (or with the open `transaction`)."""
         pairs = [statements] if isinstance(statements[0], str) else list(statements)
+        if self._in_transaction:
+            try:
+                for sql, args in pairs:
+                    self.db.execute(sql, args)
+            except sqlite3.Error as exc:
+                raise _storage_error(exc, self.path) from None
+            return
+        with self.transaction():
+            for sql, args in pairs:
+                self.db.execute(sql, args)
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """Everything written inside is committed together, at the end, or not at all.
+
+        The writer groups the inputs waiting for it into one transaction (one fsync for all),
+        and answers and acknowledges none of them before this commit returns. A failure rolls
+        back every row of the group; the caller stops the table (its memory is ahead of the disk).
+        """
+        if self._in_transaction:
+            yield
+            return
         db = self.db
         start = time.perf_counter()
+        head = (self.last_seq, self.last_mac)
+        self._in_transaction = True
         try:
-            db.execute("BEGIN IMMEDIATE")
-            for sql, args in pairs:
-                db.execute(sql, args)
-            db.execute("COMMIT")
-            if self.on_commit is not None:
-                self.on_commit(time.perf_counter() - start)
-        except sqlite3.Error as exc:
+            try:
+                db.execute("BEGIN IMMEDIATE")
+                yield
+                db.execute("COMMIT")
+            except sqlite3.Error as exc:
+                raise _storage_error(exc, self.path) from None
+        except BaseException:
             if db.in_transaction:
                 try:
                     db.execute("ROLLBACK")
                 except sqlite3.Error:
                     pass
-            raise _storage_error(exc, self.path) from None
+            self.last_seq, self.last_mac = head
+            raise
+        finally:
+            self._in_transaction = False
+        if self.on_commit is not None:
+            self.on_commit(time.perf_counter() - start)
 
     def head(self) -> tuple[int, str]:
         """The last row written: (seq, mac)."""

@@ -100,6 +100,17 @@ class _Tick:
 
 _TICK = _Tick()
 _STOP = object()
+MAX_BATCH = 64  # inputs committed together at most (one fsync for all)
+
+
+def _settle(future: "asyncio.Future[Any]", outcome: object) -> None:
+    """Answer a waiting caller (an exception is raised in it), unless it has gone."""
+    if future.done():
+        return
+    if isinstance(outcome, BaseException):
+        future.set_exception(outcome)
+    else:
+        future.set_result(outcome)
 
 
 def journal_key(settings: Settings) -> JournalKey:
@@ -154,6 +165,7 @@ class TableService:
         self.failure: JournalError | None = None
         self._count_reported: tuple[str, int] | None = None  # the last shoe count reported missing cards
         self._inbox: asyncio.Queue[object] = asyncio.Queue()
+        self._later: list[Callable[[], None]] | None = None  # what waits for the current commit
         self._stop: asyncio.Event | None = None
         # Metrics hook (tablectl.metrics): called with the event and the seconds from submit to published.
         self.observe: Callable[[ev.Event, float], None] | None = None
@@ -206,20 +218,50 @@ class TableService:
     # ------------------------------------------------------------------ the writer
     async def _writer(self) -> None:
         while True:
-            item = await self._inbox.get()
-            if item is _STOP:
-                return
+            batch = [await self._inbox.get()]
+            # Group commit: whatever else waits is decided, written and applied in order inside
+            # the same transaction, so one fsync serves them all; nothing is answered, acked or
+            # shown before that commit.
+            while len(batch) < MAX_BATCH and not self._inbox.empty():
+                batch.append(self._inbox.get_nowait())
+            stop = _STOP in batch
+            batch = [item for item in batch if item is not _STOP]
             if self.failure is not None:
-                self._refuse_stopped(item)
-                continue
+                for item in batch:
+                    self._refuse_stopped(item)
+            elif batch:
+                self._write_batch(batch)
+            if stop:
+                return
+
+    def _write_batch(self, batch: list[object]) -> None:
+        self._later = later = []
+        try:
+            with self.authority.journal.transaction():
+                for item in batch:
+                    self._handle(item)
+        except JournalError as exc:
+            self._fail(exc, batch)
+            return
+        except Exception as exc:  # a bug in the engine or an output: stop rather than guess
+            log.exception("the table cannot handle %s", ", ".join(type(i).__name__ for i in batch))
+            self.health.engine_ok = False
+            self._fail(JournalError(f"internal error: {exc!r}"), batch)
+            return
+        finally:
+            self._later = None
+        for done in later:  # committed: now answer, acknowledge and show, in order
             try:
-                self._handle(item)
-            except JournalError as exc:
-                self._fail(exc, item)
-            except Exception as exc:  # a bug in the engine or an output: stop rather than guess
-                log.exception("the table cannot handle %s", type(item).__name__)
-                self.health.engine_ok = False
-                self._fail(JournalError(f"internal error handling {type(item).__name__}: {exc}"), item)
+                done()
+            except Exception:  # one answer that cannot be given must not stop the others, nor the writer
+                log.exception("after a commit")
+
+    def _after_commit(self, done: Callable[[], None]) -> None:
+        """Do `done` once the transaction holding the current input has committed."""
+        if self._later is None:
+            done()
+        else:
+            self._later.append(done)
 
     def _handle(self, item: object) -> None:
         kind = type(item)
@@ -231,8 +273,7 @@ class TableService:
         elif kind is _OutboxMark:
             mark: _OutboxMark = item  # type: ignore[assignment]
             self.authority.journal.set_outbox(mark.name, mark.seq)
-            if not mark.done.done():
-                mark.done.set_result(None)
+            self._after_commit(lambda: _settle(mark.done, None))
         else:
             self.on_shoe_message(item)  # type: ignore[arg-type]
 
@@ -242,15 +283,17 @@ class TableService:
         except IllegalAction as exc:
             if act.verdict is None:
                 log.info("%s refused for %s: %s (%s)", act.event.type, act.actor, exc.message, exc.code)
-            elif not act.verdict.done():
-                act.verdict.set_exception(exc)
+            else:
+                verdict, refused = act.verdict, exc  # (`exc` itself is unbound once the except block ends)
+                self._after_commit(lambda: _settle(verdict, refused))  # its refusal row is committed first
             return
-        if act.verdict is not None and not act.verdict.done():
-            act.verdict.set_result((seq, self.table.phase.value))
+        if act.verdict is not None:
+            verdict, answer = act.verdict, (seq, self.table.phase.value)
+            self._after_commit(lambda: _settle(verdict, answer))
 
     def _submit(self, event: ev.Event, actor: str | None = None, *, shoe_id: str | None = None,
                 position: int | None = None) -> tuple[int, list[Effect]]:
-        """Decide, journal and apply one input, then publish it (the writer's only way to the journal)."""
+        """Decide, journal and apply one input; it is published once committed (the writer's only way in)."""
         start = time.perf_counter()  # metrics: card-to-display latency starts here
         if actor is not None:
             event.actor = actor
@@ -259,12 +302,12 @@ class TableService:
         except IllegalAction as exc:
             log.info("refused %s from %s: %s (%s)", event.type, event.actor, exc.message, exc.code)
             raise
-        self._publish(seq, event, effects)
-        if self.observe is not None:  # metrics: every output and the live stream have it now
-            self.observe(event, time.perf_counter() - start)
+        item = StreamItem(seq, ev.dump_event(event), self.table.phase.value,
+                          [_effect_dict(e) for e in effects], seq in self.authority.secret_seqs)
+        self._after_commit(lambda: self._publish(item, effects, event, start))
         return seq, effects
 
-    def _publish(self, seq: int, event: ev.Event, effects: list[Effect]) -> None:
+    def _publish(self, item: StreamItem, effects: list[Effect], event: ev.Event, start: float) -> None:
         table = self.table
         for output in self.outputs:
             try:
@@ -274,19 +317,19 @@ class TableService:
                 if name not in self.health.outputs_failed:
                     log.exception("output %s failed", name)
                 self.health.outputs_failed[name] = str(exc)
-        item = StreamItem(seq, ev.dump_event(event), table.phase.value,
-                          [_effect_dict(e) for e in effects], seq in self.authority.secret_seqs)
         self.recent.append(item)
         for queue in list(self.subscribers):
             queue.put_nowait(item)
         for listener in self.commit_listeners:
             try:
-                listener(seq)
+                listener(item.seq)
             except Exception:
                 log.exception("commit listener failed")
+        if self.observe is not None:  # metrics: every output and the live stream have it now
+            self.observe(event, time.perf_counter() - start)
 
     # ------------------------------------------------------------------ stopping on a fault
-    def _fail(self, exc: JournalError, item: object) -> None:
+    def _fail(self, exc: JournalError, batch: list[object]) -> None:
         """The journal failed: stop taking anything, say so everywhere, and stop the process."""
         self.failure = exc
         self.health.journal_ok = False
@@ -300,7 +343,8 @@ class TableService:
                     stopped(reason)
                 except Exception:
                     log.exception("output %s could not show that the table stopped", type(output).__name__)
-        self._refuse_stopped(item)
+        for item in batch:
+            self._refuse_stopped(item)
         while not self._inbox.empty():
             self._refuse_stopped(self._inbox.get_nowait())
         if self._stop is not None:
@@ -330,7 +374,7 @@ class TableService:
             self.health.link_up = True
             log.info("shoe link up: %s", msg.hello)  # type: ignore[union-attr]
             self._submit(ev.LinkUp(), "shoe")
-            self.lock_output.sync(self.table)
+            self._after_commit(lambda: self.lock_output.sync(self.table))
         elif kind is fb.LinkDown:
             self.health.link_up = False
             log.warning("shoe link down: %s (%s)", msg.reason, msg.detail)  # type: ignore[union-attr]
@@ -429,7 +473,7 @@ class TableService:
             event = ev.ShoeFault(kind="bad_data", detail=f"card {msg.code!r} at position {msg.position} is not a card")
         self._submit(event, "shoe", shoe_id=msg.shoe_id, position=msg.position)
         self._note_card(msg.shoe_id, msg.position, msg.code)
-        self.link.ack(msg.shoe_id, msg.position)
+        self._after_commit(lambda: self.link.ack(msg.shoe_id, msg.position))  # never before its commit
 
     def _on_fault(self, msg: fb.Fault) -> None:
         if msg.is_card_event and msg.position is not None:
@@ -439,7 +483,7 @@ class TableService:
             self._submit(ev.ShoeFault(kind=msg.kind.value, detail=f"{msg.detail} (card {msg.position})"), "shoe",
                          shoe_id=msg.shoe_id, position=msg.position)
             self._note_card(msg.shoe_id, msg.position, "??")
-            self.link.ack(msg.shoe_id, msg.position)
+            self._after_commit(lambda: self.link.ack(msg.shoe_id, msg.position))
         else:
             self._submit(ev.ShoeFault(kind=msg.kind.value, detail=msg.detail or None), "shoe")
 
@@ -456,6 +500,7 @@ class TableService:
             except Exception:
                 log.exception("output %s failed at startup", type(output).__name__)
         writer = asyncio.create_task(self._writer(), name="writer")
+        writer.add_done_callback(self._writer_ended)
         tasks = [asyncio.create_task(self._pump_link(), name="shoe-link"),
                  asyncio.create_task(self._ticker(), name="clock")]
         if ready is not None:
@@ -475,6 +520,15 @@ class TableService:
                     future.set_exception(TableStopped("the table is stopping"))
             self.link.stop()
             self.authority.journal.close()
+
+    def _writer_ended(self, task: "asyncio.Task[None]") -> None:
+        # The writer ends only when told to stop; anything else stops the table, loudly, never a hang.
+        if task.cancelled() or task.exception() is None:
+            return
+        exc = task.exception()
+        log.error("the writer stopped: %r", exc)
+        self.health.engine_ok = False
+        self._fail(JournalError(f"internal error: the writer stopped ({exc!r})"), [])
 
     async def _pump_link(self) -> None:
         async for msg in self.link.messages():

@@ -76,9 +76,13 @@ def presented_key(authorization: str | None, x_api_key: str | None) -> str | Non
     return None
 
 
-def caller(request: Request, authorization: Annotated[str | None, Header()] = None,
-           x_api_key: Annotated[str | None, Header()] = None) -> Caller:
-    """FastAPI dependency: who is calling (401 when nobody known)."""
+async def caller(request: Request, authorization: Annotated[str | None, Header()] = None,
+                 x_api_key: Annotated[str | None, Header()] = None) -> Caller:
+    """FastAPI dependency: who is calling (401 when nobody known).
+
+    Dependencies are ``async`` so FastAPI runs them on the event loop: a plain ``def``
+    would hop to its thread pool on every request (and contend for the GIL with the loop).
+    """
     ring: KeyRing = request.app.state.keys
     return ring.identify(request, presented_key(authorization, x_api_key))
 
@@ -86,7 +90,7 @@ def caller(request: Request, authorization: Annotated[str | None, Header()] = No
 def need(role: Role) -> Callable[[Caller], Caller]:
     """A dependency that lets in callers whose role includes `role` (403 otherwise)."""
 
-    def check(who: Annotated[Caller, Depends(caller)]) -> Caller:
+    async def check(who: Annotated[Caller, Depends(caller)]) -> Caller:
         if not who.may(role):
             raise ApiError(403, "forbidden", f"a {role.value} key is needed; this key is {who.role.value}")
         return who

@@ -10,7 +10,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from tablectl.service import TableService
 
 
-def get_service(request: Request) -> "TableService":
+async def get_service(request: Request) -> "TableService":
     """The one table service behind this app."""
     return request.app.state.service
 

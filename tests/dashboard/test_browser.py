@@ -55,7 +55,7 @@ def _page_cards(page) -> int:
     return page.evaluate("document.querySelectorAll('#dealer .card, #boxes .card').length")
 
 
-def _wait(cond, timeout: float = 10.0, what: str = "condition") -> None:
+def _wait(cond, timeout: float = 30.0, what: str = "condition") -> None:
     end = time.monotonic() + timeout
     while time.monotonic() < end:
         if cond():
@@ -171,7 +171,7 @@ def test_a_round_card_by_card_then_an_alert_acknowledged_and_resolved(browser, t
     # An unexpected card: nobody has bet, yet a card leaves the shoe.
     _wait(lambda: _view(table)["phase"] == "betting" and not _view(table)["boxes"], what="an empty table")
     assert table.shoe.request("deal")["ok"]
-    alert = page.wait_for_selector("#alert-list [data-kind=unexpected_card]", timeout=10_000)
+    alert = page.wait_for_selector("#alert-list [data-kind=unexpected_card]", timeout=30_000)
     assert "unexpected card" in alert.text_content()
     assert page.text_content("#phase").startswith("attention")
     _shot(page, "03-unexpected-card-alert")
@@ -199,13 +199,13 @@ def test_follows_the_stream_through_a_service_restart_without_a_reload(browser, 
     page.evaluate("window.__marker = 'same page'")
     start_seq = page.evaluate("window.tablectl.sseSeq")
     table.service.stop()
-    page.wait_for_selector("#live.off", timeout=10_000)
+    page.wait_for_selector("#live.off", timeout=30_000)
     table.service.start()
-    page.wait_for_selector("#live.on", timeout=20_000)
+    page.wait_for_selector("#live.on", timeout=60_000)
     VirtualDealer(table.api, DEALER_KEY, table.shoe.control_path, seed=3, max_boxes=4).run(
         _view(table)["rounds_played"] + 2, timeout=120)
     final = _view(table)["last_seq"]
-    page.wait_for_function(f"window.tablectl.sseSeq === {final}", timeout=10_000)
+    page.wait_for_function(f"window.tablectl.sseSeq === {final}", timeout=30_000)
     st = page.evaluate("({marker: window.__marker, events: window.tablectl.events, gaps: window.tablectl.gaps,"
                        " reconnects: window.tablectl.reconnects})")
     assert st["marker"] == "same page"  # no reload

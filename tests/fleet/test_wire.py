@@ -30,14 +30,15 @@ def _row(seq: int = 1, prev: str = "", body: str = '{"at":"2026-11-30T20:00:00+0
 
 
 def test_mac_is_the_contracts_hmac_over_the_previous_mac_and_the_canonical_row():
+    """The ledger's MAC restated independently: HMAC-SHA256 over the previous MAC, a newline, then
+    seq|kind and every other column length-prefixed ("len:text", "~" for none), joined by "|"."""
     row = _row()
-    canonical = json.dumps([1, "event", row.received_at, row.body, "S1", 3, None, None], ensure_ascii=True,
-                           separators=(",", ":")).encode()
-    assert row.mac == hmac.new(KEY, b"\n" + canonical, hashlib.sha256).hexdigest()
+    at, body = row.received_at, row.body
+    canonical = f"1|event|{len(at)}:{at}|{len(body)}:{body}|2:S1|1:3|~|~"
+    assert row.mac == hmac.new(KEY, ("\n" + canonical).encode(), hashlib.sha256).hexdigest()
     nxt = _row(2, row.mac)
-    assert nxt.mac == hmac.new(KEY, row.mac.encode() + b"\n" + json.dumps(
-        [2, "event", row.received_at, row.body, "S1", 3, None, None], separators=(",", ":")).encode(),
-        hashlib.sha256).hexdigest()
+    canonical = f"2|event|{len(at)}:{at}|{len(body)}:{body}|2:S1|1:3|~|~"
+    assert nxt.mac == hmac.new(KEY, (row.mac + "\n" + canonical).encode(), hashlib.sha256).hexdigest()
 
 
 def test_a_final_message_carries_the_body_byte_for_byte_and_verifies():
