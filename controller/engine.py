@@ -531,8 +531,9 @@ class Table:
             have = shoe.last_position or 0
             if stored <= have:
                 return  # nothing is missing: cards still on their way
+            missing = f"card {stored} is" if stored == have + 1 else f"cards {have + 1} to {stored} are"
             message = (f"the shoe has released {e.position} cards of shoe {e.shoe_id} but the table has {have}: "
-                       f"cards {have + 1} to {stored} are missing (a journal put back from a copy, or cards lost)")
+                       f"{missing} missing (a journal put back from a copy, or cards lost)")
             shoe.last_position = stored  # said once: the next card is not a second gap
         if not any(a.kind is AlertKind.INTEGRITY and a.active and a.message == message for a in self.alerts):
             self._raise_alert(AlertKind.INTEGRITY, message, e.at)

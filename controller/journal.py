@@ -49,6 +49,7 @@ SCHEMA_VERSION = 2
 EVENT = "event"
 REFUSAL = "refusal"
 KINDS = (EVENT, REFUSAL)
+MIN_FREE_BYTES = 1024 * 1024  # a shift starts only with this much room on the journal's disk
 
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -575,13 +576,33 @@ class Journal(JournalReader):
             self._check_identity()
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=FULL")
+            # SQLite opens a file it cannot write read-only without a word: find out now, at
+            # start-up, not at the first card (a probe row, rolled back, never committed).
+            self.db.execute("BEGIN IMMEDIATE")
+            self.db.execute("INSERT INTO meta VALUES ('writable', 'probe')")
+            self.db.execute("ROLLBACK")
         except sqlite3.Error as exc:
+            db = getattr(self, "db", None)
+            if db is not None and db.in_transaction:
+                db.execute("ROLLBACK")
             raise _open_error(exc, self.path) from None
         self.verified = self.verify()
         self.last_seq, self.last_mac = self.verified.head_seq, self.verified.head_mac
+        self._check_space()
         # Called with the seconds each committed write took (the service's metrics).
         self.on_commit: Callable[[float], None] | None = None
         self._in_transaction = False
+
+    def _check_space(self) -> None:
+        """Refuse to start a shift with no room for it: the first card would meet a full disk."""
+        try:
+            st = os.statvfs(self.path.parent)
+        except OSError as exc:
+            raise _os_error(exc, self.path) from None
+        free = st.f_bavail * st.f_frsize
+        if free < MIN_FREE_BYTES:
+            raise DiskFull(f"{DiskFull.cause}: {self.path} ({free // 1024} KiB free; the table needs at least "
+                           f"{MIN_FREE_BYTES // 1024} KiB to start)")
 
     def _create(self) -> None:
         tmp = self.path.with_name(self.path.name + ".new")

@@ -119,7 +119,8 @@ class FramedSession:
         self._timing = timing
         self._port_name = port_name
         self._stored = stored
-        self._last_card = stored  # the owner has this one already: never deliver it again
+        self._last_card = stored  # the highest card delivered (or that the owner had stored)
+        self._codes: dict[int, str | None] = {}  # what each position of that shoe held, as delivered
         self._decoder = FrameDecoder()
         self._out: list[bytes] = []
         self.state = LinkState.DOWN
@@ -372,21 +373,36 @@ class FramedSession:
             return
         self._delivered_seq = seq
         msg, key = self._to_message(event)
-        if key is not None and self._is_old_card(key):
+        code = msg.code if isinstance(msg, Card) else None
+        if key is not None and self._is_resend(key, code):
             self.stats.duplicates += 1
             self._pending.append(_Pending(seq, None, True))
             self._advance()
             return
         self._pending.append(_Pending(seq, key, key is None))
         if key is not None:
-            self._last_card = key
+            self._note_card(key, code)
         msgs.append(msg)
         self.stats.delivered += 1
         self._advance()
 
-    def _is_old_card(self, key: StoredPosition) -> bool:
+    def _is_resend(self, key: StoredPosition, code: str | None) -> bool:
+        # A card at a position already delivered is the same card sent again only if its code is
+        # the same: a different card there must reach the owner (the shoe went back), and one this
+        # session never saw goes to the owner too, who knows what it has stored.
         last = self._last_card
-        return last is not None and last.shoe_id == key.shoe_id and key.position <= last.position
+        if last is None or last.shoe_id != key.shoe_id or key.position > last.position:
+            return False
+        seen = self._codes.get(key.position)
+        return seen is not None and seen == code
+
+    def _note_card(self, key: StoredPosition, code: str | None) -> None:
+        last = self._last_card
+        if last is None or last.shoe_id != key.shoe_id:
+            self._codes = {}  # a new shoe: its positions start again
+        self._codes.setdefault(key.position, code)
+        if last is None or last.shoe_id != key.shoe_id or key.position > last.position:
+            self._last_card = key
 
     def _nak(self, now: float) -> None:
         if self._nak_seq == self._expected and now - self._nak_time < self._timing.nak_interval:

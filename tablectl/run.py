@@ -74,6 +74,8 @@ def configure_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument("--config", help="TOML config file (default: embedded defaults)")
     p.add_argument("--no-gpio", action="store_true", help="do not drive displays, bell and console")
     p.add_argument("--no-api", action="store_true", help="do not serve the HTTP API")
+    p.add_argument("--check", action="store_true",
+                   help="open and verify the config and the journal (made where nothing is), then exit")
 
 
 def build_gpio(service: TableService, settings: Settings, loop: asyncio.AbstractEventLoop,
@@ -217,6 +219,24 @@ def exit_status(exc: BaseException | None) -> int:
     return EXIT_INTERNAL
 
 
+def check(settings: Settings) -> int:
+    """`tablectl run --check`: the config, the key and the journal open and verify; nothing is served."""
+    from controller.authority import TableAuthority
+
+    from .service import journal_key
+
+    try:
+        authority = TableAuthority.open(settings.journal.path, journal_key(settings), settings.table.rules(),
+                                        settings.journal.snapshot_every_rounds)
+    except JournalError as exc:
+        print(f"tablectl run: {exc}", file=sys.stderr)
+        return exit_status(exc)
+    seq, mac = authority.journal.head()
+    authority.journal.close()
+    print(f"journal {settings.journal.path}: verified, {seq} rows, head MAC {mac}, phase {authority.phase.value}")
+    return EXIT_OK
+
+
 def run(args: argparse.Namespace) -> int:
     """Load the config and run; every way it can end has a clear message and a documented status."""
     try:
@@ -225,6 +245,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"tablectl run: {exc}", file=sys.stderr)
         return EXIT_CONFIG
     setup_logging(settings.log_level)
+    if args.check:
+        return check(settings)
     try:
         failure = asyncio.run(serve(settings, gpio=not args.no_gpio, api=not args.no_api))
     except (JournalError, ListenError) as exc:

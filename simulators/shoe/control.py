@@ -132,6 +132,31 @@ def _stack(sim: ControlTarget, req: dict[str, Any]) -> Reply:
         raise BadRequest(str(exc)) from None
 
 
+def _misbehave(sim: ControlTarget, req: dict[str, Any]) -> Reply:
+    """Firmware faults: ``skip`` (count) positions, ``repeat`` the last position with another
+    ``card``, ``garble`` the next card's frame body."""
+    how = req.get("how")
+    core = sim.core
+    try:
+        if how == "skip":
+            count = req.get("count", 1)
+            if not isinstance(count, int) or isinstance(count, bool):
+                raise BadRequest("skip needs a whole \"count\"")
+            core.skip(count)
+        elif how == "repeat":
+            card = req.get("card")
+            if not isinstance(card, str) or len(card) != 2:
+                raise BadRequest("repeat needs a two-character \"card\" code")
+            core.repeat_position(card)
+        elif how == "garble":
+            core.garble_next()
+        else:
+            raise BadRequest("misbehave \"how\" must be skip, repeat or garble")
+    except ValueError as exc:
+        raise BadRequest(str(exc)) from None
+    return {"ok": True, "position": core.position}
+
+
 def _quit(sim: ControlTarget, req: dict[str, Any]) -> Reply:
     sim.request_stop()
     return {"ok": True}
@@ -146,6 +171,7 @@ COMMANDS: dict[str, Callable[[ControlTarget, dict[str, Any]], Reply]] = {
     "clear": _clear,
     "unplug": _unplug,
     "stack": _stack,
+    "misbehave": _misbehave,
     "quit": _quit,
 }
 

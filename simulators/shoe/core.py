@@ -111,6 +111,7 @@ class ShoeCore:
         self.jammed = False
         self.lid_open = False
         self._force_unreadable = 0
+        self._garble = False
         self._next_seq = 1
         self._retained: deque[_Retained] = deque()
         self._received = 0
@@ -176,6 +177,24 @@ class ShoeCore:
         if cut_next:
             self._cut_card_out()
         return Released(self.shoe_id, self.position, card, unreadable, cut_next)
+
+    # --- firmware faults a real shoe can show (for the table's tests and a technician's demo) ----
+
+    def skip(self, count: int) -> None:
+        """The shoe's count jumps: the next ``count`` cards leave without being reported."""
+        if not 1 <= count <= self.cards_left:
+            raise ValueError(f"skip takes 1 to {self.cards_left} cards")
+        self.position += count
+
+    def repeat_position(self, card: str) -> None:
+        """The shoe goes back: it reports its last position again, holding ``card``."""
+        if self.position == 0:
+            raise ValueError("no card has left this shoe yet")
+        self._emit(CardEvent(self._next_seq, self.position, card, self.shoe_id))
+
+    def garble_next(self) -> None:
+        """The next card's event goes out with a good CRC but a body that does not parse."""
+        self._garble = True
 
     def _cut_card_out(self) -> None:
         self.cut_card_out = True
@@ -304,7 +323,11 @@ class ShoeCore:
         key = None
         if isinstance(event, CardEvent) or (isinstance(event, FaultEvent) and event.position):
             key = (event.shoe_id, event.position)
-        self._retained.append(_Retained(event.seq, encode_packet(event), key))
+        body = encode_packet(event)
+        if self._garble and isinstance(event, CardEvent):
+            self._garble = False
+            body = body[:-2]  # the shoe id's length byte now runs past the end of the frame
+        self._retained.append(_Retained(event.seq, body, key))
         self._next_seq += 1
 
     def _on_resume(self, resume: Resume, now: float) -> None:
