@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
 from .replay import replay_lines
@@ -26,15 +27,15 @@ def run(args: argparse.Namespace) -> int:
         options = parse_set_options(args.set)
         if args.rules or options:
             build_rules(args.rules or "ru-standard", options)  # fail early, naming the option
-        if args.session == "-":
-            lines = sys.stdin.read().splitlines()
-        else:
-            with open(args.session, encoding="utf-8") as f:
-                lines = f.read().splitlines()
+        raw = sys.stdin.buffer.read() if args.session == "-" else Path(args.session).read_bytes()
+        lines = _decode_lines(raw)
     except RuleError as exc:
         return _fail(args, {"line": 0, "code": "bad_rules", "message": str(exc)})
     except OSError as exc:
         return _fail(args, {"line": 0, "code": "cannot_read", "message": f"cannot read {args.session}: {exc.strerror}"})
+    except BadText as exc:
+        return _fail(args, {"line": exc.line, "code": "bad_text",
+                            "message": f"line {exc.line} of {args.session} is not UTF-8 text"})
     result = replay_lines(lines, args.rules, options or None)
     doc = result.as_dict()
     if args.json:
@@ -45,6 +46,28 @@ def run(args: argparse.Namespace) -> int:
             e = result.error
             print(f"error at line {e['line']} ({e['code']}): {e['message']}", file=sys.stderr)
     return 2 if result.error else 0
+
+
+class BadText(ValueError):
+    """A session line that is not UTF-8 text."""
+
+    def __init__(self, line: int) -> None:
+        super().__init__(f"line {line} is not UTF-8 text")
+        self.line = line
+
+
+def _decode_lines(raw: bytes) -> list[str]:
+    """The session's lines as text; BadText names the first line that is not UTF-8."""
+    lines = raw.split(b"\n")
+    out = []
+    for number, line in enumerate(lines, start=1):
+        try:
+            out.append(line.decode("utf-8").rstrip("\r"))
+        except UnicodeDecodeError:
+            raise BadText(number) from None
+    if out and out[-1] == "":
+        out.pop()
+    return out
 
 
 def _fail(args: argparse.Namespace, error: dict[str, Any]) -> int:

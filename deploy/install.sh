@@ -237,6 +237,42 @@ except ConfigError as exc:
 ' "$ETC/config.toml")"
 fi
 
+# ------------------------------------------------------------- journal key --
+# The table's key (journal rows' MACs) is made once, beside the config, readable by the
+# service alone. A journal of schema 1 (before the keyed ledger) is set aside as evidence
+# and the service starts a new journal: this build cannot read it, nor write over it.
+if [ -x "$REL/venv/bin/python" ]; then
+    KEYFILE="$("$REL/venv/bin/python" -c '
+import sys
+from tablectl.config import load_settings
+print(load_settings(sys.argv[1]).journal.key_path)
+' "$ETC/config.toml")"
+    old_schema="$("$PYTHON" -c '
+import sqlite3, sys
+try:
+    db = sqlite3.connect(f"file:{sys.argv[1]}?mode=ro", uri=True)
+    print(dict(db.execute("SELECT key, value FROM meta")).get("schema", ""))
+except Exception:
+    print("")
+' "$ROOT$JOURNAL")"
+    if [ "$old_schema" = 1 ]; then
+        kept="$STATE/backups/journal-schema1-$(date -u +%Y%m%dT%H%M%SZ).sqlite"
+        for side in "" -wal -shm; do
+            [ -e "$ROOT$JOURNAL$side" ] && mv "$ROOT$JOURNAL$side" "$kept$side"
+        done
+        say "the old journal (schema 1) is kept at ${kept#"$ROOT"}; a new, keyed journal starts"
+    fi
+    if [ ! -e "$ROOT$KEYFILE" ]; then
+        if [ -e "$ROOT$JOURNAL" ]; then
+            die "the journal $JOURNAL exists but its key $KEYFILE does not: put the key back (never a new one)"
+        fi
+        "$REL/venv/bin/tablectl" journal keygen --key "$ROOT$KEYFILE" >/dev/null
+        chown "$UID_T:$GID_T" "$ROOT$KEYFILE"
+        chmod 0400 "$ROOT$KEYFILE"
+        say "created the table's journal key $KEYFILE (keep a copy in the safe)"
+    fi
+fi
+
 # ------------------------------------------------------------ system files --
 install_file "$SRC/deploy/systemd/tablectl.service" "$UNIT" 0644 && CHANGED_UNIT=1
 install_file "$SRC/deploy/udev/60-tablectl-devices.rules" "$RULES/60-tablectl-devices.rules" 0644 && CHANGED_UDEV=1

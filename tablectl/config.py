@@ -105,6 +105,31 @@ class ApiSettings(_Section):
     port: int = Field(8080, ge=1, le=65535, description="TCP port")
     open_reads_on_loopback: bool = Field(False, description="reads without a key from 127.0.0.1")
     keys: list[ApiKey] = Field(default_factory=list, description="API keys and their roles")
+    allowed_hosts: list[str] = Field(
+        default_factory=list, description="Host header names the API answers to; empty: any, or only the "
+                                          "loopback names when open_reads_on_loopback")
+    max_body_bytes: int = Field(65536, ge=1024, le=16 * 1024 * 1024,
+                                description="largest request body, refused before it is read")
+    max_connections: int = Field(256, ge=8, le=10_000, description="open connections at most (more are refused)")
+    header_timeout_seconds: float = Field(10.0, gt=0, le=300,
+                                          description="a connection whose request headers take longer is closed")
+    keep_alive_seconds: float = Field(5.0, gt=0, le=300, description="idle kept-alive connections are closed after")
+    tls_certfile: Path | None = Field(None, description="serve HTTPS with this certificate (PEM); keyfile too")
+    tls_keyfile: Path | None = Field(None, description="the certificate's private key (PEM)")
+
+    @model_validator(mode="after")
+    def _tls_pair(self) -> "ApiSettings":
+        if (self.tls_certfile is None) != (self.tls_keyfile is None):
+            raise ValueError("tls_certfile and tls_keyfile go together")
+        return self
+
+    def hosts(self) -> tuple[str, ...]:
+        """The Host names the API answers to."""
+        from tablectl.api.guard import LOOPBACK_HOSTS
+
+        if self.allowed_hosts:
+            return tuple(self.allowed_hosts)
+        return LOOPBACK_HOSTS if self.open_reads_on_loopback else ("*",)
 
 
 class ClockSettings(_Section):
@@ -157,6 +182,8 @@ def load_settings(path: str | Path | None) -> Settings:
         raise ConfigError(f"cannot read config {path}: {exc.strerror}") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"config {path} is not valid TOML: {exc}") from None
+    except RecursionError:
+        raise ConfigError(f"config {path} is not a usable config: its tables or arrays are nested too deeply") from None
     return settings_from_dict(data, str(path))
 
 

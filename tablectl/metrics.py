@@ -23,6 +23,8 @@ from controller.alerts import AlertKind
 from controller.effects import AlertRaised, CardPlaced, Effect, RoundSettled
 from controller.engine import Table
 
+from tablectl.api.auth import Viewer
+
 if TYPE_CHECKING:  # pragma: no cover
     from tablectl.service import TableService
 
@@ -140,7 +142,7 @@ def mount_metrics(app: FastAPI, service: "TableService") -> TableMetrics:
         service.observe = observe  # type: ignore[attr-defined]
 
     @app.get("/metrics", include_in_schema=False)
-    async def get_metrics() -> Response:
+    async def get_metrics(who: Viewer) -> Response:  # a key, or loopback where reads are open
         return Response(metrics.render(), media_type=CONTENT_TYPE_LATEST)
 
     return metrics

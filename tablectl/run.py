@@ -12,6 +12,7 @@ from typing import Any, Callable, TextIO
 
 from controller.journal import JournalError, StorageError
 
+from .api.guard import ListenError, scheme
 from .config import ConfigError, Settings, load_settings
 from .service import TableService
 
@@ -27,8 +28,6 @@ EXIT_INTERNAL = 5  # a bug: the table stopped rather than guess
 EXIT_LISTEN = 6  # the API could not listen on its address
 
 
-class ListenError(OSError):
-    """The API could not listen where the config says."""
 
 
 class KeyValueFormatter(logging.Formatter):
@@ -122,22 +121,22 @@ async def serve(settings: Settings, *, gpio: bool = True, api: bool = True,
     tasks = []
     server = None
     if api:
-        import uvicorn
-
         from .api import create_app
+        from .api.guard import serving
 
-        config = uvicorn.Config(create_app(service), host=settings.api.host, port=settings.api.port,
-                                log_level="warning", lifespan="off", access_log=False,
-                                timeout_graceful_shutdown=1)  # an open event stream must not hold the stop
-        server = uvicorn.Server(config)
-        server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
-        api_task = asyncio.create_task(server.serve(), name="api")
+        a = settings.api
+        try:
+            # timeout_graceful_shutdown: an open event stream must not hold the stop
+            server, listening = serving(create_app(service), a, timeout_graceful_shutdown=1)
+        except ListenError:
+            service.authority.journal.close()
+            raise
+        api_task = asyncio.create_task(server.serve(sockets=[listening]), name="api")
         tasks.append(api_task)
         while not server.started:  # announce ready only once the API really listens
             if api_task.done():
                 service.authority.journal.close()
-                raise ListenError(f"[api] host = {settings.api.host!r}, port = {settings.api.port}: the API cannot "
-                                  "listen there (the port is in use, or the address is not this machine's)")
+                raise ListenError(f"[api] host = {a.host!r}, port = {a.port}: the API could not start")
             await asyncio.sleep(0.01)
     notify = _sd_notify()
     watchdog = asyncio.create_task(_watchdog(notify), name="watchdog") if notify is not None else None
@@ -146,7 +145,8 @@ async def serve(settings: Settings, *, gpio: bool = True, api: bool = True,
         if notify is not None:
             notify.ready()
         if announce:  # one JSON line on stdout: what a supervising process waits for
-            print(json.dumps({"ready": True, "api": f"http://{settings.api.host}:{settings.api.port}" if api else None,
+            url = f"{scheme(settings.api)}://{settings.api.host}:{settings.api.port}"
+            print(json.dumps({"ready": True, "api": url if api else None,
                               "journal": str(settings.journal.path)}), flush=True)
         if on_ready is not None:
             on_ready(service)

@@ -16,6 +16,7 @@ from fastapi import FastAPI
 
 from . import actions, dashboard, stream, tables
 from .auth import KeyRing
+from .guard import edge_app
 from .errors import ERRORS, ApiError, ErrorBody, ErrorResponse, install_error_handlers
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -28,7 +29,10 @@ def create_app(service: "TableService") -> FastAPI:
     """The FastAPI application for one table service."""
     from tablectl.metrics import mount_metrics
 
-    app = FastAPI(title="tablectl", version="0.1.0", description="Local API of one blackjack table controller.")
+    settings = service.settings.api
+    app = FastAPI(title="tablectl", version="0.1.0", description="Local API of one blackjack table controller.",
+                  max_body_size=settings.max_body_bytes)  # refused before it is read, before the key is checked
+    edge_app(app, settings)
     app.state.service = service
     app.state.keys = KeyRing(service.settings.api)
     install_error_handlers(app)

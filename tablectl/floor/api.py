@@ -14,6 +14,7 @@ from fastapi import APIRouter, FastAPI, Path, Query, Request
 from fastapi.responses import FileResponse, Response
 from fastapi.staticfiles import StaticFiles
 
+from tablectl.api.guard import edge_app
 from tablectl.api.auth import KeyRing, Supervisor, Viewer
 from tablectl.api.errors import ERRORS, ApiError, ErrorResponse, install_error_handlers
 from tablectl.fleet.wire import TABLE_ID
@@ -106,7 +107,9 @@ async def index() -> FileResponse:
 
 def create_floor_app(floor: FloorService) -> FastAPI:
     """The FastAPI application of one floor service."""
-    app = FastAPI(title="tablectl floor", version="0.1.0", description="The casino floor: every table at once.")
+    app = FastAPI(title="tablectl floor", version="0.1.0", description="The casino floor: every table at once.",
+                  max_body_size=floor.settings.api.max_body_bytes)
+    edge_app(app, floor.settings.api)
     app.state.floor = floor
     app.state.keys = KeyRing(floor.settings.api)
     install_error_handlers(app)

@@ -77,7 +77,7 @@ def _export(settings, args: argparse.Namespace) -> int:  # noqa: ANN001 - FloorS
 
 
 async def _serve(settings) -> None:  # noqa: ANN001 - FloorSettings
-    import uvicorn
+    from tablectl.api.guard import ListenError, scheme, serving
 
     from .api import create_floor_app
     from .service import FloorService
@@ -87,11 +87,12 @@ async def _serve(settings) -> None:  # noqa: ANN001 - FloorSettings
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
-    config = uvicorn.Config(create_floor_app(floor), host=settings.api.host, port=settings.api.port,
-                            log_level="warning", lifespan="off", access_log=False)
-    server = uvicorn.Server(config)
-    server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
-    api = asyncio.create_task(server.serve(), name="floor-api")
+    try:
+        server, listening = serving(create_floor_app(floor), settings.api)
+    except ListenError:
+        floor.store.close()
+        raise
+    api = asyncio.create_task(server.serve(sockets=[listening]), name="floor-api")
     while not server.started:
         if api.done():
             floor.store.close()
@@ -104,7 +105,7 @@ async def _serve(settings) -> None:  # noqa: ANN001 - FloorSettings
         log.warning("not subscribed yet (the broker is unreachable); serving the store meanwhile")
     log.info("floor %s: store %s, %d table keys, API http://%s:%d/", settings.floor.name, settings.floor.store,
              len(floor.keys), settings.api.host, settings.api.port)
-    print(json.dumps({"ready": True, "api": f"http://{settings.api.host}:{settings.api.port}",
+    print(json.dumps({"ready": True, "api": f"{scheme(settings.api)}://{settings.api.host}:{settings.api.port}",
                       "store": str(settings.floor.store)}), flush=True)
     try:
         await stop.wait()

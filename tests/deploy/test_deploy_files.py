@@ -32,7 +32,7 @@ def test_example_config_shows_every_setting_with_its_default():
     defaults = settings_from_dict({}).model_dump(mode="json", by_alias=True)
     defaults["gpio"]["pin_factory"] = "lgpio"  # the deliberate changes: a real Pi,
     defaults["journal"]["key_file"] = "/etc/tablectl/journal.key"  # and the key apart from the journal
-    optional = {"chain_order", "tower_light", "bell_patterns", "keys"}  # shown commented out
+    optional = {"chain_order", "tower_light", "bell_patterns", "keys", "tls_certfile", "tls_keyfile"}  # commented out
 
     def walk(want: dict, have: dict, where: str) -> None:
         for key, value in want.items():
@@ -175,6 +175,24 @@ def test_shoe_rule_helper(tmp_path, props, args, want):
     assert r.returncode == 0, r.stderr
     (rule,) = [l for l in r.stdout.splitlines() if l.startswith("SUBSYSTEM")]
     assert want in rule and 'SYMLINK+="tablectl-shoe"' in rule and 'TAG+="systemd"' in rule
+
+
+def test_shoe_rule_keeps_a_hostile_devices_quotes_out_of_the_rule(tmp_path):
+    """A device says what it likes about itself: a quote in its serial must not end the match."""
+    props = ('ID_VENDOR_ID=0403\nID_MODEL_ID=6001\nID_SERIAL=x\nID_SERIAL_SHORT=A1", RUN+="/bin/sh -c evil\n'
+             "ID_PATH=p")
+    r = subprocess.run(["bash", str(DEPLOY / "shoe-rule.sh"), "/dev/ttyUSB0"], env=_fake_udevadm(tmp_path, props),
+                       capture_output=True, text=True, timeout=10)
+    assert r.returncode == 0, r.stderr
+    (rule,) = [l for l in r.stdout.splitlines() if l.startswith("SUBSYSTEM")]
+    assert 'ENV{ID_SERIAL_SHORT}=="A1RUN+binsh-cevil"' in rule and "RUN+=" not in rule
+
+
+def test_the_unit_bounds_descriptors_and_memory_and_does_not_retry_what_needs_a_person():
+    unit = dict(l.split("=", 1) for l in UNIT.read_text().splitlines() if "=" in l and not l.startswith("#"))
+    assert int(unit["LimitNOFILE"]) > 4 * 256  # well above [api] max_connections' default
+    assert unit["MemoryMax"].endswith("M")
+    assert set(unit["RestartPreventExitStatus"].split()) == {"2", "3"}
 
 
 def test_journald_caps_the_logs():

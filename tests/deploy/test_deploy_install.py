@@ -239,6 +239,10 @@ def test_real_venv_offline_refuses_a_bad_config_then_runs(src, tmp_path):
     bad.write_text('[table]\nname = "table-9"\n')
     r = install(src, root, "--wheelhouse", str(WHEELHOUSE))
     assert "already built" in r.stdout  # the venv built by the refused run is reused
+    key = root / "var/lib/tablectl/journal.sqlite.key"  # the config names no key_file: beside the journal
+    assert mode_owner(key) == ("0o400", *ids(root)) and len(key.read_text().strip()) == 64
+    again = install(src, root, "--wheelhouse", str(WHEELHOUSE))
+    assert "created the table's journal key" not in again.stdout  # a key is never replaced
     exe = root / "opt/tablectl/current/venv/bin/tablectl"
     out = subprocess.run([str(exe), "hash-key"], input="k\n", capture_output=True, text=True, timeout=60)
     assert out.returncode == 0 and out.stdout == f'sha256 = "{hashlib.sha256(b"k").hexdigest()}"\n'

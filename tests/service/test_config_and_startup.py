@@ -166,3 +166,34 @@ def test_verify_names_the_first_row_that_fails_or_gives_the_head(tmp_path):
     con.close()
     bad = tablectl("journal", "verify", "--db", str(db), "--key", key, "--json")
     assert bad.returncode == 1 and json.loads(bad.stdout)["row"] == 6
+
+
+def test_a_port_in_use_names_the_api_setting_without_a_traceback(tmp_path):
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        cfg = tmp_path / "c.toml"
+        cfg.write_text(f'[journal]\npath = "{tmp_path / "j.sqlite"}"\n[shoe]\nport = "{tmp_path / "none"}"\n'
+                       f'[api]\nport = {port}\n')
+        out = tablectl("run", "--config", str(cfg), "--no-gpio", timeout=60)
+    assert out.returncode == 6, out.stderr
+    assert f"[api] host = '127.0.0.1', port = {port}" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_a_config_nested_thousands_deep_is_a_clear_error(tmp_path):
+    cfg = tmp_path / "deep.toml"
+    cfg.write_text("a = " + "[" * 100_000 + "]" * 100_000 + "\n")
+    out = tablectl("run", "--config", str(cfg), timeout=60)
+    assert out.returncode == 2 and "nested too deeply" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_a_session_file_that_is_not_utf8_names_its_line(tmp_path):
+    session = tmp_path / "s.jsonl"
+    session.write_bytes(b'{"type": "rules"}\n\xff\xfe not text\n')
+    out = tablectl("replay", str(session), "--json", timeout=60)
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert json.loads(out.stdout)["error"] == {"line": 2, "code": "bad_text",
+                                                "message": f"line 2 of {session} is not UTF-8 text"}

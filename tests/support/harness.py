@@ -29,7 +29,7 @@ def free_port() -> int:
 
 
 def write_config(directory: Path, shoe_link: str, port: int, profile: str = "ru-standard",
-                 extra: str = "") -> Path:
+                 extra: str = "", api_options: str = "") -> Path:
     keys = "".join(
         f'[[api.keys]]\nname = "{name}"\nrole = "{role}"\nsha256 = "{ApiKey.hash(key)}"\n'
         for name, role, key in (("dealer", "dealer", DEALER_KEY), ("pit", "supervisor", SUPERVISOR_KEY),
@@ -40,7 +40,7 @@ def write_config(directory: Path, shoe_link: str, port: int, profile: str = "ru-
         f'[table]\nname = "e2e"\nprofile = "{profile}"\n'
         f'[shoe]\nport = "{shoe_link}"\n'
         f'[journal]\npath = "{directory / "journal.sqlite"}"\nsnapshot_every_rounds = 5\n'
-        f'[api]\nport = {port}\n{keys}{extra}'
+        f'[api]\nport = {port}\n{api_options}{keys}{extra}'
     )
     return cfg
 
@@ -48,15 +48,16 @@ def write_config(directory: Path, shoe_link: str, port: int, profile: str = "ru-
 class ServiceProcess:
     """`tablectl run --config CFG --no-gpio` as a child process."""
 
-    def __init__(self, config: Path, log: Path) -> None:
+    def __init__(self, config: Path, log: Path, prefix: tuple[str, ...] = ()) -> None:
         self.config = config
         self.log = log
+        self.prefix = prefix  # e.g. ("prlimit", "--nofile=256:256"): what the process runs under
         self.proc: subprocess.Popen[bytes] | None = None
 
     def start(self, timeout: float = 20.0) -> dict[str, Any]:
         with open(self.log, "ab") as err:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "tablectl.cli", "run", "--config", str(self.config), "--no-gpio"],
+                [*self.prefix, sys.executable, "-m", "tablectl.cli", "run", "--config", str(self.config), "--no-gpio"],
                 stdout=subprocess.PIPE, stderr=err, stdin=subprocess.DEVNULL)
         assert self.proc.stdout is not None
         deadline = time.monotonic() + timeout
@@ -97,14 +98,15 @@ class Table:
     """Shoe + service (+ the caller's dealer) in one directory."""
 
     def __init__(self, directory: Path, *, seed: int = 7, profile: str = "ru-standard", decks: int = 6,
-                 shoe_args: tuple[str, ...] = ()) -> None:
+                 shoe_args: tuple[str, ...] = (), api_options: str = "",
+                 service_prefix: tuple[str, ...] = ()) -> None:
         self.directory = directory
         self.shoe = SimProcess(directory, "--seed", str(seed), "--decks", str(decks),
                                "--log", str(directory / "shoe-log.jsonl"), *shoe_args)
         self.port = free_port()
         self.api = f"http://127.0.0.1:{self.port}"
-        self.config = write_config(directory, self.shoe.link, self.port, profile)
-        self.service = ServiceProcess(self.config, directory / "service.log")
+        self.config = write_config(directory, self.shoe.link, self.port, profile, api_options=api_options)
+        self.service = ServiceProcess(self.config, directory / "service.log", service_prefix)
 
     def __enter__(self) -> "Table":
         self.shoe.start()
