@@ -1,38 +1,49 @@
-"""Card latency, startup time on a long journal, and the service's memory.
+"""Card latency: from a CARD frame on the line to the displays, stage by stage, beside its floor.
 
-    .venv/bin/python benchmarks/latency.py [--cards N] [--rounds R]
+    .venv/bin/python benchmarks/latency.py [--cards 2000] [--gc on|off]
 
-1. Card latency: from the moment the last byte of a CARD frame is written to the
-   virtual shoe's pty to the moment the display output receives the new table
-   (the service journals the card with synchronous=FULL in between), p50/p99 over
-   N cards, beside the floor this machine allows: the frame's time on a 115,200-baud
-   line plus one measured SQLite commit with synchronous=FULL.
-2. Startup: the time `TableAuthority.open` takes on a journal of R rounds
-   (integrity check, newest snapshot, replay of the tail), in a fresh process.
-3. RSS of a running `tablectl run` (API, shoe link, journal) after that startup.
+A real `TableService` (its one writer, a real SQLite journal with synchronous=FULL and the HMAC
+chain, the shoe link's port thread on real pyserial) reads a virtual shoe on a pseudo-terminal.
+A driver thread (not the service's event loop, so the measure adds no work to it) bets, asks
+the shoe for a card, and waits for the display output to receive it. For every card it notes:
+
+    written   the last byte of the frame written to the pty (the shoe's side)
+    read      the port thread's read returned it
+    taken     the writer took the card from its queue
+    committed the journal's commit returned (the card is durable)
+    shown     the display output received the new table
+
+and prints p50/p99 of each stage and of the whole, beside the floor this machine allows: the
+frame's time on a 115,200-baud line (a pty has none, so the figure is conservative) plus the
+p99 of one `synchronous=FULL` commit of the same journal row, measured in the same run.
+
+Start-up time and memory are `benchmarks/writes.py`'s.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import json
+import gc
 import os
-import sqlite3
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
 import time
+from datetime import datetime, timedelta, timezone
 from decimal import Decimal
 from pathlib import Path
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 from controller import events as ev  # noqa: E402
+from controller.cards import parse_card  # noqa: E402
 from controller.engine import IllegalAction, Phase  # noqa: E402
+from controller.journal import Journal, JournalKey  # noqa: E402
+from firmware_bridge import port as port_module  # noqa: E402
 from firmware_bridge.framing import encode_frame  # noqa: E402
+from firmware_bridge.messages import Card  # noqa: E402
 from simulators.shoe.client import ShoeControl  # noqa: E402
 from simulators.shoe.core import ShoeConfig  # noqa: E402
 from simulators.shoe.server import ShoeSimulator, SimOptions  # noqa: E402
@@ -40,205 +51,182 @@ from tablectl.config import settings_from_dict  # noqa: E402
 from tablectl.service import TableService  # noqa: E402
 
 BAUD = 115_200
+STAGES = ("written", "read", "taken", "committed", "shown")
 
 
-def commit_floor(directory: Path, n: int = 200) -> float:
-    """Median time of one small committed insert with WAL and synchronous=FULL."""
-    db = sqlite3.connect(directory / "floor.sqlite", isolation_level=None)
-    db.execute("PRAGMA journal_mode=WAL")
-    db.execute("PRAGMA synchronous=FULL")
-    db.execute("CREATE TABLE t (x TEXT)")
+def p99(values: list[float]) -> float:
+    values = sorted(values)
+    return values[min(len(values) - 1, int(len(values) * 0.99))]
+
+
+def commit_p99(directory: Path, n: int = 1000) -> tuple[float, float]:
+    """p50 and p99 of one card row appended and committed (the real journal, synchronous=FULL)."""
+    journal = Journal(directory / "floor.sqlite", JournalKey.generate(directory / "floor.key"), create=True)
+    t0 = datetime(2026, 12, 1, tzinfo=timezone.utc)
     times = []
     for i in range(n):
-        t0 = time.perf_counter()
-        db.execute("BEGIN IMMEDIATE")
-        db.execute("INSERT INTO t VALUES (?)", ('{"type":"card","card":"7H","position":%d}' % i,))
-        db.execute("COMMIT")
-        times.append(time.perf_counter() - t0)
-    db.close()
-    return statistics.median(times)
+        start = time.perf_counter()
+        with journal.transaction():
+            journal.append_event(ev.CardDrawn(card=parse_card("7H"), position=i + 1), t0 + timedelta(seconds=i),
+                                 shoe_id="S1", position=i + 1)
+        times.append(time.perf_counter() - start)
+    journal.close()
+    return statistics.median(times), p99(times)
+
+
+class Marks:
+    """The instant each stage saw the card in flight (one card is in flight at a time)."""
+
+    def __init__(self) -> None:
+        self.now: dict[str, float] = {}
+        self.shown = threading.Event()
+
+    def mark(self, stage: str) -> None:
+        self.now.setdefault(stage, time.perf_counter())
 
 
 class DisplayProbe:
-    """A display output that notes when each new table reaches it."""
+    """A display output that notes when a new card reaches it."""
 
-    def __init__(self) -> None:
-        self.times: list[float] = []
+    def __init__(self, marks: Marks) -> None:
+        self.marks = marks
 
     def handle(self, effects, table) -> None:  # noqa: ANN001 - the Output protocol
         if any(type(e).__name__ == "CardPlaced" for e in effects):
-            self.times.append(time.perf_counter())
+            self.marks.mark("shown")
+            self.marks.shown.set()
 
 
-async def card_latency(directory: Path, cards: int) -> list[float]:
-    writes: list[tuple[float, bytes]] = []
+def run(directory: Path, cards: int) -> list[dict[str, float]]:
+    marks = Marks()
     sim = ShoeSimulator(ShoeConfig(seed=5, decks=6), SimOptions(link_path=str(directory / "shoe"),
                                                                 control_path=str(directory / "shoe.ctl")))
     real_write = sim.pty.write
 
     def timed_write(data: bytes) -> None:
         real_write(data)
-        writes.append((time.perf_counter(), data))  # just after the last byte left for the line
+        if marks.now and "written" not in marks.now:  # the frame of the card asked for
+            marks.mark("written")
 
     sim.pty.write = timed_write  # type: ignore[method-assign]
+    real_read = port_module.Port.read
+
+    def timed_read(self) -> bytes:  # noqa: ANN001
+        data = real_read(self)
+        if data and "written" in marks.now:
+            marks.mark("read")
+        return data
+
+    port_module.Port.read = timed_read  # type: ignore[method-assign]
     sim.open()
-    shoe_thread = threading.Thread(target=sim.run, daemon=True)
-    shoe_thread.start()
+    threading.Thread(target=sim.run, daemon=True).start()
     settings = settings_from_dict({"shoe": {"port": str(directory / "shoe")},
                                    "journal": {"path": str(directory / "latency.sqlite")}})
-    probe = DisplayProbe()
-    service = TableService(settings, outputs=[probe])
+    service = TableService(settings, outputs=[DisplayProbe(marks)])
+    real_on_card = service._on_card
+
+    def timed_on_card(msg: Card) -> None:
+        marks.mark("taken")
+        real_on_card(msg)
+
+    service._on_card = timed_on_card  # type: ignore[method-assign]
+    service.authority.journal.on_commit = lambda seconds: marks.mark("committed") if "taken" in marks.now else None
+
+    loop = asyncio.new_event_loop()
     stop = asyncio.Event()
-    runner = asyncio.create_task(service.run(stop))
-    loop = asyncio.get_running_loop()
+    started = threading.Event()
+
+    async def serve() -> None:
+        started.set()
+        await service.run(stop)
+
+    service_thread = threading.Thread(target=lambda: loop.run_until_complete(serve()), daemon=True)
+    service_thread.start()
+    started.wait()
+
+    def act(event: ev.Event) -> None:
+        try:
+            asyncio.run_coroutine_threadsafe(service.act(event, "bench"), loop).result(10)
+        except IllegalAction:
+            pass
+
     ctl = ShoeControl(str(directory / "shoe.ctl"))
-    while not (service.health.link_up and service.table.phase is Phase.BETTING):
-        await asyncio.sleep(0.01)
-    latencies: list[float] = []
-    last_progress = time.monotonic()
-    while len(latencies) < cards:
+    deadline = time.monotonic() + 20
+    while not (service.health.link_up and service.table.phase in (Phase.BETTING, Phase.WAITING_FOR_SHUFFLE)):
+        if time.monotonic() > deadline:
+            raise SystemExit("the shoe link did not come up")
+        time.sleep(0.01)
+    samples: list[dict[str, float]] = []
+    while len(samples) < cards:
         table = service.table
-        if time.monotonic() - last_progress > 5:
-            print(f"stuck? phase {table.phase.value} locked {table.locked} legal {table.legal_actions()} "
-                  f"held {table.held} cards {len(latencies)}", file=sys.stderr)
-            last_progress = time.monotonic()
-        if table.phase is Phase.WAITING_FOR_SHUFFLE:
-            await loop.run_in_executor(None, lambda: ctl.request("shuffle"))
+        phase = table.phase
+        if phase is Phase.WAITING_FOR_SHUFFLE:
+            ctl.request("shuffle")
             while service.table.phase is Phase.WAITING_FOR_SHUFFLE:
-                await asyncio.sleep(0.005)
+                time.sleep(0.002)
             continue
-        if table.phase is Phase.BETTING and not table.pending:
+        if phase is Phase.BETTING and not table.pending:
             for box in range(1, 8):
-                service.submit(ev.PlaceBet(box=box, amount=Decimal(10)), "bench")
+                act(ev.PlaceBet(box=box, amount=Decimal(10)))
             continue
-        if table.phase is Phase.ATTENTION:
-            print(f"attention: {[a.message for a in table.open_alerts()]}", file=sys.stderr)
-            service.submit(ev.DiscardCard(), "bench")
+        if phase is Phase.ATTENTION:
+            act(ev.DiscardCard())
             continue
-        if table.phase is Phase.INSURANCE:
-            service.submit(ev.CloseInsurance(), "bench")
+        if phase is Phase.INSURANCE:
+            act(ev.CloseInsurance())
             continue
-        if table.phase is Phase.PLAYERS and "hit" not in table.legal_actions() and table.legal_actions():
-            try:
-                service.submit(ev.Stand(), "bench")
-            except IllegalAction:
-                pass
+        if phase is Phase.PLAYERS and "hit" not in table.legal_actions() and table.legal_actions():
+            act(ev.Stand())
             continue
         if table.locked:
-            await asyncio.sleep(0.005)
+            time.sleep(0.002)
             continue
-        seen = len(probe.times)
-        answer = await loop.run_in_executor(None, lambda: ctl.request("deal"))
-        if not answer.get("ok"):
-            await asyncio.sleep(0.005)
+        marks.now = {"asked": time.perf_counter()}
+        marks.shown.clear()
+        if not ctl.request("deal").get("ok"):
+            marks.now = {}
+            time.sleep(0.002)
             continue
-        code = answer["card"].encode()
-        while len(probe.times) == seen:
-            await asyncio.sleep(0)
-        shown = probe.times[seen]
-        written = [t for t, data in writes if code in data and t <= shown]
-        if written:
-            latencies.append(shown - written[-1])
-            last_progress = time.monotonic()
-    stop.set()
-    await runner
+        if not marks.shown.wait(10):
+            raise SystemExit(f"a card never reached the display (marks {sorted(marks.now)})")
+        if all(stage in marks.now for stage in STAGES):
+            samples.append(dict(marks.now))
+        marks.now = {}
     ctl.request("quit")
     ctl.close()
-    return latencies
-
-
-def build_journal(path: Path, rounds: int) -> None:
-    """A journal of `rounds` simulated rounds (written fast: this is setup, not the measure)."""
-    from datetime import datetime, timezone
-
-    import simulators.simulate as sim_module
-    from controller.authority import TableAuthority
-    from controller.rules import build_rules
-
-    authority = TableAuthority.open(path, build_rules("ru-standard"), snapshot_every_rounds=50)
-    authority.journal.db.execute("PRAGMA synchronous=OFF")
-    now = datetime.now(timezone.utc)
-    # Reuse the simulator's players and shoe, but route every event through the authority.
-    original = sim_module.Table
-    sim_module.Table = lambda rules: _Routed(authority, now)  # type: ignore[assignment]
-    try:
-        sim_module.simulate(build_rules("ru-standard"), rounds, seed=1, boxes=3)
-    finally:
-        sim_module.Table = original
-    authority.journal.close()
-
-
-class _Routed:
-    """Looks like a Table to the simulator; every apply goes through the journal."""
-
-    def __init__(self, authority, now) -> None:  # noqa: ANN001
-        self._authority = authority
-        self._now = now
-
-    def apply(self, event):  # noqa: ANN001, ANN201
-        return self._authority.submit(event, self._now)[1]
-
-    def __getattr__(self, name: str):  # noqa: ANN204
-        return getattr(self._authority.table, name)
-
-
-def startup_time(path: Path) -> float:
-    code = ("import time,sys; t=time.perf_counter(); from controller.authority import TableAuthority; "
-            "from controller.rules import build_rules; a=TableAuthority.open(sys.argv[1], build_rules()); "
-            "print(time.perf_counter()-t, a.replayed, a.table.rounds_played)")
-    out = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, check=True,
-                         cwd=os.path.join(os.path.dirname(__file__), ".."))
-    seconds, replayed, rounds = out.stdout.split()
-    print(f"startup on a journal of {rounds} rounds: {float(seconds):.3f} s ({replayed} events replayed "
-          "after the newest snapshot; includes imports and the integrity check)")
-    return float(seconds)
-
-
-def service_rss(directory: Path, journal: Path) -> int:
-    cfg = directory / "rss.toml"
-    cfg.write_text(f'[journal]\npath = "{journal}"\n[shoe]\nport = "{directory / "none"}"\n[api]\nport = 18931\n')
-    proc = subprocess.Popen([sys.executable, "-m", "tablectl.cli", "run", "--config", str(cfg)],
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                            cwd=os.path.join(os.path.dirname(__file__), ".."))
-    assert proc.stdout is not None
-    proc.stdout.readline()
-    time.sleep(1.0)
-    rss_kb = 0
-    with open(f"/proc/{proc.pid}/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                rss_kb = int(line.split()[1])
-    proc.terminate()
-    proc.wait(10)
-    return rss_kb
+    loop.call_soon_threadsafe(stop.set)
+    service_thread.join(10)
+    port_module.Port.read = real_read  # type: ignore[method-assign]
+    return samples
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--cards", type=int, default=2000)
-    parser.add_argument("--rounds", type=int, default=10_000)
+    parser.add_argument("--gc", choices=("on", "off"), default="on",
+                        help="off: collect and freeze the heap first, then no cyclic GC (to see its share of the tail)")
     args = parser.parse_args()
+    if args.cards < 100:
+        parser.error("--cards must be at least 100")
     with tempfile.TemporaryDirectory() as tmp:
         directory = Path(tmp)
-        frame = encode_frame(bytes(16))  # a CARD frame's size, order of magnitude (see docs/shoe-protocol.md)
-        line_time = len(frame) * 10 / BAUD
-        commit = commit_floor(directory)
-        floor = line_time + commit
-        lat = asyncio.run(card_latency(directory, args.cards))
-        lat.sort()
-        p50 = lat[len(lat) // 2]
-        p99 = lat[int(len(lat) * 0.99) - 1]
-        print(f"card latency over {len(lat)} cards: p50 {p50 * 1000:.2f} ms, p99 {p99 * 1000:.2f} ms")
-        print(f"floor: {line_time * 1000:.2f} ms on the line ({len(frame)} bytes at {BAUD} baud) + "
-              f"{commit * 1000:.2f} ms per commit = {floor * 1000:.2f} ms; p99 / floor = {p99 / floor:.2f}")
-        journal = directory / "long.sqlite"
-        t0 = time.perf_counter()
-        build_journal(journal, args.rounds)
-        print(f"(built a journal of {args.rounds} rounds in {time.perf_counter() - t0:.1f} s, "
-              f"{journal.stat().st_size / 1e6:.1f} MB)")
-        startup_time(journal)
-        rss = service_rss(directory, journal)
-        print(f"service RSS after startup: {rss / 1024:.1f} MB")
+        line = len(encode_frame(bytes(16))) * 10 / BAUD  # a CARD frame's size (docs/shoe-protocol.md)
+        commit50, commit99 = commit_p99(directory)
+        if args.gc == "off":
+            gc.collect()
+            gc.freeze()
+            gc.disable()
+        samples = run(directory, args.cards)
+    floor = line + commit99
+    print(f"card latency over {len(samples)} cards (gc {args.gc}), milliseconds:")
+    print(f"  {'stage':<28} {'p50':>7} {'p99':>7}")
+    for a, b in zip(STAGES, STAGES[1:]):
+        d = [(s[b] - s[a]) * 1000 for s in samples]
+        print(f"  {a + ' -> ' + b:<28} {statistics.median(d):7.2f} {p99(d):7.2f}")
+    total = [(s["shown"] - s["written"]) * 1000 for s in samples]
+    print(f"  {'written -> shown (all)':<28} {statistics.median(total):7.2f} {p99(total):7.2f}")
+    print(f"floor: {line * 1000:.2f} ms on the line + {commit99 * 1000:.2f} ms (p99 of one commit; p50 "
+          f"{commit50 * 1000:.2f}) = {floor * 1000:.2f} ms; p99 / floor = {p99(total) / 1000 / floor:.2f}")
 
 
 if __name__ == "__main__":

@@ -93,6 +93,7 @@ class TableAuthority:
                     state = table.snapshot()
                     self.journal.save_snapshot(seq, state, state["format"])
                     self.rounds_since_snapshot = 0
+                    log.info("snapshot after row %d; journal head %d %s", seq, *self.journal.head())
         return seq, effects
 
     def _track_secrets(self, seq: int, effects: list[Effect]) -> None:

@@ -11,6 +11,7 @@ unverified.
 from __future__ import annotations
 
 import argparse
+import hmac
 import json
 import os
 import sys
@@ -36,6 +37,8 @@ def configure_parser(p: argparse.ArgumentParser) -> None:
     verify = sub.add_parser("verify", help="check every row of a journal against the table's key")
     verify.add_argument("--db", required=True, help="journal file")
     verify.add_argument("--key", required=True, help="the table's key file")
+    verify.add_argument("--head", metavar="SEQ:MAC", type=_head,
+                        help="a head recorded earlier (from /api/table or the log): the journal must still hold it")
     verify.add_argument("--json", action="store_true", help="print JSON")
     verify.set_defaults(_run=run_verify)
     keygen = sub.add_parser("keygen", help="make a new key file for a new table's journal")
@@ -100,6 +103,8 @@ def run_verify(args: argparse.Namespace) -> int:
         return 2
     try:
         result = reader.verify()
+        if args.head is not None:
+            _check_head(reader, *args.head)
     except JournalTampered as exc:
         if args.json:
             print(json.dumps({"ok": False, "table": exc.table, "row": exc.row, "message": str(exc)}))
@@ -119,6 +124,23 @@ def run_verify(args: argparse.Namespace) -> int:
         print(f"verified: {result.rows} rows, {result.rounds} round records; head row {result.head_seq} "
               f"MAC {result.head_mac}")
     return 0
+
+
+def _head(text: str) -> tuple[int, str]:
+    seq, _, mac = text.partition(":")
+    if not seq.isdigit() or len(mac) != 64 or any(c not in "0123456789abcdef" for c in mac):
+        raise argparse.ArgumentTypeError(f"{text[:80]!r} is not SEQ:MAC (a row number, a colon, 64 hex digits)")
+    return int(seq), mac
+
+
+def _check_head(reader: JournalReader, seq: int, mac: str) -> None:
+    """The row `seq` must be there with MAC `mac`: a head taken earlier proves no row was cut since."""
+    rows = reader.ledger_rows(seq - 1, 1)
+    if not rows or rows[0].seq != seq or not hmac.compare_digest(rows[0].mac, mac):
+        found = f"its last row is {reader.head()[0]}" if not rows else f"row {seq} has MAC {rows[0].mac}"
+        raise JournalTampered(f"journal {reader.path} does not hold the head recorded earlier (row {seq}, MAC "
+                              f"{mac}): {found}; rows were cut from its tail, or it is another journal",
+                              table="ledger", row=seq)
 
 
 def run_keygen(args: argparse.Namespace) -> int:

@@ -108,8 +108,10 @@ async def serve(settings: Settings, *, gpio: bool = True, api: bool = True,
     """
     loop = asyncio.get_running_loop()
     service = service or TableService(settings)
-    log.info("table %s: journal %s, %d events replayed, phase %s", settings.table.name, settings.journal.path,
-             service.authority.replayed, service.table.phase.value)
+    head_seq, head_mac = service.head()
+    # The head in the log lets a copy taken off the table show later whether rows were cut from the tail.
+    log.info("table %s: journal %s, %d events replayed, phase %s, journal head %d %s", settings.table.name,
+             settings.journal.path, service.authority.replayed, service.table.phase.value, head_seq, head_mac)
     context = TableContext(service)
     for handler in logging.getLogger().handlers:
         handler.addFilter(context)
@@ -183,6 +185,8 @@ async def serve(settings: Settings, *, gpio: bool = True, api: bool = True,
         await asyncio.gather(*tasks, return_exceptions=True)
         if io is not None:
             io.close()
+        head_seq, head_mac = service.head()
+        log.info("table %s stopped: journal head %d %s", settings.table.name, head_seq, head_mac)
         for handler in logging.getLogger().handlers:
             handler.removeFilter(context)
     return service.failure

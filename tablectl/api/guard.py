@@ -13,6 +13,7 @@ key is checked), and the Host header by `HostCheck` where reads are open.
 from __future__ import annotations
 
 import asyncio
+import logging
 from typing import Any
 
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -21,6 +22,13 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 from .errors import error_response
 
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+
+# asyncio accepts up to `backlog` sockets per wake-up, each holding a descriptor before any
+# protocol can refuse it, and closes a refused one only on a later turn of the loop: a small
+# burst keeps the descriptors in flight far below the process's limit (LimitNOFILE).
+ACCEPT_BURST = 16
+
+log = logging.getLogger(__name__)
 
 
 def guarded_protocol(max_connections: int, header_timeout: float) -> type[H11Protocol]:
@@ -110,14 +118,24 @@ def edge_app(app: Any, settings: Any) -> Any:
     return app
 
 
+def _check_descriptors(max_connections: int) -> None:
+    """Warn where the process's descriptor limit leaves the shoe and the journal too few beside the API."""
+    import resource
+
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    need = max_connections + 3 * ACCEPT_BURST + 64  # connections, accepts in flight, the table's own files
+    if soft != resource.RLIM_INFINITY and soft < need:
+        log.warning("[api] max_connections = %d needs about %d file descriptors but the process may open %d: "
+                    "lower max_connections or raise LimitNOFILE", max_connections, need, soft)
+
+
 def serving(app: Any, settings: Any, **extra: Any) -> tuple[Any, Any]:
     """The uvicorn server for `app` and the socket it listens on, from `[api]` settings (ApiSettings).
 
     The socket is bound here, so a port in use or an address not this machine's names the
     settings (uvicorn would exit 3 with a traceback); the TLS pair is loaded here for the same
     reason. Connections are capped and slow ones closed (`guarded_protocol`), and asyncio's
-    accept burst is kept small: each accepted socket holds a descriptor before any protocol
-    can refuse it. Raises ListenError.
+    accept burst is kept small (`ACCEPT_BURST`). Raises ListenError.
     """
     import socket
     import ssl
@@ -135,8 +153,9 @@ def serving(app: Any, settings: Any, **extra: Any) -> tuple[Any, Any]:
     config = uvicorn.Config(app, host=a.host, port=a.port, log_level="warning", lifespan="off", access_log=False,
                             http=guarded_protocol(a.max_connections, a.header_timeout_seconds),
                             limit_concurrency=a.max_connections, timeout_keep_alive=a.keep_alive_seconds,
-                            backlog=min(64, a.max_connections), h11_max_incomplete_event_size=16 * 1024,
+                            backlog=min(ACCEPT_BURST, a.max_connections), h11_max_incomplete_event_size=16 * 1024,
                             **tls, **extra)
+    _check_descriptors(a.max_connections)
     family = socket.AF_INET6 if ":" in a.host else socket.AF_INET
     try:
         listening = socket.create_server((a.host, a.port), family=family, backlog=config.backlog)

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 
 import httpx
 import pytest
-from tests.support.client import call
+from tests.support.client import call, deal
+from tests.support.client import sse_events as _sse_events
 from tests.support.harness import DEALER_KEY, SUPERVISOR_KEY, VIEWER_KEY, tablectl
 
 from controller.replay import replay_lines
@@ -61,26 +61,6 @@ def test_healthz(table):
     assert body["shoe_link"] is True and body["journal"] is True and body["engine"] is True
 
 
-def _sse_events(api: str, key: str, last_id: int | None, want: int, timeout: float = 20) -> list[dict]:
-    headers = {"Authorization": f"Bearer {key}"}
-    if last_id is not None:
-        headers["Last-Event-ID"] = str(last_id)
-    got: list[dict] = []
-    with httpx.stream("GET", api + "/api/events", headers=headers, timeout=timeout) as resp:
-        assert resp.status_code == 200
-        current: dict = {}
-        for line in resp.iter_lines():
-            if line.startswith("id: "):
-                current["id"] = int(line[4:])
-            elif line.startswith("data: ") and "id" in current:
-                current["data"] = json.loads(line[6:])
-                got.append(current)
-                current = {}
-                if len(got) >= want:
-                    break
-    return got
-
-
 def test_a_few_hundred_rounds_match_the_replay_of_the_exported_journal(table):
     """End to end: the virtual dealer plays; the API's rounds equal `tablectl replay` of the journal."""
     stream: list[dict] = []
@@ -131,15 +111,7 @@ def test_hole_card_is_secret_from_viewer_and_dealer_keys(holecard_table):
     t = holecard_table
     call(t.api, "POST", "/api/actions", DEALER_KEY, json={"type": "bet", "box": 1, "amount": 10})
     start = call(t.api, "GET", "/api/table", VIEWER_KEY).json()["last_seq"]
-    for _ in range(4):  # box, dealer up, box, hole card
-        while call(t.api, "GET", "/api/table", VIEWER_KEY).json()["locked"]:
-            time.sleep(0.01)
-        seq = call(t.api, "GET", "/api/table", VIEWER_KEY).json()["last_seq"]
-        dealt = t.shoe.request("deal")
-        assert dealt["ok"]
-        while call(t.api, "GET", "/api/table", VIEWER_KEY).json()["last_seq"] == seq:
-            time.sleep(0.01)
-    hole = dealt["card"]
+    hole = deal(t.api, t.shoe, VIEWER_KEY, 4)[-1]  # box, dealer up, box, the hole card
     table = call(t.api, "GET", "/api/table", DEALER_KEY).json()
     if table["phase"] in ("players", "insurance"):
         assert table["dealer"]["cards"][1] == "XX" and table["dealer"]["hole_hidden"]

@@ -197,3 +197,23 @@ def test_a_session_file_that_is_not_utf8_names_its_line(tmp_path):
     assert out.returncode == 2 and "Traceback" not in out.stderr
     assert json.loads(out.stdout)["error"] == {"line": 2, "code": "bad_text",
                                                 "message": f"line 2 of {session} is not UTF-8 text"}
+
+
+def test_the_log_gives_the_journal_head_at_start_and_at_stop(tmp_path):
+    """A copy of the log taken off the table later proves whether rows were cut from the journal's tail."""
+    import re
+
+    from tests.support.harness import DEALER_KEY, Table
+    from tests.support.client import call
+
+    with Table(tmp_path, seed=5) as t:
+        assert call(t.api, "POST", "/api/actions", DEALER_KEY, json={"type": "bet", "box": 1, "amount": 10}).status_code == 200
+    log = (tmp_path / "service.log").read_text()
+    heads = re.findall(r"journal head (\d+) ([0-9a-f]{64})", log)
+    assert len(heads) >= 2 and "stopped: journal head" in log
+    key = str(t.journal.with_name(t.journal.name + ".key"))
+    out = tablectl("journal", "verify", "--db", str(t.journal), "--key", key, "--json")
+    doc = json.loads(out.stdout)
+    assert heads[-1] == (str(doc["head_seq"]), doc["head_mac"])
+    assert tablectl("journal", "verify", "--db", str(t.journal), "--key", key, "--head",
+                    ":".join(heads[0])).returncode == 0  # the start's head is still in the journal

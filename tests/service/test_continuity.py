@@ -37,7 +37,10 @@ table_ref: list[Table] = []
 
 def deal(table: Table) -> dict:
     seq = view(table)["last_seq"]
-    answer = table.shoe.request("deal")
+    end = time.monotonic() + 20
+    # The table's view opens the gate at once; the shoe's own gate opens when its UNLOCK arrives.
+    while (answer := table.shoe.request("deal")).get("error") == "locked" and time.monotonic() < end:
+        time.sleep(0.02)
     assert answer["ok"], answer
     wait(lambda v: v["last_seq"] > seq, "the card reached the journal")
     return answer
