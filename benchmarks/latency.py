@@ -3,11 +3,14 @@
     .venv/bin/python benchmarks/latency.py [--cards 2000] [--gc on|off]
 
 A real `TableService` (its one writer, a real SQLite journal with synchronous=FULL and the HMAC
-chain, the shoe link's port thread on real pyserial) reads a virtual shoe on a pseudo-terminal.
+chain, the shoe link's port thread on real pyserial) reads a virtual shoe on a pseudo-terminal;
+the shoe runs in its own process, as the real one is its own device (in the service's process
+its thread would compete for the interpreter's lock and its tail would be counted as ours).
 A driver thread (not the service's event loop, so the measure adds no work to it) bets, asks
 the shoe for a card, and waits for the display output to receive it. For every card it notes:
 
-    written   the last byte of the frame written to the pty (the shoe's side)
+    written   the last byte of the frame written to the pty (the shoe's process; the two processes
+              share the clock: perf_counter is CLOCK_MONOTONIC)
     read      the port thread's read returned it
     taken     the writer took the card from its queue
     committed the journal's commit returned (the card is durable)
@@ -27,6 +30,7 @@ import asyncio
 import gc
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import threading
@@ -48,6 +52,7 @@ from simulators.shoe.client import ShoeControl  # noqa: E402
 from simulators.shoe.core import ShoeConfig  # noqa: E402
 from simulators.shoe.server import ShoeSimulator, SimOptions  # noqa: E402
 from tablectl.config import settings_from_dict  # noqa: E402
+from tablectl.run import SWITCH_INTERVAL_SECONDS  # noqa: E402
 from tablectl.service import TableService  # noqa: E402
 
 BAUD = 115_200
@@ -60,7 +65,11 @@ def p99(values: list[float]) -> float:
 
 
 def commit_p99(directory: Path, n: int = 1000) -> tuple[float, float]:
-    """p50 and p99 of one card row appended and committed (the real journal, synchronous=FULL)."""
+    """p50 and p99 of one card row appended and committed (the real journal, synchronous=FULL).
+
+    The commits are spaced as cards are (a few milliseconds apart): back to back, each fsync
+    queues behind the last and the figure is the disk's queue, not one commit.
+    """
     journal = Journal(directory / "floor.sqlite", JournalKey.generate(directory / "floor.key"), create=True)
     t0 = datetime(2026, 12, 1, tzinfo=timezone.utc)
     times = []
@@ -70,6 +79,7 @@ def commit_p99(directory: Path, n: int = 1000) -> tuple[float, float]:
             journal.append_event(ev.CardDrawn(card=parse_card("7H"), position=i + 1), t0 + timedelta(seconds=i),
                                  shoe_id="S1", position=i + 1)
         times.append(time.perf_counter() - start)
+        time.sleep(0.003)
     journal.close()
     return statistics.median(times), p99(times)
 
@@ -97,29 +107,48 @@ class DisplayProbe:
             self.marks.shown.set()
 
 
-def run(directory: Path, cards: int) -> list[dict[str, float]]:
-    marks = Marks()
+def shoe_process(directory: Path) -> None:
+    """`--as-shoe DIR`: the virtual shoe, noting when each write to the pty returned (one line each)."""
     sim = ShoeSimulator(ShoeConfig(seed=5, decks=6), SimOptions(link_path=str(directory / "shoe"),
                                                                 control_path=str(directory / "shoe.ctl")))
     real_write = sim.pty.write
+    log = open(directory / "writes.log", "w", buffering=1)
 
     def timed_write(data: bytes) -> None:
         real_write(data)
-        if marks.now and "written" not in marks.now:  # the frame of the card asked for
-            marks.mark("written")
+        log.write(f"{time.perf_counter()!r} {data.hex()}\n")
 
     sim.pty.write = timed_write  # type: ignore[method-assign]
+    sim.open()
+    print("ready", flush=True)
+    sim.run()
+
+
+def written_at(directory: Path, code: str, before: float) -> float | None:
+    """When the last frame holding `code` was written, no later than `before`."""
+    wanted = code.encode().hex()
+    found = None
+    with open(directory / "writes.log") as f:
+        for line in f:
+            t, _, data = line.partition(" ")
+            if wanted in data and float(t) <= before:
+                found = float(t)
+    return found
+
+
+def run(directory: Path, cards: int) -> list[dict[str, float]]:
+    marks = Marks()
+    shoe = subprocess.Popen([sys.executable, __file__, "--as-shoe", str(directory)], stdout=subprocess.PIPE, text=True)
+    assert shoe.stdout is not None and shoe.stdout.readline().strip() == "ready"
     real_read = port_module.Port.read
 
     def timed_read(self) -> bytes:  # noqa: ANN001
         data = real_read(self)
-        if data and "written" in marks.now:
+        if data and "asked" in marks.now:
             marks.mark("read")
         return data
 
     port_module.Port.read = timed_read  # type: ignore[method-assign]
-    sim.open()
-    threading.Thread(target=sim.run, daemon=True).start()
     settings = settings_from_dict({"shoe": {"port": str(directory / "shoe")},
                                    "journal": {"path": str(directory / "latency.sqlite")}})
     service = TableService(settings, outputs=[DisplayProbe(marks)])
@@ -181,44 +210,66 @@ def run(directory: Path, cards: int) -> list[dict[str, float]]:
         if table.locked:
             time.sleep(0.002)
             continue
+        time.sleep(0.003)  # let the heartbeat and the last ACK pass: one frame in flight, the card's
         marks.now = {"asked": time.perf_counter()}
         marks.shown.clear()
-        if not ctl.request("deal").get("ok"):
+        answer = ctl.request("deal")
+        if not answer.get("ok"):
             marks.now = {}
             time.sleep(0.002)
             continue
         if not marks.shown.wait(10):
             raise SystemExit(f"a card never reached the display (marks {sorted(marks.now)})")
-        if all(stage in marks.now for stage in STAGES):
-            samples.append(dict(marks.now))
+        written = written_at(directory, answer["card"], marks.now["shown"])
+        if written is not None and written <= marks.now.get("read", 0):
+            samples.append({**marks.now, "written": written})
         marks.now = {}
     ctl.request("quit")
     ctl.close()
+    shoe.wait(10)
     loop.call_soon_threadsafe(stop.set)
     service_thread.join(10)
     port_module.Port.read = real_read  # type: ignore[method-assign]
     return samples
 
 
+def _busy() -> None:
+    while True:
+        sum(i * i for i in range(10_000))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--cards", type=int, default=2000)
+    parser.add_argument("--as-shoe", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--busy", action="store_true",
+                        help="a thread in the service's process computes all along (as an export or a big "
+                             "table view does in the API's thread pool)")
+    parser.add_argument("--switch-ms", type=float,
+                        help="the interpreter's thread switch interval, milliseconds (default: tablectl run's)")
     parser.add_argument("--gc", choices=("on", "off"), default="on",
                         help="off: collect and freeze the heap first, then no cyclic GC (to see its share of the tail)")
     args = parser.parse_args()
+    if args.as_shoe is not None:
+        return shoe_process(args.as_shoe)
     if args.cards < 100:
         parser.error("--cards must be at least 100")
     with tempfile.TemporaryDirectory() as tmp:
         directory = Path(tmp)
         line = len(encode_frame(bytes(16))) * 10 / BAUD  # a CARD frame's size (docs/shoe-protocol.md)
         commit50, commit99 = commit_p99(directory)
+        # As `tablectl run` sets it, unless told otherwise.
+        sys.setswitchinterval(SWITCH_INTERVAL_SECONDS if args.switch_ms is None else args.switch_ms / 1000)
+        if args.busy:
+            threading.Thread(target=_busy, daemon=True).start()
         if args.gc == "off":
             gc.collect()
             gc.freeze()
             gc.disable()
         samples = run(directory, args.cards)
     floor = line + commit99
-    print(f"card latency over {len(samples)} cards (gc {args.gc}), milliseconds:")
+    print(f"card latency over {len(samples)} cards (gc {args.gc}, switch interval "
+          f"{sys.getswitchinterval() * 1000:g} ms{', a busy thread' if args.busy else ''}), milliseconds:")
     print(f"  {'stage':<28} {'p50':>7} {'p99':>7}")
     for a, b in zip(STAGES, STAGES[1:]):
         d = [(s[b] - s[a]) * 1000 for s in samples]

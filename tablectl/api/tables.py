@@ -142,8 +142,13 @@ async def export(who: Viewer, service: Service, round: Annotated[int | None, Que
 async def get_figures(who: Viewer, service: Service,
                       hours: Annotated[float, Query(gt=0, le=24)] = 8) -> dict[str, Any]:
     """Rounds and hands per hour, the table's result (house side) in all, per box and per player, with a series."""
-    with service.reader() as journal:
-        return figures(journal, service.clock(), hours)
+    now = service.clock()
+
+    def read() -> dict[str, Any]:  # a shift of rounds is read: off the event loop, where the writer runs
+        with service.reader() as journal:
+            return figures(journal, now, hours)
+
+    return await asyncio.to_thread(read)
 
 
 def _safe(text: str) -> str:
