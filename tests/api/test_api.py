@@ -126,3 +126,15 @@ def test_hole_card_is_secret_from_viewer_and_dealer_keys(holecard_table):
         assert _sse_events(t.api, SUPERVISOR_KEY, start, want=4)[-1]["data"]["event"]["card"] == hole
     else:
         pytest.fail(f"seed 4 should leave the round in play after the peek, got {table['phase']}")
+
+
+def test_a_supervisor_lock_and_unlock_are_journalled_with_the_actor(table):
+    """Issue 12: every change to the shoe's gate is an event, shown in the table's state."""
+    assert call(table.api, "POST", "/api/shoe/lock", SUPERVISOR_KEY, json={"locked": True}).status_code == 200
+    locked = call(table.api, "GET", "/api/table", VIEWER_KEY).json()
+    assert locked["locked"]
+    assert call(table.api, "POST", "/api/shoe/lock", SUPERVISOR_KEY, json={"locked": False}).status_code == 200
+    lines = tablectl("journal", "export", "--db", str(table.journal)).stdout.splitlines()
+    gates = [json.loads(line) for line in lines if '"shoe_gate"' in line]
+    assert [g["locked"] for g in gates[-2:]] == [True, False]
+    assert all(g["actor"].startswith("supervisor") for g in gates[-2:]), gates[-2:]
