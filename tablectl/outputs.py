@@ -67,6 +67,7 @@ _BELL_FOR_ALERT = {
     AlertKind.LINK_DOWN: BellSignal.FAULT,
     AlertKind.CALL_PIT: BellSignal.CALL_PIT,
     AlertKind.SHUFFLE_DUE: BellSignal.SHUFFLE_DUE,
+    AlertKind.SHOE_EMPTY: BellSignal.ATTENTION,  # a round stands still until a reload or a void
 }
 
 

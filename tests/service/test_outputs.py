@@ -61,3 +61,18 @@ def test_settled_seconds_end_the_payouts_earlier() -> None:
     assert texts["box1"] == " " * 8 and texts["dealer"] == "  bEtS  "
     _apply(table, out, ev.PlaceBet(box=1, amount=10))
     assert render_table(shown[-1], 8)["box1"] == "      --"  # the expired round does not come back
+
+
+def test_every_kind_of_alert_rings_its_pattern():
+    """A kind missing from the bell's table was a KeyError in the output, so the bell stayed silent."""
+    from controller.alerts import Alert, AlertKind
+    from controller.effects import AlertRaised
+    from display.bell import BellSignal
+    from tablectl.outputs import BellOutput
+
+    rung: list[BellSignal] = []
+    bell = BellOutput(rung.append)
+    table = Table(build_rules("ru-standard"))
+    for kind in AlertKind:
+        bell.handle([AlertRaised(Alert(id=1, kind=kind, message="m", raised_at=AT))], table)
+    assert len(rung) == len(AlertKind) and all(isinstance(s, BellSignal) for s in rung)
