@@ -134,9 +134,20 @@ def hammer_wrk(api: str, clients: int, seconds: float, directory: Path) -> str:
 
 
 def build_long_journal(path: Path, rounds: int) -> None:
+    """A keyed journal of `rounds` settled rounds, dealt from shuffled 6-deck shoes (no alerts).
+
+    One box bets 10 and stands on its first two cards; the dealer draws as the rules say.
+    Every shoe is cut after 15 rounds, so each holds only as many of a card as its decks do
+    (a journal that repeated the same five cards would carry thousands of integrity alerts,
+    and its start-up would measure them).
+    """
+    import random
+
     from controller import events as ev
     from controller.authority import TableAuthority
     from controller.cards import parse_card
+    from controller.engine import Phase
+    from controller.phase import BETWEEN_ROUNDS
     from controller.journal import JournalKey
     from controller.rules import build_rules
     from datetime import datetime, timedelta, timezone
@@ -145,16 +156,28 @@ def build_long_journal(path: Path, rounds: int) -> None:
     a = TableAuthority.open(path, key, build_rules("ru-standard"))
     a.journal.db.execute("PRAGMA synchronous=OFF")  # building the fixture only: the service writes FULL
     t = datetime(2026, 11, 30, 20, 0, tzinfo=timezone.utc)
+    rng = random.Random(1)
+    deck = [parse_card(r + s) for r in "23456789TJQKA" for s in "SHDC"]
     played = 0
     shoe = 0
     while played < rounds:
         shoe += 1
+        cards = deck * 6
+        rng.shuffle(cards)
         a.submit(ev.Shuffle(shoe_id=f"S{shoe}"), t)
         for _ in range(15):
-            for e in (ev.PlaceBet(box=1, amount=10), *(ev.CardDrawn(card=parse_card(c)) for c in ("TS", "6D", "9C")),
-                      ev.Stand(), *(ev.CardDrawn(card=parse_card(c)) for c in ("TD", "2H"))):
+            t += timedelta(seconds=1)
+            a.submit(ev.PlaceBet(box=1, amount=10), t)
+            a.submit(ev.CardDrawn(card=cards.pop()), t)
+            while a.table.phase not in BETWEEN_ROUNDS:
                 t += timedelta(seconds=1)
-                a.submit(e, t)
+                phase = a.table.phase
+                if phase in (Phase.PLAYERS, Phase.SURRENDER):
+                    a.submit(ev.Stand(), t)
+                elif phase is Phase.INSURANCE:
+                    a.submit(ev.CloseInsurance(), t)
+                else:
+                    a.submit(ev.CardDrawn(card=cards.pop()), t)
             played += 1
         a.submit(ev.CutCardOut(), t)
     a.journal.close()
