@@ -13,6 +13,7 @@ from enum import Enum
 
 RANKS = "A23456789TJQK"
 SUITS = "SHDC"
+HIDDEN = "XX"  # how a face-down card is shown to whoever may not see it
 
 
 class Suit(str, Enum):

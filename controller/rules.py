@@ -10,7 +10,7 @@ from __future__ import annotations
 from decimal import Decimal
 from enum import Enum
 from functools import cached_property
-from typing import Any, Iterable
+from typing import Any, Iterable, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -83,6 +83,7 @@ class RuleProfile(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", use_enum_values=False)
 
     name: str = Field("custom", description="profile the options started from")
+    game: Literal["blackjack"] = Field("blackjack", description="the game played: a controller.games name")
     # --- the shoe
     decks: int = Field(6, ge=1, le=8, description="decks in the shoe")
     cut_card_min: float = Field(
@@ -230,6 +231,9 @@ class RuleProfile(BaseModel):
         return self.model_dump(mode="json", exclude={"name"})
 
 
+Rules = RuleProfile  # the rules of any game a table can play
+
+
 class RuleError(ValueError):
     """A profile name or option value that cannot be used; the message names it."""
 
@@ -326,7 +330,7 @@ def option_names() -> list[str]:
     return [n for n in RuleProfile.model_fields if n != "name"]
 
 
-def build_rules(profile: str = "ru-standard", options: dict[str, Any] | None = None) -> RuleProfile:
+def build_rules(profile: str = "ru-standard", options: dict[str, Any] | None = None) -> Rules:
     """Return a built-in profile with `options` overriding it; RuleError names a bad option."""
     if profile not in PROFILES:
         raise RuleError(f"unknown rule profile '{profile}' (built in: {', '.join(PROFILES)})")
