@@ -235,7 +235,8 @@ class Table:
         self._raise_alert(AlertKind.UNEXPECTED_CARD, f"unexpected card {card.code}: {why}", at)
 
     def _shuffle_due(self) -> bool:
-        return self.shoe is None or self.shoe.cut_card_out or self.rules.reshuffle_every_round
+        shoe = self.shoe
+        return shoe is None or shoe.cut_card_out or shoe.must_shuffle or self.rules.reshuffle_every_round
 
     # ------------------------------------------------------------------ cards (never refused)
     def _on_card(self, e: ev.CardDrawn) -> None:
@@ -243,8 +244,10 @@ class Table:
         shoe = self.shoe
         if shoe is not None:
             problem = shoe.take(card)
+            foreign = False
             if problem:
-                to = self.game.face_down_next(self)
+                foreign = not shoe.in_pack(card)
+                to = None if foreign else self.game.face_down_next(self)
                 if to is not None:  # the alert must not say what the face-down card is
                     self._raise_alert(AlertKind.INTEGRITY, f"the card dealt face down to {to} is not "
                                       f"possible in shoe {shoe.shoe_id} (the supervisor sees which)", e.at, problem)
@@ -257,6 +260,9 @@ class Table:
                     if found[1]:
                         self._hold(card, f"the shoe had dealt card {e.position} already", e.at)
                         return
+            if foreign:  # a 2 to 5 in a 36-card pack: nobody may take it (held, like any such card)
+                self._hold(card, f"not a card of the {shoe.pack}-card pack", e.at)
+                return
         self._place(self, card, e)
         if shoe is not None and shoe.spent and self.round is not None and self.next_card() is not None \
                 and not any(a.kind is AlertKind.SHOE_EMPTY and a.active for a in self.alerts):
@@ -351,16 +357,24 @@ class Table:
             return Refusal("shuffle_not_due", "the round whose bets are down is dealt first; the shuffle follows it")
         return Refusal("shuffle_not_due", "no shuffle is due: the cut card has not come out")
 
+    def _new_shoe(self, e: ev.Shuffle, repeats: int) -> ShoeTracker:
+        rules = self.rules
+        self.shoes_loaded += 1
+        size = self.game.pack_size(self)
+        shoe = ShoeTracker(e.shoe_id or f"shoe-{self.shoes_loaded}", rules.decks, repeats, rules.pack, size)
+        if e.card_count is not None and e.card_count != size:
+            self._raise_alert(AlertKind.INTEGRITY, f"shoe {shoe.shoe_id} reports {e.card_count} cards loaded, but the "
+                              f"rules' pack holds {size} ({rules.decks} x {rules.pack})", e.at)
+        return shoe
+
     def _on_shuffle(self, e: ev.Shuffle) -> None:
         shoe = self.shoe
         if self.round is not None:  # the spent shoe is replaced in the middle of its round
-            self.shoes_loaded += 1
-            self.shoe = ShoeTracker(e.shoe_id or f"shoe-{self.shoes_loaded}", self.rules.decks)
+            self.shoe = self._new_shoe(e, 0)
             self._resolve_alerts(AlertKind.SHOE_EMPTY, acknowledged_by=e.actor or "dealer")
             return
         repeats = shoe.repeats + 1 if shoe is not None and self._shuffle_is_repeat() else 0
-        self.shoes_loaded += 1
-        self.shoe = ShoeTracker(e.shoe_id or f"shoe-{self.shoes_loaded}", self.rules.decks, repeats)
+        self.shoe = self._new_shoe(e, repeats)
         self.burn_left = self.rules.burn_cards
         self.right_to_cut = None
         self._resolve_alerts(AlertKind.SHUFFLE_DUE, acknowledged_by=e.actor or "dealer")
@@ -477,11 +491,13 @@ class Table:
         self._drop_closed_alerts()
 
     # ================================================================== what every game's round shares
-    def _take_pending(self) -> list[BoxInPlay]:
-        """A new round takes the bets placed: one box in play per box bet on, in box order."""
+    def _take_pending(self, make: Callable[[int, dict[str, int], str | None], BoxInPlay] = BoxInPlay
+                      ) -> list[BoxInPlay]:
+        """A new round takes the bets placed: one box in play per box bet on, in box order (``make``
+        builds each from its number, its bets and its owner)."""
         self.rounds_played += 1
         pending = self.pending
-        boxes = [BoxInPlay(n, pending[n], next(iter(pending[n]))) for n in sorted(pending)]
+        boxes = [make(n, pending[n], next(iter(pending[n]))) for n in sorted(pending)]
         self.pending = {}
         for box in boxes:
             self.reservations.pop(box.number, None)
@@ -507,6 +523,10 @@ class Table:
         elif self.shoe is not None and self.shoe.spent:
             self._set_phase(Phase.WAITING_FOR_SHUFFLE)
             self._raise_alert(AlertKind.SHUFFLE_DUE, f"shoe {self.shoe.shoe_id} is spent: shuffle", None)
+        elif self.shoe is not None and self.shoe.must_shuffle:
+            self._set_phase(Phase.WAITING_FOR_SHUFFLE)
+            self._raise_alert(AlertKind.SHUFFLE_DUE, f"the bottom card of shoe {self.shoe.shoe_id} is an ace: "
+                              "shuffle and cut again", None)
         else:
             self._set_phase(Phase.BETTING)
 

@@ -22,7 +22,8 @@ from .hand import BoxInPlay, Hand, Outcome
 from .money import money, to_cents
 from .phase import IN_ROUND, Phase
 from .round import DEALER, Round
-from .rules import RuleProfile
+from .rules import RuleError, Rules
+from .rules import load_rules as rules_of
 from .shoe import ShoeTracker
 
 if TYPE_CHECKING:  # the engine imports this module, never the other way round at run time
@@ -76,10 +77,12 @@ class RulesState(_Model):
 
 
 class ShoeState(_Model):
-    """The shoe tracker: what has left the shuffled shoe."""
+    """The shoe tracker: what has left the shuffled shoe (or pack), and the pack's bottom card."""
 
     shoe_id: str
     decks: Annotated[int, Field(ge=1, le=8)]
+    pack: Literal[52, 36]
+    size: Annotated[int, Field(ge=1, le=416)]
     dealt: Count
     burned: Count
     by_code: dict[CardCode, Annotated[int, Field(ge=1)]]
@@ -87,6 +90,9 @@ class ShoeState(_Model):
     cut_card_position: int | None
     repeats: Count
     last_position: Annotated[int, Field(ge=1)] | None
+    bottom: CardCode | None
+    bottom_due: bool
+    must_shuffle: bool
 
     @model_validator(mode="after")
     def _counts(self) -> ShoeState:
@@ -288,6 +294,8 @@ def dump_shoe(shoe: ShoeTracker) -> dict[str, Any]:
     return {
         "shoe_id": shoe.shoe_id,
         "decks": shoe.decks,
+        "pack": shoe.pack,
+        "size": shoe.size,
         "dealt": shoe.dealt,
         "burned": shoe.burned,
         "by_code": shoe.by_code,
@@ -295,6 +303,9 @@ def dump_shoe(shoe: ShoeTracker) -> dict[str, Any]:
         "cut_card_position": shoe.cut_card_position,
         "repeats": shoe.repeats,
         "last_position": shoe.last_position,
+        "bottom": shoe.bottom.code if shoe.bottom is not None else None,
+        "bottom_due": shoe.bottom_due,
+        "must_shuffle": shoe.must_shuffle,
     }
 
 
@@ -379,11 +390,11 @@ def check(model: type[M], data: Any, where: str) -> M:
         raise SnapshotError(f"malformed table snapshot: {_explain(exc, (where,))}") from None
 
 
-def load_rules(state: RulesState) -> RuleProfile:
-    """The rule profile a snapshot names (validated as a profile is)."""
+def load_rules(state: RulesState) -> Rules:
+    """The rules a snapshot names (validated as a profile is, by the model of the game they name)."""
     try:
-        return RuleProfile.model_validate({**state.options, "name": state.name})
-    except (ValidationError, TypeError) as exc:
+        return rules_of(state.name, state.options)
+    except (RuleError, TypeError) as exc:
         raise SnapshotError(f"malformed table snapshot: rules: {exc}") from None
 
 
@@ -441,12 +452,14 @@ def load_round(state: RoundState) -> Round:
 
 def load_shoe(state: ShoeState) -> ShoeTracker:
     """A ShoeTracker from checked data."""
-    shoe = ShoeTracker(state.shoe_id, state.decks, state.repeats)
+    shoe = ShoeTracker(state.shoe_id, state.decks, state.repeats, pack=state.pack, size=state.size)
     shoe.dealt, shoe.burned = state.dealt, state.burned
     for code, n in state.by_code.items():
         shoe.counts[parse_card(code).index] += n
     shoe.cut_card_out, shoe.cut_card_position = state.cut_card_out, state.cut_card_position
     shoe.last_position = state.last_position
+    shoe.bottom = parse_card(state.bottom) if state.bottom is not None else None
+    shoe.bottom_due, shoe.must_shuffle = state.bottom_due, state.must_shuffle
     return shoe
 
 
@@ -459,8 +472,8 @@ def load_table(t: Table, state: TableState) -> None:
     t.pending = {p.box: _bets_of(p.bets) for p in state.pending}
     t.reservations = {r.box: (r.player, _time_of(r.since)) for r in state.reservations}
     game = t.game
-    t.round = game.load_round(state.round) if state.round is not None else None
-    t.previous = game.load_round(state.previous) if state.previous is not None else None
+    t.round = game.load_round(t, state.round) if state.round is not None else None
+    t.previous = game.load_round(t, state.previous) if state.previous is not None else None
     game.load_state(t, state.game_state)
     t.rounds_played, t.last_round_players = state.rounds_played, state.last_round_players
     t.right_to_cut = state.right_to_cut

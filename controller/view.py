@@ -1,8 +1,10 @@
 """The table as people see it: JSON-ready views for the API, the status command and the displays.
 
-`table_view(table, reveal_hole=False)` hides a hole card that the dealer has
-not turned yet (`Table.hole_card_hidden`), and an alert's supervisor-only
-detail; only a supervisor's view passes ``reveal_hole=True``.
+`table_view(table, reveal_hole=False)` hides every card dealt face down and not yet
+turned (the dealer's hole card in a hole-card game, the players' closed cards and the
+banker's in the club games: ``XX``, a closed hand with no total), from the shoe's counts
+too, and an alert's supervisor-only detail; only a supervisor's view passes
+``reveal_hole=True``. The round's part of the view is the game's (`Game.view`).
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ def table_view(table: Table, reveal_hole: bool = False) -> dict[str, Any]:
             "cut_card_out": shoe.cut_card_out,
             "cut_card_position": shoe.cut_card_position,
             # Where the cut card lies is known only once it is out; before, the rules say where it may lie.
-            "cut_card_zone": [round(shoe.size * table.rules.cut_card_min), round(shoe.size * table.rules.cut_card_max)],
+            "cut_card_zone": table.rules.cut_card_zone(shoe.size),
             "remaining_by_rank": remaining,
         }
     r = table.round

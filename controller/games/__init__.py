@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from .base import Game
 from .blackjack import Blackjack
+from .ochko import Ochko
 
 GAMES: dict[str, Game] = {
     "blackjack": Blackjack(),
+    "club-21": Ochko(),
 }
 
 __all__ = ["GAMES", "Game"]

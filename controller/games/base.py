@@ -72,6 +72,14 @@ class Game(ABC):
     def reveal_all(self, table: Table, r: Round) -> None:
         """A round is over: it keeps no secret (turn every card still face down)."""
 
+    def cards_in_play(self, table: Table) -> list[Card]:
+        """The cards still on the table that a pack shuffled in now does not hold (none: a new shoe is whole)."""
+        return []
+
+    def pack_size(self, table: Table) -> int:
+        """How many cards a pack shuffled in now holds (what the shoe should report loading)."""
+        return table.rules.shoe_size - len(self.cards_in_play(table))
+
     # ------------------------------------------------------------------ decisions
     @abstractmethod
     def legal_actions(self, table: Table) -> list[Action]:
@@ -91,8 +99,9 @@ class Game(ABC):
         """A round (in play or settled) as plain JSON-ready data."""
 
     @abstractmethod
-    def load_round(self, data: Any) -> Round:
-        """A round from `dump_round` data, validated strictly (SnapshotError names what is wrong)."""
+    def load_round(self, table: Table, data: Any) -> Round:
+        """A round from `dump_round` data for this table's rules, validated strictly (SnapshotError names
+        what is wrong)."""
 
     def new_state(self) -> Any:
         """What the game keeps between rounds on a new table (None when nothing): `Table.game_state`."""

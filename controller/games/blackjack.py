@@ -290,8 +290,14 @@ class Blackjack(Game):
         self._to_next_hand(t)
 
     def _check_double(self, t: Table, e: ev.Double) -> Refusal | None:
-        return legal.turn_refusal(t.phase, t.round, "double") or \
-            legal.double_refusal(t.round.hand, t.rules)  # type: ignore[union-attr,arg-type]
+        refusal = legal.turn_refusal(t.phase, t.round, "double")
+        if refusal is not None:
+            return refusal
+        r = t.round
+        assert r is not None
+        if e.box is not None and e.box != r.boxes[r.box_i].number:  # the box, if named, is the one in turn
+            return Refusal("not_your_turn", f"it is box {r.boxes[r.box_i].number}'s turn, not box {e.box}'s")
+        return legal.double_refusal(r.hand, t.rules)  # type: ignore[arg-type]
 
     def _on_double(self, t: Table, e: ev.Double) -> None:
         hand = t.round.hand  # type: ignore[union-attr]
@@ -400,7 +406,7 @@ class Blackjack(Game):
         """A blackjack round as plain data (controller.snapshot's layout)."""
         return snap.dump_round(r)
 
-    def load_round(self, data: Any) -> Round:
+    def load_round(self, t: Table, data: Any) -> Round:
         """A blackjack round from checked data."""
         return snap.load_round(snap.check(snap.RoundState, data, "round"))
 
