@@ -30,6 +30,10 @@ def run(args: argparse.Namespace) -> int:
     except RuleError as exc:
         print(f"tablectl simulate: {exc}", file=sys.stderr)
         return 2
+    if rules.game != "blackjack":
+        print(f"tablectl simulate: {rules.name} is not simulated yet: its stated strategies come next",
+              file=sys.stderr)
+        return 2
     workers = default_workers() if args.workers is None else args.workers
     if args.rounds < 1 or not 1 <= args.boxes <= rules.boxes or workers < 1:
         print(f"tablectl simulate: --rounds and --workers must be at least 1 and --boxes 1 to {rules.boxes}",

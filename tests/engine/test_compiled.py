@@ -48,9 +48,9 @@ def _python(code: str, path: Path | None) -> str:
 
 SIMULATE = """
 import json, controller.engine, simulators.simulate as s
-from controller.rules import PROFILES, build_rules
+from controller.rules import build_rules, profiles
 out = {"compiled": controller.engine.__file__.endswith(".so") and s.__file__.endswith(".so")}
-for name in PROFILES:
+for name in profiles("blackjack"):
     out[name] = s.simulate(build_rules(name), 4000, 7, boxes=2, chunk_rounds=1500).as_dict()
     del out[name]["rounds_per_second"]
 print(json.dumps(out))

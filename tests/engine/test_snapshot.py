@@ -24,7 +24,7 @@ from controller.rules import build_rules
 from controller.snapshot import FORMAT
 from controller.view import table_view
 from tests.support.engine_dsl import play
-from tests.support.sessions import SEEDS, SESSION_SETTINGS, WORDS, diff, profiles, run_words
+from tests.support.sessions import CASES, SEEDS, SESSION_SETTINGS, WORDS, diff, profiles, run_words
 
 JSON_TYPES = (str, int, bool, type(None))
 
@@ -62,7 +62,7 @@ def test_restore_anywhere_then_replay_the_tail(profile: str, seed: int, words: l
     s = run_words(profile, seed, words, world=True)
     events = s.accepted
     at = int(cut * len(events))
-    whole = Table(build_rules(profile))
+    whole = Table(build_rules(*CASES[profile]))
     head_records = _run(whole, events[:at])
     data = whole.snapshot()
     _plain(data)
@@ -194,11 +194,21 @@ def test_every_kind_of_state_round_trips(profile: str) -> None:
                 ("repeats", t.shoe and t.shoe.repeats), ("right_to_cut", t.right_to_cut),
                 ("split", t.round and any(len(b.hands) > 1 for b in t.round.boxes)),
                 ("insured", t.round and any(b.insurance is not None for b in t.round.boxes)),
-                ("options", t.rules.burn_cards or t.rules.dealer_hits_soft17),
+                ("options", t.rules.options() != build_rules(*CASES[profile]).options()),
+                ("bottom_card", t.shoe and t.shoe.bottom),
+                ("contra_taken", t.round and getattr(t.round, "contra", False)),
             ] if present)
-    wanted = {p.value for p in Phase} - {"settled"}  # settled is only passed through
-    if build_rules(profile).surrender.value != "before_first_hit":
-        wanted.discard("surrender")
-    wanted |= {"held", "pending", "reservations", "alerts", "burn_left", "previous", "right_to_cut",
-               "split", "insured", "options"}
+    rules = build_rules(*CASES[profile])
+    game = rules.game
+    wanted = {p.value for p in Phase} - {"settled", "contra", "pack_out"}  # settled is only passed through
+    if game == "blackjack":
+        if rules.surrender.value != "before_first_hit":
+            wanted.discard("surrender")
+        wanted |= {"held", "pending", "reservations", "alerts", "burn_left", "previous", "right_to_cut",
+                   "split", "insured", "options"}
+    else:
+        wanted -= {"surrender", "insurance"}
+        wanted |= {"held", "pending", "reservations", "alerts", "previous", "options", "bottom_card"}
+        if rules.game == "club-21" and rules.contra:
+            wanted |= {"contra", "pack_out", "split", "contra_taken"}
     assert wanted <= seen, wanted - seen
