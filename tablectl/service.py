@@ -384,7 +384,8 @@ class TableService:
             if shoe is not None and shoe.shoe_id == msg.shoe_id:  # type: ignore[union-attr]
                 return  # told again after a reconnect
             try:
-                self._submit(ev.Shuffle(shoe_id=msg.shoe_id), "shoe")  # type: ignore[union-attr]
+                # The shoe's own count of the cards it loaded: the engine checks it against the pack.
+                self._submit(ev.Shuffle(shoe_id=msg.shoe_id, card_count=msg.card_count), "shoe")  # type: ignore[union-attr]
             except IllegalAction as exc:
                 log.warning("shoe %s loaded but the table refused the shuffle: %s", msg.shoe_id, exc.message)  # type: ignore[union-attr]
         elif kind is fb.CutCard:
