@@ -21,8 +21,13 @@ class HandModel(BaseModel):
     bust: bool
     done: bool
     in_play: bool
-    outcome: str | None = Field(None, description="blackjack win lose bust push surrender even_money three_sevens void")
+    outcome: str | None = Field(None, description="blackjack win lose bust push surrender even_money three_sevens void; "
+                                "the club games: natural banker_bust fold withdrawn returned")
     net: str | None = Field(None, description="what the player won (+) or lost (-)")
+    # The club games (003): a box's cards are face down until turned (XX, no total, below supervisor).
+    closed: bool | None = Field(None, description="club games: a card of the hand is still face down")
+    card_count: int | None = Field(None, description="club games: the cards the hand holds (closed ones too)")
+    dark: bool | None = Field(None, description="club-21-36: the box has drawn dark")
 
 
 class BoxModel(BaseModel):
@@ -34,6 +39,8 @@ class BoxModel(BaseModel):
     insurance: str | None
     hands: list[HandModel]
     next_round: bool = False
+    recontra: bool | None = Field(None, description="club-21: the box redoubled after the banker's contra")
+    choice: str | None = Field(None, description="club-21, on a spent pack: double or fold (null: not chosen)")
 
 
 class DealerModel(BaseModel):
@@ -45,6 +52,8 @@ class DealerModel(BaseModel):
     blackjack: bool = Field(False, description="a two-card 21 (never told while the hole card is face down)")
     bust: bool = False
     done: bool = Field(False, description="the dealer's hand is over (a settled round)")
+    closed: bool | None = Field(None, description="club games: the banker's cards are face down")
+    card_count: int | None = Field(None, description="club games: the cards the banker holds")
 
 
 class SettledHandModel(HandModel):
@@ -126,6 +135,7 @@ class HandRecord(BaseModel):
     bet: str
     outcome: str | None
     net: str
+    total: int | None = Field(None, description="club games: the hand's total, by the pack's values")
 
 
 class InsuranceRecord(BaseModel):
@@ -154,6 +164,10 @@ class RoundRecord(BaseModel):
     net: str
     void: bool | None = None
     settled_at: str | None = Field(None, description="when the round was settled (ISO 8601, UTC)")
+    game: str | None = Field(None, description="club games: club-21 or club-21-36 (blackjack records have none)")
+    bottom_card: str | None = Field(None, description="club games: the pack's bottom card")
+    contra: bool | None = Field(None, description="club-21: the banker doubled every stake")
+    pack_out: bool | None = Field(None, description="club-21: the pack ran out while the boxes played")
 
 
 class TurnModel(BaseModel):
@@ -199,6 +213,11 @@ class TableModel(BaseModel):
     shoe_device: ShoeDeviceModel
     last_seq: int
     head: HeadModel
+    # The club games (003); absent at a blackjack table.
+    game: str | None = Field(None, description="club games: the game played (club-21, club-21-36)")
+    bottom_card: str | None = Field(None, description="club games: the pack's bottom card, shown face up")
+    contra: bool | None = Field(None, description="club-21: the banker has doubled the stakes this round")
+    pack_out: bool | None = Field(None, description="club-21: the pack ran out this round")
 
 
 class RoundsPage(BaseModel):
