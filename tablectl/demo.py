@@ -51,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     workdir = Path(tempfile.mkdtemp(prefix="tablectl-demo-"))
     try:
-        return asyncio.run(_demo(args, rules.name, workdir))
+        return asyncio.run(_demo(args, rules.name, workdir, shoe_args(rules)))
     except KeyboardInterrupt:  # before the demo's own handlers are in place (while starting)
         return 0
     except (RuntimeError, OSError, JournalError) as exc:  # the virtual shoe or the service could not start
@@ -61,7 +61,15 @@ def run(args: argparse.Namespace) -> int:
         shutil.rmtree(workdir, ignore_errors=True)
 
 
-async def _demo(args: argparse.Namespace, profile: str, workdir: Path) -> int:
+def shoe_args(rules: Any) -> tuple[str, ...]:
+    """The virtual shoe's pack for these rules: their decks, and a 36-card pack where they play one."""
+    args: tuple[str, ...] = ("--decks", str(rules.decks))
+    if getattr(rules, "pack", 52) != 52:
+        args += ("--pack", str(rules.pack))  # the club-21-36 shoe (simulators, branch club-sim)
+    return args
+
+
+async def _demo(args: argparse.Namespace, profile: str, workdir: Path, pack: tuple[str, ...]) -> int:
     from simulators.shoe.process import SimProcess
     from simulators.virtual_dealer import PACES, DealerStopped, VirtualDealer
     from tablectl.config import ApiKey, settings_from_dict
@@ -72,8 +80,7 @@ async def _demo(args: argparse.Namespace, profile: str, workdir: Path) -> int:
     demo_stop = asyncio.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, demo_stop.set)
-    decks = 1 if profile in ("us-holecard", "single-deck-enhc") else 6
-    sim = SimProcess(workdir, "--seed", str(args.seed), "--decks", str(decks)).start()
+    sim = SimProcess(workdir, "--seed", str(args.seed), *pack).start()
     try:
         port = args.port or _free_port()
         dealer_key, supervisor_key = secrets.token_urlsafe(12), secrets.token_urlsafe(12)
