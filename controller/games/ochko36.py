@@ -743,7 +743,8 @@ class Ochko36(Game):
         boxes = [club.load_box(b, values) for b in state.boxes]
         club.check_indices(state.plan, state.dealt, len(boxes), state.box_i, 0, [1] * len(boxes))
         bankers = [b.banker for b in boxes]
-        if any(len(b.hands) != 1 for b in boxes) or bankers[state.banker_of] is None:
+        if any(len(b.hands) != 1 for b in boxes) or state.banker_of >= len(boxes) \
+                or bankers[state.banker_of] is None:
             raise snap.SnapshotError("malformed table snapshot: round: a duel is one hand a box, and banker_of "
                                      "names a box with the banker's hand")
         started = datetime.fromisoformat(state.started_at) if state.started_at is not None else None
