@@ -187,6 +187,19 @@ def test_dark_wins_ties_and_both_over_21():
     assert duels(BANK, *both, "dark").error["code"] == "dark_already"
 
 
+def test_a_dark_box_is_settled_only_after_the_banker_draws():
+    """rules.md, club-21-36, Dark (decided): a dark box's 21 is not known until the banker has drawn, and
+    against his 21 it is a tie, which the dark box wins; dark with no card after it is no dark draw."""
+    r = duels(BANK, "bet 1 10", "cards TS 7D", "card 6C", "dark", "card AH")  # 21 dark: not settled
+    assert r.table.phase is Phase.PLAYERS and r.table.round.boxes[0].hands[0].outcome is None
+    r = duels(BANK, "bet 1 10", "cards TS 7D", "card 6C", "dark", "card AH", "stand", "card TC")
+    assert hands(r) == [(1, "TS AH", "win", "10")] and r.as_dict()["alerts"] == []  # the banker 7-T = 17 stops
+    r = duels(BANK, "bet 1 10", "cards TS 8D", "card 6C", "dark", "card AH", "stand", "card 9C", "card KC")
+    assert hands(r) == [(1, "TS AH", "win", "10")]  # his 8-9-4 = 21 against the dark 21: the dark box's
+    r = duels(BANK, "bet 1 10", "cards TS 7D", "card 6C", "dark", "stand", "card TC")  # 10 v 17, no dark card
+    assert hands(r) == [(1, "TS", "lose", "-10")] and r.rounds[-1]["hands"][0]["dark"] is False
+
+
 def test_the_banker_draws_on_15_stands_from_17_and_chooses_between():
     """rules.md, club-21-36: then the banker draws, face up, to his own card: 21, two aces or five pictures win
     at once; over 21 loses; on 15 he must draw; on 17 or more he may not (decided); otherwise he chooses
