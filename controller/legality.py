@@ -67,8 +67,10 @@ class Action(str, Enum):
 
 
 # The actions (session-format ``type``) only a supervisor may take, in every game; every other
-# action a person sends needs at least a dealer's key.
-SUPERVISOR_ACTIONS = frozenset({"void_round", "discard_card", "ack_alert", "shoe_gate", "withdraw"})
+# action a person sends needs at least a dealer's key. club-21-36's bank is the house's money put up
+# and taken down (a fill and a credit the pit signs for): opening and closing it is the pit's.
+SUPERVISOR_ACTIONS = frozenset({"void_round", "discard_card", "ack_alert", "shoe_gate", "withdraw",
+                                "open_bank", "close_bank"})
 
 
 def money_half(cents: int) -> str:

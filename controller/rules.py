@@ -540,6 +540,7 @@ PROFILES: dict[str, dict[str, Any]] = {
     ),
     # The club games of 003: defaults are the options' own (see Club21Rules, Club36Rules).
     "club-21": dict(name="club-21", game="club-21"),
+    "club-21-36": dict(name="club-21-36", game="club-21-36"),
 }
 
 

@@ -9,10 +9,12 @@ from __future__ import annotations
 from .base import Game
 from .blackjack import Blackjack
 from .ochko import Ochko
+from .ochko36 import Ochko36
 
 GAMES: dict[str, Game] = {
     "blackjack": Blackjack(),
     "club-21": Ochko(),
+    "club-21-36": Ochko36(),
 }
 
 __all__ = ["GAMES", "Game"]

@@ -59,3 +59,32 @@ class OchkoRoundState(_Model):
     contra: bool
     pack_out: bool
     bottom: CardCode | None
+
+
+class DuelsRoundState(_Model):
+    """A round of duels (club-21-36), in play or settled."""
+
+    number: Annotated[int, Field(ge=1)]
+    shoe_id: str | None
+    boxes: list[ClubBoxState] = Field(min_length=1)
+    plan: list[int]
+    dealt: Count
+    box_i: Count
+    started_at: Time | None
+    voided: bool
+    duel_open: bool
+    banker_card_due: bool
+    bottom: CardCode | None
+    bank_before: Amount
+    bank_closed: bool
+    banker_of: Count
+
+
+class BankState(_Model):
+    """The bank of a club-21-36 table, in the snapshot's ``game_state``."""
+
+    open: bool
+    opened_with: Amount
+    balance: Amount
+    rounds: Count
+    duels: Count
