@@ -3,7 +3,10 @@
 It places random bets within the limits, asks the virtual shoe for the next
 card whenever the table waits for one, decides for the players by basic
 strategy (and now and then by a random legal choice), closes insurance and
-has the shoe shuffled when the table says so. Every random choice is drawn
+has the shoe shuffled when the table says so. In the club games (``club-21``) it is the
+croupier who banks: it plays the boxes by the blind players' rule and the banker by the
+banker's rule (:mod:`simulators.club_dealer`, :mod:`simulators.club_strategy`), from what
+its key may see, and loads the shoe with the table's packs. Every random choice is drawn
 from the seed and the table's own state (round, box, hand, cards), so after
 the service restarts the dealer makes the same decisions again: an
 interrupted session settles the same rounds as an uninterrupted one.
@@ -26,6 +29,8 @@ from typing import Any, Callable
 from controller.cards import parse_card
 from controller.rules import build_rules
 
+from .club_dealer import Move, club_move
+from .club_strategy import BLIND_PLAYERS, BankerRule, banker_rule_for
 from .shoe.client import ShoeControl
 from .strategy import strategy_for
 
@@ -70,8 +75,10 @@ class VirtualDealer:
         self.on_step = on_step
         self.stats = DealerStats()
         self.stop = stop or threading.Event()
-        self._strategy = None
-        self._rules = None
+        self._strategy: Any = None
+        self._rules: Any = None  # the table's rules object, once read from /api/rules
+        self._club = False  # a club game: the croupier banks (see club_dealer)
+        self._banker: BankerRule | None = None
 
     def _sleep(self, seconds: float) -> None:
         """Wait, but wake at once (and stop) when told to stop."""
@@ -131,12 +138,19 @@ class VirtualDealer:
         if status != 200:
             raise TableUnavailable(f"GET /api/rules answered {status}")
         self._rules = build_rules(body["profile"], body["options"])
-        self._strategy = strategy_for(self._rules)
+        self._club = getattr(self._rules, "game", "blackjack") != "blackjack"
+        if self._club:
+            self._banker = banker_rule_for(self._rules)
+        else:
+            self._strategy = strategy_for(self._rules)
 
     def step(self, t: dict[str, Any]) -> None:
         """Take the one action the table waits for now."""
         if self._rules is None:
             self._load_rules()
+        if self._club:
+            self._club_step(t)
+            return
         phase = t["phase"]
         if phase == "attention":
             self.stats.waits += 1
@@ -166,6 +180,54 @@ class VirtualDealer:
             return
         self.stats.waits += 1
         self._sleep(0.01)
+
+    # ------------------------------------------------------------------ the club games
+    def _club_step(self, t: dict[str, Any]) -> None:
+        """One step of a club table: the shoe's packs, the bets, then the croupier's move."""
+        if t["round"] is None and t["phase"] in ("betting", "settled"):
+            if self._club_shoe_wrong(t):
+                self._club_shuffle(t)
+                return
+            missing = self._missing_bets(t)
+            if missing:
+                box, amount = missing[0]  # one bet a step: after a restart the rest still follow
+                self.act({"type": "bet", "box": box, "amount": str(amount)})
+                return
+        move = club_move(t, BLIND_PLAYERS, self._banker)
+        self._carry_out(t, move)
+
+    def _carry_out(self, t: dict[str, Any], move: Move) -> None:
+        if move.kind == "deal":
+            self._deal(t)
+        elif move.kind == "act":
+            assert move.event is not None
+            self.act(move.event)
+        elif move.kind == "shuffle":
+            self._club_shuffle(t)
+        else:
+            self.stats.waits += 1
+            self._sleep(0.01 if t["phase"] != "attention" else 0.05)  # attention: the supervisor's to resolve
+
+    def _club_shoe_wrong(self, t: dict[str, Any]) -> bool:
+        """Between rounds, before a card of it is dealt: does the shoe hold other packs than the game's?"""
+        shoe = t["shoe"] or {}
+        if shoe.get("dealt", 0) > 0:
+            return False
+        status = self._shoe("status")
+        rules = self._rules
+        return (status.get("pack", 52), status.get("decks")) != (rules.pack, rules.decks)
+
+    def _club_shuffle(self, t: dict[str, Any]) -> None:
+        """Load the game's packs (36 or 52, ``decks`` of them) into the shoe, unless a fresh one is on its way."""
+        rules = self._rules
+        assert rules is not None
+        table_shoe = (t["shoe"] or {}).get("id")
+        status = self._shoe("status")
+        right = (status.get("pack", 52), status.get("decks")) == (rules.pack, rules.decks)
+        if status.get("shoe_id") == table_shoe or status.get("position", 0) > 0 or not right:
+            self._shoe("shuffle", pack=rules.pack, decks=rules.decks)
+        shuffled_from = table_shoe
+        self._wait_for(lambda x: x["phase"] != "waiting_for_shuffle" and (x["shoe"] or {}).get("id") != shuffled_from)
 
     def _missing_bets(self, t: dict[str, Any]) -> list[tuple[int, Decimal]]:
         """This round's planned bets (drawn from the seed and the round number) not yet on the table."""
