@@ -21,7 +21,7 @@ def console_event(action: ConsoleAction, service: TableService) -> ev.Event | No
     table = service.table
     kind = action.kind
     if table.rules.game != "blackjack":
-        return club_console_event(action, table.phase)
+        return club_console_event(action, table.phase, table.rules.game)
     if kind is ConsoleKind.STAND:
         return ev.Stand()
     if kind is ConsoleKind.DOUBLE:
@@ -47,19 +47,25 @@ def console_event(action: ConsoleAction, service: TableService) -> ev.Event | No
     return None
 
 
-def club_console_event(action: ConsoleAction, phase: Phase) -> ev.Event | None:
+def club_console_event(action: ConsoleAction, phase: Phase, game: str = "club-21") -> ev.Event | None:
     """A press at a club table (003), where the croupier is the banker and decides for every box.
 
     The same buttons, in the club game's words: STAND ends the box's turn, or the banker's
     drawing in his turn; DOUBLE doubles a pair, the named box's stake on a spent pack, or,
     after everyone's first card, every stake (the banker's contra; with a box selected, that
     box's recontra); SURRENDER surrenders, or folds the named box on a spent pack. There is
-    no insurance. The engine refuses what the table's options do not allow (logged).
+    no insurance. In club-21-36, which has no doubling, DOUBLE sends the box in its duel dark
+    (it draws from now on without looking). The engine refuses what the table's options do not
+    allow (logged).
     """
     kind = action.kind
     box = action.box
     if kind is ConsoleKind.STAND:
         return ev.BankerStand() if phase is Phase.DEALER else ev.Stand()
+    if game == "club-21-36":
+        if kind is ConsoleKind.DOUBLE:
+            return ev.Dark(box=box)
+        return ev.CallPit() if kind is ConsoleKind.CALL_PIT else None
     if kind is ConsoleKind.DOUBLE:
         if phase is Phase.CONTRA:
             return ev.Recontra(box=box) if box is not None else ev.Contra()

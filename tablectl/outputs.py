@@ -293,10 +293,11 @@ def _banker_view(table: Table, banker: Hand | None, settled: Round | None) -> De
 
 
 def bank_balance(table: Table) -> Decimal | None:
-    """The bank's balance on a club-21-36 table (None where the game has no bank)."""
-    bank = getattr(table, "bank", None)
-    balance = getattr(bank, "balance", None) if bank is not None else None
-    return from_cents(balance) if isinstance(balance, int) else None
+    """The open bank's balance on a club-21-36 table (None where the game has no bank, or none is open)."""
+    bank = getattr(table, "game_state", None)  # club-21-36's Bank (cents); other games keep none
+    if bank is None or not getattr(bank, "open", False) or not isinstance(getattr(bank, "balance", None), int):
+        return None
+    return from_cents(bank.balance)
 
 
 def club_display_view(table: Table, link_up: bool = True, *, show_settled: bool = True) -> TableView:

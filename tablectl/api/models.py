@@ -41,6 +41,7 @@ class BoxModel(BaseModel):
     next_round: bool = False
     recontra: bool | None = Field(None, description="club-21: the box redoubled after the banker's contra")
     choice: str | None = Field(None, description="club-21, on a spent pack: double or fold (null: not chosen)")
+    bank_after: str | None = Field(None, description="club-21-36: the bank's balance after this box's duel")
 
 
 class DealerModel(BaseModel):
@@ -72,6 +73,8 @@ class SettledBoxModel(BaseModel):
     insurance_net: str | None
     hands: list[SettledHandModel]
     net: str = Field(description="what the box's players won (+) or lost (-), insurance included")
+    banker: DealerModel | None = Field(None, description="club-21-36: the banker's hand in this box's duel")
+    bank_after: str | None = Field(None, description="club-21-36: the bank's balance after this box's duel")
 
 
 class SettledRoundModel(BaseModel):
@@ -136,6 +139,11 @@ class HandRecord(BaseModel):
     outcome: str | None
     net: str
     total: int | None = Field(None, description="club games: the hand's total, by the pack's values")
+    dark: bool | None = Field(None, description="club-21-36: the box drew dark in its duel")
+    banker: list[str] | None = Field(None, description="club-21-36: the banker's cards in this box's duel")
+    banker_total: int | None = Field(None, description="club-21-36: the banker's total in this box's duel")
+    kept: bool | None = Field(None, description="club-21-36: the duel began with the card the banker kept")
+    bank_after: str | None = Field(None, description="club-21-36: the bank's balance after the duel")
 
 
 class InsuranceRecord(BaseModel):
@@ -153,6 +161,14 @@ class DealerRecord(BaseModel):
     total: int
 
 
+class RoundBankRecord(BaseModel):
+    """club-21-36: the bank over one round of duels."""
+
+    before: str
+    after: str
+    closed: bool = Field(description="the bank emptied in this round")
+
+
 class RoundRecord(BaseModel):
     """A settled round: every card and its settlement (the replay format)."""
 
@@ -168,6 +184,31 @@ class RoundRecord(BaseModel):
     bottom_card: str | None = Field(None, description="club games: the pack's bottom card")
     contra: bool | None = Field(None, description="club-21: the banker doubled every stake")
     pack_out: bool | None = Field(None, description="club-21: the pack ran out while the boxes played")
+    bank: RoundBankRecord | None = Field(None, description="club-21-36: the bank before and after the round")
+
+
+class DuelModel(BaseModel):
+    """club-21-36: the duel in play (or the next, while the banker takes his card)."""
+
+    box: int
+    stake: str
+    dark: bool
+    banker_kept_card: bool
+
+
+class BankModel(BaseModel):
+    """club-21-36: the banker's bank (public: every key sees it)."""
+
+    open: bool
+    balance: str
+    opened_with: str
+    limits: LimitsModel = Field(description="what a bank may be opened with")
+    duel: DuelModel | None = None
+    duels_played: int
+    rounds_played: int = Field(description="rounds of duels since the bank was opened")
+    may_close: bool
+    close_after_rounds: int
+    close_multiple: int
 
 
 class TurnModel(BaseModel):
@@ -218,6 +259,7 @@ class TableModel(BaseModel):
     bottom_card: str | None = Field(None, description="club games: the pack's bottom card, shown face up")
     contra: bool | None = Field(None, description="club-21: the banker has doubled the stakes this round")
     pack_out: bool | None = Field(None, description="club-21: the pack ran out this round")
+    bank: BankModel | None = Field(None, description="club-21-36: the bank, its balance and the duel in play")
 
 
 class RoundsPage(BaseModel):

@@ -33,3 +33,15 @@ def test_each_button_means_the_club_decision(kind, box, phase, expected) -> None
 ])
 def test_a_press_that_means_nothing_at_a_club_table_sends_nothing(kind, box, phase) -> None:
     assert club_console_event(ConsoleAction(kind, box), phase) is None
+
+
+@pytest.mark.parametrize("kind, box, phase, expected", [
+    (ConsoleKind.DOUBLE, None, Phase.PLAYERS, ev.Dark()),  # club-21-36 has no doubling: the box goes dark
+    (ConsoleKind.DOUBLE, 2, Phase.PLAYERS, ev.Dark(box=2)),
+    (ConsoleKind.STAND, None, Phase.PLAYERS, ev.Stand()),
+    (ConsoleKind.STAND, None, Phase.DEALER, ev.BankerStand()),
+    (ConsoleKind.SPLIT, None, Phase.PLAYERS, None),
+    (ConsoleKind.SURRENDER, None, Phase.PLAYERS, None),
+])
+def test_the_buttons_of_a_club_21_36_table(kind, box, phase, expected) -> None:
+    assert club_console_event(ConsoleAction(kind, box), phase, "club-21-36") == expected

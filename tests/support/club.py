@@ -131,9 +131,16 @@ class ClubCroupier:
                 return v
         raise AssertionError("no bottom card after 20 shuffles")
 
+    def open_bank(self, amount: int = 500) -> None:
+        """club-21-36: the supervisor puts up a bank, unless one is open."""
+        bank = self.view().get("bank")
+        if bank is not None and not bank["open"]:
+            self.act({"type": "open_bank", "amount": amount}, SUPERVISOR_KEY)
+
     def deal_round(self, bets: dict[int, int]) -> dict[str, Any]:
         """Bets, then the deal; returns the view once the boxes play (or the deal settled the round)."""
         self.ready()
+        self.open_bank()
         for box, amount in bets.items():
             self.act({"type": "bet", "box": box, "amount": amount})
         dealt = False
@@ -156,7 +163,7 @@ class ClubCroupier:
             if phase == "players":
                 box = next(b for b in v["boxes"] if b["box"] == v["turn"]["box"])
                 hand = box["hands"][v["turn"]["hand"]]
-                if len(hand["cards"]) < 2 or _best(hand["totals"]) < draw_below:
+                if (len(hand["cards"]) < 2 or _best(hand["totals"]) < draw_below) and "hit" in v["legal_actions"]:
                     self.deal()
                 else:
                     self.act({"type": "stand"})
@@ -170,6 +177,8 @@ class ClubCroupier:
                 self.act({"type": "double", "box": box["box"]})
             elif phase == "contra":
                 self.deal()  # no contra: the next card closes the window
+            elif phase == "dealing":
+                self.deal()  # club-21-36: the banker's new card for the next duel
             else:
                 raise AssertionError(f"the round stopped in {phase}: {v['alerts']}")
 
@@ -207,3 +216,79 @@ CARD_STRING = re.compile(r'"((?:10|[2-9TJQKA])[SHDC])"')
 def card_strings(text: str) -> set[str]:
     """Every card code written as a whole quoted string in ``text`` (JSON, JSON Lines, Prometheus labels)."""
     return set(CARD_STRING.findall(text))
+
+
+# ---------------------------------------------------------------------------- what a viewer must never receive
+def closed_cards(sup: dict[str, Any], viewer: dict[str, Any]) -> set[str]:
+    """The cards the supervisor's view shows where the viewer's shows XX."""
+    secret: set[str] = set()
+    pairs = [(sh, vh) for sb, vb in zip(sup["boxes"], viewer["boxes"]) for sh, vh in zip(sb["hands"], vb["hands"])]
+    pairs.append((sup["dealer"], viewer["dealer"]))
+    for sh, vh in pairs:
+        secret |= {s for s, v in zip(sh["cards"], vh["cards"]) if v == "XX"}
+    return secret
+
+
+def get_routes(api: str) -> list[str]:
+    """Every GET address the service answers, from its own OpenAPI document, plus those it leaves out of it."""
+    doc = call(api, "GET", "/openapi.json").json()
+    shoe = call(api, "GET", "/api/table", SUPERVISOR_KEY).json()["shoe"]["id"]
+    routes = ["/", "/metrics", "/dashboard/app.js"]
+    for path, ops in doc["paths"].items():
+        if "get" not in ops or path == "/api/events":
+            continue  # the stream is read on its own (it never ends)
+        if path == "/api/export":
+            routes += [f"/api/export?shoe={shoe}", "/api/export?round=1"]
+        else:
+            routes.append(path.replace("{number}", "1"))
+    return routes
+
+
+def assert_no_closed_card_leaks(t: Any, start: int, keys: tuple[str, ...]) -> set[str]:
+    """Scan every GET route and the live stream (from ``start``) as each of ``keys``: no closed card of the
+    round in play may be in any of them, nor a closed hand's total. Returns the closed cards (a test checks
+    they are many: an empty scan proves nothing)."""
+    sup = call(t.api, "GET", "/api/table", SUPERVISOR_KEY).json()
+    viewer = call(t.api, "GET", "/api/table", keys[0]).json()
+    secret = closed_cards(sup, viewer)
+    assert secret and secret <= card_strings(json.dumps(sup))  # the pit sees them
+    # What a viewer may know of the cards: the bottom card, the cards face up, every round settled before.
+    public = {sup["bottom_card"]} | card_strings(json.dumps(viewer["boxes"])) | card_strings(json.dumps(viewer["dealer"]))
+    for page in call(t.api, "GET", "/api/rounds", SUPERVISOR_KEY, params={"size": 200}).json()["rounds"]:
+        public |= card_strings(json.dumps(page))
+    hidden = secret - public
+    assert hidden, "every closed card is also public: choose another seed"
+    last = sup["last_seq"]
+    for key in keys:
+        table = call(t.api, "GET", "/api/table", key).json()
+        for box in table["boxes"]:
+            for hand in box["hands"]:
+                if hand["closed"]:
+                    assert hand["totals"] == [] and not hand["blackjack"] and not hand["bust"], hand
+                    assert hand["card_count"] == len(hand["cards"])
+        if table["dealer"]["closed"]:
+            assert table["dealer"]["totals"] == []
+        # A closed card is still "in the shoe" for a viewer: the counts say nothing of it.
+        by_rank: dict[str, int] = {}
+        for sb, vb in zip(sup["boxes"], table["boxes"]):
+            for sh, vh in zip(sb["hands"], vb["hands"]):
+                for s, v in zip(sh["cards"], vh["cards"]):
+                    if v == "XX":
+                        by_rank[s[0]] = by_rank.get(s[0], 0) + 1
+        for s, v in zip(sup["dealer"]["cards"], table["dealer"]["cards"]):
+            if v == "XX":
+                by_rank[s[0]] = by_rank.get(s[0], 0) + 1
+        for rank, n in table["shoe"]["remaining_by_rank"].items():
+            assert n == sup["shoe"]["remaining_by_rank"][rank] + by_rank.get(rank, 0), (key, rank)
+        for route in get_routes(t.api):
+            r = call(t.api, "GET", route, key)
+            assert r.status_code in (200, 404), (route, r.status_code, r.text[:300])
+            leaked = card_strings(r.text) & hidden
+            assert not leaked, (key, route, leaked)
+        stream = sse_until(t.api, key, start, last)
+        assert stream and stream[-1]["id"] == last
+        leaked = card_strings(json.dumps(stream)) & hidden
+        assert not leaked, (key, "/api/events", leaked)
+    # The supervisor's stream has every card as it is.
+    assert secret <= card_strings(json.dumps(sse_until(t.api, SUPERVISOR_KEY, start, last)))
+    return secret
