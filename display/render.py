@@ -262,7 +262,7 @@ def render_dealer(dealer: DealerView, digits: int, message: TableMessage | None 
     total = fit(dealer_candidates(dealer), digits)
     if message is None:
         if dealer.bank is not None and dealer.payout is None:
-            return _with_bank(dealer.bank, total, digits)
+            return _with_bank(dealer.bank, dealer_candidates(dealer), digits)
         return pad_right_aligned(total, digits)
     if not total:
         return render_message(message, digits)
@@ -273,16 +273,18 @@ def render_dealer(dealer: DealerView, digits: int, message: TableMessage | None 
     return pad_right_aligned(total, digits)
 
 
-def _with_bank(bank: Decimal, total: str, digits: int) -> str:
-    """The bank's balance on the left of the banker's total when both fit, else the total alone (or the bank)."""
-    if not total:
-        return pad_right_aligned(fit([f"{BANK_MARK} {amount_text(bank)}", f"{BANK_MARK}{amount_text(bank)}",
-                                      BANK_MARK], digits), digits)
-    for text in (f"{BANK_MARK} {amount_text(bank)}", f"{BANK_MARK}{amount_text(bank)}"):
-        gap = digits - cell_count(text) - cell_count(total)
-        if gap >= 1:
-            return text + " " * gap + total
-    return pad_right_aligned(total, digits)
+def _with_bank(bank: Decimal, totals: Sequence[str], digits: int) -> str:
+    """The bank's balance left of the banker's hand when both fit with a blank between (each in its
+    longest form that does), else the hand alone: it is what the display is for. No hand: the bank."""
+    banks = [f"{BANK_MARK} {amount_text(bank)}", f"{BANK_MARK}{amount_text(bank)}"]
+    if not any(totals):
+        return pad_right_aligned(fit(banks + [BANK_MARK], digits), digits)
+    for total in totals:
+        for text in banks:
+            gap = digits - cell_count(text) - cell_count(total)
+            if gap >= 1:
+                return text + " " * gap + total
+    return pad_right_aligned(fit(totals, digits), digits)
 
 
 def render_table(view: TableView, digits: int) -> dict[str, str]:

@@ -72,3 +72,40 @@ def test_the_felt_keeps_closed_hands_closed_below_supervisor_and_shows_the_pit_e
     assert problems == []
     page.close()
     assert croupier.view(VIEWER_KEY)["settled"]["number"] == final["last_round"]["number"]
+
+
+@pytest.fixture(scope="module")
+def club36_table(tmp_path_factory):
+    with open_reads(Table(tmp_path_factory.mktemp("club36-felt"), seed=3, profile="club-21-36", decks=1,
+                          shoe_args=("--pack", "36"))) as t:
+        yield t
+
+
+def test_the_felt_of_a_club_21_36_table_shows_the_bank_and_each_duel(club36_table, browser):
+    croupier = ClubCroupier(club36_table)
+    for _ in range(10):
+        croupier.ready()
+        if croupier.deal_round({1: 10, 2: 20})["phase"] == "players":
+            break
+        croupier.finish_round()
+    sup = croupier.view(SUPERVISOR_KEY)
+    assert sup["phase"] == "players"
+    page = browser.new_page(viewport={"width": 1920, "height": 1080})
+    problems = watch(page)
+    page.goto(club36_table.api + "/")
+    page.wait_for_selector("#live.on")
+    page.wait_for_selector("[data-testid=bank]")
+    bank = sup["bank"]
+    assert page.text_content("[data-testid=bank]") == (
+        f"Bank {bank['balance']} (put up {bank['opened_with']}) · round {bank['rounds_played']}"
+        f" · duel: box {bank['duel']['box']}, stake {bank['duel']['stake']}")
+    assert _faces(page, "#boxes") == set()  # every box's card is closed below supervisor
+    assert page.text_content(f"#boxes [data-box='{sup['turn']['box']}'] [data-testid=duel]").startswith("duel")
+    final = croupier.finish_round()
+    page.wait_for_selector("[data-testid=settled]")
+    page.wait_for_function("document.querySelectorAll('[data-testid=duel]').length === 2")
+    duels = _texts(page, "#boxes [data-testid=duel]")
+    assert [d.endswith(f"bank after {b['bank_after']}") for d, b in zip(duels, final["settled"]["boxes"])] == [True, True]
+    shot(page, "club21-36-settled")
+    assert problems == []
+    page.close()

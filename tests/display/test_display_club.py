@@ -47,8 +47,10 @@ def test_the_banker_closed_then_face_up_and_the_bank_beside() -> None:
     assert render_dealer(DealerView(up_card=6, card_count=3, hard_total=18), 8) == "      18"
     assert render_dealer(DealerView(up_card=6, card_count=3, hard_total=18, bank=Decimal(500)), 8) == "b 500 18"
     assert render_dealer(DealerView(bank=Decimal(1500)), 8) == "  b 1500"
+    assert render_dealer(DealerView(card_count=1, closed=True, bank=Decimal(500)), 8) == "b500 --1"  # shorter forms
     # Both do not fit: the banker's hand wins (it is what the display is for).
     assert render_dealer(DealerView(card_count=2, closed=True, bank=Decimal(25000)), 8) == "    -- 2"
+    assert render_dealer(DealerView(up_card=6, card_count=3, hard_total=18, bank=Decimal(500)), 4) == "  18"
     with pytest.raises(ValueError, match="closed"):
         DealerView(up_card=6, card_count=2, hard_total=16, closed=True)
 

@@ -1,6 +1,7 @@
-"""A club-21 round on gpiozero's mock pins: closed hands on the box displays (their card count,
+"""The club games on gpiozero's mock pins: closed hands on the box displays (their card count,
 never a total) until the settlement shows each total and what to pay or take; the banker's
-total once he draws face up; the croupier's STAND button ends a box's turn and the banker's.
+total once he draws face up, and in club-21-36 the bank's balance beside it; the croupier's
+STAND button ends a box's turn and the banker's.
 
 The shoe is scripted (tests/support/club.py), so every closed card is known to the test.
 """
@@ -108,6 +109,71 @@ async def _round(tmp_path, factory: MockFactory) -> None:
         # Turned at last: each box's total and what to pay or take; the round's total on the banker's.
         assert box1 == " 19 P 10" and box2 == "  17 -20" and dealer == "bEt5 -10"  # bets open for the next
         assert shoe.acked[-1] == (shoe.shoe_id, 9)  # every card acknowledged once journalled
+    finally:
+        stop.set()
+        await runner
+        io.close()
+
+
+def test_club21_36_duels_show_the_bank_beside_the_banker_and_keep_boxes_closed(tmp_path, factory):
+    asyncio.run(_duels(tmp_path, factory))
+
+
+async def _duels(tmp_path, factory: MockFactory) -> None:
+    loop = asyncio.get_running_loop()
+    settings = settings_from_dict({
+        "table": {"profile": "club-21-36", "options": {"boxes": 3}},
+        "shoe": {"port": str(tmp_path / "no-shoe")},
+        "journal": {"path": str(tmp_path / "journal.sqlite")},
+        "gpio": {"pin_factory": "mock", "boxes": 3, "buttons": {"boxes": [4, 12, 16]}},
+    })
+    emulator = Max7219Emulator(4, pin_factory=factory)
+    clock = ManualClock(start=1000.0)
+    shoe = ScriptedShoe()
+    service = TableService(settings, link=shoe)
+    io = build_outputs(settings.gpio, pin_factory=factory, clock=clock, start_threads=False,
+                       on_action=asyncio_action_sink(loop, lambda a: handle_console_action(a, service)))
+    service.outputs.append(DisplayOutput(io.show))
+    stop = asyncio.Event()
+    runner = asyncio.create_task(service.run(stop))
+
+    def shown() -> list[str | None]:
+        io.displays.pump()
+        return [emulator.visible(i) for i in range(4)]  # dealer, box1, box2, box3
+
+    async def deal(*codes: str) -> None:
+        for code in codes:
+            seq = service.authority.journal.last_seq
+            shoe.deal(code)
+            await until(lambda: service.authority.journal.last_seq > seq)
+
+    try:
+        shoe.load(36)
+        await until(lambda: service.table.shoe is not None)
+        await service.act(ev.OpenBank(amount=Decimal(500)), "supervisor:pit")
+        await service.act(ev.PlaceBet(box=1, amount=Decimal(10)), "dealer")
+        await service.act(ev.PlaceBet(box=2, amount=Decimal(20)), "dealer")
+        assert shown()[0] == "   b 500"  # the bank is up: its balance on the banker's display
+        await deal("9S", "TH", "KD", "7C")  # box 1, box 2, the banker, then the bottom card
+        assert service.table.phase is Phase.PLAYERS
+        dealer, box1, box2, _ = shown()
+        assert box1 == "    -- 1." and box2 == "    -- 1" and dealer == "b500 --1"
+        await deal("TS")  # box 1 draws to a closed 19
+        assert shown()[1] == "    -- 2." and "19" not in "".join(shown())
+        await service.act(ev.Stand(), "dealer")
+        assert shown()[0] == "b 500  4"  # the box stood: the banker's card is turned (a king: 4)
+        await deal("6H", "8C")  # he draws to 18 and stops there
+        assert shown()[0] == "   b 490"  # box 1's 19 won 10 from the bank
+        assert shown()[1] == " 19 PAId"  # its duel is over: shown
+        assert shown()[2] == "    -- 1"  # box 2's card is still closed
+        await deal("QS", "9D")  # the banker's new card for box 2; box 2 draws to 19
+        await service.act(ev.Stand(), "dealer")
+        await deal("AD", "7H")  # the banker: queen 3, ace 11, seven: 21
+        await until(lambda: service.table.round is None)
+        record = service.table.last_round
+        assert [h["outcome"] for h in record["hands"]] == ["win", "lose"] and record["bank"]["after"] == "510"
+        dealer, box1, box2, _ = shown()
+        assert box1 == " 19 P 10" and box2 == "  19 -20" and dealer == "bEt5 -10"
     finally:
         stop.set()
         await runner

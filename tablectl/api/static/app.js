@@ -147,6 +147,25 @@ function handEl(h, hi, key) {
       el("span", { class: "outcome " + h.outcome, text: OUTCOME_TEXT[h.outcome] || h.outcome }), house(h.net)) : null);
 }
 
+// club-21-36: each box plays its own duel against the banker; the bank's balance after it.
+function duelEl(b, v) {
+  const here = v.bank && v.bank.duel && v.bank.duel.box === b.box && v.round;
+  if (!b.banker && (b.bank_after === null || b.bank_after === undefined) && !here) return null;
+  return el("div", { class: "duel small", "data-testid": "duel" },
+    b.banker && b.banker.cards.length ? el("span", {}, "banker ", el("span", { class: "cards" }, b.banker.cards.map((c) => cardEl(c))),
+      ` ${handTotal(b.banker.totals, true)} `) : null,
+    here ? el("span", { class: "outcome push", text: "duel" + (v.bank.duel.dark ? " · dark" : "") }) : null,
+    b.bank_after !== null && b.bank_after !== undefined ? el("span", { class: "muted", text: ` bank after ${b.bank_after}` }) : null);
+}
+
+function bankEl(bank) {
+  if (!bank) return null;
+  const duel = bank.duel ? ` · duel: box ${bank.duel.box}, stake ${bank.duel.stake}` + (bank.duel.dark ? ", dark" : "") : "";
+  return el("span", { class: "bank", "data-testid": "bank" },
+    bank.open ? `Bank ${bank.balance} (put up ${bank.opened_with}) · round ${bank.rounds_played}` + duel
+      + (bank.may_close ? " · may close" : "") : "No bank open");
+}
+
 function boxEl(b, v, settled) {
   const here = !settled && v.turn && v.turn.box === b.box && !b.next_round;
   const bets = Object.values(b.bets || {}).reduce((a, x) => a + Number(x), 0);
@@ -162,6 +181,7 @@ function boxEl(b, v, settled) {
     boxMarks.length ? marks(boxMarks) : null,
     b.next_round ? el("div", { class: "muted small", text: "next round" }) : null,
     b.hands.map((h, hi) => handEl(h, hi, settled ? null : `b${v.round}-${b.box}`)),
+    duelEl(b, v),
     settled ? el("div", { class: "box-result", "data-testid": "box-result" },
       b.insurance_net !== null && b.insurance_net !== undefined ? el("span", { class: "muted small", text: "insurance " }) : null,
       b.insurance_net !== null && b.insurance_net !== undefined ? house(b.insurance_net) : null,
@@ -195,7 +215,8 @@ function renderTable(v) {
     tableMarks.length ? marks(tableMarks) : null,
     dealerTurn ? el("span", { class: "outcome push", text: "drawing" }) : null,
     club && v.bottom_card ? el("span", { class: "bottom muted small", "data-testid": "bottom-card" }, "bottom card ",
-      cardEl(v.bottom_card)) : null));
+      cardEl(v.bottom_card)) : null,
+    bankEl(v.bank)));
 
   let turn = "";
   if (v.turn && v.turn.box !== undefined) turn = `Box ${v.turn.box}` + (v.turn.hand ? `, hand ${v.turn.hand + 1}` : "") + " to act";
@@ -391,7 +412,9 @@ function renderHistory(body) {
         house(r.net), r.void ? el("span", { class: "outcome void", text: "void" }) : null),
       el("table", {}, el("thead", {}, el("tr", {}, ["Box", "Cards", "Bet", "Outcome", "House"].map((t) => el("th", { scope: "col", text: t })))),
         el("tbody", {}, r.hands.map((h) => el("tr", {}, el("td", { text: String(h.box) }),
-          el("td", {}, el("span", { class: "cards" }, h.cards.map((c) => cardEl(c)))), el("td", { text: h.bet }),
+          el("td", {}, el("span", { class: "cards" }, h.cards.map((c) => cardEl(c))),
+            h.banker && h.banker.length ? el("span", { class: "muted small" }, " vs banker ",
+              el("span", { class: "cards" }, h.banker.map((c) => cardEl(c)))) : null), el("td", { text: h.bet }),
           el("td", {}, el("span", { text: (OUTCOME_TEXT[h.outcome] || h.outcome || "") + " " }), marks(recordMarks(r, h, perBox[h.box]))),
           el("td", {}, house(h.net)))),
         (r.insurance || []).map((i) => el("tr", {}, el("td", { text: String(i.box) }), el("td", { text: "insurance" }),
