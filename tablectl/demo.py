@@ -150,9 +150,11 @@ async def _play(args: argparse.Namespace, settings: Any, api: str, dealer_key: s
             loop.call_soon_threadsafe(demo_stop.set)
 
     service.outputs.append(_Printer(screen))
+    pit = asyncio.create_task(_pit(service, demo_stop))
     thread = threading.Thread(target=play, name="virtual-dealer", daemon=True)
     thread.start()
     await demo_stop.wait()
+    pit.cancel()
     dealer.stop.set()  # wakes the dealer out of any wait; an HTTP call in flight answers at once
     await loop.run_in_executor(None, thread.join, 5.0)
     summary = _summary(service, first_round, kept)
@@ -165,6 +167,26 @@ async def _play(args: argparse.Namespace, settings: Any, api: str, dealer_key: s
           + (f"; journal kept in {kept}" if kept else ""), flush=True)
     print(json.dumps(summary), flush=True)
     return 1 if "error" in result else 0
+
+
+async def _pit(service: Any, stop: asyncio.Event, every: float = 0.1) -> None:
+    """club-21-36: the pit puts up a bank whenever none is open between rounds (the banker's money is the
+    supervisor's to put up, not the croupier's); through the service's ordered path like any action."""
+    from controller import events as ev
+    from controller.engine import IllegalAction
+
+    rules = service.table.rules
+    if rules.game != "club-21-36":
+        return
+    amount = min(rules.bank_min * 5, rules.bank_max)  # five times the least bank
+    while not stop.is_set():
+        bank = service.table.game_state
+        if service.table.round is None and not bank.open:
+            try:
+                await service.act(ev.OpenBank(amount=amount), "supervisor:pit")
+            except IllegalAction:
+                pass  # e.g. a shuffle is due first: tried again
+        await asyncio.sleep(every)
 
 
 def _signed(amount: str) -> str:

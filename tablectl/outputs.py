@@ -68,6 +68,7 @@ _BELL_FOR_ALERT = {
     AlertKind.LINK_DOWN: BellSignal.FAULT,
     AlertKind.CALL_PIT: BellSignal.CALL_PIT,
     AlertKind.SHUFFLE_DUE: BellSignal.SHUFFLE_DUE,
+    AlertKind.SHOE_EMPTY: BellSignal.SHUFFLE_DUE,  # the shoe must be loaded again
 }
 
 
@@ -81,7 +82,8 @@ class BellOutput:
         """Ring for every new alert."""
         for effect in effects:
             if isinstance(effect, AlertRaised):
-                self._ring(_BELL_FOR_ALERT[effect.alert.kind])
+                # A kind added to the engine later still rings (the pit must look) rather than failing the output.
+                self._ring(_BELL_FOR_ALERT.get(effect.alert.kind, BellSignal.ATTENTION))
 
     def stopped(self, reason: str) -> None:
         """The table stopped: call the pit with the fault pattern."""

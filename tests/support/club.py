@@ -68,6 +68,11 @@ class ScriptedShoe:
         self.position = 0
         self._queue.put_nowait(fb.ShoeLoaded(self.shoe_id, card_count))
 
+    def status(self, *, cut_card_out: bool = False) -> None:
+        """The shoe's heartbeat, as it stands."""
+        self._queue.put_nowait(fb.Status(self.shoe_id, self.position, None, bool(self.locked), cut_card_out,
+                                         False, False, 0))
+
     def deal(self, code: str) -> int:
         """The next card leaves the shoe; returns its position."""
         self.position += 1
