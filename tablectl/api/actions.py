@@ -31,7 +31,8 @@ ActionEvent = Annotated[
     Field(discriminator="type"),
 ]
 
-# Actions only a supervisor may take (every other action needs at least a dealer key): the engine's list.
+# SUPERVISOR_ACTIONS (imported above) is the engine's list of the actions only a supervisor may take
+# (withdraw, open_bank, close_bank among them); every other action needs at least a dealer key.
 __all__ = ["router", "ActionEvent", "SUPERVISOR_ACTIONS"]
 
 
