@@ -73,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-CLUB_SIMULATED = ("club-21",)
+CLUB_SIMULATED = ("club-21", "club-21-36")
 
 
 def _run_club(args: argparse.Namespace, rules: Any) -> int:
