@@ -35,6 +35,12 @@ def _act(event: dict[str, Any]) -> Move:
     return Move("act", event)
 
 
+def cards_held(hand: dict[str, Any]) -> int:
+    """How many cards a hand holds: public even when they are closed (``XX``)."""
+    count = hand.get("card_count")
+    return int(count) if count is not None else len(hand["cards"])
+
+
 def _box_in_turn(t: dict[str, Any]) -> dict[str, Any] | None:
     turn = t.get("turn") or {}
     number = turn.get("box")
@@ -53,7 +59,7 @@ def _players_move(t: dict[str, Any], players: PlayersRule) -> Move:
     if box is None:
         return WAIT
     hand = box["hands"][t["turn"].get("hand", 0)]
-    count = hand["card_count"]
+    count = cards_held(hand)
     total = best_total(hand["totals"]) if players.sighted else None
     if players.sighted and total is None:
         raise ValueError("a sighted players' rule needs the box's cards, and the dealer's view has them closed")
@@ -90,8 +96,8 @@ def _pack_out_move(t: dict[str, Any], players: PlayersRule) -> Move:
             continue
         hand = hands[0]
         total = best_total(hand["totals"]) if players.sighted else None
-        drew = hand["card_count"] > 2 or hand.get("split", False)
-        doubles = players.doubles_on_spent_pack(hand["card_count"], drew, total)
+        drew = cards_held(hand) > 2 or hand.get("split", False)
+        doubles = players.doubles_on_spent_pack(cards_held(hand), drew, total)
         return _act({"type": "double" if doubles else "fold", "box": box["box"]})
     return WAIT
 
@@ -149,7 +155,7 @@ class CardsOnTable:
                       if not b.get("next_round") and any(h["outcome"] is None for h in b["hands"])}
         keep = [(s, p) for s, p, target in self.dealt if target in open_boxes]
         duel = (t.get("bank") or {}).get("duel")
-        banker_cards = t["dealer"].get("card_count", 0)
+        banker_cards = cards_held(t["dealer"])
         if duel is not None and f"box {duel['box']}" in open_boxes and banker_cards:
             keep += [(s, p) for s, p, target in self.dealt if target == "banker"][-banker_cards:]
         return keep

@@ -166,3 +166,13 @@ def test_in_club_21_36_a_blind_box_goes_dark_before_it_draws() -> None:
     assert club_move(view) == DEAL
     view["boxes"][0]["hands"][0]["card_count"] = 3
     assert club_move(view) == Move("act", {"type": "stand"})
+
+
+def test_a_view_without_card_counts_is_read_by_its_closed_cards() -> None:
+    # An API whose models predate the club keys still shows the closed cards as XX: their number is public.
+    view = {"phase": "players", "turn": {"box": 1, "hand": 0}, "next_card": "box 1", "legal_actions": ["stand", "hit"],
+            "dealer": {"cards": ["XX", "XX"], "totals": []},
+            "boxes": [{"box": 1, "hands": [{"cards": ["XX", "XX"], "totals": [], "outcome": None}]}]}
+    assert club_move(view) == DEAL
+    view["boxes"][0]["hands"][0]["cards"] = ["XX", "XX", "XX"]
+    assert club_move(view) == Move("act", {"type": "stand"})
