@@ -100,11 +100,18 @@ class ClubShoe:
         self.rng = rng
         self.next = 0
         self.count = 0
+        self.out: list[Card] = []  # cards left on the table when the pack was last shuffled
 
-    def shuffle(self) -> ev.Shuffle:
-        """Gather the cards back: the shoe's ``shuffle`` event, with its card count."""
+    def shuffle(self, on_table: list[Card] | None = None) -> ev.Shuffle:
+        """Gather the cards back, but those still ``on_table`` (a pack spent in a round of club-21-36):
+        the shoe's ``shuffle`` event, with the count of the cards loaded."""
         self.next = 0
         self.count += 1
+        self.cards += self.out  # the cards held back last time are gathered now
+        self.out = []
+        for card in on_table or []:
+            self.cards.remove(card)
+            self.out.append(card)
         return ev.Shuffle(shoe_id=f"club-sim-{self.count}", card_count=len(self.cards))
 
     def draw(self) -> Card:
@@ -203,9 +210,110 @@ def play_club_chunk(rules: Any, rounds: int, seed: str, boxes: int = 1, players:
     return ClubChunk(**out.__dict__)
 
 
+def play_club36_chunk(rules: Any, rounds: int, seed: str, boxes: int = 1, players: PlayersRule = SIGHTED_PLAYERS,
+                      banker: BankerRule | None = None, unit: Decimal | None = None,
+                      record: Callable[[dict[str, Any]], None] | None = None) -> ClubChunk:
+    """Play ``rounds`` rounds of duels (club-21-36) on a fresh table and shoe seeded by ``seed``.
+
+    The bank is opened at ten times the bank minimum (within the limits) and closed as soon as
+    it may be; a stake is the table minimum, or the whole bank when it holds less (va-banque).
+    A sighted box draws below its rule's total and never goes dark; a blind one goes dark and
+    draws to its number of cards. A pack spent in a round is replaced by the pack less what is
+    on the table, as the engine expects.
+    """
+    banker = banker or banker_rule_for(rules)
+    rng = random.Random(seed)
+    table = Table(rules)
+    game = table.game
+    shoe = ClubShoe(rules.pack, rules.decks, rng)
+    apply = table.apply
+    stake_cents = to_cents(unit if unit is not None else rules.table_min)
+    stand, banker_stand, close_bank = ev.Stand(), ev.BankerStand(), ev.CloseBank()
+    opening = min(rules.bank_max_cents, max(rules.bank_min_cents, 10 * rules.bank_min_cents))
+    open_bank = ev.OpenBank(amount=Decimal(opening) / 100)
+    cards = {c.index: ev.CardDrawn(card=c) for c in shoe.cards}
+    waiting, players_phase, dealer_phase = Phase.WAITING_FOR_SHUFFLE, Phase.PLAYERS, Phase.DEALER
+    HIT, BANKER_STAND = Action.HIT, Action.BANKER_STAND
+    sighted = players.sighted
+    bank = table.game_state
+    out = ClubChunk()
+
+    def draw() -> None:
+        apply(cards[shoe.draw().index])
+        shoe_ = table.shoe
+        if table.round is not None and shoe_ is not None and shoe_.spent:
+            apply(shoe.shuffle(game.cards_in_play(table)))  # the round goes on with a new pack
+            out.shuffles += 1
+
+    while out.rounds < rounds:
+        if table.round is None:
+            if not bank.open:
+                apply(open_bank)
+                continue
+            if bank.may_close(rules) and not table.pending:
+                apply(close_bank)
+                continue
+            if table.phase is waiting:
+                apply(shoe.shuffle())
+                out.shuffles += 1
+                continue
+        before = table.previous
+        staked = 0
+        if table.round is None and not table.pending:
+            for box in range(1, boxes + 1):
+                amount = min(stake_cents, bank.balance)
+                apply(ev.PlaceBet(box=box, amount=Decimal(amount) / 100))
+                staked += amount
+        while table.round is not None or table.previous is None or table.previous is before:
+            phase = table.phase
+            r = table.round
+            if phase is waiting:
+                apply(shoe.shuffle())  # an ace at the bottom voids the round: shuffle and start again
+                out.shuffles += 1
+            elif r is None:
+                draw()
+            elif phase is players_phase:
+                hand = r.boxes[r.box_i].hands[0]  # type: ignore[attr-defined]
+                legal = table.legal_actions()
+                if HIT not in legal:
+                    draw()  # the bottom card of a pack shuffled in during the round
+                elif players.draws(len(hand.cards), hand.total if sighted else None):
+                    if not sighted and Action.DARK in legal:
+                        apply(ev.Dark())
+                    draw()
+                else:
+                    apply(stand)
+            elif phase is dealer_phase:
+                legal = table.legal_actions()
+                if HIT in legal and (banker.draws(r.dealer.total) or BANKER_STAND not in legal):
+                    draw()
+                elif BANKER_STAND in legal:
+                    apply(banker_stand)
+                else:
+                    draw()  # the bottom card of a new pack comes before his next card
+            else:
+                draw()
+        settled = table.previous
+        assert settled is not None
+        net = settled.net()
+        staked = staked or sum(h.stake for b in settled.boxes for h in b.hands)
+        out.rounds += 1
+        out.net_cents += net
+        out.staked_cents += staked
+        out.hands += sum(len(box.hands) for box in settled.boxes)
+        out.voids += bool(getattr(settled, "voided", False))
+        x = net / staked
+        out.total += x
+        out.total_sq += x * x
+        if record is not None:
+            record(settled.record)
+    return ClubChunk(**out.__dict__)
+
+
 def _chunk_job(job: tuple[Any, int, str, int, PlayersRule, BankerRule]) -> ClubChunk:
     rules, rounds, seed, boxes, players, banker = job
-    return play_club_chunk(rules, rounds, seed, boxes, players, banker)
+    play = play_club36_chunk if rules.game == "club-21-36" else play_club_chunk
+    return play(rules, rounds, seed, boxes, players, banker)
 
 
 def club_chunk_seed(seed: int, index: int) -> str:

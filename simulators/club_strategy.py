@@ -18,8 +18,12 @@ numbers its role may know.
   or above it) he draws below the cap; where neither is set he stands at 17 or more **(our
   default)**. He decides from his own cards, which the view shows once he draws (the
   ``dealer`` phase), never from the boxes' closed cards. He never calls contra. In
-  ``club-21-36`` the house's own rule binds him first (he must draw on 15 or less, may not on
-  17 or more); the standing total 17 means he draws on 16.
+  ``club-21-36`` the profile's own options bind him (``banker_draws_to`` 16: he must draw on 15
+  or less; ``banker_stands_on`` 17): by the rule above he stands at 16, as soon as he may.
+* **club-21-36's boxes, blind**: a box that draws without looking goes ``dark`` first (it loses
+  nothing by saying so: a dark box wins ties and, by default, a double bust). No box raises its
+  stake. **The bank**: the banker opens one of ten times the bank minimum (within the limits)
+  and closes it as soon as he may (after the rounds the table sets, or once it has multiplied).
 """
 
 from __future__ import annotations

@@ -73,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-CLUB_SIMULATED = ("club-21",)
+CLUB_SIMULATED = ("club-21", "club-21-36")
 
 
 def _run_club(args: argparse.Namespace, rules: Any) -> int:
@@ -103,6 +103,8 @@ def _run_club(args: argparse.Namespace, rules: Any) -> int:
     else:
         print(f"{rules.name}: {d['rounds']} rounds, players {d['players']}, banker stands at "
               f"{d['banker_stands_at']}: house edge {d['house_edge_pct']:.3f}% ± {d['stderr_pct']:.3f}% (1 s.e.), "
-              f"{d['voids']} void, {d['pack_outs']} spent-pack rounds, {d['rounds_per_second']:.0f} rounds/s "
+              f"{d['voids']} void, "
+              + (f"{d['pack_outs']} spent-pack rounds, " if rules.game == "club-21" else f"{d['shuffles']} packs, ")
+              + f"{d['rounds_per_second']:.0f} rounds/s "
               f"on {d['workers']} worker(s). These figures hold for these strategies only.")
     return 0

@@ -29,7 +29,7 @@ from typing import Any, Callable
 from controller.cards import parse_card
 from controller.rules import build_rules
 
-from .club_dealer import Move, club_move
+from .club_dealer import CardsOnTable, Move, bank_move, club_move, pack_spent_in_round
 from .club_strategy import BLIND_PLAYERS, BankerRule, banker_rule_for
 from .shoe.client import ShoeControl
 from .strategy import strategy_for
@@ -64,7 +64,7 @@ class VirtualDealer:
     def __init__(self, api: str, key: str, shoe_control: str, *, seed: int = 1, pace: float = 0.0,
                  random_choice: float = 0.05, max_boxes: int | None = None,
                  on_step: Callable[[dict[str, Any]], None] | None = None,
-                 stop: threading.Event | None = None) -> None:
+                 stop: threading.Event | None = None, supervisor_key: str | None = None) -> None:
         self.api = api.rstrip("/")
         self.key = key
         self.shoe_control = shoe_control
@@ -79,6 +79,9 @@ class VirtualDealer:
         self._rules: Any = None  # the table's rules object, once read from /api/rules
         self._club = False  # a club game: the croupier banks (see club_dealer)
         self._banker: BankerRule | None = None
+        # club-21-36's bank is opened and closed by the pit: with no supervisor key the dealer waits for it.
+        self.supervisor_key = supervisor_key
+        self._on_table = CardsOnTable()
 
     def _sleep(self, seconds: float) -> None:
         """Wait, but wake at once (and stop) when told to stop."""
@@ -86,10 +89,11 @@ class VirtualDealer:
             raise DealerStopped()
 
     # ------------------------------------------------------------------ I/O
-    def _http(self, method: str, path: str, body: dict[str, Any] | None = None) -> tuple[int, Any]:
+    def _http(self, method: str, path: str, body: dict[str, Any] | None = None,
+              key: str | None = None) -> tuple[int, Any]:
         data = json.dumps(body).encode() if body is not None else None
         req = urllib.request.Request(self.api + path, data=data, method=method,
-                                     headers={"Authorization": f"Bearer {self.key}",
+                                     headers={"Authorization": f"Bearer {key or self.key}",
                                               "Content-Type": "application/json"})
         try:
             with urllib.request.urlopen(req, timeout=10) as resp:
@@ -188,6 +192,13 @@ class VirtualDealer:
             if self._club_shoe_wrong(t):
                 self._club_shuffle(t)
                 return
+            bank = bank_move(t)
+            if bank is not None:
+                self._carry_out(t, bank)
+                return
+            if t.get("bank") is not None and not t["bank"]["open"]:
+                self._carry_out(t, Move("wait"))  # no bank, no stakes (club-21-36)
+                return
             missing = self._missing_bets(t)
             if missing:
                 box, amount = missing[0]  # one bet a step: after a restart the rest still follow
@@ -196,12 +207,30 @@ class VirtualDealer:
         move = club_move(t, BLIND_PLAYERS, self._banker)
         self._carry_out(t, move)
 
+    def supervise(self, event: dict[str, Any]) -> bool:
+        """Send one of the pit's actions (club-21-36's bank) with the supervisor key; False if refused."""
+        if self.supervisor_key is None:
+            self.stats.waits += 1
+            log.info("waiting for the pit: %s needs a supervisor key", event["type"])
+            self._sleep(0.2)
+            return False
+        status, body = self._http("POST", "/api/actions", event, key=self.supervisor_key)
+        self.stats.actions += 1
+        if status != 200:
+            self.stats.refused += 1
+            log.info("refused %s: %s", event, body)
+            return False
+        return True
+
     def _carry_out(self, t: dict[str, Any], move: Move) -> None:
         if move.kind == "deal":
             self._deal(t)
         elif move.kind == "act":
             assert move.event is not None
             self.act(move.event)
+        elif move.kind == "supervise":
+            assert move.event is not None
+            self.supervise(move.event)
         elif move.kind == "shuffle":
             self._club_shuffle(t)
         else:
@@ -225,7 +254,10 @@ class VirtualDealer:
         status = self._shoe("status")
         right = (status.get("pack", 52), status.get("decks")) == (rules.pack, rules.decks)
         if status.get("shoe_id") == table_shoe or status.get("position", 0) > 0 or not right:
-            self._shoe("shuffle", pack=rules.pack, decks=rules.decks)
+            fields: dict[str, Any] = {"pack": rules.pack, "decks": rules.decks}
+            if pack_spent_in_round(t):  # the new pack is what is not on the table (club-21-36)
+                fields["keep"] = [list(k) for k in self._on_table.on_table(t)]
+            self._shoe("shuffle", **fields)
         shuffled_from = table_shoe
         self._wait_for(lambda x: x["phase"] != "waiting_for_shuffle" and (x["shoe"] or {}).get("id") != shuffled_from)
 
@@ -238,6 +270,10 @@ class VirtualDealer:
         chosen = sorted(rng.sample(boxes, rng.randint(1, len(boxes))))
         steps = max(1, int(min(rules.table_max, rules.table_min * 10) / rules.table_min))
         plan = [(box, rules.table_min * rng.randint(1, steps)) for box in chosen]
+        bank = t.get("bank")
+        if bank is not None and bank["open"]:  # club-21-36: a stake is at most the bank (all of it: va-banque)
+            balance = Decimal(bank["balance"])
+            plan = [(box, min(amount, balance)) for box, amount in plan]
         placed = {b["box"] for b in t["boxes"] if b.get("next_round")}
         return [(box, amount) for box, amount in plan if box not in placed]
 
@@ -273,11 +309,14 @@ class VirtualDealer:
             self.stats.waits += 1
             self._sleep(0.005)  # a released card has not reached the table yet (e.g. it was restarting)
             return
+        target = self._on_table.target(t) if self._club else None
         answer = self._shoe("deal")
         if not answer.get("ok"):
             self.stats.waits += 1
             self._sleep(0.02)  # locked, or the lid is open
             return
+        if self._club:  # where the card went, by position: its face is not the croupier's to use
+            self._on_table.note(t, target, str(answer.get("shoe_id")), int(answer.get("position", 0)))
         self.stats.cards += 1
         seq = t.get("last_seq", 0)
         self._wait_for(lambda x: x.get("last_seq", 0) > seq)

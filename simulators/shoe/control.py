@@ -70,9 +70,14 @@ def _shuffle(sim: ControlTarget, req: dict[str, Any]) -> Reply:
             raise BadRequest(f"{name} must be a whole number")
     if decks is not None and not 1 <= decks <= 8:
         raise BadRequest("decks must be from 1 to 8")
+    keep = req.get("keep")
+    if keep is not None and (not isinstance(keep, list) or len(keep) > 64 or not all(
+            isinstance(k, list) and len(k) == 2 and isinstance(k[0], str) and isinstance(k[1], int)
+            and not isinstance(k[1], bool) for k in keep)):
+        raise BadRequest("keep must be a list of at most 64 [shoe_id, position] pairs")
     core = sim.core
     try:
-        new_id = core.load(shoe_id, pack=pack, decks=decks)
+        new_id = core.load(shoe_id, pack=pack, decks=decks, keep=[(k[0], k[1]) for k in keep or []])
     except ValueError as exc:
         raise BadRequest(str(exc)) from None
     return {"ok": True, "shoe_id": new_id, "cards": len(core.cards), "cut_at": core.cut_at,

@@ -137,3 +137,42 @@ def test_a_sighted_rule_is_refused_on_the_dealers_closed_view() -> None:
     view = next(v for v in run.views if v["phase"] == "players")
     with pytest.raises(ValueError, match="closed"):
         club_move(view, SIGHTED_PLAYERS)
+
+
+# ---------------------------------------------------------------------------- club-21-36
+def test_club_21_36_rounds_of_duels_settle_with_the_bank_opened_and_closed() -> None:
+    run = run_croupier("club-21-36", 80, seed=3)
+    assert len(run.records) == 80 and not run.table.alerts  # no integrity alert: every pack was whole
+    kinds = [(m.kind, (m.event or {}).get("type")) for m in run.moves]
+    assert ("supervise", "open_bank") in kinds and ("supervise", "close_bank") in kinds  # the pit's key's
+    assert ("act", "dark") in kinds and ("act", "banker_stand") in kinds
+    assert {h["outcome"] for r in run.records for h in r["hands"]} <= {"win", "lose", "bust", "void", "returned"}
+    assert all(parse_card(c).rank in "6789TJQKA" for r in run.records for h in r["hands"] for c in h["cards"])
+
+
+def test_a_pack_spent_in_a_round_is_replaced_by_what_is_not_on_the_table() -> None:
+    run = run_croupier("club-21-36", 60, seed=4)
+    assert any(n < 36 for n in run.card_counts)  # reloaded in a round, without the cards on the table
+    assert not [a for a in run.table.alerts if a.kind.value == "integrity"]
+
+
+def test_in_club_21_36_a_blind_box_goes_dark_before_it_draws() -> None:
+    view = {"phase": "players", "turn": {"box": 2, "hand": 0}, "next_card": "box 2", "game": "club-21-36",
+            "legal_actions": ["stand", "hit", "bet", "dark"], "dealer": {"cards": ["XX"], "totals": []},
+            "boxes": [{"box": 2, "hands": [{"card_count": 1, "totals": [], "dark": False, "outcome": None}]}]}
+    assert club_move(view) == Move("act", {"type": "dark", "box": 2})
+    view["legal_actions"] = ["stand", "hit"]
+    view["boxes"][0]["hands"][0]["dark"] = True
+    assert club_move(view) == DEAL
+    view["boxes"][0]["hands"][0]["card_count"] = 3
+    assert club_move(view) == Move("act", {"type": "stand"})
+
+
+def test_a_view_without_card_counts_is_read_by_its_closed_cards() -> None:
+    # An API whose models predate the club keys still shows the closed cards as XX: their number is public.
+    view = {"phase": "players", "turn": {"box": 1, "hand": 0}, "next_card": "box 1", "legal_actions": ["stand", "hit"],
+            "dealer": {"cards": ["XX", "XX"], "totals": []},
+            "boxes": [{"box": 1, "hands": [{"cards": ["XX", "XX"], "totals": [], "outcome": None}]}]}
+    assert club_move(view) == DEAL
+    view["boxes"][0]["hands"][0]["cards"] = ["XX", "XX", "XX"]
+    assert club_move(view) == Move("act", {"type": "stand"})

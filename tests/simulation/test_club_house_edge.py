@@ -103,3 +103,42 @@ def test_the_command_prints_the_edge_for_the_stated_strategies() -> None:
 def test_bad_arguments_exit_2_with_a_clear_error(args: list[str], message: str) -> None:
     done = _cli(*args)
     assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr
+
+
+# ---------------------------------------------------------------------------- club-21-36
+PAYS_36 = {"win": 1, "lose": -1, "bust": -1, "returned": 0, "void": 0}
+
+
+def test_club_21_36_money_is_conserved_duel_by_duel() -> None:
+    from simulators.club_simulate import play_club36_chunk
+
+    rules = build_rules("club-21-36")
+    records: list[dict[str, Any]] = []
+    chunk = play_club36_chunk(rules, 2000, "conservation-36", boxes=3, players=BLIND_PLAYERS, record=records.append)
+    assert len(records) == chunk.rounds == 2000 and chunk.shuffles > 100
+    for r in records:
+        assert sum(Decimal(h["net"]) for h in r["hands"]) == Decimal(r["net"])
+        for h in r["hands"]:
+            assert Decimal(h["net"]) == PAYS_36[h["outcome"]] * Decimal(h["bet"]), h
+        if r["bank"]["before"] is not None and r["bank"]["after"] is not None and not r.get("void"):
+            # what the boxes won came out of the bank, what they lost went into it
+            assert Decimal(r["bank"]["before"]) - Decimal(r["bank"]["after"]) == Decimal(r["net"]), r
+    assert sum(Decimal(r["net"]) for r in records) * 100 == chunk.net_cents
+    assert any(h.get("dark") for r in records for h in r["hands"])
+
+
+def test_club_21_36_figures_are_fixed_by_the_seed_and_lie_in_a_wide_band() -> None:
+    rules = build_rules("club-21-36")
+    a = simulate_club(rules, 10_000, seed=2026)
+    b = simulate_club(rules, 10_000, seed=2026)
+    assert (a.house_edge_pct, a.net_cents, a.shuffles) == (b.house_edge_pct, b.net_cents, b.shuffles)
+    assert a.banker_stands_at == 16 and -5 < a.house_edge_pct < 15  # docs/house-edge.md: about +7 %
+    blind = simulate_club(rules, 10_000, seed=2026, players=BLIND_PLAYERS)
+    assert blind.house_edge_pct > a.house_edge_pct  # three cards dark, blind, costs the boxes more
+
+
+def test_the_command_simulates_club_21_36() -> None:
+    done = _cli("--rules", "club-21-36", "--rounds", "1000", "--workers", "1", "--json")
+    assert done.returncode == 0, done.stderr
+    d = json.loads(done.stdout)
+    assert (d["rules"], d["players"], d["banker_stands_at"], d["rounds"]) == ("club-21-36", "below-17", 16, 1000)

@@ -154,3 +154,18 @@ def test_loading_another_pack_changes_this_shoe_and_the_next() -> None:
     else:
         raise AssertionError("a 48-card pack was loaded")
     assert core.config.pack == 36
+
+
+def test_a_shoe_loaded_in_a_round_leaves_out_the_cards_still_on_the_table() -> None:
+    core = ShoeCore(ShoeConfig(seed=4, decks=1, pack=36, boot_id=5), random.Random(0), 0.0)
+    core.load("A")
+    out = [core.deal() for _ in range(36)]
+    on_table = [r for r in out[:3] if isinstance(r, Released)]
+    core.load("B", keep=[("A", r.position) for r in on_table])
+    assert len(core.cards) == 33 and not {r.card for r in on_table} & set(core.cards)
+    try:
+        core.load("C", keep=[("B", 5)])  # nothing of shoe B has been dealt
+    except ValueError as exc:
+        assert "has not left" in str(exc)
+    else:
+        raise AssertionError("kept a card that never left the shoe")
