@@ -83,7 +83,7 @@ async def _demo(args: argparse.Namespace, profile: str, workdir: Path, pack: tup
     sim = SimProcess(workdir, "--seed", str(args.seed), *pack).start()
     try:
         port = args.port or _free_port()
-        dealer_key, supervisor_key = secrets.token_urlsafe(12), secrets.token_urlsafe(12)
+        dealer_key, supervisor_key, pit_key = (secrets.token_urlsafe(12) for _ in range(3))
         kept = Path(args.db).resolve() if args.db else None
         db = kept or workdir / "journal.sqlite"  # without --db the journal goes with the demo
         settings = settings_from_dict({
@@ -93,6 +93,8 @@ async def _demo(args: argparse.Namespace, profile: str, workdir: Path, pack: tup
             "api": {"port": port, "open_reads_on_loopback": True, "keys": [
                 {"name": "virtual-dealer", "role": "dealer", "sha256": ApiKey.hash(dealer_key)},
                 {"name": "you", "role": "supervisor", "sha256": ApiKey.hash(supervisor_key)},
+                # club-21-36's bank is the pit's to open and close: the virtual dealer does it with its own key.
+                {"name": "virtual-pit", "role": "supervisor", "sha256": ApiKey.hash(pit_key)},
             ]},
             # The displays are drawn by the real driver path: engine -> display view -> chain -> terminal driver.
             "gpio": {"pin_factory": "mock", "driver": "terminal", "terminal": {"style": "segments", "columns": 2}},
@@ -105,7 +107,8 @@ async def _demo(args: argparse.Namespace, profile: str, workdir: Path, pack: tup
         live = args.pace == "live" and sys.stdout.isatty()
         screen = _Screen(header, live)
         screen.start()
-        return await _play(args, settings, api, dealer_key, sim, screen, kept, demo_stop,
+        pit = pit_key if settings.table.rules().game == "club-21-36" else None
+        return await _play(args, settings, api, dealer_key, sim, screen, kept, demo_stop, pit_key=pit,
                            serve=serve, dealer_class=VirtualDealer, stopped=DealerStopped, pace=PACES[args.pace])
     finally:
         sim.stop()
@@ -113,7 +116,7 @@ async def _demo(args: argparse.Namespace, profile: str, workdir: Path, pack: tup
 
 async def _play(args: argparse.Namespace, settings: Any, api: str, dealer_key: str, sim: Any, screen: "_Screen",
                 kept: Path | None, demo_stop: asyncio.Event, *, serve: Any, dealer_class: Any,
-                stopped: type[Exception], pace: float) -> int:
+                stopped: type[Exception], pace: float, pit_key: str | None = None) -> int:
     loop = asyncio.get_running_loop()
     started = asyncio.Event()
     service_stop = asyncio.Event()
@@ -136,7 +139,8 @@ async def _play(args: argparse.Namespace, settings: Any, api: str, dealer_key: s
     service = holder["service"]
     first_round = service.table.rounds_played
     target = first_round + args.rounds if args.rounds else 10**9
-    dealer = dealer_class(api, dealer_key, sim.control_path, seed=args.seed, pace=pace / 3, max_boxes=4)
+    extra = {"supervisor_key": pit_key} if pit_key is not None else {}  # only a game with a bank needs the pit
+    dealer = dealer_class(api, dealer_key, sim.control_path, seed=args.seed, pace=pace / 3, max_boxes=4, **extra)
     result: dict[str, Any] = {}
 
     def play() -> None:
@@ -150,11 +154,9 @@ async def _play(args: argparse.Namespace, settings: Any, api: str, dealer_key: s
             loop.call_soon_threadsafe(demo_stop.set)
 
     service.outputs.append(_Printer(screen))
-    pit = asyncio.create_task(_pit(service, demo_stop))
     thread = threading.Thread(target=play, name="virtual-dealer", daemon=True)
     thread.start()
     await demo_stop.wait()
-    pit.cancel()
     dealer.stop.set()  # wakes the dealer out of any wait; an HTTP call in flight answers at once
     await loop.run_in_executor(None, thread.join, 5.0)
     summary = _summary(service, first_round, kept)
@@ -167,26 +169,6 @@ async def _play(args: argparse.Namespace, settings: Any, api: str, dealer_key: s
           + (f"; journal kept in {kept}" if kept else ""), flush=True)
     print(json.dumps(summary), flush=True)
     return 1 if "error" in result else 0
-
-
-async def _pit(service: Any, stop: asyncio.Event, every: float = 0.1) -> None:
-    """club-21-36: the pit puts up a bank whenever none is open between rounds (the banker's money is the
-    supervisor's to put up, not the croupier's); through the service's ordered path like any action."""
-    from controller import events as ev
-    from controller.engine import IllegalAction
-
-    rules = service.table.rules
-    if rules.game != "club-21-36":
-        return
-    amount = min(rules.bank_min * 5, rules.bank_max)  # five times the least bank
-    while not stop.is_set():
-        bank = service.table.game_state
-        if service.table.round is None and not bank.open:
-            try:
-                await service.act(ev.OpenBank(amount=amount), "supervisor:pit")
-            except IllegalAction:
-                pass  # e.g. a shuffle is due first: tried again
-        await asyncio.sleep(every)
 
 
 def _signed(amount: str) -> str:
