@@ -178,3 +178,59 @@ async def _duels(tmp_path, factory: MockFactory) -> None:
         stop.set()
         await runner
         io.close()
+
+
+def test_contra_and_recontra_from_the_console_buttons(tmp_path, factory):
+    asyncio.run(_contra(tmp_path, factory))
+
+
+async def _contra(tmp_path, factory: MockFactory) -> None:
+    loop = asyncio.get_running_loop()
+    settings = settings_from_dict({
+        "table": {"profile": "club-21", "options": {"boxes": 3, "contra": True}},
+        "shoe": {"port": str(tmp_path / "no-shoe")},
+        "journal": {"path": str(tmp_path / "journal.sqlite")},
+        "gpio": {"pin_factory": "mock", "boxes": 3, "buttons": {"boxes": [4, 12, 16]}},
+    })
+    Max7219Emulator(4, pin_factory=factory)
+    clock = ManualClock(start=1000.0)
+    shoe = ScriptedShoe()
+    service = TableService(settings, link=shoe)
+    io = build_outputs(settings.gpio, pin_factory=factory, clock=clock, start_threads=False,
+                       on_action=asyncio_action_sink(loop, lambda a: handle_console_action(a, service)))
+    stop = asyncio.Event()
+    runner = asyncio.create_task(service.run(stop))
+
+    def tap(button: FunctionButton | int) -> None:
+        press(io.console.pin(button), clock)
+        clock.advance(0.1)
+        io.console.tick()
+
+    async def deal(*codes: str) -> None:
+        for code in codes:
+            seq = service.authority.journal.last_seq
+            shoe.deal(code)
+            await until(lambda: service.authority.journal.last_seq > seq)
+
+    try:
+        shoe.load(104)
+        await deal(CLUB21_BOTTOM)
+        await service.act(ev.PlaceBet(box=1, amount=Decimal(10)), "dealer")
+        await service.act(ev.PlaceBet(box=2, amount=Decimal(20)), "dealer")
+        await deal(*CLUB21_DEAL[:3])  # everyone's first card: the banker may double every stake
+        assert service.table.phase is Phase.CONTRA
+        tap(FunctionButton.DOUBLE)  # no box selected: the banker's contra
+        await until(lambda: service.table.round.contra)
+        tap(2)  # box 2 selected, then DOUBLE: its recontra
+        tap(FunctionButton.DOUBLE)
+        await until(lambda: service.table.round.box(2).recontra)
+        stakes = [b.hand.stake for b in service.table.round.boxes]
+        assert stakes == [2000, 8000]  # in cents: 10 doubled; 20 doubled, then doubled again
+        await deal(*CLUB21_DEAL[3:])  # the next card closes the window
+        assert service.table.phase is Phase.PLAYERS and not service.table.round.box(1).recontra
+        kinds = [e.event.type for e in service.authority.journal.entries() if e.event.actor == "console"]
+        assert kinds == ["contra", "recontra"]
+    finally:
+        stop.set()
+        await runner
+        io.close()
