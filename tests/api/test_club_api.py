@@ -121,3 +121,22 @@ def test_a_whole_club21_round_through_the_service_is_journalled_and_replays(club
         r.pop("settled_at")
     assert replayed.rounds == list(reversed(rounds))
     assert {a["kind"] for a in final["alerts"]} <= {"shuffle_due"}  # the shoe's count matched the pack
+
+
+def test_the_supervisor_withdraws_a_box_in_play_and_it_plays_no_more(club_table):
+    t = club_table
+    croupier = ClubCroupier(t)
+    for _ in range(10):
+        croupier.ready()
+        v = croupier.deal_round({1: 10, 2: 20})
+        if v["phase"] == "players" and v["turn"]["box"] == 1:
+            break
+        croupier.finish_round()
+    assert v["phase"] == "players" and v["turn"]["box"] == 1
+    r = _post(t, {"type": "withdraw", "box": 2}, SUPERVISOR_KEY)
+    assert r.status_code == 200, r.text
+    final = croupier.finish_round()  # box 1 plays, box 2 is passed over, the banker draws
+    outcomes = {h["box"]: (h["outcome"], h["net"]) for h in final["last_round"]["hands"]}
+    assert outcomes[2] == ("withdrawn", "0") and outcomes[1][0] != "withdrawn"
+    journal = call(t.api, "GET", f"/api/export?round={final['last_round']['number']}", SUPERVISOR_KEY).text
+    assert '"actor":"supervisor:pit"' in journal and '"type":"withdraw"' in journal
