@@ -29,7 +29,7 @@ import warnings
 
 sys.path.append(os.path.join(os.path.dirname(__file__), ".."))  # after PYTHONPATH: a compiled build wins
 
-from controller.rules import PROFILES, build_rules  # noqa: E402
+from controller.rules import build_rules, profiles  # noqa: E402
 from simulators.simulate import play_chunk, simulate  # noqa: E402
 
 PY21_RULES = {
@@ -96,7 +96,7 @@ def main() -> None:
     print(f"  ratio                {best_ours / best_theirs:>9.2f} x py21 per core")
     if args.profiles:
         print(f"\n{'profile':<18} {'rounds/s':>10} {'engine share':>13}")
-        for name in PROFILES:
+        for name in profiles("blackjack"):
             rules = build_rules(name)
             simulate(rules, 1000, 0)
             best = max(simulate(rules, args.rounds, seed).rounds_per_second for seed in range(1, args.repeat + 1))

@@ -17,7 +17,7 @@ import time
 
 sys.path.append(os.path.join(os.path.dirname(__file__), ".."))  # after PYTHONPATH: a compiled build wins
 
-from controller.rules import PROFILES, build_rules  # noqa: E402
+from controller.rules import build_rules, profiles  # noqa: E402
 from simulators.simulate import default_workers, simulate  # noqa: E402
 from simulators.strategy_edge import house_edge  # noqa: E402
 
@@ -27,11 +27,11 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=1_000_000)
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--workers", type=int, default=default_workers())
-    parser.add_argument("--profile", action="append", choices=sorted(PROFILES), help="only these (repeatable)")
+    parser.add_argument("--profile", action="append", choices=sorted(profiles("blackjack")), help="only these (repeatable)")
     args = parser.parse_args()
     print(f"{'profile':<18} {'simulated %':>12} {'± s.e.':>8} {'exact %':>9} {'z':>6} {'rounds':>10} "
           f"{'seconds':>8} {'rounds/s':>9}", flush=True)
-    for name in args.profile or list(PROFILES):
+    for name in args.profile or profiles("blackjack"):
         rules = build_rules(name, {"reshuffle_every_round": True})
         exact = 100 * house_edge(rules).house_edge
         started = time.perf_counter()

@@ -21,7 +21,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
-from .effects import CardPlaced, Effect, HoleCardTurned, RoundSettled
+from .effects import CardPlaced, CardsTurned, Effect, HoleCardTurned, RoundSettled
 from .engine import IllegalAction, Phase, Table
 from .errors import SnapshotError
 from .events import CardDrawn, Event, SetRules, Shuffle, dump_event
@@ -44,8 +44,10 @@ class TableAuthority:
         self.snapshot_every_rounds = snapshot_every_rounds
         self.table = Table(rules)
         self.replayed = 0
-        # Ledger rows holding a hole card the dealer has not turned: masked for every role below supervisor.
+        # Ledger rows holding a card dealt face down and not yet turned (the dealer's hole card, the club
+        # games' closed cards): masked for every role below supervisor.
         self.secret_seqs: set[int] = set()
+        self._secret_cards: dict[int, tuple[int | None, str]] = {}  # seq -> (box, None for the dealer; card)
         self._restore(rules)
 
     @classmethod
@@ -97,13 +99,25 @@ class TableAuthority:
         return seq, effects
 
     def _track_secrets(self, seq: int, effects: list[Effect]) -> None:
-        # The engine says which card went face down, and when it is turned.
+        # The engine says which card went face down, and when it is turned: the hole card alone
+        # (HoleCardTurned), some closed cards of one box or of the banker (CardsTurned), or every
+        # card at once when the round is settled (a settled round keeps no secret).
+        secrets = self._secret_cards
         for effect in effects:
             kind = type(effect)
             if kind is CardPlaced and effect.face_down:  # type: ignore[attr-defined]
                 self.secret_seqs.add(seq)
-            elif kind is HoleCardTurned:
+                secrets[seq] = (effect.box, effect.card)  # type: ignore[attr-defined]
+            elif kind is CardsTurned:
+                for code in effect.cards:  # type: ignore[attr-defined]
+                    for row in sorted(secrets):  # the earliest row holding that card of that box
+                        if secrets[row] == (effect.box, code):  # type: ignore[attr-defined]
+                            del secrets[row]
+                            self.secret_seqs.discard(row)
+                            break
+            elif kind is HoleCardTurned or kind is RoundSettled:
                 self.secret_seqs.clear()
+                secrets.clear()
 
     def export(self, since_time: datetime | None = None) -> Iterator[dict[str, Any]]:
         """The accepted events as session-format dicts (see export_session)."""

@@ -13,6 +13,7 @@ from enum import Enum
 
 RANKS = "A23456789TJQK"
 SUITS = "SHDC"
+HIDDEN = "XX"  # how a face-down card is shown to whoever may not see it
 
 
 class Suit(str, Enum):
@@ -58,6 +59,25 @@ for _s in SUITS:
     _CARDS["10" + _s] = _CARDS["T" + _s]
 
 ALL_CARDS: tuple[Card, ...] = tuple(_CARDS[r + s] for r in RANKS for s in SUITS)
+
+# The club games' packs: 52 cards (2 to ace, pictures 10, as above), or 36 (six to ace: king 4,
+# queen 3, jack 2, six to ten as marked, ace 1 or 11). The cards stay the same 52 objects; what a
+# card is worth, and whether it belongs to the pack, is the pack's (a game asks by Card.index).
+PACK_RANKS: dict[int, str] = {52: RANKS, 36: "A6789TJQK"}
+_VALUES_36 = {"K": 4, "Q": 3, "J": 2}
+
+
+def pack_values(pack: int) -> tuple[int, ...]:
+    """Each card's value in a pack of ``pack`` cards, by Card.index (ace 1: it may count 11)."""
+    if pack == 36:
+        return tuple(_VALUES_36.get(c.rank, c.value) for c in ALL_CARDS)
+    return tuple(c.value for c in ALL_CARDS)
+
+
+def pack_members(pack: int) -> tuple[bool, ...]:
+    """Whether each card (by Card.index) belongs to a pack of ``pack`` cards."""
+    ranks = PACK_RANKS[pack]
+    return tuple(c.rank in ranks for c in ALL_CARDS)
 
 
 def parse_card(code: str) -> Card:

@@ -26,13 +26,13 @@ class PhaseChanged(Effect):
 
 @dataclass(frozen=True, slots=True)
 class CardPlaced(Effect):
-    """A card went somewhere: ``to`` is ``box``, ``dealer``, ``burn``, ``held`` or ``discard``."""
+    """A card went somewhere: ``to`` is ``box``, ``dealer``, ``burn``, ``bottom``, ``held`` or ``discard``."""
 
     card: str
     to: str
     box: int | None = None
     hand: int | None = None
-    face_down: bool = False  # the dealer's hole card: secret from every role below supervisor until turned
+    face_down: bool = False  # a hole card or a closed card: secret from every role below supervisor until turned
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +40,26 @@ class HoleCardTurned(Effect):
     """The dealer turned his hole card: it is no longer a secret."""
 
     card: str
+
+
+@dataclass(frozen=True, slots=True)
+class CardsTurned(Effect):
+    """Face-down cards are turned face up (club games): no longer a secret.
+
+    ``box`` is the box whose cards they are, None for the banker's; ``cards`` their codes.
+    """
+
+    cards: tuple[str, ...]
+    box: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class BankChanged(Effect):
+    """The bank of a club-21-36 table was opened, played or closed: what it holds now (amounts as written)."""
+
+    balance: str
+    opened_with: str
+    open: bool
 
 
 @dataclass(frozen=True, slots=True)

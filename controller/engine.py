@@ -9,10 +9,10 @@ never refused: a card nobody may take puts the table in ATTENTION, holding the c
 until a supervisor discards it or voids the round.
 
 This module is the table's shared machinery: the dispatch of events, cards and the shoe,
-boxes and bets, alerts and attention, snapshots. The blackjack round itself is described
-by `controller.round` (its data and deal plan), `controller.legality` (what a player may
-do) and `controller.settlement` (the dealer and the payouts); the handlers of the round's
-events below apply what those modules decide.
+boxes and bets, alerts and attention, the supervisor's events, snapshots. The round itself
+is the game's (`controller.games`: blackjack, the club games), chosen by the rules' ``game``:
+the table hands it each card that arrives in a round, its own events, and the questions
+only the game can answer (what may be decided, who takes the next card, the view).
 """
 
 from __future__ import annotations
@@ -22,20 +22,18 @@ from datetime import datetime, timedelta
 from typing import Any, Callable, ClassVar
 
 from . import events as ev
-from . import legality as legal
-from . import settlement
 from . import snapshot as snap
 from .alerts import LOCKING_KINDS, Alert, AlertKind
 from .cards import Card
-from .effects import (AlertCleared, AlertRaised, CardPlaced, Effect, HoleCardTurned, ReservationLapsed,
-                      RoundSettled, ShoeLock, _PHASE_CHANGED, box_card, burnt_card, dealer_card)
+from .effects import AlertCleared, AlertRaised, CardPlaced, Effect, ReservationLapsed, RoundSettled, ShoeLock, _PHASE_CHANGED
 from .errors import EngineError, IllegalAction, SnapshotError
-from .hand import BoxInPlay, Hand, Outcome
+from .games import GAMES, Game
+from .hand import BoxInPlay
 from .legality import Action, Refusal
 from .money import money, to_cents
-from .phase import BETWEEN_ROUNDS, IN_ROUND, PLAY, READY, Phase
-from .round import DEALER, Round, deal_plan, round_record
-from .rules import RuleError, RuleProfile, SurrenderRule, build_rules
+from .phase import BETWEEN_ROUNDS, IN_ROUND, Phase
+from .round import DEALER, Round, round_record
+from .rules import Rules, RuleError, build_rules
 from .shoe import ShoeTracker
 
 __all__ = [
@@ -48,11 +46,9 @@ log = logging.getLogger(__name__)
 Check = Callable[["Table", Any], Refusal | None]
 Handler = Callable[["Table", Any], None]
 
-# While the table is in ATTENTION only physical events and the supervisor's resolution go through.
-_BLOCKED_BY_ATTENTION = frozenset({
-    ev.Stand, ev.Double, ev.Split, ev.Surrender, ev.PlaceBet, ev.Insure, ev.EvenMoney,
-    ev.CloseInsurance, ev.Shuffle, ev.SetRules, ev.Reserve,
-})
+# While the table is in ATTENTION only physical events and the supervisor's resolution go through
+# (with these, every game's own decisions: `Game.blocked_by_attention`).
+_BLOCKED_BY_ATTENTION = frozenset({ev.PlaceBet, ev.Shuffle, ev.SetRules, ev.Reserve})
 _ATTENTION = Refusal("table_needs_attention",
                      "the table needs the supervisor: discard the held card or void the round first")
 
@@ -60,11 +56,14 @@ _ATTENTION = Refusal("table_needs_attention",
 class Table:
     """The table's whole state and the rules that move it."""
 
-    # event type -> (check or None, handler); filled once below the class.
+    # The shared events: event type -> (check or None, handler); filled once below the class.
+    # Each table looks events up in ``_dispatch``: these, with its game's own merged over them.
     _DISPATCH: ClassVar[dict[type, tuple[Check | None, Handler]]]
 
-    def __init__(self, rules: RuleProfile | None = None) -> None:
-        self.rules = rules or build_rules("ru-standard")
+    def __init__(self, rules: Rules | None = None) -> None:
+        self.rules: Rules = rules or build_rules("ru-standard")
+        self._use_game(GAMES[self.rules.game])
+        self.game_state: Any = self.game.new_state()
         self.phase = Phase.WAITING_FOR_SHUFFLE
         self.shoe: ShoeTracker | None = None
         self.shoes_loaded = 0
@@ -86,16 +85,22 @@ class Table:
         self.link_up = False  # a smart shoe is connected: it, not a person, starts each new shoe
         self._fx: list[Effect] = []
 
+    def _use_game(self, game: Game) -> None:
+        self.game = game
+        self._dispatch: dict[type, tuple[Check | None, Handler]] = {**self._DISPATCH, **game.dispatch}
+        self._blocked = _BLOCKED_BY_ATTENTION | game.blocked_by_attention
+        self._place = game.place  # the hot path: one lookup per card
+
     # ------------------------------------------------------------------ entry points
     def refusal(self, event: ev.Event) -> Refusal | None:
         """Why `apply(event)` would refuse the event now, or None if it would accept it.
 
         Changes nothing at all. A card is never refused.
         """
-        entry = self._DISPATCH.get(type(event))
+        entry = self._dispatch.get(type(event))
         if entry is None:
             return Refusal("unknown_event", f"the table does not know the event {event!r}")
-        if self.phase is Phase.ATTENTION and type(event) in _BLOCKED_BY_ATTENTION:
+        if self.phase is Phase.ATTENTION and type(event) in self._blocked:
             return _ATTENTION
         check = entry[0]
         return None if check is None else check(self, event)
@@ -105,12 +110,12 @@ class Table:
 
         IllegalAction (with the `Refusal` that `refusal(event)` gives) leaves the state unchanged.
         """
-        entry = self._DISPATCH.get(type(event))
+        entry = self._dispatch.get(type(event))
         if entry is None:
             raise IllegalAction(self.refusal(event))  # type: ignore[arg-type]
         check, handler = entry
         if check is not None:
-            if self.phase is Phase.ATTENTION and type(event) in _BLOCKED_BY_ATTENTION:
+            if self.phase is Phase.ATTENTION and type(event) in self._blocked:
                 raise IllegalAction(_ATTENTION)
             refused = check(self, event)
             if refused is not None:
@@ -131,28 +136,11 @@ class Table:
 
     def legal_actions(self) -> list[Action]:
         """The decisions the table may take now (the hand in turn's, or insurance's), for consoles and players."""
-        return legal.legal_actions(self.phase, self.round, self.rules)
+        return self.game.legal_actions(self)
 
     def next_card(self) -> str | None:
         """Who takes the next card now: 'box N', 'dealer', 'burn', 'first box', or None if none is expected."""
-        r = self.round
-        if r is not None:
-            return legal.next_card(r, self.phase)
-        if self.phase in READY and self.shoe is not None and (self.pending or self.burn_left):
-            return "burn" if self.burn_left else "first box"
-        return None
-
-    def next_card_owner(self) -> str:
-        """Whom the next card would be for: 'box N' or 'dealer' (the right to cut follows it)."""
-        r = self.round
-        if r is None:
-            return f"box {min(self.pending)}" if self.pending else "dealer"
-        owner = legal.next_card(r, self.phase)
-        if owner is not None:
-            return owner
-        if (self.phase in PLAY or self.phase is Phase.INSURANCE) and r.box_i < len(r.boxes):
-            return f"box {r.boxes[r.box_i].number}"  # the box in turn, though it takes no card now
-        return "dealer"
+        return self.game.next_card(self)
 
     @property
     def last_round(self) -> dict[str, Any] | None:
@@ -165,9 +153,8 @@ class Table:
 
     @property
     def hole_card_hidden(self) -> bool:
-        """True while the dealer's hole card is dealt face down and not yet turned."""
-        r = self.round
-        return r is not None and self.rules.hole_card and len(r.dealer.cards) >= 2 and not r.hole_turned
+        """True while a card of the dealer's (the banker's) is face down and not yet turned."""
+        return self.game.hole_card_hidden(self)
 
     def lock_reasons(self) -> list[str]:
         """Why the shoe's gate is shut now, in words (empty when it is open)."""
@@ -248,22 +235,21 @@ class Table:
         self._raise_alert(AlertKind.UNEXPECTED_CARD, f"unexpected card {card.code}: {why}", at)
 
     def _shuffle_due(self) -> bool:
-        return self.shoe is None or self.shoe.cut_card_out or self.rules.reshuffle_every_round
+        shoe = self.shoe
+        return shoe is None or shoe.cut_card_out or shoe.must_shuffle or self.rules.reshuffle_every_round
 
     # ------------------------------------------------------------------ cards (never refused)
-    def _next_is_hole_card(self) -> bool:
-        r = self.round
-        return (self.phase is Phase.DEALING and r is not None and self.rules.hole_card
-                and r.plan[r.dealt] == DEALER and len(r.dealer.cards) == 1)
-
     def _on_card(self, e: ev.CardDrawn) -> None:
         card = e.card
         shoe = self.shoe
         if shoe is not None:
             problem = shoe.take(card)
+            foreign = False
             if problem:
-                if self._next_is_hole_card():  # the alert must not say what the face-down card is
-                    self._raise_alert(AlertKind.INTEGRITY, f"the card dealt face down to the dealer is not "
+                foreign = not shoe.in_pack(card)
+                to = None if foreign else self.game.face_down_next(self)
+                if to is not None:  # the alert must not say what the face-down card is
+                    self._raise_alert(AlertKind.INTEGRITY, f"the card dealt face down to {to} is not "
                                       f"possible in shoe {shoe.shoe_id} (the supervisor sees which)", e.at, problem)
                 else:
                     self._raise_alert(AlertKind.INTEGRITY, problem, e.at)
@@ -274,67 +260,15 @@ class Table:
                     if found[1]:
                         self._hold(card, f"the shoe had dealt card {e.position} already", e.at)
                         return
-        self._place(card, e)
+            if foreign:  # a 2 to 5 in a 36-card pack: nobody may take it (held, like any such card)
+                self._hold(card, f"not a card of the {shoe.pack}-card pack", e.at)
+                return
+        self._place(self, card, e)
         if shoe is not None and shoe.spent and self.round is not None and self.next_card() is not None \
                 and not any(a.kind is AlertKind.SHOE_EMPTY and a.active for a in self.alerts):
             self._raise_alert(AlertKind.SHOE_EMPTY,
                               f"shoe {shoe.shoe_id} is empty in round {self.round.number}: load a new shoe and the "
                               "round goes on with its cards, or the supervisor voids the round", e.at)
-
-    def _place(self, card: Card, e: ev.CardDrawn) -> None:
-        shoe = self.shoe
-        phase = self.phase
-        r = self.round
-        if phase is Phase.DEALING:
-            self._deal(card)
-        elif phase in PLAY:
-            hand = r.hand  # type: ignore[union-attr]
-            if legal.awaiting_resplit(hand):
-                self._hold(card, "split aces: split again or stand before the next card", e.at)
-            else:
-                self._hit(hand, card)
-        elif phase is Phase.DEALER:
-            if settlement.dealer_needs_card(r, self.rules):  # type: ignore[arg-type]
-                self._dealer_draw(card)
-            else:
-                self._hold(card, "the dealer has finished drawing", e.at)
-        elif phase in READY:
-            if shoe is None:
-                self._hold(card, "no shoe has been shuffled in", e.at)
-            elif self.burn_left > 0:
-                self.burn_left -= 1
-                shoe.burned += 1
-                self._fx.append(burnt_card(card))
-            elif self.pending:
-                self._start_round(e.at)
-                self._deal(card)
-            else:
-                self._hold(card, "no bets are on the table", e.at)
-        elif phase is Phase.WAITING_FOR_SHUFFLE:
-            self._hold(card, "a shuffle is due", e.at)
-        elif phase is Phase.INSURANCE:
-            self._hold(card, "insurance is open: close insurance before dealing on", e.at)
-        else:  # ATTENTION: a second card while one is held is held too
-            self._hold(card, "the table is waiting for the supervisor", e.at)
-
-    def _on_cut_card(self, e: ev.CutCardOut) -> None:
-        shoe = self.shoe
-        if shoe is None or shoe.cut_card_out:
-            return  # nothing to track: no shoe yet, or already out (a resend)
-        shoe.cut_card_out = True
-        shoe.cut_card_position = e.position if e.position is not None else shoe.dealt + 1
-        self.right_to_cut = self.next_card_owner()
-        if self.rules.reshuffle_every_round or self.pending:
-            # rules.md, Points decided: out after the bets and before the first card, the cut card
-            # leaves the round whose bets are down to be dealt and finished; the shuffle follows it.
-            return
-        if self.phase in READY:
-            self._set_phase(Phase.WAITING_FOR_SHUFFLE)
-            self._raise_alert(AlertKind.SHUFFLE_DUE, "the cut card is out: shuffle", e.at)
-        elif self.phase is Phase.ATTENTION and self.resume_phase in READY:
-            # Out while a held card waits between rounds: once resolved, the table waits for the shuffle.
-            self.resume_phase = Phase.WAITING_FOR_SHUFFLE
-            self._raise_alert(AlertKind.SHUFFLE_DUE, "the cut card is out: shuffle", e.at)
 
     # ------------------------------------------------------------------ bets and boxes
     def _bettor(self, e: ev.PlaceBet, bets: dict[str, int]) -> str:
@@ -423,16 +357,24 @@ class Table:
             return Refusal("shuffle_not_due", "the round whose bets are down is dealt first; the shuffle follows it")
         return Refusal("shuffle_not_due", "no shuffle is due: the cut card has not come out")
 
+    def _new_shoe(self, e: ev.Shuffle, repeats: int) -> ShoeTracker:
+        rules = self.rules
+        self.shoes_loaded += 1
+        size = self.game.pack_size(self)
+        shoe = ShoeTracker(e.shoe_id or f"shoe-{self.shoes_loaded}", rules.decks, repeats, rules.pack, size)
+        if e.card_count is not None and e.card_count != size:
+            self._raise_alert(AlertKind.INTEGRITY, f"shoe {shoe.shoe_id} reports {e.card_count} cards loaded, but the "
+                              f"rules' pack holds {size} ({rules.decks} x {rules.pack})", e.at)
+        return shoe
+
     def _on_shuffle(self, e: ev.Shuffle) -> None:
         shoe = self.shoe
         if self.round is not None:  # the spent shoe is replaced in the middle of its round
-            self.shoes_loaded += 1
-            self.shoe = ShoeTracker(e.shoe_id or f"shoe-{self.shoes_loaded}", self.rules.decks)
+            self.shoe = self._new_shoe(e, 0)
             self._resolve_alerts(AlertKind.SHOE_EMPTY, acknowledged_by=e.actor or "dealer")
             return
         repeats = shoe.repeats + 1 if shoe is not None and self._shuffle_is_repeat() else 0
-        self.shoes_loaded += 1
-        self.shoe = ShoeTracker(e.shoe_id or f"shoe-{self.shoes_loaded}", self.rules.decks, repeats)
+        self.shoe = self._new_shoe(e, repeats)
         self.burn_left = self.rules.burn_cards
         self.right_to_cut = None
         self._resolve_alerts(AlertKind.SHUFFLE_DUE, acknowledged_by=e.actor or "dealer")
@@ -449,8 +391,12 @@ class Table:
 
     def _on_rules(self, e: ev.SetRules) -> None:
         rules = build_rules(e.profile, e.options)
-        if self.shoe is not None and rules.decks != self.rules.decks:
-            self._set_phase(Phase.WAITING_FOR_SHUFFLE)
+        old = self.rules
+        if self.shoe is not None and (rules.shoe_size != old.shoe_size or rules.game != old.game):
+            self._set_phase(Phase.WAITING_FOR_SHUFFLE)  # another pack, or another game's: shuffle it in
+        if rules.game != old.game:
+            self._use_game(GAMES[rules.game])
+            self.game_state = self.game.new_state()
         self.rules = rules
 
     # ------------------------------------------------------------------ the supervisor and the world
@@ -484,14 +430,7 @@ class Table:
             self.pending = {}  # bets placed for a round that never started go back
             self._set_phase(Phase.WAITING_FOR_SHUFFLE if self._shuffle_due() else Phase.BETTING)
             return
-        # rules.md: a voided round returns every bet on it, settled or not.
-        r.voided = True
-        for box in r.boxes:
-            for hand in box.hands:
-                hand.settle(Outcome.VOID, 0)
-            if box.insurance is not None:
-                box.insurance_net = 0
-        self._finish_round(r)
+        self.game.void(self)
 
     def _on_tick(self, e: ev.Tick) -> None:
         pass  # the time it carries is all (apply advances the clock)
@@ -552,126 +491,23 @@ class Table:
                 alert.acknowledge(e.actor)
         self._drop_closed_alerts()
 
-    # ================================================================== the blackjack round
-    # What follows applies the decisions of controller.round, .legality and .settlement.
-
-    def _start_round(self, at: datetime | None) -> None:
+    # ================================================================== what every game's round shares
+    def _take_pending(self, make: Callable[[int, dict[str, int], str | None], BoxInPlay] = BoxInPlay
+                      ) -> list[BoxInPlay]:
+        """A new round takes the bets placed: one box in play per box bet on, in box order (``make``
+        builds each from its number, its bets and its owner)."""
         self.rounds_played += 1
         pending = self.pending
-        boxes = [BoxInPlay(n, pending[n], next(iter(pending[n]))) for n in sorted(pending)]
+        boxes = [make(n, pending[n], next(iter(pending[n]))) for n in sorted(pending)]
         self.pending = {}
         for box in boxes:
             self.reservations.pop(box.number, None)
         self.last_round_players = len({p for b in boxes for p in b.bets})
-        self.round = Round(self.rounds_played, self.shoe.shoe_id if self.shoe else None, boxes,
-                           deal_plan(len(boxes), self.rules.hole_card), at)
-        self.previous = None
-        self._set_phase(Phase.DEALING)
-
-    def _deal(self, card: Card) -> None:
-        r = self.round
-        assert r is not None
-        target = r.plan[r.dealt]
-        r.dealt += 1
-        if target == DEALER:
-            face_down = self.rules.hole_card and len(r.dealer.cards) == 1
-            r.dealer.add(card)
-            # The hole card is the one placed face down (rare: built here, not shared).
-            self._fx.append(CardPlaced(card.code, "dealer", face_down=True) if face_down else dealer_card(card))
-        else:
-            box = r.boxes[target]
-            box.hands[0].add(card)
-            self._fx.append(box_card(card, box.number, 0))
-        if r.dealt == len(r.plan):
-            if legal.insurance_opens(r, self.rules):
-                self._set_phase(Phase.INSURANCE)
-            else:
-                self._after_insurance()
-
-    def _after_insurance(self) -> None:
-        r = self.round
-        assert r is not None
-        rules = self.rules
-        if settlement.dealer_peeks(r.dealer.cards[0].value, rules):
-            r.peeked = True
-            if r.dealer.is_blackjack:
-                self._settle_round()
-                return
-            for box in r.boxes:  # the peek settles insurance: the dealer has no blackjack
-                if box.insurance is not None:
-                    box.insurance_net = settlement.insurance_net(box.insurance, False)
-        waits = settlement.blackjack_may_come(r)
-        for box in r.boxes:
-            hand = box.hands[0]
-            if hand.is_blackjack and not hand.settled:
-                if waits:
-                    hand.done = True  # waits for the dealer's second card
-                else:
-                    hand.settle(Outcome.BLACKJACK, settlement.blackjack_net(hand.stake, rules))
-        if rules.surrender is SurrenderRule.BEFORE_FIRST_HIT and any(legal.may_surrender_early(b) for b in r.boxes):
-            self._set_phase(Phase.SURRENDER)
-        else:
-            self._set_phase(Phase.PLAYERS)
-        r.box_i, r.hand_i = 0, 0
-        self._to_next_hand()
-
-    def _turn_hole_card(self) -> None:
-        r = self.round
-        if r is not None and self.rules.hole_card and len(r.dealer.cards) >= 2 and not r.hole_turned:
-            r.hole_turned = True
-            self._fx.append(HoleCardTurned(r.dealer.cards[1].code))
-
-    def _to_next_hand(self) -> None:
-        r = self.round
-        assert r is not None
-        if r.to_next_hand():
-            return
-        self._turn_hole_card()
-        self._set_phase(Phase.DEALER)
-        if not settlement.dealer_needs_card(r, self.rules):
-            self._settle_round()
-
-    def _close_surrender_window(self) -> None:
-        # The first card or decision after the deal ends the table-wide surrender window.
-        if self.phase is Phase.SURRENDER:
-            self._set_phase(Phase.PLAYERS)
-
-    def _hit(self, hand: Hand, card: Card) -> None:
-        r = self.round
-        assert r is not None and hand.box is not None
-        self._close_surrender_window()
-        r.anyone_drew = True
-        hand.box.acted = True
-        hand.add(card)
-        self._fx.append(box_card(card, hand.box.number, r.hand_i))
-        paid = settlement.settled_at_once(hand, self.rules)
-        if paid is not None:
-            hand.settle(*paid)
-        elif legal.hand_complete(hand, card, self.rules):
-            hand.done = True
-        if hand.done:
-            self._to_next_hand()
-
-    def _dealer_draw(self, card: Card) -> None:
-        r = self.round
-        assert r is not None
-        r.dealer.add(card)
-        self._fx.append(dealer_card(card))
-        if not settlement.dealer_needs_card(r, self.rules):
-            self._settle_round()
-
-    def _settle_round(self) -> None:
-        r = self.round
-        assert r is not None
-        hands, insurance = settlement.settle_round(r, self.rules)
-        for box, net in insurance:
-            box.insurance_net = net
-        for hand, outcome, net in hands:
-            hand.settle(outcome, net)
-        self._finish_round(r)
+        return boxes
 
     def _finish_round(self, r: Round) -> None:
-        self._turn_hole_card()  # a round over has no secret left
+        """The round is settled (every hand has its outcome): it goes on show, the table moves on."""
+        self.game.reveal_all(self, r)  # a round over has no secret left
         self._resolve_alerts(AlertKind.SHOE_EMPTY)
         self.previous = r  # kept on the displays (and as last_round) until the next round
         self.round = None
@@ -688,97 +524,17 @@ class Table:
         elif self.shoe is not None and self.shoe.spent:
             self._set_phase(Phase.WAITING_FOR_SHUFFLE)
             self._raise_alert(AlertKind.SHUFFLE_DUE, f"shoe {self.shoe.shoe_id} is spent: shuffle", None)
+        elif self.shoe is not None and self.shoe.must_shuffle:
+            self._set_phase(Phase.WAITING_FOR_SHUFFLE)
+            self._raise_alert(AlertKind.SHUFFLE_DUE, f"the bottom card of shoe {self.shoe.shoe_id} is an ace: "
+                              "shuffle and cut again", None)
         else:
             self._set_phase(Phase.BETTING)
-
-    # ------------------------------------------------------------------ players' decisions
-    def _check_stand(self, e: ev.Stand) -> Refusal | None:
-        return legal.turn_refusal(self.phase, self.round, "stand")
-
-    def _on_stand(self, e: ev.Stand) -> None:
-        hand = self.round.hand  # type: ignore[union-attr]
-        self._close_surrender_window()
-        hand.box.acted = True  # type: ignore[union-attr]
-        hand.done = True
-        self._to_next_hand()
-
-    def _check_double(self, e: ev.Double) -> Refusal | None:
-        return legal.turn_refusal(self.phase, self.round, "double") or \
-            legal.double_refusal(self.round.hand, self.rules)  # type: ignore[union-attr]
-
-    def _on_double(self, e: ev.Double) -> None:
-        hand = self.round.hand  # type: ignore[union-attr]
-        self._close_surrender_window()
-        hand.box.acted = True  # type: ignore[union-attr]
-        hand.stake = hand.stake * 2
-        hand.doubled = True
-
-    def _check_split(self, e: ev.Split) -> Refusal | None:
-        return legal.turn_refusal(self.phase, self.round, "split") or \
-            legal.split_refusal(self.round.hand, self.rules)  # type: ignore[union-attr]
-
-    def _on_split(self, e: ev.Split) -> None:
-        r = self.round
-        assert r is not None
-        hand = r.hand
-        box = hand.box
-        assert box is not None
-        self._close_surrender_window()
-        box.acted = True
-        aces = legal.is_pair_of_aces(hand)
-        new = Hand(box, box.bet, from_split=True)  # each new hand takes a bet equal to the original
-        new.add(hand.remove_last())
-        new.split_aces = hand.split_aces = aces
-        hand.from_split = True
-        box.hands.insert(r.hand_i + 1, new)
-
-    def _check_surrender(self, e: ev.Surrender) -> Refusal | None:
-        return legal.surrender_refusal(self.phase, self.round, self.rules, e.box)
-
-    def _on_surrender(self, e: ev.Surrender) -> None:
-        r = self.round
-        assert r is not None
-        box = legal.surrendering_box(r, e.box)
-        assert box is not None
-        hand = box.hands[0]
-        hand.settle(Outcome.SURRENDER, settlement.surrender_net(hand.stake))
-        box.acted = True
-        if r.boxes[r.box_i] is box:
-            self._to_next_hand()
-
-    # ------------------------------------------------------------------ insurance
-    def _check_insure(self, e: ev.Insure) -> Refusal | None:
-        return legal.insure_refusal(self.phase, self.round, self.rules, e.box, to_cents(e.amount))
-
-    def _on_insurance(self, e: ev.Insure) -> None:
-        box = self.round.box(e.box)  # type: ignore[union-attr]
-        box.insurance = to_cents(e.amount)  # type: ignore[union-attr]
-
-    def _check_even_money(self, e: ev.EvenMoney) -> Refusal | None:
-        return legal.even_money_refusal(self.phase, self.round, self.rules, e.box)
-
-    def _on_even_money(self, e: ev.EvenMoney) -> None:
-        hand = self.round.box(e.box).hands[0]  # type: ignore[union-attr]
-        hand.settle(Outcome.EVEN_MONEY, hand.stake)  # 1:1 at once
-
-    def _check_close_insurance(self, e: ev.CloseInsurance) -> Refusal | None:
-        return legal.close_insurance_refusal(self.phase)
-
-    def _on_close_insurance(self, e: ev.CloseInsurance) -> None:
-        self._after_insurance()
 
 
 Table._DISPATCH = {
     ev.CardDrawn: (None, Table._on_card),
-    ev.CutCardOut: (None, Table._on_cut_card),
-    ev.Stand: (Table._check_stand, Table._on_stand),
-    ev.Double: (Table._check_double, Table._on_double),
-    ev.Split: (Table._check_split, Table._on_split),
-    ev.Surrender: (Table._check_surrender, Table._on_surrender),
     ev.PlaceBet: (Table._check_bet, Table._on_bet),
-    ev.Insure: (Table._check_insure, Table._on_insurance),
-    ev.EvenMoney: (Table._check_even_money, Table._on_even_money),
-    ev.CloseInsurance: (Table._check_close_insurance, Table._on_close_insurance),
     ev.Shuffle: (Table._check_shuffle, Table._on_shuffle),
     ev.SetRules: (Table._check_rules, Table._on_rules),
     ev.Reserve: (Table._check_reserve, Table._on_reserve),

@@ -83,10 +83,11 @@ class SetRules(Event):
 
 @dataclass(slots=True, kw_only=True)
 class Shuffle(Event):
-    """A freshly shuffled shoe is in play."""
+    """A freshly shuffled shoe is in play (``card_count``: the cards the shoe reports loading, if it says)."""
 
     type: Literal["shuffle"] = "shuffle"
     shoe_id: Name | None = None
+    card_count: Annotated[int, Field(ge=1, le=65_535)] | None = None
 
 
 @dataclass(slots=True, kw_only=True)
@@ -134,9 +135,14 @@ class Stand(Event):
 
 @dataclass(slots=True, kw_only=True)
 class Double(Event):
-    """The hand in play doubles its bet and takes exactly one more card."""
+    """The hand in play doubles its bet and takes exactly one more card.
+
+    ``box``, if given, must be the box in turn; on a spent pack (club-21) it names the box that
+    doubles its stake and stands.
+    """
 
     type: Literal["double"] = "double"
+    box: BoxNumber | None = None
 
 
 @dataclass(slots=True, kw_only=True)
@@ -258,11 +264,74 @@ class ShoeCount(Event):
     unacked: Annotated[int, Field(ge=0, le=65_535)] = 0
 
 
+# ---------------------------------------------------------------------------- the club games (003)
+@dataclass(slots=True, kw_only=True)
+class BankerStand(Event):
+    """The croupier, who is the banker, stops drawing (club games)."""
+
+    type: Literal["banker_stand"] = "banker_stand"
+
+
+@dataclass(slots=True, kw_only=True)
+class Fold(Event):
+    """On a spent pack (club-21), a box gives up its stake instead of doubling it."""
+
+    type: Literal["fold"] = "fold"
+    box: BoxNumber
+
+
+@dataclass(slots=True, kw_only=True)
+class Dark(Event):
+    """The box in its duel takes its cards from now on without looking at them (club-21-36)."""
+
+    type: Literal["dark"] = "dark"
+    box: BoxNumber | None = None
+
+
+@dataclass(slots=True, kw_only=True)
+class Contra(Event):
+    """After everyone's first card the banker doubles every stake (club-21, ``contra``)."""
+
+    type: Literal["contra"] = "contra"
+
+
+@dataclass(slots=True, kw_only=True)
+class Recontra(Event):
+    """After the banker's contra, a box doubles its own stake again (club-21, ``contra``)."""
+
+    type: Literal["recontra"] = "recontra"
+    box: BoxNumber
+
+
+@dataclass(slots=True, kw_only=True)
+class OpenBank(Event):
+    """The banker puts up a bank of ``amount`` (club-21-36), within the table's bank limits."""
+
+    type: Literal["open_bank"] = "open_bank"
+    amount: Money
+
+
+@dataclass(slots=True, kw_only=True)
+class CloseBank(Event):
+    """The banker takes the bank off the table (club-21-36), when the rules allow it."""
+
+    type: Literal["close_bank"] = "close_bank"
+
+
+@dataclass(slots=True, kw_only=True)
+class Withdraw(Event):
+    """Supervisor: a box's stake comes back and the box plays no more of the round (club games)."""
+
+    type: Literal["withdraw"] = "withdraw"
+    box: BoxNumber
+
+
 AnyEvent = Annotated[
     Union[
         SetRules, Shuffle, PlaceBet, Reserve, CardDrawn, CutCardOut, Stand, Double, Split,
         Surrender, Insure, EvenMoney, CloseInsurance, DiscardCard, VoidRound, Tick,
         ShoeFault, LinkDown, LinkUp, CallPit, AcknowledgeAlert, ShoeGate, ShoeCount,
+        BankerStand, Fold, Dark, Contra, Recontra, OpenBank, CloseBank, Withdraw,
     ],
     Field(discriminator="type"),
 ]

@@ -19,6 +19,12 @@ class Outcome(str, Enum):
     EVEN_MONEY = "even_money"
     THREE_SEVENS = "three_sevens"
     VOID = "void"
+    # the club games (003)
+    NATURAL = "natural"  # a box's two-card 21, paid at once (club-21)
+    BANKER_BUST = "banker_bust"  # the banker passed 21: a box at 21 or less is paid 2:1 (club-21)
+    FOLD = "fold"  # on a spent pack the box gave up its stake (club-21)
+    WITHDRAWN = "withdrawn"  # the supervisor returned the box's stake (club games)
+    RETURNED = "returned"  # the bank was empty before the box's duel: its stake came back (club-21-36)
 
 
 class Hand:

@@ -55,6 +55,22 @@ class Action(str, Enum):
     INSURANCE = "insurance"
     EVEN_MONEY = "even_money"
     CLOSE_INSURANCE = "close_insurance"
+    # the club games (003)
+    BANKER_STAND = "banker_stand"
+    FOLD = "fold"
+    CONTRA = "contra"
+    RECONTRA = "recontra"
+    BET = "bet"  # club-21-36: the box whose duel it is raises its stake before it draws
+    DARK = "dark"
+    OPEN_BANK = "open_bank"
+    CLOSE_BANK = "close_bank"
+
+
+# The actions (session-format ``type``) only a supervisor may take, in every game; every other
+# action a person sends needs at least a dealer's key. club-21-36's bank is the house's money put up
+# and taken down (a fill and a credit the pit signs for): opening and closing it is the pit's.
+SUPERVISOR_ACTIONS = frozenset({"void_round", "discard_card", "ack_alert", "shoe_gate", "withdraw",
+                                "open_bank", "close_bank"})
 
 
 def money_half(cents: int) -> str:

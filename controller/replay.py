@@ -71,6 +71,23 @@ def replay_lines(
     return result
 
 
+def session_rules(lines: Iterable[str], profile: str | None = None,
+                  options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
+    """The profile and options ``replay_lines`` would build the table with: the session's rules line (its
+    first line, when it is one) with ``profile``/``options`` over it, else ``ru-standard``. A line that is
+    not an event is left for the replay to report."""
+    first = next((line for line in lines if line.strip()), None)
+    event: Event | None = None
+    if first is not None:
+        try:
+            event = parse_event_line(first)
+        except BadEvent:
+            event = None
+    if isinstance(event, SetRules):
+        return profile or event.profile, {**event.options, **(options or {})}
+    return profile or "ru-standard", dict(options or {})
+
+
 def _new_table(first: Event, profile: str | None, options: dict[str, Any] | None) -> Table:
     if isinstance(first, SetRules):
         merged = {**first.options, **(options or {})}

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .replay import replay_lines
+from .replay import replay_lines, session_rules
 from .rules import RuleError, build_rules, parse_set_options
 
 
@@ -25,10 +25,12 @@ def run(args: argparse.Namespace) -> int:
     """Replay the session; exit 0 when it ran through, 2 on a bad or illegal line."""
     try:
         options = parse_set_options(args.set)
-        if args.rules or options:
-            build_rules(args.rules or "ru-standard", options)  # fail early, naming the option
         raw = sys.stdin.buffer.read() if args.session == "-" else Path(args.session).read_bytes()
         lines = _decode_lines(raw)
+        if args.rules or options:
+            # Fail early, naming the option, on the profile the replay will use: the session's rules line
+            # unless --rules (a club session's --set dark_both_bust=... is not a blackjack option).
+            build_rules(*session_rules(lines, args.rules, options))
     except RuleError as exc:
         return _fail(args, {"line": 0, "code": "bad_rules", "message": str(exc)})
     except OSError as exc:
@@ -83,14 +85,22 @@ def format_rounds(doc: dict[str, Any]) -> str:
     out = []
     for r in doc["rounds"]:
         void = "  VOID" if r.get("void") else ""
-        out.append(f"Round {r['number']}  shoe {r.get('shoe_id')}{void}")
+        game = f"  {r['game']}" if "game" in r else ""
+        out.append(f"Round {r['number']}  shoe {r.get('shoe_id')}{game}{void}")
         d = r["dealer"]
         out.append(f"  dealer   {' '.join(d['cards']):<22} {d['total']:>3}")
         for h in r["hands"]:
-            out.append(f"  box {h['box']:<4} {' '.join(h['cards']):<22} {_total(h['cards']):>3}"
+            total = h["total"] if "total" in h else _total(h["cards"])  # a club record gives its pack's totals
+            out.append(f"  box {h['box']:<4} {' '.join(h['cards']):<22} {total:>3}"
                        f"  bet {h['bet']:>6}  {h['outcome']:<12} {h['net']:>7}")
+            if h.get("banker"):  # club-21-36: the banker's hand in this box's duel (none if it never played)
+                kept = " (kept)" if h.get("kept") else ""
+                out.append(f"    banker {' '.join(h['banker']):<22}{kept}  bank {h.get('bank_after')}")
         for i in r["insurance"]:
             out.append(f"  box {i['box']:<4} insurance {i['amount']:>6}{'':>21}{i['net']:>7}")
+        if "bank" in r:
+            out.append(f"  bank {r['bank']['before']} -> {r['bank']['after']}"
+                       + ("  (closed)" if r["bank"].get("closed") else ""))
         out.append(f"  round net for players: {r['net']}")
     out.append(f"phase: {doc['phase']}")
     for a in doc["alerts"]:

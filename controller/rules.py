@@ -10,9 +10,11 @@ from __future__ import annotations
 from decimal import Decimal
 from enum import Enum
 from functools import cached_property
-from typing import Any, Iterable
+from typing import Annotated, Any, Iterable, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from .cards import PACK_RANKS, pack_members, pack_values
 
 
 class DoubleRule(str, Enum):
@@ -83,6 +85,7 @@ class RuleProfile(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", use_enum_values=False)
 
     name: str = Field("custom", description="profile the options started from")
+    game: Literal["blackjack"] = Field("blackjack", description="the game played: a controller.games name")
     # --- the shoe
     decks: int = Field(6, ge=1, le=8, description="decks in the shoe")
     cut_card_min: float = Field(
@@ -180,6 +183,15 @@ class RuleProfile(BaseModel):
         return 52 * self.decks
 
     @property
+    def pack(self) -> int:
+        """Cards in one deck of the shoe (blackjack is played with 52-card decks)."""
+        return 52
+
+    def cut_card_zone(self, size: int) -> list[int]:
+        """Where the rules may place the cut card in a shoe of ``size`` cards: [first, last] position."""
+        return [round(size * self.cut_card_min), round(size * self.cut_card_max)]
+
+    @property
     def blackjack_ratio(self) -> Decimal:
         """Blackjack payout as a multiple of the bet (3:2 -> 1.5)."""
         return _ratio(self.blackjack_pays)
@@ -228,6 +240,229 @@ class RuleProfile(BaseModel):
     def options(self) -> dict[str, Any]:
         """Every option as JSON-ready data (what a session's `rules` line carries)."""
         return self.model_dump(mode="json", exclude={"name"})
+
+
+# ---------------------------------------------------------------------------- the club games (003)
+class Ties(str, Enum):
+    """Equal totals in club-21: the box takes its stake back, or the banker wins (003: "в некоторых компаниях")."""
+
+    PUSH = "push"
+    BANKER = "banker"
+
+
+class NaturalAgainstNatural(str, Enum):
+    """A box's two-card 21 when the banker shows one too: lost like every bet (003's game), or a push."""
+
+    LOSE = "lose"
+    PUSH = "push"  # the 3:2 variant: "если у банкомёта нет равноценной комбинации"
+
+
+class DarkBothBust(str, Enum):
+    """Who wins when a box that drew dark and the banker both pass 21 (003: agreed before the game)."""
+
+    PLAYER = "player"
+    BANKER = "banker"
+
+
+def _none_word(value: Any) -> Any:
+    # ``--set banker_draws_to=none`` arrives as a word: it means the option does not bind.
+    if isinstance(value, str) and value.strip().lower() in ("", "none", "null"):
+        return None
+    return value
+
+
+class _ClubRules(BaseModel):
+    """What both club games of 003 share: the pack and its bottom card, the banker's drawing, the table."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", use_enum_values=False)
+
+    name: str = Field("custom", description="profile the options started from")
+    # --- the pack
+    decks: int = Field(2, ge=1, le=2, description="packs shuffled together (003: one or two)")
+    pack: int = Field(52, description="cards in one pack: 52 (2 to ace) or 36 (6 to ace; king 4, queen 3, jack 2)")
+    bottom_card: bool = Field(True, description="the first card read after a shuffle is the bottom card, dealt to "
+                                                "nobody (an ace: shuffle again)")
+    reshuffle_every_round: bool = Field(False, description="shuffle before every round (not 003's way)")
+    repeat_shuffles: int = Field(1, ge=0, le=5, description="repeated shuffles players may ask for")
+    dealer_may_shuffle: bool = Field(False, description="the croupier may shuffle between any two rounds")
+    # --- the banker
+    banker_draws_to: Annotated[int | None, BeforeValidator(_none_word)] = Field(
+        None, ge=2, le=22, description="the banker must draw below this total (none: the croupier chooses)")
+    banker_stands_on: Annotated[int | None, BeforeValidator(_none_word)] = Field(
+        None, ge=2, le=22, description="the banker may not draw at or above this total (none: he chooses)")
+    # --- the table
+    boxes: int = Field(7, ge=1, le=9, description="betting boxes on the layout")
+    players_per_box: int = Field(1, ge=1, le=7, description="players who may bet on one box")
+    chip_unit: Decimal = Field(Decimal(1), gt=0, max_digits=12, decimal_places=2,
+                               description="the smallest chip: every stake is a whole number of them")
+    table_min: Decimal = Field(Decimal(10), gt=0, description="least stake on a box")
+    table_max: Decimal = Field(Decimal(1000), gt=0, description="greatest stake on a box before the deal")
+    reservation_minutes: int = Field(20, ge=1, le=240, description="how long a box marker holds a box")
+
+    @field_validator("pack")
+    @classmethod
+    def _known_pack(cls, v: int) -> int:
+        if v not in PACK_RANKS:
+            raise ValueError("a pack has 52 cards (2 to ace) or 36 (6 to ace)")
+        return v
+
+    @model_validator(mode="after")
+    def _consistent(self) -> "_ClubRules":
+        if self.table_min > self.table_max:
+            raise ValueError("table_min must not exceed table_max")
+        draws, stands = self.banker_draws_to, self.banker_stands_on
+        if draws is not None and stands is not None and draws > stands:
+            raise ValueError("banker_draws_to must not exceed banker_stands_on")
+        fractions = _fractions_of_a_cent(self.chip_unit, self._payouts())
+        if fractions:
+            raise ValueError("these options could pay a fraction of a cent: " + "; ".join(fractions)
+                             + " (every payout times chip_unit must be a whole number of cents)")
+        return self
+
+    def _payouts(self) -> list[tuple[str, str]]:
+        return [("a win", "1:1")]
+
+    # Values the table's shared machinery reads, as it reads blackjack's.
+    @property
+    def shoe_size(self) -> int:
+        """Cards in the whole pack (every pack shuffled together)."""
+        return self.pack * self.decks
+
+    @property
+    def burn_cards(self) -> int:
+        """No burn: the bottom card is the club games' guard (see ``bottom_card``)."""
+        return 0
+
+    def cut_card_zone(self, size: int) -> list[int]:
+        """No cut card: the pack is dealt to its bottom card."""
+        return []
+
+    @cached_property
+    def values(self) -> tuple[int, ...]:
+        """Each card's value in this pack, by Card.index (ace 1: it may count 11)."""
+        return pack_values(self.pack)
+
+    @cached_property
+    def members(self) -> tuple[bool, ...]:
+        """Whether each card (by Card.index) belongs to this pack."""
+        return pack_members(self.pack)
+
+    @cached_property
+    def chip_cents(self) -> int:
+        """The chip unit in cents."""
+        return int(self.chip_unit * 100)
+
+    @cached_property
+    def table_min_cents(self) -> int:
+        """The least stake in cents (rounded up to a whole cent)."""
+        return -int(-self.table_min * 100 // 1)
+
+    @cached_property
+    def table_max_cents(self) -> int:
+        """The greatest stake in cents (rounded down to a whole cent)."""
+        return int(self.table_max * 100 // 1)
+
+    def options(self) -> dict[str, Any]:
+        """Every option as JSON-ready data (what a session's `rules` line carries)."""
+        return self.model_dump(mode="json", exclude={"name"})
+
+
+class Club21Rules(_ClubRules):
+    """`club-21`, 003's club "ochko": the croupier deals, banks and plays every box; the players' cards are closed."""
+
+    game: Literal["club-21"] = Field("club-21", description="the game played: a controller.games name")
+    natural_pays: str = Field("2:1", pattern=r"^\d+:\d+$", description="a box's two-card 21, paid at once")
+    natural_against_natural: NaturalAgainstNatural = Field(
+        NaturalAgainstNatural.LOSE, description="a box's two-card 21 when the banker shows one too")
+    banker_bust_pays: str = Field("2:1", pattern=r"^\d+:\d+$",
+                                  description="what a box at 21 or less is paid when the banker passes 21")
+    ties: Ties = Field(Ties.PUSH, description="equal totals: push, or the banker wins")
+    pairs: bool = Field(False, description="a first-two-card pair may be split (a second stake) or doubled")
+    contra: bool = Field(False, description="after the first cards the banker may double every stake (contra), "
+                                            "then each box its own (recontra)")
+    two_aces_split: bool = Field(False, description="two aces may be split into two hands with a second stake")
+    surrender: bool = Field(False, description="after the first two cards a box may give up half its stake")
+
+    @field_validator("natural_pays", "banker_bust_pays")
+    @classmethod
+    def _nonzero_ratio(cls, v: str) -> str:
+        if int(v.split(":")[1]) == 0:
+            raise ValueError("the second number of a payout ratio cannot be 0")
+        return v
+
+    def _payouts(self) -> list[tuple[str, str]]:
+        out = [("natural_pays", self.natural_pays), ("banker_bust_pays", self.banker_bust_pays)]
+        if self.surrender:
+            out.append(("surrender (half back)", "1:2"))
+        return out
+
+    @cached_property
+    def natural_parts(self) -> tuple[int, int]:
+        """A box's two-card 21 payout as (numerator, denominator)."""
+        return _parts(self.natural_pays)
+
+    @cached_property
+    def banker_bust_parts(self) -> tuple[int, int]:
+        """The payout on a banker over 21 as (numerator, denominator)."""
+        return _parts(self.banker_bust_pays)
+
+
+class Club36Rules(_ClubRules):
+    """`club-21-36`, 003's 36-card game: the banker puts up a bank and plays each box in turn, one duel each."""
+
+    game: Literal["club-21-36"] = Field("club-21-36", description="the game played: a controller.games name")
+    decks: int = Field(1, ge=1, le=2, description="packs shuffled together (003: one or two)")
+    pack: int = Field(36, description="cards in one pack: 36 (6 to ace; king 4, queen 3, jack 2) or 52")
+    banker_draws_to: Annotated[int | None, BeforeValidator(_none_word)] = Field(
+        16, ge=2, le=22, description="the banker must draw below this total (003: on 15)")
+    banker_stands_on: Annotated[int | None, BeforeValidator(_none_word)] = Field(
+        17, ge=2, le=22, description="the banker may not draw at or above this total (003: at 17)")
+    dark_both_bust: DarkBothBust = Field(DarkBothBust.PLAYER,
+                                         description="a dark box and the banker both over 21: who wins")
+    table_max: Decimal = Field(Decimal(10000), gt=0, description="greatest stake on a box (the bank binds first)")
+    bank_min: Decimal = Field(Decimal(100), gt=0, description="least bank the banker may put up")
+    bank_max: Decimal = Field(Decimal(10000), gt=0, description="greatest bank the banker may put up")
+    bank_rounds: int = Field(4, ge=1, le=20, description="rounds of duels before the banker may close the bank")
+    bank_multiple: int = Field(3, ge=2, le=10, description="the banker may close the bank once it holds this many "
+                                                           "times what he put up")
+
+    @model_validator(mode="after")
+    def _bank_limits(self) -> "Club36Rules":
+        if self.bank_min > self.bank_max:
+            raise ValueError("bank_min must not exceed bank_max")
+        for name in ("bank_min", "bank_max"):
+            amount = getattr(self, name)
+            if amount * 100 % (self.chip_unit * 100):
+                raise ValueError(f"{name} {amount} is not a whole number of chips of {self.chip_unit}")
+        return self
+
+    @cached_property
+    def bank_min_cents(self) -> int:
+        """The least bank in cents."""
+        return int(self.bank_min * 100)
+
+    @cached_property
+    def bank_max_cents(self) -> int:
+        """The greatest bank in cents."""
+        return int(self.bank_max * 100)
+
+
+def _fractions_of_a_cent(chip: Decimal, ratios: list[tuple[str, str]]) -> list[str]:
+    """rules.md, Money, to the cent (decided): each payout ratio the options allow, times the chip."""
+    out = []
+    for name, text in ratios:
+        paid = chip * _ratio(text)
+        if paid != paid.quantize(CENT):
+            out.append(f"chip_unit {chip} x {name} {text} = {paid.normalize()}")
+    return out
+
+
+Rules = Union[RuleProfile, Club21Rules, Club36Rules]  # the rules of any game a table can play
+ClubRules = Union[Club21Rules, Club36Rules]
+# Each game's options model, by the ``game`` option's value.
+RULE_MODELS: dict[str, type[RuleProfile] | type[Club21Rules] | type[Club36Rules]] = {
+    "blackjack": RuleProfile, "club-21": Club21Rules, "club-21-36": Club36Rules,
+}
 
 
 class RuleError(ValueError):
@@ -303,16 +538,24 @@ PROFILES: dict[str, dict[str, Any]] = {
         table_min=1,
         table_max=200,
     ),
+    # The club games of 003: defaults are the options' own (see Club21Rules, Club36Rules).
+    "club-21": dict(name="club-21", game="club-21"),
+    "club-21-36": dict(name="club-21-36", game="club-21-36"),
 }
 
 
-def _explain(exc: ValidationError) -> str:
+def profiles(game: str | None = None) -> list[str]:
+    """The built-in profiles, or those that play ``game`` (e.g. the blackjack ones)."""
+    return [name for name, data in PROFILES.items() if game is None or data.get("game", "blackjack") == game]
+
+
+def _explain(exc: ValidationError, game: str) -> str:
     parts = []
     for err in exc.errors():
         where = ".".join(str(p) for p in err["loc"]) or "options"
         if err["type"] == "extra_forbidden":
-            parts.append(f"unknown rule option '{where}' (known: {', '.join(option_names())})")
-        elif err["type"] == "enum":
+            parts.append(f"unknown rule option '{where}' (known: {', '.join(option_names(game))})")
+        elif err["type"] in ("enum", "literal_error"):
             allowed = err.get("ctx", {}).get("expected", "")
             parts.append(f"rule option '{where}' = {err.get('input')!r} is not allowed; use {allowed}")
         else:
@@ -321,23 +564,46 @@ def _explain(exc: ValidationError) -> str:
     return "; ".join(parts)
 
 
-def option_names() -> list[str]:
-    """The public names of every rule option."""
-    return [n for n in RuleProfile.model_fields if n != "name"]
+def option_names(game: str = "blackjack") -> list[str]:
+    """The public names of every rule option of a game (blackjack's by default)."""
+    return [n for n in RULE_MODELS[game].model_fields if n != "name"]
 
 
-def build_rules(profile: str = "ru-standard", options: dict[str, Any] | None = None) -> RuleProfile:
-    """Return a built-in profile with `options` overriding it; RuleError names a bad option."""
+def build_rules(profile: str = "ru-standard", options: dict[str, Any] | None = None) -> Rules:
+    """Return a built-in profile with `options` overriding it; RuleError names a bad option.
+
+    The profile's ``game`` picks the options model (blackjack's, club-21's or club-21-36's); an
+    option ``game`` naming another game is refused: a profile of that game is chosen instead.
+    """
     if profile not in PROFILES:
         raise RuleError(f"unknown rule profile '{profile}' (built in: {', '.join(PROFILES)})")
-    data = {**PROFILES[profile], **(options or {})}
+    base = PROFILES[profile]
+    game = base.get("game", "blackjack")
+    data = {**base, **(options or {})}
+    if data.get("game", game) != game:
+        others = ", ".join(profiles(data["game"])) if isinstance(data["game"], str) else ""
+        raise RuleError(f"rule option 'game' = {data['game']!r}: profile '{profile}' plays {game}"
+                        + (f"; choose the profile {others}" if others else f" (games: {', '.join(RULE_MODELS)})"))
     data["name"] = profile
+    data["game"] = game
     try:
-        return RuleProfile(**data)
+        return RULE_MODELS[game](**data)
     except ValidationError as exc:
-        raise RuleError(_explain(exc)) from None
+        raise RuleError(_explain(exc, game)) from None
     except TypeError as exc:  # e.g. a non-string key
         raise RuleError(f"rule options are not valid: {exc}") from None
+
+
+def load_rules(name: str, options: dict[str, Any]) -> Rules:
+    """The rules a session or snapshot recorded: the profile's name and every option (``game`` among them)."""
+    game = options.get("game", "blackjack")
+    model = RULE_MODELS.get(game) if isinstance(game, str) else None
+    if model is None:
+        raise RuleError(f"rule option 'game' = {game!r} is not a game (games: {', '.join(RULE_MODELS)})")
+    try:
+        return model.model_validate({**options, "name": name, "game": game})
+    except ValidationError as exc:
+        raise RuleError(_explain(exc, game)) from None
 
 
 def parse_set_options(pairs: Iterable[str]) -> dict[str, str]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from decimal import Decimal, InvalidOperation
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -22,13 +22,14 @@ from .hand import BoxInPlay, Hand, Outcome
 from .money import money, to_cents
 from .phase import IN_ROUND, Phase
 from .round import DEALER, Round
-from .rules import RuleProfile
+from .rules import RuleError, Rules
+from .rules import load_rules as rules_of
 from .shoe import ShoeTracker
 
 if TYPE_CHECKING:  # the engine imports this module, never the other way round at run time
     from .engine import Table
 
-FORMAT = 2  # bump when the layout below changes; from_snapshot refuses any other number
+FORMAT = 3  # bump when the layout below changes; from_snapshot refuses any other number
 
 
 # ---------------------------------------------------------------------------- field types
@@ -76,10 +77,12 @@ class RulesState(_Model):
 
 
 class ShoeState(_Model):
-    """The shoe tracker: what has left the shuffled shoe."""
+    """The shoe tracker: what has left the shuffled shoe (or pack), and the pack's bottom card."""
 
     shoe_id: str
     decks: Annotated[int, Field(ge=1, le=8)]
+    pack: Literal[52, 36]
+    size: Annotated[int, Field(ge=1, le=416)]
     dealt: Count
     burned: Count
     by_code: dict[CardCode, Annotated[int, Field(ge=1)]]
@@ -87,6 +90,9 @@ class ShoeState(_Model):
     cut_card_position: int | None
     repeats: Count
     last_position: Annotated[int, Field(ge=1)] | None
+    bottom: CardCode | None
+    bottom_due: bool
+    must_shuffle: bool
 
     @model_validator(mode="after")
     def _counts(self) -> ShoeState:
@@ -187,7 +193,7 @@ class Reservation(_Model):
 class TableState(_Model):
     """The whole table."""
 
-    format: Literal[2]
+    format: Literal[3]
     rules: RulesState
     phase: Annotated[Phase, Field(strict=False)]
     resume_phase: Annotated[Phase | None, Field(strict=False)]
@@ -196,8 +202,10 @@ class TableState(_Model):
     burn_left: Count
     pending: list[PendingBox]
     reservations: list[Reservation]
-    round: RoundState | None
-    previous: RoundState | None
+    # The game's own layout (its module validates it): e.g. RoundState for blackjack.
+    round: dict[str, Any] | None
+    previous: dict[str, Any] | None
+    game_state: Any
     rounds_played: Count
     last_round_players: Count
     right_to_cut: str | None
@@ -286,6 +294,8 @@ def dump_shoe(shoe: ShoeTracker) -> dict[str, Any]:
     return {
         "shoe_id": shoe.shoe_id,
         "decks": shoe.decks,
+        "pack": shoe.pack,
+        "size": shoe.size,
         "dealt": shoe.dealt,
         "burned": shoe.burned,
         "by_code": shoe.by_code,
@@ -293,6 +303,9 @@ def dump_shoe(shoe: ShoeTracker) -> dict[str, Any]:
         "cut_card_position": shoe.cut_card_position,
         "repeats": shoe.repeats,
         "last_position": shoe.last_position,
+        "bottom": shoe.bottom.code if shoe.bottom is not None else None,
+        "bottom_due": shoe.bottom_due,
+        "must_shuffle": shoe.must_shuffle,
     }
 
 
@@ -323,8 +336,9 @@ def dump_table(t: Table) -> dict[str, Any]:
         "pending": [{"box": box, "bets": _bets(bets)} for box, bets in t.pending.items()],
         "reservations": [{"box": box, "player": player, "since": _t(since)}
                          for box, (player, since) in t.reservations.items()],
-        "round": dump_round(t.round) if t.round is not None else None,
-        "previous": dump_round(t.previous) if t.previous is not None else None,
+        "round": t.game.dump_round(t.round) if t.round is not None else None,
+        "previous": t.game.dump_round(t.previous) if t.previous is not None else None,
+        "game_state": t.game.dump_state(t),
         "rounds_played": t.rounds_played,
         "last_round_players": t.last_round_players,
         "right_to_cut": t.right_to_cut,
@@ -339,17 +353,21 @@ def dump_table(t: Table) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------------------- in
-def _explain(exc: ValidationError) -> str:
+def _explain(exc: ValidationError, prefix: tuple[str, ...]) -> str:
     parts = []
     for err in exc.errors()[:3]:
-        where = ".".join(str(p) for p in err["loc"]) or "snapshot"
+        where = ".".join(str(p) for p in (*prefix, *err["loc"])) or "snapshot"
         parts.append(f"{where}: {err['msg'].removeprefix('Value error, ')}")
     more = len(exc.errors()) - 3
     return "; ".join(parts) + (f" (and {more} more)" if more > 0 else "")
 
 
 def validate(data: Any) -> TableState:
-    """Check snapshot data strictly; SnapshotError says what is wrong."""
+    """Check snapshot data strictly; SnapshotError says what is wrong.
+
+    The round's own layout is the game's: `Table.from_snapshot` has the game check it
+    (`check`) once the rules, and so the game, are known.
+    """
     if not isinstance(data, dict):
         raise SnapshotError("a table snapshot is a JSON object")
     fmt = data.get("format")
@@ -358,14 +376,25 @@ def validate(data: Any) -> TableState:
     try:
         return TableState.model_validate(data)
     except ValidationError as exc:
-        raise SnapshotError(f"malformed table snapshot: {_explain(exc)}") from None
+        raise SnapshotError(f"malformed table snapshot: {_explain(exc, ())}") from None
 
 
-def load_rules(state: RulesState) -> RuleProfile:
-    """The rule profile a snapshot names (validated as a profile is)."""
+M = TypeVar("M", bound=BaseModel)
+
+
+def check(model: type[M], data: Any, where: str) -> M:
+    """Check one part of a snapshot (``where``: its key, e.g. ``round``) against its model strictly."""
     try:
-        return RuleProfile.model_validate({**state.options, "name": state.name})
-    except (ValidationError, TypeError) as exc:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise SnapshotError(f"malformed table snapshot: {_explain(exc, (where,))}") from None
+
+
+def load_rules(state: RulesState) -> Rules:
+    """The rules a snapshot names (validated as a profile is, by the model of the game they name)."""
+    try:
+        return rules_of(state.name, state.options)
+    except (RuleError, TypeError) as exc:
         raise SnapshotError(f"malformed table snapshot: rules: {exc}") from None
 
 
@@ -423,12 +452,14 @@ def load_round(state: RoundState) -> Round:
 
 def load_shoe(state: ShoeState) -> ShoeTracker:
     """A ShoeTracker from checked data."""
-    shoe = ShoeTracker(state.shoe_id, state.decks, state.repeats)
+    shoe = ShoeTracker(state.shoe_id, state.decks, state.repeats, pack=state.pack, size=state.size)
     shoe.dealt, shoe.burned = state.dealt, state.burned
     for code, n in state.by_code.items():
         shoe.counts[parse_card(code).index] += n
     shoe.cut_card_out, shoe.cut_card_position = state.cut_card_out, state.cut_card_position
     shoe.last_position = state.last_position
+    shoe.bottom = parse_card(state.bottom) if state.bottom is not None else None
+    shoe.bottom_due, shoe.must_shuffle = state.bottom_due, state.must_shuffle
     return shoe
 
 
@@ -440,8 +471,10 @@ def load_table(t: Table, state: TableState) -> None:
     t.shoes_loaded, t.burn_left = state.shoes_loaded, state.burn_left
     t.pending = {p.box: _bets_of(p.bets) for p in state.pending}
     t.reservations = {r.box: (r.player, _time_of(r.since)) for r in state.reservations}
-    t.round = load_round(state.round) if state.round is not None else None
-    t.previous = load_round(state.previous) if state.previous is not None else None
+    game = t.game
+    t.round = game.load_round(t, state.round) if state.round is not None else None
+    t.previous = game.load_round(t, state.previous) if state.previous is not None else None
+    game.load_state(t, state.game_state)
     t.rounds_played, t.last_round_players = state.rounds_played, state.last_round_players
     t.right_to_cut = state.right_to_cut
     t.held = _cards(state.held)

@@ -14,6 +14,8 @@ do not debounce, and its hold timer runs on wall-clock threads):
   SURRENDER or INSURANCE within ``selection_timeout`` seconds, which then carries
   ``box``. Without a selection they carry ``box=None``: "the box in play". Any other
   action button clears the selection, so a stale one never lands on a later action.
+  DOUBLE takes a selection too: in the club games a box doubles (or, with SURRENDER,
+  folds) on a spent pack, and redoubles after the banker's contra, by its number.
 
 Threads: edges arrive on gpiozero's callback thread (lgpio's on a Pi; the thread
 calling ``drive_low`` on mock pins); debounce and hold deadlines are met by the
@@ -56,7 +58,7 @@ class ConsoleKind(enum.Enum):
 class ConsoleAction:
     """One dealer action from the console; ``at`` is the clock time of the press.
 
-    ``box`` is set for SELECT_BOX, and for SURRENDER/INSURANCE after a box selection;
+    ``box`` is set for SELECT_BOX, and for DOUBLE/SURRENDER/INSURANCE after a box selection;
     None elsewhere (the hand in play).
     """
 
@@ -86,7 +88,7 @@ _KIND_OF = {
     FunctionButton.CONTINUE: ConsoleKind.CONTINUE,
     FunctionButton.CALL_PIT: ConsoleKind.CALL_PIT,
 }
-_TAKES_BOX = {FunctionButton.SURRENDER, FunctionButton.INSURANCE}
+_TAKES_BOX = {FunctionButton.DOUBLE, FunctionButton.SURRENDER, FunctionButton.INSURANCE}
 
 #: A button is a FunctionButton or a box number (1..N).
 ButtonId = FunctionButton | int

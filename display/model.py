@@ -12,8 +12,9 @@ import enum
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-#: The highest hard total a hand can reach: 20 plus a ten-valued card.
-MAX_HARD_TOTAL = 30
+#: The highest hard total a display is asked to show: two digits. In blackjack a hand stops at
+#: 30 (20 plus a ten); in the club games a box may go on drawing past 21, its total unannounced.
+MAX_HARD_TOTAL = 99
 
 
 class HandOutcome(enum.Enum):
@@ -100,9 +101,14 @@ class HandView:
     in_play: bool = False
     done: bool = False
     outcome: HandOutcome | None = None
+    closed: bool = False
 
     def __post_init__(self) -> None:
         _check_totals("HandView", self.card_count, self.hard_total, self.soft_total)
+        if self.closed and (self.hard_total or self.soft_total is not None or self.is_blackjack or self.is_bust
+                            or self.outcome is not None):
+            # A closed hand's total is a secret: the model cannot even carry one to a display.
+            raise ValueError("HandView.closed cannot carry a total, a blackjack, a bust or an outcome")
         if self.is_bust and self.hard_total <= 21:
             raise ValueError(f"HandView.is_bust needs hard_total > 21, got {self.hard_total}")
         if self.is_blackjack and (self.card_count != 2 or self.soft_total != 21):
@@ -122,13 +128,15 @@ class BoxView:
     no hands yet (bet placed, cards not dealt) shows a placeholder. ``payout`` is set
     once the round is settled: what the dealer pays the box (> 0), takes from it (< 0)
     or neither (0), all its hands and its insurance together; it is shown instead of
-    the hands, so the dealer reads the amount off the display.
+    the hands, so the dealer reads the amount off the display; ``settled_total`` (the club
+    games, whose hands are shown only at the settlement) is the box's total, shown before it.
     """
 
     number: int
     active: bool = False
     hands: tuple[HandView, ...] = ()
     payout: Decimal | None = None
+    settled_total: int | None = None
 
     def __post_init__(self) -> None:
         if self.number < 1:
@@ -137,6 +145,8 @@ class BoxView:
             raise ValueError(f"BoxView {self.number}: an inactive box cannot hold hands or a payout")
         if self.payout is not None and not self.payout.is_finite():
             raise ValueError(f"BoxView {self.number}: payout must be a finite amount, got {self.payout}")
+        if self.settled_total is not None and (self.payout is None or not 0 <= self.settled_total <= MAX_HARD_TOTAL):
+            raise ValueError(f"BoxView {self.number}: settled_total needs a payout and must be in 0..{MAX_HARD_TOTAL}")
         if sum(h.in_play for h in self.hands) > 1:
             raise ValueError(f"BoxView {self.number}: at most one hand can be in play")
 
@@ -151,6 +161,10 @@ class DealerView:
     totals are those of every card the dealer holds. ``payout`` is set once the round
     is settled: the round's total, what the dealer pays out (> 0) or takes in (< 0)
     over every box, shown instead of his own total.
+
+    The club games: ``closed`` says the banker's cards are face down (the display shows that
+    he has cards, never a total, and there is no up card); once he draws face up his totals
+    are shown like any dealer's. ``bank`` is the bank's balance (club-21-36), shown beside.
     """
 
     up_card: int | None = None
@@ -162,14 +176,22 @@ class DealerView:
     hole_card_hidden: bool = False
     done: bool = False
     payout: Decimal | None = None
+    closed: bool = False
+    bank: Decimal | None = None
 
     def __post_init__(self) -> None:
         _check_totals("DealerView", self.card_count, self.hard_total, self.soft_total)
         if self.payout is not None and not self.payout.is_finite():
             raise ValueError(f"DealerView.payout must be a finite amount, got {self.payout}")
+        if self.bank is not None and not self.bank.is_finite():
+            raise ValueError(f"DealerView.bank must be a finite amount, got {self.bank}")
         if self.up_card is not None and not 1 <= self.up_card <= 10:
             raise ValueError(f"DealerView.up_card must be 1..10 (1 = ace), got {self.up_card}")
-        if self.card_count > 0 and self.up_card is None:
+        if self.closed:
+            if self.up_card is not None or self.hard_total or self.soft_total is not None or self.is_blackjack \
+                    or self.is_bust or self.hole_card_hidden:
+                raise ValueError("DealerView.closed cannot carry an up card, a total, a blackjack or a bust")
+        elif self.card_count > 0 and self.up_card is None:
             raise ValueError("DealerView.up_card is required once the dealer has cards")
         if self.hole_card_hidden and self.up_card is None:
             raise ValueError("DealerView.hole_card_hidden needs an up_card")

@@ -12,7 +12,10 @@ docs/display.md; the choices, in short:
   (``bUSt`` -> ``bU``, ``7-17`` -> ``17``); only as a last resort is the shortest
   form cut, from the right;
 * a settled box shows what the dealer pays it (``P 15``), takes from it (``-20``) or
-  neither (``PUSH``); the dealer's display shows the round's total the same way.
+  neither (``PUSH``); the dealer's display shows the round's total the same way;
+* the club games: a closed hand shows that it has cards and how many (``-- 3``), never a
+  total; a settled box shows its total before the amount (``19 P 10``); a closed banker
+  shows ``--`` and his card count; the bank's balance (``b 500``) sits left of his total.
 """
 
 from __future__ import annotations
@@ -54,6 +57,8 @@ OUTCOME_TEXTS: dict[HandOutcome, tuple[str, str]] = {
 }
 
 NO_CARDS = "--"
+CLOSED_MARK = "--"  # a closed hand: it has cards, its total is not told
+BANK_MARK = "b"  # the bank's balance (club-21-36): b 500
 IN_PLAY_MARK = "."
 PAY_MARK = "P"  # "the dealer pays": P 15; a minus sign means he takes: -20
 
@@ -136,6 +141,9 @@ def _total_forms(hard: int, soft: int | None, done: bool) -> list[str]:
 
 def hand_candidates(hand: HandView) -> list[str]:
     """A hand's texts, most informative first, without the in-play mark."""
+    if hand.closed:
+        # The count, so the croupier sees each card landed; the total stays a secret.
+        return [f"{CLOSED_MARK} {hand.card_count}", f"{CLOSED_MARK}{hand.card_count}", CLOSED_MARK]
     if hand.surrendered:
         return ["SUrr", "Sr"]
     if hand.is_blackjack:
@@ -191,7 +199,11 @@ def render_box(box: BoxView, digits: int) -> str:
     if not box.active:
         return " " * digits
     if box.payout is not None:
-        return pad_right_aligned(fit(payout_candidates(box.payout), digits), digits)
+        pay = payout_candidates(box.payout)
+        if box.settled_total is not None:
+            # Shown at last (club games): the total first, then what to pay or take; the amount alone if both do not fit.
+            pay = [f"{box.settled_total} {p}" for p in pay[:2]] + pay
+        return pad_right_aligned(fit(pay, digits), digits)
     hands = box.hands
     if not hands:
         return pad_right_aligned(NO_CARDS, digits)
@@ -217,6 +229,8 @@ def dealer_candidates(dealer: DealerView) -> list[str]:
         return payout_candidates(dealer.payout, zero=("0",))
     if dealer.card_count == 0:
         return [""]
+    if dealer.closed:
+        return [f"{CLOSED_MARK} {dealer.card_count}", f"{CLOSED_MARK}{dealer.card_count}", CLOSED_MARK]
     if dealer.hole_card_hidden:
         assert dealer.up_card is not None  # checked by DealerView
         soft = 11 if dealer.up_card == 1 else None
@@ -247,6 +261,8 @@ def render_dealer(dealer: DealerView, digits: int, message: TableMessage | None 
         return render_message(message, digits)
     total = fit(dealer_candidates(dealer), digits)
     if message is None:
+        if dealer.bank is not None and dealer.payout is None:
+            return _with_bank(dealer.bank, dealer_candidates(dealer), digits)
         return pad_right_aligned(total, digits)
     if not total:
         return render_message(message, digits)
@@ -255,6 +271,20 @@ def render_dealer(dealer: DealerView, digits: int, message: TableMessage | None 
     if gap >= 1:
         return short + " " * gap + total
     return pad_right_aligned(total, digits)
+
+
+def _with_bank(bank: Decimal, totals: Sequence[str], digits: int) -> str:
+    """The bank's balance left of the banker's hand when both fit with a blank between (each in its
+    longest form that does), else the hand alone: it is what the display is for. No hand: the bank."""
+    banks = [f"{BANK_MARK} {amount_text(bank)}", f"{BANK_MARK}{amount_text(bank)}"]
+    if not any(totals):
+        return pad_right_aligned(fit(banks + [BANK_MARK], digits), digits)
+    for total in totals:
+        for text in banks:
+            gap = digits - cell_count(text) - cell_count(total)
+            if gap >= 1:
+                return text + " " * gap + total
+    return pad_right_aligned(fit(totals, digits), digits)
 
 
 def render_table(view: TableView, digits: int) -> dict[str, str]:

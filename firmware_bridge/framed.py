@@ -430,7 +430,7 @@ class FramedSession:
             detail = f"card code {event.code!r} is not a valid code"
             return Fault(FaultKind.UNREADABLE, event.shoe_id, event.position, detail), key
         if isinstance(event, ShoeLoadedEvent):
-            return ShoeLoaded(event.shoe_id, event.card_count or None), None
+            return ShoeLoaded(event.shoe_id, event.card_count or None, event.pack), None
         if isinstance(event, CutCardEvent):
             return CutCard(event.shoe_id, event.position), None
         if isinstance(event, ButtonEvent):

@@ -75,10 +75,15 @@ class LinkDown:
 
 @dataclass(frozen=True, slots=True)
 class ShoeLoaded:
-    """A freshly shuffled shoe: positions of its cards start again at 1."""
+    """A freshly shuffled shoe: positions of its cards start again at 1.
+
+    ``card_count`` is the shoe's size if it says (the owner checks its count against it);
+    ``pack`` the cards in one of its packs: 52, or 36 for six to ace (an old shoe: 52).
+    """
 
     shoe_id: str
     card_count: int | None
+    pack: int = 52
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,6 +20,7 @@ PROTOCOL_VERSION = 1
 NO_POSITION = 0
 UNKNOWN_COUNT = 0xFFFF
 MAX_STRING = 64
+STANDARD_PACK = 52  # a SHOE_LOADED without a pack byte (an old shoe's) is of 52-card packs
 
 
 class PacketType(enum.IntEnum):
@@ -95,11 +96,17 @@ class StatusPacket:
 
 @dataclass(frozen=True, slots=True)
 class ShoeLoadedEvent:
-    """A new shoe: the next CARD is its position 1."""
+    """A new shoe: the next CARD is its position 1.
+
+    ``pack`` is the cards in one of its packs (52, or 36 for a six-to-ace pack); it travels
+    as one byte after the shoe id, appended in a backward-compatible way: a frame without it
+    (an old shoe's) is a 52-card pack, and an old host ignores the byte.
+    """
 
     seq: int
     card_count: int
     shoe_id: str
+    pack: int = STANDARD_PACK
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,8 +242,10 @@ def encode_packet(packet: Packet) -> bytes:
             return head + _str(shoe_id)
         case Hello(token, version, boot_id, next_seq, firmware, serial):
             return _HELLO.pack(PacketType.HELLO, token, version, boot_id, next_seq) + _str(firmware) + _str(serial)
-        case ShoeLoadedEvent(seq, card_count, shoe_id):
-            return _LOADED.pack(PacketType.SHOE_LOADED, seq, card_count) + _str(shoe_id)
+        case ShoeLoadedEvent(seq, card_count, shoe_id, pack):
+            if not 1 <= pack <= 0xFF:
+                raise ValueError(f"a pack has 1 to 255 cards on the wire, got {pack}")
+            return _LOADED.pack(PacketType.SHOE_LOADED, seq, card_count) + _str(shoe_id) + bytes((pack,))
         case CutCardEvent(seq, position, shoe_id):
             return _CUT.pack(PacketType.CUT_CARD, seq, position) + _str(shoe_id)
         case ButtonEvent(seq, name):
@@ -286,8 +295,10 @@ def _decode(body: bytes) -> Packet:
         return Hello(token, version, boot, next_seq, firmware, serial)
     if t == PacketType.SHOE_LOADED:
         _, seq, count = _LOADED.unpack_from(body)
-        shoe_id, _ = _read_str(body, _LOADED.size)
-        return ShoeLoadedEvent(seq, count, shoe_id)
+        shoe_id, end = _read_str(body, _LOADED.size)
+        # No pack byte (an old shoe), or 0 (a shoe that does not say): the 52-card pack.
+        pack = body[end] if end < len(body) and body[end] else STANDARD_PACK
+        return ShoeLoadedEvent(seq, count, shoe_id, pack)
     if t == PacketType.CUT_CARD:
         _, seq, pos = _CUT.unpack_from(body)
         shoe_id, _ = _read_str(body, _CUT.size)

@@ -21,6 +21,8 @@ MODULES = [
     "controller/cards.py", "controller/hand.py", "controller/round.py", "controller/legality.py",
     "controller/settlement.py", "controller/shoe.py", "controller/phase.py", "controller/money.py",
     "controller/alerts.py", "controller/effects.py", "controller/engine.py", "controller/errors.py",
+    "controller/games/base.py", "controller/games/blackjack.py", "controller/games/club.py",
+    "controller/games/ochko.py", "controller/games/ochko36.py",
     "simulators/simulate.py",
 ]
 

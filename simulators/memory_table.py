@@ -34,8 +34,8 @@ class MemoryShoe:
     is open, as the real shoe's firmware does with a window of one.
     """
 
-    def __init__(self, name: str, seed: int, decks: int) -> None:
-        self.name, self.seed, self.decks = name, seed, decks
+    def __init__(self, name: str, seed: int, decks: int, pack: int = 52) -> None:
+        self.name, self.seed, self.decks, self.pack = name, seed, decks, pack
         self.shoe_number = 0
         self.shoe_id = ""
         self.cards: list[str] = []
@@ -55,7 +55,7 @@ class MemoryShoe:
         except ValueError:
             return
         self.shoe_number, self.shoe_id = n, shoe_id
-        self.cards = shuffled_shoe(self.seed, n, self.decks)
+        self.cards = shuffled_shoe(self.seed, n, self.decks, self.pack)
         self.position = position
         self.cut_at = round(len(self.cards) * 0.75)
         self.cut_card_out = cut_card_out
@@ -98,11 +98,11 @@ class MemoryShoe:
         """A freshly shuffled shoe."""
         self.shoe_number += 1
         self.shoe_id = f"{self.name}.{self.shoe_number}"
-        self.cards = shuffled_shoe(self.seed, self.shoe_number, self.decks)
+        self.cards = shuffled_shoe(self.seed, self.shoe_number, self.decks, self.pack)
         self.position = 0
         self.cut_at = round(len(self.cards) * 0.75)
         self.cut_card_out = False
-        self._put(fb.ShoeLoaded(self.shoe_id, len(self.cards)))
+        self._put(fb.ShoeLoaded(self.shoe_id, len(self.cards), self.pack))
 
     def deal(self) -> bool:
         """Release the next card; False if the gate is shut, a card is in flight, or the shoe is empty."""

@@ -16,6 +16,7 @@ import sys
 from types import FrameType
 
 from simulators.shoe.core import ShoeConfig
+from simulators.shoe.deck import check_pack
 from simulators.shoe.faults import FaultRates
 from simulators.shoe.pty_link import LinkPathError
 from simulators.shoe.server import ShoeSimulator, SimOptions
@@ -53,13 +54,22 @@ def _positive_float(text: str) -> float:
     return value
 
 
+def _pack(text: str) -> int:
+    try:
+        return check_pack(int(text))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a pack has 36 or 52 cards, got {text!r}") from None
+
+
 def configure_parser(parser: argparse.ArgumentParser) -> None:
     """Add shoe-sim's options to ``parser``."""
     parser.add_argument("--pty", action="store_true", help="serve on a pseudo-terminal (the only transport; default)")
     parser.add_argument("--link", metavar="PATH", help="keep a symlink to the current pty here (re-pointed on replug)")
     parser.add_argument("--control", metavar="PATH", help="control socket path (default: LINK.control or /tmp/...)")
     parser.add_argument("--seed", type=int, default=1, help="shuffle seed (default 1)")
-    parser.add_argument("--decks", type=_positive_int, default=6, help="decks per shoe (default 6)")
+    parser.add_argument("--decks", type=_positive_int, default=6, help="packs per shoe (default 6)")
+    parser.add_argument("--pack", type=_pack, default=52, metavar="{36,52}",
+                        help="cards in one pack: 52 (two to ace, default) or 36 (six to ace, club-21-36)")
     parser.add_argument("--cut-at", type=_positive_int, metavar="K", help="the cut card sits before card K (default 75%%)")
     parser.add_argument("--auto-deal", type=_positive_float, metavar="RATE", help="release RATE cards per second on its own")
     parser.add_argument("--wait-for-host", action="store_true", help="start auto-dealing only once a host has connected")
@@ -82,9 +92,10 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Run the simulator until stopped; returns the exit code."""
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="shoe-sim: %(message)s")
-    total = args.decks * 52
+    total = args.decks * args.pack
     if args.cut_at is not None and args.cut_at > total:
-        print(f"shoe-sim: --cut-at {args.cut_at} is beyond the {total} cards of {args.decks} decks", file=sys.stderr)
+        print(f"shoe-sim: --cut-at {args.cut_at} is beyond the {total} cards of {args.decks} "
+              f"{args.pack}-card packs", file=sys.stderr)
         return 2
     if not 0 <= args.unplug_seconds <= 60:
         print("shoe-sim: --unplug-seconds must be from 0 to 60", file=sys.stderr)
@@ -96,6 +107,7 @@ def run(args: argparse.Namespace) -> int:
     config = ShoeConfig(
         seed=args.seed,
         decks=args.decks,
+        pack=args.pack,
         cut_at=args.cut_at,
         boot_id=boot_id,
         serial=args.serial,

@@ -1,10 +1,16 @@
-"""`tablectl simulate --rules PROFILE --rounds N --seed S [--boxes K] [--workers N] [--set OPTION=VALUE ...] [--json]`."""
+"""`tablectl simulate --rules PROFILE --rounds N --seed S [--boxes K] [--workers N] [--set OPTION=VALUE ...] [--json]`.
+
+Blackjack profiles are played by basic strategy; the club game `club-21` by the stated
+players' rule (``--players``, default ``below-17``) and the banker's rule its ``banker_*``
+options give (`simulators.club_strategy`).
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
 import sys
+from typing import Any
 
 from controller.rules import RuleError, build_rules, parse_set_options
 
@@ -18,6 +24,9 @@ def configure_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument("--workers", type=int, default=None,
                    help="processes to play in (default: every core); the result does not depend on it")
     p.add_argument("--set", metavar="OPTION=VALUE", action="append", default=[], help="override a rule option")
+    p.add_argument("--players", metavar="RULE", default=None,
+                   help="club games: the boxes' rule, below-N (draw below total N; default below-17) or cards-N "
+                        "(draw to N cards, blind, as the virtual dealer plays)")
     p.add_argument("--json", action="store_true", help="print one JSON document")
 
 
@@ -29,6 +38,12 @@ def run(args: argparse.Namespace) -> int:
         rules = build_rules(args.rules, parse_set_options(args.set))
     except RuleError as exc:
         print(f"tablectl simulate: {exc}", file=sys.stderr)
+        return 2
+    if rules.game != "blackjack":
+        return _run_club(args, rules)
+    if args.players is not None:
+        print("tablectl simulate: --players is for the club games; blackjack is played by basic strategy",
+              file=sys.stderr)
         return 2
     workers = default_workers() if args.workers is None else args.workers
     if args.rounds < 1 or not 1 <= args.boxes <= rules.boxes or workers < 1:
@@ -55,4 +70,41 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(f"{rules.name}: {d['rounds']} rounds, house edge {d['house_edge_pct']:.3f}% "
               f"± {d['stderr_pct']:.3f}% (1 s.e.), {d['rounds_per_second']:.0f} rounds/s on {d['workers']} worker(s)")
+    return 0
+
+
+CLUB_SIMULATED = ("club-21", "club-21-36")
+
+
+def _run_club(args: argparse.Namespace, rules: Any) -> int:
+    """The club game's simulation: the stated players' and banker's rules, the house edge for them."""
+    from .club_simulate import simulate_club
+    from .club_strategy import SIGHTED_PLAYERS, parse_players_rule
+    from .simulate import default_workers
+
+    if rules.game not in CLUB_SIMULATED:
+        print(f"tablectl simulate: {rules.name} is not simulated yet (simulated: blackjack profiles, "
+              f"{', '.join(CLUB_SIMULATED)})", file=sys.stderr)
+        return 2
+    try:
+        players = SIGHTED_PLAYERS if args.players is None else parse_players_rule(args.players)
+    except ValueError as exc:
+        print(f"tablectl simulate: --players: {exc}", file=sys.stderr)
+        return 2
+    workers = default_workers() if args.workers is None else args.workers
+    if args.rounds < 1 or not 1 <= args.boxes <= rules.boxes or workers < 1:
+        print(f"tablectl simulate: --rounds and --workers must be at least 1 and --boxes 1 to {rules.boxes}",
+              file=sys.stderr)
+        return 2
+    result = simulate_club(rules, args.rounds, args.seed, boxes=args.boxes, players=players, workers=workers)
+    d = result.as_dict()
+    if args.json:
+        print(json.dumps(d))
+    else:
+        print(f"{rules.name}: {d['rounds']} rounds, players {d['players']}, banker stands at "
+              f"{d['banker_stands_at']}: house edge {d['house_edge_pct']:.3f}% ± {d['stderr_pct']:.3f}% (1 s.e.), "
+              f"{d['voids']} void, "
+              + (f"{d['pack_outs']} spent-pack rounds, " if rules.game == "club-21" else f"{d['shuffles']} packs, ")
+              + f"{d['rounds_per_second']:.0f} rounds/s "
+              f"on {d['workers']} worker(s). These figures hold for these strategies only.")
     return 0

@@ -11,7 +11,7 @@ import sys
 import time
 from typing import Sequence
 
-from controller.rules import PROFILES, build_rules, parse_set_options
+from controller.rules import build_rules, parse_set_options, profiles
 
 from .strategy import chart, strategy_for
 from .strategy_edge import house_edge
@@ -20,7 +20,7 @@ from .strategy_edge import house_edge
 def main(argv: Sequence[str] | None = None) -> int:
     """Print the chart and the computed house edge of a profile."""
     parser = argparse.ArgumentParser(prog="python -m simulators.strategy_cli", description=main.__doc__)
-    parser.add_argument("--rules", default="ru-standard", choices=sorted(PROFILES))
+    parser.add_argument("--rules", default="ru-standard", choices=sorted(profiles("blackjack")))
     parser.add_argument("--set", action="append", default=[], metavar="OPTION=VALUE")
     args = parser.parse_args(argv)
     rules = build_rules(args.rules, parse_set_options(args.set))

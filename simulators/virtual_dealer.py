@@ -3,7 +3,10 @@
 It places random bets within the limits, asks the virtual shoe for the next
 card whenever the table waits for one, decides for the players by basic
 strategy (and now and then by a random legal choice), closes insurance and
-has the shoe shuffled when the table says so. Every random choice is drawn
+has the shoe shuffled when the table says so. In the club games (``club-21``) it is the
+croupier who banks: it plays the boxes by the blind players' rule and the banker by the
+banker's rule (:mod:`simulators.club_dealer`, :mod:`simulators.club_strategy`), from what
+its key may see, and loads the shoe with the table's packs. Every random choice is drawn
 from the seed and the table's own state (round, box, hand, cards), so after
 the service restarts the dealer makes the same decisions again: an
 interrupted session settles the same rounds as an uninterrupted one.
@@ -26,6 +29,8 @@ from typing import Any, Callable
 from controller.cards import parse_card
 from controller.rules import build_rules
 
+from .club_dealer import CardsOnTable, Move, bank_move, club_move, pack_spent_in_round
+from .club_strategy import BLIND_PLAYERS, BankerRule, banker_rule_for
 from .shoe.client import ShoeControl
 from .strategy import strategy_for
 
@@ -59,7 +64,7 @@ class VirtualDealer:
     def __init__(self, api: str, key: str, shoe_control: str, *, seed: int = 1, pace: float = 0.0,
                  random_choice: float = 0.05, max_boxes: int | None = None,
                  on_step: Callable[[dict[str, Any]], None] | None = None,
-                 stop: threading.Event | None = None) -> None:
+                 stop: threading.Event | None = None, supervisor_key: str | None = None) -> None:
         self.api = api.rstrip("/")
         self.key = key
         self.shoe_control = shoe_control
@@ -70,8 +75,13 @@ class VirtualDealer:
         self.on_step = on_step
         self.stats = DealerStats()
         self.stop = stop or threading.Event()
-        self._strategy = None
-        self._rules = None
+        self._strategy: Any = None
+        self._rules: Any = None  # the table's rules object, once read from /api/rules
+        self._club = False  # a club game: the croupier banks (see club_dealer)
+        self._banker: BankerRule | None = None
+        # club-21-36's bank is opened and closed by the pit: with no supervisor key the dealer waits for it.
+        self.supervisor_key = supervisor_key
+        self._on_table = CardsOnTable()
 
     def _sleep(self, seconds: float) -> None:
         """Wait, but wake at once (and stop) when told to stop."""
@@ -79,10 +89,11 @@ class VirtualDealer:
             raise DealerStopped()
 
     # ------------------------------------------------------------------ I/O
-    def _http(self, method: str, path: str, body: dict[str, Any] | None = None) -> tuple[int, Any]:
+    def _http(self, method: str, path: str, body: dict[str, Any] | None = None,
+              key: str | None = None) -> tuple[int, Any]:
         data = json.dumps(body).encode() if body is not None else None
         req = urllib.request.Request(self.api + path, data=data, method=method,
-                                     headers={"Authorization": f"Bearer {self.key}",
+                                     headers={"Authorization": f"Bearer {key or self.key}",
                                               "Content-Type": "application/json"})
         try:
             with urllib.request.urlopen(req, timeout=10) as resp:
@@ -131,12 +142,19 @@ class VirtualDealer:
         if status != 200:
             raise TableUnavailable(f"GET /api/rules answered {status}")
         self._rules = build_rules(body["profile"], body["options"])
-        self._strategy = strategy_for(self._rules)
+        self._club = getattr(self._rules, "game", "blackjack") != "blackjack"
+        if self._club:
+            self._banker = banker_rule_for(self._rules)
+        else:
+            self._strategy = strategy_for(self._rules)
 
     def step(self, t: dict[str, Any]) -> None:
         """Take the one action the table waits for now."""
         if self._rules is None:
             self._load_rules()
+        if self._club:
+            self._club_step(t)
+            return
         phase = t["phase"]
         if phase == "attention":
             self.stats.waits += 1
@@ -167,6 +185,82 @@ class VirtualDealer:
         self.stats.waits += 1
         self._sleep(0.01)
 
+    # ------------------------------------------------------------------ the club games
+    def _club_step(self, t: dict[str, Any]) -> None:
+        """One step of a club table: the shoe's packs, the bets, then the croupier's move."""
+        if t["round"] is None and t["phase"] in ("betting", "settled"):
+            if self._club_shoe_wrong(t):
+                self._club_shuffle(t)
+                return
+            bank = bank_move(t)
+            if bank is not None:
+                self._carry_out(t, bank)
+                return
+            if t.get("bank") is not None and not t["bank"]["open"]:
+                self._carry_out(t, Move("wait"))  # no bank, no stakes (club-21-36)
+                return
+            missing = self._missing_bets(t)
+            if missing:
+                box, amount = missing[0]  # one bet a step: after a restart the rest still follow
+                self.act({"type": "bet", "box": box, "amount": str(amount)})
+                return
+        move = club_move(t, BLIND_PLAYERS, self._banker)
+        self._carry_out(t, move)
+
+    def supervise(self, event: dict[str, Any]) -> bool:
+        """Send one of the pit's actions (club-21-36's bank) with the supervisor key; False if refused."""
+        if self.supervisor_key is None:
+            self.stats.waits += 1
+            log.info("waiting for the pit: %s needs a supervisor key", event["type"])
+            self._sleep(0.2)
+            return False
+        status, body = self._http("POST", "/api/actions", event, key=self.supervisor_key)
+        self.stats.actions += 1
+        if status != 200:
+            self.stats.refused += 1
+            log.info("refused %s: %s", event, body)
+            return False
+        return True
+
+    def _carry_out(self, t: dict[str, Any], move: Move) -> None:
+        if move.kind == "deal":
+            self._deal(t)
+        elif move.kind == "act":
+            assert move.event is not None
+            self.act(move.event)
+        elif move.kind == "supervise":
+            assert move.event is not None
+            self.supervise(move.event)
+        elif move.kind == "shuffle":
+            self._club_shuffle(t)
+        else:
+            self.stats.waits += 1
+            self._sleep(0.01 if t["phase"] != "attention" else 0.05)  # attention: the supervisor's to resolve
+
+    def _club_shoe_wrong(self, t: dict[str, Any]) -> bool:
+        """Between rounds, before a card of it is dealt: does the shoe hold other packs than the game's?"""
+        shoe = t["shoe"] or {}
+        if shoe.get("dealt", 0) > 0:
+            return False
+        status = self._shoe("status")
+        rules = self._rules
+        return (status.get("pack", 52), status.get("decks")) != (rules.pack, rules.decks)
+
+    def _club_shuffle(self, t: dict[str, Any]) -> None:
+        """Load the game's packs (36 or 52, ``decks`` of them) into the shoe, unless a fresh one is on its way."""
+        rules = self._rules
+        assert rules is not None
+        table_shoe = (t["shoe"] or {}).get("id")
+        status = self._shoe("status")
+        right = (status.get("pack", 52), status.get("decks")) == (rules.pack, rules.decks)
+        if status.get("shoe_id") == table_shoe or status.get("position", 0) > 0 or not right:
+            fields: dict[str, Any] = {"pack": rules.pack, "decks": rules.decks}
+            if pack_spent_in_round(t):  # the new pack is what is not on the table (club-21-36)
+                fields["keep"] = [list(k) for k in self._on_table.on_table(t)]
+            self._shoe("shuffle", **fields)
+        shuffled_from = table_shoe
+        self._wait_for(lambda x: x["phase"] != "waiting_for_shuffle" and (x["shoe"] or {}).get("id") != shuffled_from)
+
     def _missing_bets(self, t: dict[str, Any]) -> list[tuple[int, Decimal]]:
         """This round's planned bets (drawn from the seed and the round number) not yet on the table."""
         rules = self._rules
@@ -176,6 +270,10 @@ class VirtualDealer:
         chosen = sorted(rng.sample(boxes, rng.randint(1, len(boxes))))
         steps = max(1, int(min(rules.table_max, rules.table_min * 10) / rules.table_min))
         plan = [(box, rules.table_min * rng.randint(1, steps)) for box in chosen]
+        bank = t.get("bank")
+        if bank is not None and bank["open"]:  # club-21-36: a stake is at most the bank (all of it: va-banque)
+            balance = Decimal(bank["balance"])
+            plan = [(box, min(amount, balance)) for box, amount in plan]
         placed = {b["box"] for b in t["boxes"] if b.get("next_round")}
         return [(box, amount) for box, amount in plan if box not in placed]
 
@@ -211,11 +309,14 @@ class VirtualDealer:
             self.stats.waits += 1
             self._sleep(0.005)  # a released card has not reached the table yet (e.g. it was restarting)
             return
+        target = self._on_table.target(t) if self._club else None
         answer = self._shoe("deal")
         if not answer.get("ok"):
             self.stats.waits += 1
             self._sleep(0.02)  # locked, or the lid is open
             return
+        if self._club:  # where the card went, by position: its face is not the croupier's to use
+            self._on_table.note(t, target, str(answer.get("shoe_id")), int(answer.get("position", 0)))
         self.stats.cards += 1
         seq = t.get("last_seq", 0)
         self._wait_for(lambda x: x.get("last_seq", 0) > seq)

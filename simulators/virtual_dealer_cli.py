@@ -1,4 +1,5 @@
-"""`tablectl virtual-dealer --api URL --key KEY --shoe-control PATH [--rounds N] [--seed S] [--pace fast|live]`."""
+"""`tablectl virtual-dealer --api URL --key KEY --shoe-control PATH [--rounds N] [--seed S] [--pace fast|live]
+[--supervisor-key KEY]`."""
 
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ def configure_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=1, help="seed of bets and random choices")
     p.add_argument("--pace", choices=sorted(("fast", "live")), default="live", help="table pace (default live)")
     p.add_argument("--boxes", type=int, help="use at most this many boxes")
+    p.add_argument("--supervisor-key", metavar="KEY",
+                   help="club-21-36: a supervisor key to open and close the bank (else the dealer waits for the pit)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -23,7 +26,7 @@ def run(args: argparse.Namespace) -> int:
     from .virtual_dealer import PACES, VirtualDealer
 
     dealer = VirtualDealer(args.api, args.key, args.shoe_control, seed=args.seed, pace=PACES[args.pace],
-                           max_boxes=args.boxes)
+                           max_boxes=args.boxes, supervisor_key=args.supervisor_key)
     try:
         table = dealer.run(args.rounds)
     except KeyboardInterrupt:

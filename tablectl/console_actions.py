@@ -20,6 +20,8 @@ def console_event(action: ConsoleAction, service: TableService) -> ev.Event | No
     """The table event a button press means now, or None when it means nothing here."""
     table = service.table
     kind = action.kind
+    if table.rules.game != "blackjack":
+        return club_console_event(action, table.phase, table.rules.game)
     if kind is ConsoleKind.STAND:
         return ev.Stand()
     if kind is ConsoleKind.DOUBLE:
@@ -42,6 +44,40 @@ def console_event(action: ConsoleAction, service: TableService) -> ev.Event | No
                 if hand.is_blackjack and table.rules.even_money:
                     return ev.EvenMoney(box=number)
                 return ev.Insure(box=number, amount=from_cents(box.bet) / 2)  # the console insures the full half
+    return None
+
+
+def club_console_event(action: ConsoleAction, phase: Phase, game: str = "club-21") -> ev.Event | None:
+    """A press at a club table (003), where the croupier is the banker and decides for every box.
+
+    The same buttons, in the club game's words: STAND ends the box's turn, or the banker's
+    drawing in his turn; DOUBLE doubles a pair, the named box's stake on a spent pack, or,
+    after everyone's first card, every stake (the banker's contra; with a box selected, that
+    box's recontra); SURRENDER surrenders, or folds the named box on a spent pack. There is
+    no insurance. In club-21-36, which has no doubling, DOUBLE sends the box in its duel dark
+    (it draws from now on without looking). The engine refuses what the table's options do not
+    allow (logged).
+    """
+    kind = action.kind
+    box = action.box
+    if kind is ConsoleKind.STAND:
+        return ev.BankerStand() if phase is Phase.DEALER else ev.Stand()
+    if game == "club-21-36":
+        if kind is ConsoleKind.DOUBLE:
+            return ev.Dark(box=box)
+        return ev.CallPit() if kind is ConsoleKind.CALL_PIT else None
+    if kind is ConsoleKind.DOUBLE:
+        if phase is Phase.CONTRA:
+            return ev.Recontra(box=box) if box is not None else ev.Contra()
+        return ev.Double(box=box)  # on a spent pack the engine asks for the box (needs_box) when none is named
+    if kind is ConsoleKind.SURRENDER:
+        if phase is Phase.PACK_OUT:
+            return ev.Fold(box=box) if box is not None else None  # fold names its box: press the box first
+        return ev.Surrender(box=box)
+    if kind is ConsoleKind.SPLIT:
+        return ev.Split()
+    if kind is ConsoleKind.CALL_PIT:
+        return ev.CallPit()
     return None
 
 

@@ -51,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     workdir = Path(tempfile.mkdtemp(prefix="tablectl-demo-"))
     try:
-        return asyncio.run(_demo(args, rules.name, workdir))
+        return asyncio.run(_demo(args, rules.name, workdir, shoe_args(rules)))
     except KeyboardInterrupt:  # before the demo's own handlers are in place (while starting)
         return 0
     except (RuntimeError, OSError, JournalError) as exc:  # the virtual shoe or the service could not start
@@ -61,7 +61,15 @@ def run(args: argparse.Namespace) -> int:
         shutil.rmtree(workdir, ignore_errors=True)
 
 
-async def _demo(args: argparse.Namespace, profile: str, workdir: Path) -> int:
+def shoe_args(rules: Any) -> tuple[str, ...]:
+    """The virtual shoe's pack for these rules: their decks, and a 36-card pack where they play one."""
+    args: tuple[str, ...] = ("--decks", str(rules.decks))
+    if getattr(rules, "pack", 52) != 52:
+        args += ("--pack", str(rules.pack))  # the club-21-36 shoe (simulators, branch club-sim)
+    return args
+
+
+async def _demo(args: argparse.Namespace, profile: str, workdir: Path, pack: tuple[str, ...]) -> int:
     from simulators.shoe.process import SimProcess
     from simulators.virtual_dealer import PACES, DealerStopped, VirtualDealer
     from tablectl.config import ApiKey, settings_from_dict
@@ -72,11 +80,10 @@ async def _demo(args: argparse.Namespace, profile: str, workdir: Path) -> int:
     demo_stop = asyncio.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, demo_stop.set)
-    decks = 1 if profile in ("us-holecard", "single-deck-enhc") else 6
-    sim = SimProcess(workdir, "--seed", str(args.seed), "--decks", str(decks)).start()
+    sim = SimProcess(workdir, "--seed", str(args.seed), *pack).start()
     try:
         port = args.port or _free_port()
-        dealer_key, supervisor_key = secrets.token_urlsafe(12), secrets.token_urlsafe(12)
+        dealer_key, supervisor_key, pit_key = (secrets.token_urlsafe(12) for _ in range(3))
         kept = Path(args.db).resolve() if args.db else None
         db = kept or workdir / "journal.sqlite"  # without --db the journal goes with the demo
         settings = settings_from_dict({
@@ -86,6 +93,8 @@ async def _demo(args: argparse.Namespace, profile: str, workdir: Path) -> int:
             "api": {"port": port, "open_reads_on_loopback": True, "keys": [
                 {"name": "virtual-dealer", "role": "dealer", "sha256": ApiKey.hash(dealer_key)},
                 {"name": "you", "role": "supervisor", "sha256": ApiKey.hash(supervisor_key)},
+                # club-21-36's bank is the pit's to open and close: the virtual dealer does it with its own key.
+                {"name": "virtual-pit", "role": "supervisor", "sha256": ApiKey.hash(pit_key)},
             ]},
             # The displays are drawn by the real driver path: engine -> display view -> chain -> terminal driver.
             "gpio": {"pin_factory": "mock", "driver": "terminal", "terminal": {"style": "segments", "columns": 2}},
@@ -98,7 +107,8 @@ async def _demo(args: argparse.Namespace, profile: str, workdir: Path) -> int:
         live = args.pace == "live" and sys.stdout.isatty()
         screen = _Screen(header, live)
         screen.start()
-        return await _play(args, settings, api, dealer_key, sim, screen, kept, demo_stop,
+        pit = pit_key if settings.table.rules().game == "club-21-36" else None
+        return await _play(args, settings, api, dealer_key, sim, screen, kept, demo_stop, pit_key=pit,
                            serve=serve, dealer_class=VirtualDealer, stopped=DealerStopped, pace=PACES[args.pace])
     finally:
         sim.stop()
@@ -106,7 +116,7 @@ async def _demo(args: argparse.Namespace, profile: str, workdir: Path) -> int:
 
 async def _play(args: argparse.Namespace, settings: Any, api: str, dealer_key: str, sim: Any, screen: "_Screen",
                 kept: Path | None, demo_stop: asyncio.Event, *, serve: Any, dealer_class: Any,
-                stopped: type[Exception], pace: float) -> int:
+                stopped: type[Exception], pace: float, pit_key: str | None = None) -> int:
     loop = asyncio.get_running_loop()
     started = asyncio.Event()
     service_stop = asyncio.Event()
@@ -129,7 +139,8 @@ async def _play(args: argparse.Namespace, settings: Any, api: str, dealer_key: s
     service = holder["service"]
     first_round = service.table.rounds_played
     target = first_round + args.rounds if args.rounds else 10**9
-    dealer = dealer_class(api, dealer_key, sim.control_path, seed=args.seed, pace=pace / 3, max_boxes=4)
+    extra = {"supervisor_key": pit_key} if pit_key is not None else {}  # only a game with a bank needs the pit
+    dealer = dealer_class(api, dealer_key, sim.control_path, seed=args.seed, pace=pace / 3, max_boxes=4, **extra)
     result: dict[str, Any] = {}
 
     def play() -> None:

@@ -384,7 +384,8 @@ class TableService:
             if shoe is not None and shoe.shoe_id == msg.shoe_id:  # type: ignore[union-attr]
                 return  # told again after a reconnect
             try:
-                self._submit(ev.Shuffle(shoe_id=msg.shoe_id), "shoe")  # type: ignore[union-attr]
+                # The shoe's own count of the cards it loaded: the engine checks it against the pack.
+                self._submit(ev.Shuffle(shoe_id=msg.shoe_id, card_count=msg.card_count), "shoe")  # type: ignore[union-attr]
             except IllegalAction as exc:
                 log.warning("shoe %s loaded but the table refused the shuffle: %s", msg.shoe_id, exc.message)  # type: ignore[union-attr]
         elif kind is fb.CutCard:
@@ -415,7 +416,8 @@ class TableService:
                 self._submit(ev.Shuffle(shoe_id=status.shoe_id), "shoe status")
             except IllegalAction as exc:
                 log.warning("the table refused the shuffle of shoe %s: %s", status.shoe_id, exc.message)
-        elif shoe is not None and shoe.shoe_id == status.shoe_id and status.cut_card_out and not shoe.cut_card_out:
+        elif shoe is not None and shoe.shoe_id == status.shoe_id and status.cut_card_out and not shoe.cut_card_out \
+                and table.rules.game == "blackjack":  # a club pack is dealt to its bottom card: no cut card to catch up
             log.warning("the cut card of shoe %s is out but its CUT_CARD was not journalled: recording it now",
                         status.shoe_id)
             self._submit(ev.CutCardOut(), "shoe status")

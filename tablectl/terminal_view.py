@@ -33,7 +33,20 @@ def _dealer_words(amount: int) -> str:
     return "push"
 
 
-def _marks(hand: Hand) -> list[str]:
+# The club games' outcomes in their own words (the amount follows: pays / takes).
+_CLUB_MARKS = {Outcome.NATURAL: "natural", Outcome.BANKER_BUST: "banker bust", Outcome.FOLD: "fold",
+               Outcome.WITHDRAWN: "withdrawn", Outcome.RETURNED: "returned", Outcome.BUST: "bust",
+               Outcome.SURRENDER: "surrender"}
+
+
+def _is_club(r: Round) -> bool:
+    """A club round (003): its hands know which of their cards are closed."""
+    return hasattr(r.dealer, "closed")
+
+
+def _marks(hand: Hand, club: bool = False) -> list[str]:
+    if club:
+        return ["double"] * hand.doubled + ([_CLUB_MARKS[hand.outcome]] if hand.outcome in _CLUB_MARKS else [])
     marks = []
     if hand.is_blackjack:
         marks.append("BJ")
@@ -57,18 +70,24 @@ def round_line(r: Round) -> str:
     box 3 insured 5 pays 10; house +10``
     """
     d = r.dealer
-    if d.is_blackjack:
+    club = _is_club(r)
+    if club:
+        dealer_total = "bust" if d.hard > 21 else str(d.total)
+    elif d.is_blackjack:
         dealer_total = "BJ"
     elif d.is_bust:
         dealer_total = "bust"
     else:
         dealer_total = str(d.total)
-    parts = [f"round {r.number}: dealer {' '.join(c.code for c in d.cards)} ({dealer_total})"]
+    parts = [f"round {r.number}: {'banker' if club else 'dealer'} {' '.join(c.code for c in d.cards)} ({dealer_total})"]
     for box in r.boxes:
         hands = []
         for hand in box.hands:
             net = hand.net if hand.net is not None else 0
-            words = [" ".join(c.code for c in hand.cards), *_marks(hand), _dealer_words(net)]
+            words = [" ".join(c.code for c in hand.cards), *_marks(hand, club), _dealer_words(net)]
+            duel = getattr(box, "banker", None)  # club-21-36: the banker's hand in this box's duel
+            if duel is not None and duel.cards:
+                words.insert(1, "vs " + " ".join(c.code for c in duel.cards))
             hands.append(" ".join(w for w in words if w))
         text = f"box {box.number} " + (("split: " + " | ".join(hands)) if len(box.hands) > 1 else hands[0])
         if box.insurance is not None:

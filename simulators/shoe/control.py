@@ -64,9 +64,24 @@ def _shuffle(sim: ControlTarget, req: dict[str, Any]) -> Reply:
     shoe_id = req.get("shoe_id")
     if shoe_id is not None and (not isinstance(shoe_id, str) or not shoe_id or len(shoe_id.encode()) > 64):
         raise BadRequest("shoe_id must be a non-empty string of at most 64 bytes")
+    pack, decks = req.get("pack"), req.get("decks")
+    for name, value in (("pack", pack), ("decks", decks)):
+        if value is not None and (not isinstance(value, int) or isinstance(value, bool)):
+            raise BadRequest(f"{name} must be a whole number")
+    if decks is not None and not 1 <= decks <= 8:
+        raise BadRequest("decks must be from 1 to 8")
+    keep = req.get("keep")
+    if keep is not None and (not isinstance(keep, list) or len(keep) > 64 or not all(
+            isinstance(k, list) and len(k) == 2 and isinstance(k[0], str) and isinstance(k[1], int)
+            and not isinstance(k[1], bool) for k in keep)):
+        raise BadRequest("keep must be a list of at most 64 [shoe_id, position] pairs")
     core = sim.core
-    new_id = core.load(shoe_id)
-    return {"ok": True, "shoe_id": new_id, "cards": len(core.cards), "cut_at": core.cut_at}
+    try:
+        new_id = core.load(shoe_id, pack=pack, decks=decks, keep=[(k[0], k[1]) for k in keep or []])
+    except ValueError as exc:
+        raise BadRequest(str(exc)) from None
+    return {"ok": True, "shoe_id": new_id, "cards": len(core.cards), "cut_at": core.cut_at,
+            "pack": core.config.pack, "decks": core.config.decks}
 
 
 def _status(sim: ControlTarget, req: dict[str, Any]) -> Reply:
@@ -75,6 +90,8 @@ def _status(sim: ControlTarget, req: dict[str, Any]) -> Reply:
         "ok": True,
         "shoe_id": core.shoe_id,
         "shoe_number": core.shoe_number,
+        "pack": core.config.pack,
+        "decks": core.config.decks,
         "position": core.position,
         "cards_left": core.cards_left,
         "cut_at": core.cut_at,

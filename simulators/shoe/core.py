@@ -11,6 +11,7 @@ Time is passed in; randomness (unreadable cards) comes from an injected RNG.
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import logging
 import math
@@ -39,7 +40,7 @@ from firmware_bridge.wire import (
     decode_packet,
     encode_packet,
 )
-from simulators.shoe.deck import shuffled_shoe
+from simulators.shoe.deck import check_pack, shuffled_shoe
 
 log = logging.getLogger(__name__)
 
@@ -67,6 +68,7 @@ class ShoeConfig:
 
     seed: int = 1
     decks: int = 6
+    pack: int = 52  # cards in one pack: 52, or 36 (six to ace) for club-21-36
     cut_at: int | None = None  # position of the card behind the cut card; None: 75 % in
     boot_id: int = 1
     firmware: str = "sim-1.0"
@@ -99,11 +101,13 @@ class ShoeCore:
     """One shoe: its cards, its gate, and its side of the link."""
 
     def __init__(self, config: ShoeConfig, rng: random.Random, now: float) -> None:
+        check_pack(config.pack)
         self.config = config
         self._rng = rng
         self.shoe_number = 0
         self.shoe_id = ""
         self.cards: list[str] = []
+        self._shoes: dict[str, list[str]] = {}  # the last few shoes' cards, for ``load(keep=...)``
         self.position = 0
         self.cut_at = 0
         self.cut_card_out = False
@@ -124,19 +128,46 @@ class ShoeCore:
 
     # --- the dealer's side ----------------------------------------------------
 
-    def load(self, shoe_id: str | None = None) -> str:
-        """Load the next deterministic shuffle; emits SHOE_LOADED. Returns the shoe id."""
+    def load(self, shoe_id: str | None = None, *, pack: int | None = None, decks: int | None = None,
+             keep: list[tuple[str, int]] | None = None) -> str:
+        """Load the next deterministic shuffle; emits SHOE_LOADED. Returns the shoe id.
+
+        ``pack`` / ``decks``, if given, change what the dealer puts in the shoe from this shoe
+        on (a table switched to a 36-card game); raises ValueError for a pack not 36 or 52.
+        ``keep`` names cards that stay on the table, as (shoe id, position) of a recent shoe: the
+        new shoe is the pack without them (club-21-36 reshuffles in the middle of a round), and
+        SHOE_LOADED's card count says so. Raises ValueError for a position it never dealt.
+        """
+        kept = [self._card_at(shoe_id_, position) for shoe_id_, position in keep or []]
+        if pack is not None or decks is not None:
+            new_pack = check_pack(self.config.pack if pack is None else pack)
+            new_decks = self.config.decks if decks is None else decks
+            if new_decks < 1:
+                raise ValueError(f"a shoe needs at least one deck, got {new_decks}")
+            self.config = dataclasses.replace(self.config, pack=new_pack, decks=new_decks)
         self.shoe_number += 1
         self.shoe_id = shoe_id or f"{self.config.boot_id:08X}.{self.shoe_number}"
-        self.cards = shuffled_shoe(self.config.seed, self.shoe_number, self.config.decks)
+        self.cards = shuffled_shoe(self.config.seed, self.shoe_number, self.config.decks, self.config.pack)
+        for card in kept:
+            self.cards.remove(card)  # in the shoe's order, the card stays on the table
+        self._shoes[self.shoe_id] = self.cards
+        while len(self._shoes) > 4:
+            del self._shoes[next(iter(self._shoes))]
         self.position = 0
         cut = self.config.cut_at or max(1, round(len(self.cards) * 0.75))
         self.cut_at = cut
         self.cut_card_out = False
-        self._emit(ShoeLoadedEvent(self._next_seq, len(self.cards), self.shoe_id))
+        self._emit(ShoeLoadedEvent(self._next_seq, len(self.cards), self.shoe_id, self.config.pack))
         if cut == 1:
             self._cut_card_out()
         return self.shoe_id
+
+    def _card_at(self, shoe_id: str, position: int) -> str:
+        cards = self._shoes.get(shoe_id)
+        shoe_position = self.position if shoe_id == self.shoe_id else len(cards or [])
+        if cards is None or not 1 <= position <= shoe_position:
+            raise ValueError(f"card {position} of shoe {shoe_id} has not left this shoe")
+        return cards[position - 1]
 
     @property
     def cards_left(self) -> int:

@@ -9,26 +9,31 @@ from pydantic import BaseModel, Field
 
 from controller import events as ev
 from controller.engine import IllegalAction
+from controller.legality import SUPERVISOR_ACTIONS
 
 from tablectl.config import Role
 
 from .auth import Dealer, Supervisor
 from .deps import Service
-from tablectl.service import TableStopped
+from tablectl.service import TableService, TableStopped
 
 from .errors import ERRORS, ApiError, ErrorResponse
 
 router = APIRouter()
 
 # The events a person may send; cards, ticks and link events come only from the shoe and the clock.
+# The club games' decisions (banker_stand ... withdraw) are in the same list: the engine of a
+# blackjack table refuses them (409), as it refuses any decision that is not its game's.
 ActionEvent = Annotated[
     Union[ev.PlaceBet, ev.Stand, ev.Double, ev.Split, ev.Surrender, ev.Insure, ev.EvenMoney, ev.CloseInsurance,
-          ev.Shuffle, ev.CallPit, ev.Reserve, ev.CutCardOut, ev.VoidRound, ev.DiscardCard, ev.AcknowledgeAlert],
+          ev.Shuffle, ev.CallPit, ev.Reserve, ev.CutCardOut, ev.VoidRound, ev.DiscardCard, ev.AcknowledgeAlert,
+          ev.BankerStand, ev.Fold, ev.Contra, ev.Recontra, ev.Withdraw, ev.OpenBank, ev.CloseBank, ev.Dark],
     Field(discriminator="type"),
 ]
 
-# Actions only a supervisor may take (every other action needs at least a dealer key).
-SUPERVISOR_ACTIONS = {"void_round", "discard_card", "ack_alert"}
+# SUPERVISOR_ACTIONS (imported above) is the engine's list of the actions only a supervisor may take
+# (withdraw, open_bank, close_bank among them); every other action needs at least a dealer key.
+__all__ = ["router", "ActionEvent", "SUPERVISOR_ACTIONS"]
 
 
 class ActionResult(BaseModel):
@@ -55,14 +60,26 @@ async def post_action(event: ActionEvent, who: Dealer, service: Service) -> Acti
     if isinstance(event, ev.Shuffle) and event.shoe_id is not None:
         # A new shoe's id is the shoe's to give: a person naming one could end the card count of the shoe.
         raise ApiError(422, "invalid_request", "shoe_id is given by the shoe, not by a person", "shuffle.shoe_id")
+    if isinstance(event, ev.Shuffle) and event.card_count is not None:
+        # The cards loaded are the shoe's to count: a person's count would hide a short pack from the integrity check.
+        raise ApiError(422, "invalid_request", "card_count is given by the shoe, not by a person",
+                       "shuffle.card_count")
     event.at = None  # the service stamps the time it received the action
     try:
         seq, phase = await service.act(event, who.actor)
     except IllegalAction as exc:
-        raise ApiError(409, exc.code, exc.message) from None
+        raise ApiError(409, exc.code, _reason(exc, kind, service)) from None
     except TableStopped as exc:
         raise ApiError(503, "table_stopped", str(exc)) from None
     return ActionResult(seq=seq, phase=phase)
+
+
+def _reason(exc: IllegalAction, kind: str, service: TableService) -> str:
+    """The engine's reason; for a decision of another game, said in words rather than as the event's repr."""
+    if exc.code == "unknown_event":
+        rules = service.table.rules
+        return f"'{kind}' is not a decision of {rules.game} (this table plays {rules.name})"
+    return exc.message
 
 
 @router.post("/api/shoe/lock", response_model=ActionResult, tags=["write"],

@@ -21,8 +21,13 @@ class HandModel(BaseModel):
     bust: bool
     done: bool
     in_play: bool
-    outcome: str | None = Field(None, description="blackjack win lose bust push surrender even_money three_sevens void")
+    outcome: str | None = Field(None, description="blackjack win lose bust push surrender even_money three_sevens void; "
+                                "the club games: natural banker_bust fold withdrawn returned")
     net: str | None = Field(None, description="what the player won (+) or lost (-)")
+    # The club games (003): a box's cards are face down until turned (XX, no total, below supervisor).
+    closed: bool | None = Field(None, description="club games: a card of the hand is still face down")
+    card_count: int | None = Field(None, description="club games: the cards the hand holds (closed ones too)")
+    dark: bool | None = Field(None, description="club-21-36: the box has drawn dark")
 
 
 class BoxModel(BaseModel):
@@ -34,6 +39,9 @@ class BoxModel(BaseModel):
     insurance: str | None
     hands: list[HandModel]
     next_round: bool = False
+    recontra: bool | None = Field(None, description="club-21: the box redoubled after the banker's contra")
+    choice: str | None = Field(None, description="club-21, on a spent pack: double or fold (null: not chosen)")
+    bank_after: str | None = Field(None, description="club-21-36: the bank's balance after this box's duel")
 
 
 class DealerModel(BaseModel):
@@ -45,6 +53,8 @@ class DealerModel(BaseModel):
     blackjack: bool = Field(False, description="a two-card 21 (never told while the hole card is face down)")
     bust: bool = False
     done: bool = Field(False, description="the dealer's hand is over (a settled round)")
+    closed: bool | None = Field(None, description="club games: the banker's cards are face down")
+    card_count: int | None = Field(None, description="club games: the cards the banker holds")
 
 
 class SettledHandModel(HandModel):
@@ -63,6 +73,8 @@ class SettledBoxModel(BaseModel):
     insurance_net: str | None
     hands: list[SettledHandModel]
     net: str = Field(description="what the box's players won (+) or lost (-), insurance included")
+    banker: DealerModel | None = Field(None, description="club-21-36: the banker's hand in this box's duel")
+    bank_after: str | None = Field(None, description="club-21-36: the bank's balance after this box's duel")
 
 
 class SettledRoundModel(BaseModel):
@@ -126,6 +138,12 @@ class HandRecord(BaseModel):
     bet: str
     outcome: str | None
     net: str
+    total: int | None = Field(None, description="club games: the hand's total, by the pack's values")
+    dark: bool | None = Field(None, description="club-21-36: the box drew dark in its duel")
+    banker: list[str] | None = Field(None, description="club-21-36: the banker's cards in this box's duel")
+    banker_total: int | None = Field(None, description="club-21-36: the banker's total in this box's duel")
+    kept: bool | None = Field(None, description="club-21-36: the duel began with the card the banker kept")
+    bank_after: str | None = Field(None, description="club-21-36: the bank's balance after the duel")
 
 
 class InsuranceRecord(BaseModel):
@@ -143,6 +161,14 @@ class DealerRecord(BaseModel):
     total: int
 
 
+class RoundBankRecord(BaseModel):
+    """club-21-36: the bank over one round of duels."""
+
+    before: str
+    after: str
+    closed: bool = Field(description="the bank emptied in this round")
+
+
 class RoundRecord(BaseModel):
     """A settled round: every card and its settlement (the replay format)."""
 
@@ -154,6 +180,35 @@ class RoundRecord(BaseModel):
     net: str
     void: bool | None = None
     settled_at: str | None = Field(None, description="when the round was settled (ISO 8601, UTC)")
+    game: str | None = Field(None, description="club games: club-21 or club-21-36 (blackjack records have none)")
+    bottom_card: str | None = Field(None, description="club games: the pack's bottom card")
+    contra: bool | None = Field(None, description="club-21: the banker doubled every stake")
+    pack_out: bool | None = Field(None, description="club-21: the pack ran out while the boxes played")
+    bank: RoundBankRecord | None = Field(None, description="club-21-36: the bank before and after the round")
+
+
+class DuelModel(BaseModel):
+    """club-21-36: the duel in play (or the next, while the banker takes his card)."""
+
+    box: int
+    stake: str
+    dark: bool
+    banker_kept_card: bool
+
+
+class BankModel(BaseModel):
+    """club-21-36: the banker's bank (public: every key sees it)."""
+
+    open: bool
+    balance: str
+    opened_with: str
+    limits: LimitsModel = Field(description="what a bank may be opened with")
+    duel: DuelModel | None = None
+    duels_played: int
+    rounds_played: int = Field(description="rounds of duels since the bank was opened")
+    may_close: bool
+    close_after_rounds: int
+    close_multiple: int
 
 
 class TurnModel(BaseModel):
@@ -199,6 +254,12 @@ class TableModel(BaseModel):
     shoe_device: ShoeDeviceModel
     last_seq: int
     head: HeadModel
+    # The club games (003); absent at a blackjack table.
+    game: str | None = Field(None, description="club games: the game played (club-21, club-21-36)")
+    bottom_card: str | None = Field(None, description="club games: the pack's bottom card, shown face up")
+    contra: bool | None = Field(None, description="club-21: the banker has doubled the stakes this round")
+    pack_out: bool | None = Field(None, description="club-21: the pack ran out this round")
+    bank: BankModel | None = Field(None, description="club-21-36: the bank, its balance and the duel in play")
 
 
 class RoundsPage(BaseModel):

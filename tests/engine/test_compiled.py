@@ -48,9 +48,9 @@ def _python(code: str, path: Path | None) -> str:
 
 SIMULATE = """
 import json, controller.engine, simulators.simulate as s
-from controller.rules import PROFILES, build_rules
+from controller.rules import build_rules, profiles
 out = {"compiled": controller.engine.__file__.endswith(".so") and s.__file__.endswith(".so")}
-for name in PROFILES:
+for name in profiles("blackjack"):
     out[name] = s.simulate(build_rules(name), 4000, 7, boxes=2, chunk_rounds=1500).as_dict()
     del out[name]["rounds_per_second"]
 print(json.dumps(out))
@@ -70,9 +70,13 @@ def test_scenarios_and_snapshots_pass_on_the_compiled_engine(compiled: Path, tmp
                      "    import controller.engine, controller.legality\n"
                      "    assert controller.engine.__file__.endswith('.so'), controller.engine.__file__\n"
                      "    assert controller.legality.__file__.endswith('.so')\n")
-    tests = ["tests/engine/test_rules_scenarios.py", "tests/engine/test_snapshot.py", "tests/engine/test_view.py"]
+    tests = ["tests/engine/test_rules_scenarios.py", "tests/engine/test_snapshot.py", "tests/engine/test_view.py",
+             "tests/engine/test_club21_scenarios.py", "tests/engine/test_club36_scenarios.py"]
+    # --import-mode=append: the default (prepend) puts the repository first on sys.path when it loads
+    # tests/conftest.py, ahead of the compiled copy, and the pure engine would be the one tested.
     out = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", f"pythonpath={compiled} {ROOT}",
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--import-mode=append",
+         "-o", f"pythonpath={compiled} {ROOT}",
          str(which), *[str(ROOT / t) for t in tests], "-k", "not every_kind"],
         cwd=ROOT, capture_output=True, text=True, timeout=900)
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-2000:]

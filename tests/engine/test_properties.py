@@ -16,6 +16,10 @@ Every session test runs the same driver and checks one property of the engine:
 plus: settlement agrees with the cards, legal_actions() agrees with apply(), no round is dealt
 after the cut card came out, and ``parse_event_line`` raises nothing but BadEvent.
 
+The generic properties (1, 2, 3, 5, and the bank never below zero in club-21-36) run on every
+case of ``tests.support.sessions.CASES``: every built-in profile, blackjack's and the club games',
+and club-21 with every variant on. The money and settlement checks are each game's.
+
 On a failure hypothesis prints the session it ended on, as session-format JSON lines (``note``),
 illegal events marked, ready to paste into ``tablectl replay``. Engine bugs it found are pinned at
 the end of the file as minimal event sequences (fixed in the engine since).
@@ -41,15 +45,29 @@ from controller.engine import Phase, Table
 from controller.events import EVENT_TYPES, BadEvent, dump_event, parse_event, parse_event_line
 from controller.replay import replay_lines
 from controller.rules import PROFILES, DealerBlackjackTakes, RuleProfile, build_rules
-from tests.support.sessions import (MAX_STEPS, PROFILE_NAMES, SEEDS, SESSION_SETTINGS, WORDS, Chooser, Session,
-                                    diff, profiles, run_session, run_words, snapshot)
+from tests.support.sessions import (BLACKJACK_CASES, CASES, MAX_STEPS, SEEDS, SESSION_SETTINGS, WORDS, Chooser,
+                                    Session, blackjack_profiles, club_profiles, diff, profiles, run_session,
+                                    run_words, snapshot)
 
 
 # ---------------------------------------------------------------------------- 1. card conservation
+def round_cards(r: Any) -> list[str]:
+    """Every card of a round in play, each once: its boxes' hands, the banker's hand of each duel
+    (club-21-36), the dealer's."""
+    hands = [h for box in r.boxes for h in box.hands]
+    for box in r.boxes:
+        banker = getattr(box, "banker", None)
+        if banker is not None and all(banker is not h for h in hands):
+            hands.append(banker)
+    if all(r.dealer is not h for h in hands):
+        hands.append(r.dealer)
+    return [c.code for h in hands for c in h.cards]
+
+
 class CardLedger:
     """Follows every card from the shoe to where CardPlaced effects put it; checks the table agrees."""
 
-    PLACES = ("box", "dealer", "burn", "held")
+    PLACES = ("box", "dealer", "burn", "bottom", "held")
 
     def __init__(self) -> None:
         self.drawn: Counter[str] = Counter()
@@ -80,7 +98,7 @@ class CardLedger:
             if type(f) is CardPlaced:
                 if f.to in ("box", "dealer"):
                     self.in_round[f.card] += 1
-                elif f.to == "burn":
+                elif f.to in ("burn", "bottom"):  # the club games' bottom card is dealt to nobody
                     self.burned[f.card] += 1
                     self.burned_since_shuffle += 1
                 elif f.to == "held":
@@ -107,12 +125,7 @@ class CardLedger:
 
     def check_table(self, t: Table) -> None:
         r = t.round
-        on_table: Counter[str] = Counter()
-        if r is not None:
-            for box in r.boxes:
-                for hand in box.hands:
-                    on_table.update(c.code for c in hand.cards)
-            on_table.update(c.code for c in r.dealer.cards)
+        on_table: Counter[str] = Counter(round_cards(r) if r is not None else [])
         assert on_table == self.in_round, (
             f"round in play holds {sorted(on_table.elements())}, "
             f"dealt {sorted(self.in_round.elements())}")
@@ -124,6 +137,7 @@ class CardLedger:
             assert t.shoe.dealt == self.since_shuffle, (
                 f"shoe.dealt={t.shoe.dealt}, {self.since_shuffle} cards drawn since the shuffle")
             assert t.shoe.burned == self.burned_since_shuffle
+            assert t.shoe.dealt <= t.shoe.size, "the real shoe dealt more cards than the table says it holds"
 
 
 @profiles
@@ -168,6 +182,10 @@ def test_replay_gives_the_live_results(profile: str, data: Any) -> None:
         index, event, code = s.illegal[0]
         before = [e for e in s.attempted[:index]]  # all accepted: this is the first illegal one
         bad = replay_lines(s.session_lines(before + [event]))
+        try:  # the driver builds events directly: one a session file cannot hold (an amount of a tenth of
+            parse_event(dump_event(event))  # a cent, from a raise) stops replay as a bad line instead
+        except BadEvent as exc:
+            code = exc.code
         assert bad.error is not None and bad.error["code"] == code, bad.error
         assert bad.error["line"] == len(before) + 2  # the rules line, then the events
         assert bad.rounds == [r for r in s.rounds[:len(bad.rounds)]]
@@ -247,7 +265,7 @@ def parse_card_value(code: str) -> int:
     return parse_card(code).value
 
 
-@profiles
+@blackjack_profiles
 @SESSION_SETTINGS
 @given(data=st.data())
 def test_nets_are_bounded_by_the_stakes(profile: str, data: Any) -> None:
@@ -301,7 +319,7 @@ def check_settlement(rules: RuleProfile, rec: dict[str, Any]) -> None:
         assert len(dealer) == 1, f"every bet was settled, yet the dealer drew: {rec}"
 
 
-@profiles
+@blackjack_profiles
 @SESSION_SETTINGS
 @given(data=st.data())
 def test_settlement_agrees_with_the_cards(profile: str, data: Any) -> None:
@@ -375,7 +393,7 @@ class CutCardWatch:
 # Random play found a bug here in about half the runs (a cut card out while a held card waited
 # between rounds let the next round be dealt from the spent shoe); the explicit example pins it.
 # Its words drive: shuffle, card (held: no bets), cut card, discard, bet box 1 10, card.
-@pytest.mark.parametrize("profile", [p for p in PROFILE_NAMES if not PROFILES[p].get("reshuffle_every_round")])
+@pytest.mark.parametrize("profile", [p for p in BLACKJACK_CASES if not PROFILES[p].get("reshuffle_every_round")])
 @SESSION_SETTINGS
 @given(seed=SEEDS, words=WORDS)
 @example(seed=0, words=[0, 0, 5, 0, 0, 4, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0])
@@ -417,7 +435,7 @@ class LegalActionsWatch:
                 type(f) is RoundSettled for f in fx), f"'hit' was offered, but the card went {fx}"
 
 
-@profiles
+@blackjack_profiles
 @SESSION_SETTINGS
 @given(data=st.data())
 def test_legal_actions_match_what_apply_accepts(profile: str, data: Any) -> None:
@@ -427,7 +445,7 @@ def test_legal_actions_match_what_apply_accepts(profile: str, data: Any) -> None
 
 
 # ---------------------------------------------------------------------------- coverage of the driver
-@profiles
+@blackjack_profiles
 def test_driver_reaches_the_interesting_cases(profile: str) -> None:
     """The random sessions are not vacuous: rounds settle, with the outcomes the profile allows."""
     outcomes: Counter[str] = Counter()
@@ -446,6 +464,251 @@ def test_driver_reaches_the_interesting_cases(profile: str) -> None:
     rules = build_rules(profile)
     if rules.surrender.value != "none":
         assert outcomes["surrender"] > 0, outcomes
+    assert sum(illegal.values()) >= 200 and len(illegal) >= 8, illegal
+
+
+# ---------------------------------------------------------------------------- the club games' money and cards
+def _club_value(rules: Any, code: str) -> int:
+    from controller.cards import parse_card
+    return rules.values[parse_card(code).index]
+
+
+def _club_total(rules: Any, codes: list[str]) -> tuple[int, int]:
+    """(hard, best) of a club hand, by the pack's values."""
+    hard = sum(_club_value(rules, c) for c in codes)
+    soft = hard + 10 if any(_club_value(rules, c) == 1 for c in codes) and hard <= 11 else None
+    return hard, soft if soft is not None else hard
+
+
+def check_club21_nets(rules: Any, rec: dict[str, Any], bets: dict[int, Decimal]) -> None:
+    """A club-21 round's money: each stake is the bet doubled 0 to 3 times (contra, recontra, a double),
+    each net exactly what its outcome pays, and the round's net their sum."""
+    void = rec.get("void", False)
+    natural = Decimal(rules.natural_parts[0]) / rules.natural_parts[1]
+    banker_bust = Decimal(rules.banker_bust_parts[0]) / rules.banker_bust_parts[1]
+    assert sorted({h["box"] for h in rec["hands"]}) == sorted(bets), (rec, bets)
+    total = Decimal(0)
+    for h in rec["hands"]:
+        bet, net, outcome = _d(h["bet"]), _d(h["net"]), h["outcome"]
+        where = f"round {rec['number']} box {h['box']} {h['cards']} bet {bet} {outcome} {net}"
+        total += net
+        assert bet / bets[h["box"]] in (1, 2, 4, 8), f"a stake is the bet, doubled at most three times: {where}"
+        if void:
+            assert outcome == "void" and net == 0, where
+            continue
+        expected = {"natural": bet * natural, "banker_bust": bet * banker_bust, "win": bet, "lose": -bet,
+                    "bust": -bet, "fold": -bet, "push": Decimal(0), "withdrawn": Decimal(0), "surrender": -bet / 2}
+        assert outcome in expected, f"outcome {outcome!r} has no business in club-21: {where}"
+        assert net == expected[outcome], f"{outcome} should net {expected[outcome]}: {where}"
+    assert _d(rec["net"]) == total
+
+
+def check_club21_settlement(rules: Any, rec: dict[str, Any]) -> None:
+    """Outcomes agree with the cards: the banker's two-card 21 takes every bet, a box's is paid at once,
+    the others are settled against the banker's total; the banker drew only while he might."""
+    if rec.get("void"):
+        return
+    banker = rec["dealer"]["cards"]
+    b_hard, b_total = _club_total(rules, banker)
+    b_natural = len(banker) == 2 and b_total == 21
+    played = [h for h in rec["hands"] if h["outcome"] not in ("withdrawn", "surrender", "fold", "natural")]
+    for i in range(2, len(banker)):  # each card after his two: drawn under 21 and under banker_stands_on
+        _, before = _club_total(rules, banker[:i])
+        assert before < 21 and (rules.banker_stands_on is None or before < rules.banker_stands_on), rec
+    if not played or rec.get("pack_out"):
+        assert len(banker) == 2, f"the banker drew with no stake depending on him, or on a spent pack: {rec}"
+    for h in rec["hands"]:
+        hard, total = _club_total(rules, h["cards"])
+        outcome, where = h["outcome"], f"{h} banker {banker}"
+        if outcome in ("withdrawn", "surrender", "fold"):
+            continue
+        if b_natural:
+            assert outcome in ("lose", "push"), where
+            continue
+        if outcome == "natural":
+            assert len(h["cards"]) == 2 and total == 21, where
+            continue
+        if b_hard > 21:
+            want = "push" if hard > 21 else "banker_bust"
+        elif hard > 21:
+            want = "bust"
+        elif total != b_total:
+            want = "win" if total > b_total else "lose"
+        else:
+            want = "push" if rules.ties.value == "push" else "lose"
+        assert outcome == want, f"{outcome} should be {want}: {where}"
+
+
+@pytest.mark.parametrize("profile", [c for c in CASES if CASES[c][0] == "club-21"])
+@SESSION_SETTINGS
+@given(data=st.data())
+def test_club21_nets_and_settlement_agree_with_the_cards(profile: str, data: Any) -> None:
+    """club-21: every net is exactly what its outcome pays, and every outcome follows the cards."""
+    s = run_session(data, profile)
+    assert len(s.rounds) == len(s.round_bets)
+    for rec, bets in zip(s.rounds, s.round_bets):
+        check_club21_nets(s.table.rules, rec, bets)
+        check_club21_settlement(s.table.rules, rec)
+
+
+def check_club36_round(rules: Any, rec: dict[str, Any], bets: dict[int, Decimal]) -> None:
+    """A round of duels: each duel's net is its stake won or lost (nothing else moves money), the bank
+    follows the duels one by one and is never below zero, and each outcome follows the cards."""
+    bank = _d(rec["bank"]["before"])
+    assert bank >= 0
+    total = Decimal(0)
+    assert sorted({h["box"] for h in rec["hands"]}) == sorted(bets), (rec, bets)
+    for h in rec["hands"]:
+        bet, net, outcome = _d(h["bet"]), _d(h["net"]), h["outcome"]
+        where = f"round {rec['number']} box {h['box']} {h} bank {bank}"
+        total += net
+        assert bet > 0 and bet <= max(bank, bets[h["box"]]) or outcome in ("returned", "withdrawn", "void"), where
+        expected = {"win": bet, "lose": -bet, "bust": -bet, "void": 0, "withdrawn": 0, "returned": 0}
+        assert outcome in expected and net == expected[outcome], where
+        if h["bank_after"] is not None:  # a duel was played: the bank paid or took the stake
+            assert outcome in ("win", "lose", "bust"), where
+            bank -= net
+            assert _d(h["bank_after"]) == bank and bank >= 0, where
+            check_duel(rules, h)
+    assert _d(rec["bank"]["after"]) == bank and _d(rec["net"]) == total
+
+
+def _duel_total(rules: Any, codes: list[str]) -> tuple[int, bool]:
+    """(total counted as 21 for two aces or five pictures, over 21) of a 36-card duel hand."""
+    if (len(codes) == 2 and all(c[0] == "A" for c in codes)) or (len(codes) == 5 and all(c[0] in "JQK" for c in codes)):
+        return 21, False
+    hard, best = _club_total(rules, codes)
+    return best, hard > 21
+
+
+def check_duel(rules: Any, h: dict[str, Any]) -> None:
+    """One duel's outcome from its cards (rules.md, club-21-36), computed here on its own."""
+    box, box_bust = _duel_total(rules, h["cards"])
+    if not h["banker"] or h["kept"] and len(h["banker"]) == 1 and not h["dark"] and (box_bust or box == 21):
+        # settled before the banker drew: a box's 21 (two aces, five pictures) or its seen bust
+        assert (h["outcome"] == "win") == (box == 21 and not box_bust), h
+        return
+    banker, banker_bust = _duel_total(rules, h["banker"])
+    if box_bust:
+        want = "win" if banker_bust and h["dark"] and rules.dark_both_bust.value == "player" else "bust"
+    elif banker_bust or box > banker or (box == banker and h["dark"]):
+        want = "win"
+    else:
+        want = "lose"
+    assert h["outcome"] == want, (want, h)
+
+
+@pytest.mark.parametrize("profile", [c for c in CASES if CASES[c][0] == "club-21-36"])
+@SESSION_SETTINGS
+@given(data=st.data())
+def test_club36_the_bank_is_never_below_zero_and_every_duel_agrees_with_its_cards(profile: str, data: Any) -> None:
+    """club-21-36: after every step the bank holds zero or more; each round's duels move it by exactly their
+    nets; every duel's outcome follows its cards."""
+    stakes = Club36Stakes()
+    s = run_session(data, profile, before_step=stakes.before, on_step=stakes.after)
+    assert len(s.rounds) == len(stakes.rounds)
+    for rec, bets in zip(s.rounds, stakes.rounds):
+        check_club36_round(s.table.rules, rec, bets)
+
+
+class Club36Stakes:
+    """An independent model of club-21-36's stakes: a bet between rounds is a box's stake for the next round,
+    a bet during a box's duel raises that box's stake in the round in play (the session driver's own model
+    counts every bet for the next round). Checks the bank is never below zero after any step."""
+
+    def __init__(self) -> None:
+        self.pending: dict[int, Decimal] = {}
+        self.in_play: dict[int, Decimal] | None = None
+        self.rounds: list[dict[int, Decimal]] = []
+        self.had_round = False
+
+    def before(self, s: Session, event: ev.Event) -> None:
+        self.had_round = s.table.round is not None
+
+    def after(self, s: Session, event: ev.Event, fx: list[Effect] | None) -> None:
+        assert s.table.game_state.balance >= 0, f"the bank is below zero after {dump_event(event)}"
+        if fx is None:
+            return
+        if isinstance(event, ev.PlaceBet):
+            if self.had_round:
+                assert self.in_play is not None and event.box in self.in_play, dump_event(event)
+                self.in_play[event.box] += event.amount
+            else:
+                self.pending[event.box] = self.pending.get(event.box, Decimal(0)) + event.amount
+        if isinstance(event, ev.VoidRound) and not self.had_round:
+            self.pending = {}
+        if not self.had_round and s.table.round is not None:
+            self.in_play, self.pending = self.pending, {}
+        for f in fx:
+            if type(f) is RoundSettled:
+                self.rounds.append(self.in_play or {})
+                self.in_play = None
+
+
+_CLUB_DECISIONS = {ev.Stand: "stand", ev.Split: "split", ev.BankerStand: "banker_stand", ev.Contra: "contra",
+                   ev.OpenBank: "open_bank", ev.CloseBank: "close_bank"}
+
+
+# A bank refused for its amount: legal_actions() offers open_bank without an amount, as it offers bet.
+_BANK_AMOUNT_CODES = {"bank_under_min", "bank_over_max", "bank_not_whole_chips"}
+
+
+class ClubActionsWatch(LegalActionsWatch):
+    """legal_actions() names a club decision exactly when apply() accepts it."""
+
+    def after(self, s: Session, event: ev.Event, fx: list[Effect] | None) -> None:
+        offered, accepted = self.offered, fx is not None
+        name = _CLUB_DECISIONS.get(type(event))
+        if isinstance(event, (ev.Double, ev.Surrender, ev.Dark)) and event.box is None \
+                and self.phase is Phase.PLAYERS:
+            name = event.type
+        if isinstance(event, ev.OpenBank) and not accepted and s.illegal[-1][2] in _BANK_AMOUNT_CODES:
+            accepted = True  # refused for its amount only: the action itself was open (as a bet is)
+        if name is not None and self.phase is not Phase.ATTENTION:
+            self.checked += 1
+            assert (name in offered) == accepted, (
+                f"legal_actions() said {offered} in {self.phase.value}, "
+                f"but {name} was {'accepted' if accepted else 'refused'}")
+        if isinstance(event, ev.CardDrawn) and "hit" in offered:
+            assert [f.to for f in fx if type(f) is CardPlaced][:1] in (["box"], ["dealer"]), (
+                f"'hit' was offered, but the card went {fx}")
+
+
+@club_profiles
+@SESSION_SETTINGS
+@given(data=st.data())
+def test_club_legal_actions_match_what_apply_accepts(profile: str, data: Any) -> None:
+    """legal_actions() (what consoles offer) names a club decision exactly when apply() accepts it."""
+    watch = ClubActionsWatch()
+    run_session(data, profile, before_step=watch.before, on_step=watch.after)
+
+
+CLUB_OUTCOMES = {
+    "club-21": {"win", "lose", "bust", "natural", "banker_bust", "void", "withdrawn"},
+    "club-21+variants": {"win", "lose", "bust", "banker_bust", "void", "withdrawn", "surrender", "fold"},
+    "club-21-36": {"win", "lose", "bust", "void", "withdrawn", "returned"},
+}
+
+
+@club_profiles
+def test_club_driver_reaches_the_interesting_cases(profile: str) -> None:
+    """The random club sessions are not vacuous: rounds settle, with the outcomes the game has."""
+    outcomes: Counter[str] = Counter()
+    illegal: Counter[str] = Counter()
+    marks: Counter[str] = Counter()
+    rounds = 0
+    for seed in range(150):
+        s = Session(profile, seed, Chooser(rng=random.Random(seed)))
+        s.run(MAX_STEPS)
+        rounds += len(s.rounds)
+        for rec in s.rounds:
+            outcomes.update(h["outcome"] for h in rec["hands"])
+            marks.update(k for k in ("contra", "pack_out", "void") if rec.get(k))
+        illegal.update(code for _, _, code in s.illegal)
+    assert rounds >= 100, rounds
+    assert CLUB_OUTCOMES[profile] <= set(outcomes), (CLUB_OUTCOMES[profile] - set(outcomes), outcomes)
+    if profile == "club-21+variants":
+        assert marks["contra"] and marks["pack_out"], marks
     assert sum(illegal.values()) >= 200 and len(illegal) >= 8, illegal
 
 

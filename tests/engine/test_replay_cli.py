@@ -78,3 +78,47 @@ def test_readable_output_without_json():
     out = tablectl("replay", str(EXAMPLE))
     assert out.returncode == 0
     assert "dealer   AS KD" in out.stdout and "insurance" in out.stdout
+
+
+# ---------------------------------------------------------------------------- the club games
+CLUB21 = ("bet 1 10", "card 7H", "cards TS 5D 9C 6D", "stand", "banker_stand")  # box 19, the banker 11: he stands
+DUELS = ("open_bank 1000", "bet 1 10", "cards TS 7D", "card 6C", "dark", "card 9H", "card 8D", "stand",
+         "card 8S", "card 9C")  # a dark box over 21 and the banker 7-8-9 = 24
+
+
+def _club_file(tmp_path: Path, steps: tuple[str, ...], profile: str) -> Path:
+    f = tmp_path / f"{profile}.jsonl"
+    f.write_text("\n".join(session(*steps, profile=profile)) + "\n")
+    return f
+
+
+def test_a_club21_session_replays(tmp_path):
+    """tablectl replay of a club-21 session: the record has the game, the bottom card and the pack's totals."""
+    out = tablectl("replay", str(_club_file(tmp_path, CLUB21, "club-21")), "--json")
+    assert out.returncode == 0, out.stderr
+    rec = json.loads(out.stdout)["rounds"][0]
+    assert rec["game"] == "club-21" and rec["bottom_card"] == "7H"
+    assert [(h["cards"], h["total"], h["outcome"], h["net"]) for h in rec["hands"]] == [
+        (["TS", "9C"], 19, "win", "10")]
+    text = tablectl("replay", str(_club_file(tmp_path, CLUB21, "club-21"))).stdout
+    assert "club-21" in text and "box 1" in text and "19" in text
+
+
+def test_a_club36_session_replays_with_its_own_options(tmp_path):
+    """tablectl replay of a club-21-36 session: each duel with the banker's cards and the bank after it; a
+    --set of a club-21-36 option applies to the session's own profile (not ru-standard's options)."""
+    f = _club_file(tmp_path, DUELS, "club-21-36")
+    out = tablectl("replay", str(f), "--json")
+    assert out.returncode == 0, out.stderr
+    rec = json.loads(out.stdout)["rounds"][0]
+    assert rec["game"] == "club-21-36" and rec["bank"] == {"before": "1000", "after": "990", "closed": False}
+    duel = rec["hands"][0]
+    assert (duel["cards"], duel["banker"], duel["dark"], duel["outcome"], duel["bank_after"]) == (
+        ["TS", "9H", "8D"], ["7D", "8S", "9C"], True, "win", "990")
+    out = tablectl("replay", str(f), "--json", "--set", "dark_both_bust=banker")
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["rounds"][0]["hands"][0]["outcome"] == "bust"
+    out = tablectl("replay", str(f), "--set", "dark_both_bust=nobody")
+    assert out.returncode == 2 and "dark_both_bust" in out.stderr and "Traceback" not in out.stderr
+    text = tablectl("replay", str(f)).stdout
+    assert "banker 7D 8S 9C" in text and "bank 1000 -> 990" in text

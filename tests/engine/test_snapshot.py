@@ -18,13 +18,14 @@ from hypothesis import strategies as st
 
 from controller import events as ev
 from controller.effects import RoundSettled
+from controller.cards import parse_card
 from controller.engine import Phase, SnapshotError, Table
 from controller.errors import EngineError
 from controller.rules import build_rules
 from controller.snapshot import FORMAT
 from controller.view import table_view
 from tests.support.engine_dsl import play
-from tests.support.sessions import SEEDS, SESSION_SETTINGS, WORDS, diff, profiles, run_words
+from tests.support.sessions import CASES, SEEDS, SESSION_SETTINGS, WORDS, diff, profiles, run_words
 
 JSON_TYPES = (str, int, bool, type(None))
 
@@ -62,7 +63,7 @@ def test_restore_anywhere_then_replay_the_tail(profile: str, seed: int, words: l
     s = run_words(profile, seed, words, world=True)
     events = s.accepted
     at = int(cut * len(events))
-    whole = Table(build_rules(profile))
+    whole = Table(build_rules(*CASES[profile]))
     head_records = _run(whole, events[:at])
     data = whole.snapshot()
     _plain(data)
@@ -194,11 +195,72 @@ def test_every_kind_of_state_round_trips(profile: str) -> None:
                 ("repeats", t.shoe and t.shoe.repeats), ("right_to_cut", t.right_to_cut),
                 ("split", t.round and any(len(b.hands) > 1 for b in t.round.boxes)),
                 ("insured", t.round and any(b.insurance is not None for b in t.round.boxes)),
-                ("options", t.rules.burn_cards or t.rules.dealer_hits_soft17),
+                ("options", t.rules.options() != build_rules(*CASES[profile]).options()),
+                ("bottom_card", t.shoe and t.shoe.bottom),
+                ("contra_taken", t.round and getattr(t.round, "contra", False)),
             ] if present)
-    wanted = {p.value for p in Phase} - {"settled"}  # settled is only passed through
-    if build_rules(profile).surrender.value != "before_first_hit":
-        wanted.discard("surrender")
-    wanted |= {"held", "pending", "reservations", "alerts", "burn_left", "previous", "right_to_cut",
-               "split", "insured", "options"}
+    rules = build_rules(*CASES[profile])
+    game = rules.game
+    wanted = {p.value for p in Phase} - {"settled", "contra", "pack_out"}  # settled is only passed through
+    if game == "blackjack":
+        if rules.surrender.value != "before_first_hit":
+            wanted.discard("surrender")
+        wanted |= {"held", "pending", "reservations", "alerts", "burn_left", "previous", "right_to_cut",
+                   "split", "insured", "options"}
+    else:
+        wanted -= {"surrender", "insurance"}
+        wanted |= {"held", "pending", "reservations", "alerts", "previous", "options", "bottom_card"}
+        if rules.game == "club-21" and rules.contra:
+            wanted |= {"contra", "pack_out", "split", "contra_taken"}
     assert wanted <= seen, wanted - seen
+
+
+# ---------------------------------------------------------------------------- the club tables
+# club-21-36 mid-round: box 1 passed 21 (the banker kept his 7D), box 2 drew dark and stands; the banker
+# draws against it. Then the rest of the round: the banker 7-K-6 = 17 stops; box 2's dark 8-9 is a tie.
+DUELS_HEAD = ("open_bank 1000", "bet 1 10", "bet 2 20", "cards 9S 8H 7D", "card 6C", "card TS", "card 9D",
+              "dark", "card 9H", "stand", "card KS")
+DUELS_TAIL = [ev.CardDrawn(card=parse_card("6S"))]
+
+
+def test_a_club36_table_mid_duel_round_trips_and_plays_on() -> None:
+    """A club-21-36 snapshot is plain data: the bank (in ``game_state``), each box's duel with the banker's
+    hand (the card he kept moved on), the dark box; restored through JSON it plays on to the same record."""
+    r = play(*DUELS_HEAD, profile="club-21-36")
+    assert r.error is None and r.table.phase is Phase.DEALER
+    data = r.table.snapshot()
+    _plain(data)
+    assert data["game_state"] == {"open": True, "opened_with": "1000", "balance": "1010", "rounds": 0, "duels": 1}
+    assert data["round"]["boxes"][1]["kept"] is True and data["round"]["banker_of"] == 1
+    restored = Table.from_snapshot(_through_json(data))
+    assert restored.snapshot() == data, diff(data, restored.snapshot())
+    for reveal in (False, True):
+        assert table_view(restored, reveal_hole=reveal) == table_view(r.table, reveal_hole=reveal)
+    assert _run(restored, DUELS_TAIL) == _run(r.table, DUELS_TAIL)
+    rec = _run(Table.from_snapshot(_through_json(data)), DUELS_TAIL)[0]
+    assert [(h["outcome"], h["bank_after"]) for h in rec["hands"]] == [("bust", "1010"), ("win", "990")]
+    assert restored.snapshot() == r.table.snapshot()
+
+
+@pytest.mark.parametrize("path, value, words", [
+    pytest.param(["game_state", "balance"], "-5", "below zero", id="a-bank-below-zero"),
+    pytest.param(["game_state", "open"], "yes", "game_state", id="bank-open-not-a-bool"),
+    pytest.param(["game_state"], None, "game_state", id="no-bank"),
+    pytest.param(["round", "banker_of"], 7, "banker_of", id="banker-of-no-box"),
+])
+def test_a_malformed_club36_snapshot_is_refused(path: list[Any], value: Any, words: str) -> None:
+    data = play(*DUELS_HEAD, profile="club-21-36").table.snapshot()
+    _set(path, value)(data)
+    with pytest.raises(SnapshotError, match=words):
+        Table.from_snapshot(data)
+
+
+def test_no_pickle_hooks_in_the_club_games() -> None:
+    """The club games' state classes are snapshotted explicitly too: no pickle hooks of their own."""
+    from controller.games.club import ClubBox, ClubHand
+    from controller.games.ochko import OchkoRound
+    from controller.games.ochko36 import Bank, DuelsRound
+    for cls in (ClubHand, ClubBox, OchkoRound, DuelsRound, Bank):
+        for hook in ("__reduce__", "__getstate__", "__setstate__", "__reduce_ex__"):
+            defined = vars(cls).get(hook)
+            assert getattr(defined, "__module__", "").split(".")[0] != "controller", f"{cls.__name__}.{hook}"

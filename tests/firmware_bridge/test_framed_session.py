@@ -371,3 +371,28 @@ def test_an_unknown_event_type_is_reported_and_does_not_stall_the_stream() -> No
     out = session.receive(_frames(UnknownEvent(0x20, 1, b"?"), CardEvent(2, 1, "AS", "X")), 0.1)
     assert out[0] == Fault(FaultKind.OTHER, "", None, "unknown event type 0x20 from the shoe (newer firmware?)")
     assert out[1] == Card("X", 1, "AS")
+
+
+def test_a_36_card_shoe_reaches_the_host_with_its_pack_and_count() -> None:
+    core = ShoeCore(ShoeConfig(seed=3, decks=2, pack=36, boot_id=7), random.Random(0), 0.0)
+    core.load("S36")
+    pair = Pair(core=core)
+    pair.auto_ack = True
+    pair.connect()
+    released = pair.deal(72)
+    pair.run(1.0)
+    loaded = [m for m in pair.msgs if isinstance(m, ShoeLoaded)]
+    assert loaded == [ShoeLoaded("S36", 72, 36)]
+    assert [code for _, _, code in pair.cards()] == [r.card for r in released]
+    assert {code[0] for _, _, code in pair.cards()} == set("6789TJQKA")
+
+
+def test_an_old_shoes_shoe_loaded_reaches_the_owner_as_a_52_card_pack() -> None:
+    pair = Pair()
+    pair.connect()
+    pair.run(0.05)
+    old = bytes([0x10, 0, 0, 0, 99, 0, 52]) + b"\x02S9"  # before the pack byte existed
+    seq = pair.core._next_seq  # the old event takes the shoe's next seq, in order
+    body = old[:1] + seq.to_bytes(4, "big") + old[5:]
+    got = pair.host.receive(encode_frame(body), pair.now)
+    assert ShoeLoaded("S9", 52, 52) in got

@@ -36,7 +36,7 @@ code = st.text(alphabet="23456789TJQKASHDC", min_size=2, max_size=2)
 packets = st.one_of(
     st.builds(Hello, u16, u8, u32, u32, text, text),
     st.builds(StatusPacket, u32, st.sampled_from(list(StatusFlags)), u16, u16, u16, u32, text),
-    st.builds(ShoeLoadedEvent, u32, u16, text),
+    st.builds(ShoeLoadedEvent, u32, u16, text, st.integers(1, 0xFF)),
     st.builds(CardEvent, u32, u16, code, text),
     st.builds(CutCardEvent, u32, u16, text),
     st.builds(ButtonEvent, u32, text),
@@ -82,6 +82,28 @@ def test_card_layout_is_as_documented() -> None:
     assert body == bytes([PacketType.CARD, 1, 2, 3, 4, 1, 5]) + b"7H" + b"\x02S1"
 
 
+def test_shoe_loaded_carries_the_pack_after_the_shoe_id() -> None:
+    body = encode_packet(ShoeLoadedEvent(0x01020304, 72, "S1", 36))
+    assert body == bytes([PacketType.SHOE_LOADED, 1, 2, 3, 4, 0, 72]) + b"\x02S1" + bytes([36])
+
+
+def test_an_old_shoes_shoe_loaded_without_a_pack_is_a_52_card_pack() -> None:
+    old = bytes([PacketType.SHOE_LOADED, 0, 0, 0, 5, 1, 56]) + b"\x02S1"  # 312 cards, no pack byte
+    assert decode_packet(old) == ShoeLoadedEvent(5, 312, "S1", 52)
+    assert decode_packet(old + b"\x00") == ShoeLoadedEvent(5, 312, "S1", 52)  # 0: the shoe does not say
+
+
+def test_an_old_hosts_reading_ignores_the_pack_byte() -> None:
+    # What a host of before the pack byte read: the fields up to the shoe id, the rest unread.
+    body = encode_packet(ShoeLoadedEvent(9, 72, "S36", 36))
+    assert body[1:7] == bytes([0, 0, 0, 9, 0, 72]) and body[7:11] == b"\x03S36" and len(body) == 12
+
+
+def test_a_pack_that_does_not_fit_a_byte_is_refused() -> None:
+    with pytest.raises(ValueError, match="1 to 255"):
+        encode_packet(ShoeLoadedEvent(1, 52, "S1", 256))
+
+
 def test_strings_longer_than_the_limit_are_refused() -> None:
     with pytest.raises(ValueError, match="too long"):
         encode_packet(ButtonEvent(1, "x" * 65))
@@ -96,6 +118,8 @@ def test_an_unknown_event_type_keeps_its_seq() -> None:
     [
         (CardEvent(12, 12, "7H", "S1"), "7e 11 00 00 00 0c 00 0c 37 48 02 53 31 39 13 7e"),
         (CardEvent(126, 126, "AS", "S1"), "7e 11 00 00 00 7d 5e 00 7d 5e 41 53 02 53 31 1d de 7e"),
+        (ShoeLoadedEvent(1, 72, "S1", 36), "7e 10 00 00 00 01 00 48 02 53 31 24 92 a2 7e"),
+        (ShoeLoadedEvent(1, 104, "S1", 52), "7e 10 00 00 00 01 00 68 02 53 31 34 88 27 7e"),
         (Resume(1, 0, ""), "7e 81 00 01 00 00 00 e9 24 7e"),
         (Ack(12, 11), "7e 82 00 00 00 0c 00 00 00 0b 5b e7 7e"),
         (
@@ -113,3 +137,11 @@ def test_the_test_vectors_of_the_protocol_document(packet: object, wire: str) ->
 
 
 DOC = (__import__("pathlib").Path(__file__).parents[2] / "docs" / "shoe-protocol.md").read_text()
+
+
+def test_the_old_shoe_loaded_vector_of_the_document_parses_as_a_52_card_pack() -> None:
+    from firmware_bridge.framing import FrameDecoder
+
+    wire = "7e 10 00 00 00 01 01 38 02 53 31 20 8a 7e"
+    assert [decode_packet(b) for b in FrameDecoder().feed(bytes.fromhex(wire))] == [ShoeLoadedEvent(1, 312, "S1", 52)]
+    assert wire in DOC

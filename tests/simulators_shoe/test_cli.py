@@ -22,6 +22,9 @@ def sim(*args: str) -> subprocess.CompletedProcess[str]:
         (["--decks", "0"], "must be at least 1"),
         (["--auto-deal", "0"], "must be more than 0"),
         (["--decks", "1", "--cut-at", "60"], "beyond the 52 cards"),
+        (["--pack", "40"], "a pack has 36 or 52 cards"),
+        (["--pack", "many"], "a pack has 36 or 52 cards"),
+        (["--decks", "1", "--pack", "36", "--cut-at", "40"], "beyond the 36 cards"),
     ],
 )
 def test_bad_options(args: list[str], message: str) -> None:

@@ -30,7 +30,7 @@ def test_shuffle_status_button_fault_clear(start_sim: Callable[..., SimProcess])
     with sim.control() as ctl:
         ctl.request("deal")
         shuffled = ctl.request("shuffle", shoe_id="table7-0002")
-        assert shuffled == {"ok": True, "shoe_id": "table7-0002", "cards": 104, "cut_at": 78}
+        assert shuffled == {"ok": True, "shoe_id": "table7-0002", "cards": 104, "cut_at": 78, "pack": 52, "decks": 2}
         first = ctl.request("deal")
         assert first["position"] == 1 and first["card"] == shuffled_shoe(2, 2, 2)[0]
         status = ctl.request("status")
@@ -108,3 +108,20 @@ def test_stack_puts_cards_next_and_keeps_the_shoe_whole(start_sim: Callable[...,
         refused = ctl.request("stack", cards=["AS", "AS"])  # one deck holds one ace of spades
         assert refused["ok"] is False and "'AS'" in refused["error"]
         assert ctl.request("stack", cards="AS")["ok"] is False
+
+
+def test_shoe_sim_pack_36_deals_six_to_ace_and_the_dealer_can_load_other_packs(
+        start_sim: Callable[..., SimProcess]) -> None:
+    sim = start_sim("--seed", "8", "--decks", "2", "--pack", "36")
+    with sim.control() as ctl:
+        status = ctl.request("status")
+        assert (status["pack"], status["decks"], status["cards_left"]) == (36, 2, 72)
+        dealt = [ctl.request("deal")["card"] for _ in range(72)]
+        assert dealt == shuffled_shoe(8, 1, 2, pack=36) and {c[0] for c in dealt} == set("6789TJQKA")
+        assert ctl.request("deal") == {"ok": False, "error": "empty"}
+        back = ctl.request("shuffle", pack=52, decks=1)
+        assert (back["cards"], back["pack"], back["decks"]) == (52, 52, 1)
+        assert "36 or 52" in ctl.request("shuffle", pack=40)["error"]
+        assert "decks" in ctl.request("shuffle", decks=0)["error"]
+        assert "whole number" in ctl.request("shuffle", pack="36")["error"]
+        assert ctl.request("status")["pack"] == 52  # a refused load changes nothing

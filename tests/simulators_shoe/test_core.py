@@ -130,3 +130,42 @@ def test_resume_forgets_what_the_host_stored_and_resends_the_rest() -> None:
     assert out[0].next_seq == 5  # type: ignore[union-attr]
     assert [(e.position) for e in out if isinstance(e, CardEvent)] == [4, 5]
     assert core.unacked == 2
+
+
+def test_a_36_card_shoe_says_its_pack_and_size_in_shoe_loaded() -> None:
+    core = ShoeCore(ShoeConfig(seed=4, decks=2, pack=36, boot_id=5), random.Random(0), 0.0)
+    core.load("S36")
+    resume(core, 0.0)
+    loaded = [p for p in events(core, 0.0) if isinstance(p, ShoeLoadedEvent)]
+    assert loaded == [ShoeLoadedEvent(1, 72, "S36", 36)]
+    assert core.cards == shuffled_shoe(4, 1, 2, pack=36)
+
+
+def test_loading_another_pack_changes_this_shoe_and_the_next() -> None:
+    core = make()
+    core.load(pack=36, decks=1)
+    assert len(core.cards) == 36 and core.config.pack == 36
+    core.load()
+    assert len(core.cards) == 36
+    try:
+        core.load(pack=48)
+    except ValueError as exc:
+        assert "36 or 52" in str(exc)
+    else:
+        raise AssertionError("a 48-card pack was loaded")
+    assert core.config.pack == 36
+
+
+def test_a_shoe_loaded_in_a_round_leaves_out_the_cards_still_on_the_table() -> None:
+    core = ShoeCore(ShoeConfig(seed=4, decks=1, pack=36, boot_id=5), random.Random(0), 0.0)
+    core.load("A")
+    out = [core.deal() for _ in range(36)]
+    on_table = [r for r in out[:3] if isinstance(r, Released)]
+    core.load("B", keep=[("A", r.position) for r in on_table])
+    assert len(core.cards) == 33 and not {r.card for r in on_table} & set(core.cards)
+    try:
+        core.load("C", keep=[("B", 5)])  # nothing of shoe B has been dealt
+    except ValueError as exc:
+        assert "has not left" in str(exc)
+    else:
+        raise AssertionError("kept a card that never left the shoe")

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from simulators.shoe.deck import fresh_cards, shuffled_shoe
+from simulators.shoe.deck import check_pack, fresh_cards, shuffled_shoe
 
 
 @given(st.integers(), st.integers(1, 50), st.integers(1, 8))
@@ -35,3 +35,22 @@ def test_a_known_shoe_stays_the_same_across_versions() -> None:
 def test_no_decks_is_an_error() -> None:
     with pytest.raises(ValueError, match="at least one deck"):
         fresh_cards(0)
+
+
+@given(st.integers(), st.integers(1, 20), st.integers(1, 2))
+def test_a_36_card_pack_is_six_to_ace_in_four_suits(seed: int, number: int, decks: int) -> None:
+    shoe = shuffled_shoe(seed, number, decks, pack=36)
+    assert len(shoe) == 36 * decks and shoe == shuffled_shoe(seed, number, decks, pack=36)
+    assert {c[0] for c in shoe} == set("6789TJQKA")
+    assert set(Counter(shoe).values()) == {decks} and len(Counter(shoe)) == 36
+
+
+def test_the_52_card_pack_is_the_default_and_keeps_its_order() -> None:
+    assert shuffled_shoe(1, 1, 1, pack=52) == shuffled_shoe(1, 1, 1)
+    assert shuffled_shoe(1, 1, 1, pack=36) != shuffled_shoe(1, 1, 1)[:36]
+
+
+def test_a_pack_of_another_size_is_an_error() -> None:
+    with pytest.raises(ValueError, match="36 or 52 cards, got 40"):
+        fresh_cards(1, 40)
+    assert check_pack(36) == 36

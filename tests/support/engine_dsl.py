@@ -1,7 +1,10 @@
 """A compact way to write sessions in tests: one short step per event.
 
 `play("bet 1 10", "card TS", ...)` builds the JSON Lines session and runs it
-through `replay_lines`, the same code path as `tablectl replay`.
+through `replay_lines`, the same code path as `tablectl replay`. The club games'
+steps: 'banker_stand', 'contra', 'recontra 2', 'double 2' (a box's double: on a
+spent pack), 'fold 2', 'dark' / 'dark 2', 'withdraw 2', 'open_bank 500', 'close_bank',
+'shuffle S2 36' (a shuffle with the shoe's card count).
 """
 
 from __future__ import annotations
@@ -31,7 +34,14 @@ def step(text: str) -> dict[str, Any]:
     if word == "surrender":
         return {"type": "surrender", **({"box": int(args[0])} if args else {})}
     if word == "shuffle":
-        return {"type": "shuffle", **({"shoe_id": args[0]} if args else {})}
+        return {"type": "shuffle", **({"shoe_id": args[0]} if args else {}),
+                **({"card_count": int(args[1])} if len(args) > 1 else {})}
+    if word in ("double", "dark"):
+        return {"type": word, **({"box": int(args[0])} if args else {})}
+    if word in ("fold", "recontra", "withdraw"):
+        return {"type": word, "box": int(args[0])}
+    if word == "open_bank":
+        return {"type": "open_bank", "amount": args[0]}
     if word == "close":
         return {"type": "close_insurance"}
     if word == "cut":

@@ -1,12 +1,17 @@
 """Random but plausible play on a Table, for the property tests (see tests/engine/test_properties.py).
 
-A session drives a ``Table`` with a real shuffled shoe (``decks`` copies of ALL_CARDS, shuffled
-by ``random.Random`` with a drawn seed, and shuffled again whenever the table takes a Shuffle):
-bets on random boxes, then at each step one of the next card, stand, double, split, surrender
-(with or without a box), insurance or even money on random boxes with random amounts, close
-insurance, cut card, shuffle, bet, discard card or void round. One step in six is picked
-blindly, whatever the phase, so many actions are illegal where they stand; the others are what
-a dealer would plausibly do in that phase, so rounds get dealt, played and settled.
+A session drives a ``Table`` with a real shuffled shoe (``decks`` copies of the pack's cards,
+shuffled by ``random.Random`` with a drawn seed, and shuffled again whenever the table takes a
+Shuffle): bets on random boxes, then at each step one of the game's events (blackjack: the next
+card, stand, double, split, surrender with or without a box, insurance or even money on random
+boxes with random amounts, close insurance, cut card, shuffle, bet, discard card or void round;
+the club games: the banker's stand, contra and recontra, a box's double or fold on a spent pack,
+dark, a raised stake, the bank opened and closed, withdraw). One step in six is picked blindly,
+whatever the phase, so many actions are illegal where they stand; the others are what a dealer
+would plausibly do in that phase, so rounds get dealt, played and settled.
+
+The cases are every built-in profile, and ``club-21+variants``: club-21 with one 36-card pack
+and every variant on (pairs, contra, two aces split, surrender), so the pack runs out in play.
 
 Every step also checks that ``Table.refusal`` agrees with ``Table.apply`` and that a card is
 never refused.
@@ -30,9 +35,15 @@ from controller.cards import ALL_CARDS, Card
 from controller.effects import CardPlaced, Effect, RoundSettled
 from controller.engine import IllegalAction, Phase, Table
 from controller.events import dump_event
-from controller.rules import PROFILES, build_rules
+from controller.rules import PROFILES, build_rules, profiles as profiles_of
 
-PROFILE_NAMES = sorted(PROFILES)
+# A case is a profile and options: every built-in profile, and club-21 with every variant on.
+CASES: dict[str, tuple[str, dict[str, Any]]] = {name: (name, {}) for name in PROFILES}
+CASES["club-21+variants"] = ("club-21", {"decks": 1, "pack": 36, "pairs": True, "contra": True, "two_aces_split": True,
+                                         "surrender": True})
+PROFILE_NAMES = sorted(CASES)
+BLACKJACK_CASES = sorted(profiles_of("blackjack"))
+CLUB_CASES = sorted(c for c in CASES if c not in BLACKJACK_CASES)
 
 # Small sessions, many of them: the whole file stays well under 20 s.
 SESSION_SETTINGS = settings(
@@ -59,6 +70,38 @@ PLAUSIBLE: dict[Phase, tuple[str, ...]] = {
     Phase.ATTENTION: ("discard_card", "discard_card", "void_round", "card", "cut_card"),
 }
 BETTING_WITH_BETS = ("card", "card", "card", "bet", "shuffle", "cut_card")
+
+# The club games' own: what a croupier, who is the banker, plausibly does in each phase.
+CLUB21_ACTIONS = ("card", "stand", "double", "double_box", "split", "surrender", "fold", "banker_stand", "contra",
+                  "recontra", "withdraw", "cut_card", "shuffle", "bet", "discard_card", "void_round")
+CLUB21_PLAUSIBLE: dict[Phase, tuple[str, ...]] = {
+    Phase.WAITING_FOR_SHUFFLE: ("shuffle", "shuffle", "shuffle", "bet"),
+    Phase.BETTING: ("bet", "bet", "card"),  # the pack is dealt down to its bottom card: no shuffle before
+    Phase.SETTLED: ("bet", "card"),
+    Phase.DEALING: ("card",) * 15 + ("withdraw",),
+    Phase.CONTRA: ("contra", "recontra", "recontra", "card", "card"),
+    Phase.PLAYERS: ("card", "card", "card", "stand", "stand", "stand", "split", "double", "surrender") * 2
+    + ("withdraw",),
+    Phase.DEALER: ("card", "card", "banker_stand"),
+    Phase.PACK_OUT: ("double_box", "fold", "double_box", "withdraw"),
+    Phase.ATTENTION: ("discard_card", "discard_card", "void_round", "card", "cut_card"),
+}
+CLUB36_ACTIONS = ("card", "stand", "dark", "raise", "banker_stand", "open_bank", "close_bank", "withdraw",
+                  "cut_card", "shuffle", "bet", "discard_card", "void_round")
+CLUB36_PLAUSIBLE: dict[Phase, tuple[str, ...]] = {
+    Phase.WAITING_FOR_SHUFFLE: ("shuffle", "shuffle", "shuffle", "open_bank", "bet"),
+    Phase.BETTING: ("open_bank", "bet", "bet", "close_bank", "card"),
+    Phase.SETTLED: ("bet", "card", "close_bank"),
+    Phase.DEALING: ("card",) * 15 + ("withdraw",),
+    Phase.PLAYERS: ("card", "card", "stand", "stand", "dark", "raise") * 2 + ("withdraw",),
+    Phase.DEALER: ("card", "card", "banker_stand"),
+    Phase.ATTENTION: ("discard_card", "discard_card", "void_round", "card", "cut_card"),
+}
+GAME_PLAY = {
+    "blackjack": (ACTIONS, PLAUSIBLE),
+    "club-21": (CLUB21_ACTIONS, CLUB21_PLAUSIBLE),
+    "club-21-36": (CLUB36_ACTIONS, CLUB36_PLAUSIBLE),
+}
 # The world's events, in sessions with ``world=True``: reservations, the clock, the shoe and the
 # link, the pit, acknowledgements and rule changes (each event then carries a time).
 WORLD = ("reserve", "reserve", "tick", "tick", "shoe_fault", "link_down", "link_up", "call_pit",
@@ -132,7 +175,11 @@ class Session:
     before_step: Callable[["Session", ev.Event], Any] | None = None
 
     def __post_init__(self) -> None:
-        self.rules = build_rules(self.profile)
+        self.case = self.profile
+        self.profile, self.options = CASES.get(self.case, (self.case, {}))
+        self.rules = build_rules(self.profile, self.options)
+        self.game = self.rules.game
+        self.actions, self.plausible = GAME_PLAY[self.game]
         self.table = Table(self.rules)
         self.rng = random.Random(self.seed)
         self.shoe: list[Card] = []
@@ -150,12 +197,20 @@ class Session:
 
     # -- the physical shoe
     def _new_shoe(self) -> None:
-        self.shoe = [c for _ in range(self.rules.decks) for c in ALL_CARDS]
+        ranks = "A6789TJQK" if self.rules.pack == 36 else "A23456789TJQK"
+        shoe = [c for _ in range(self.rules.decks) for c in ALL_CARDS if c.rank in ranks]
+        table = getattr(self, "table", None)
+        if table is not None and table.round is not None:
+            for card in table.game.cards_in_play(table):  # still on the table: not in the pack shuffled now
+                shoe.remove(card)
+        self.shoe = shoe
         self.rng.shuffle(self.shoe)
 
     # -- making events
     def _amount_for_bet(self) -> Decimal:
         lo, hi = self.rules.table_min, self.rules.table_max
+        if self.game == "club-21-36":  # the bank binds: at most what it holds
+            hi = max(lo, min(hi, Decimal(self.table.game_state.balance) / 100))
         how = self.choose.int(0, 5)
         if how == 0:
             return lo
@@ -192,6 +247,33 @@ class Session:
             return ev.Stand()
         if kind == "double":
             return ev.Double()
+        if kind == "double_box":
+            return ev.Double(box=self._box_number())
+        if kind == "fold":
+            return ev.Fold(box=self._box_number())
+        if kind == "recontra":
+            return ev.Recontra(box=self._box_number())
+        if kind == "withdraw":
+            return ev.Withdraw(box=self._box_number(), actor="sup")
+        if kind == "banker_stand":
+            return ev.BankerStand()
+        if kind == "contra":
+            return ev.Contra()
+        if kind == "dark":
+            return ev.Dark(box=None if self.choose.int(0, 2) else self._box_number())
+        if kind == "raise":
+            r = self.table.round
+            box = r.boxes[min(r.box_i, len(r.boxes) - 1)].number if r is not None and self.choose.int(0, 3) \
+                else self._box_number()
+            return ev.PlaceBet(box=box, amount=self._amount_for_bet() / self.choose.one((1, 2, 4, 10)))
+        if kind == "open_bank":
+            lo, hi = self.rules.bank_min, self.rules.bank_max
+            how = self.choose.int(0, 5)
+            amount = (lo, hi, lo / 2, hi + 1, lo + Decimal("0.5"))[how] if how < 5 else \
+                Decimal(self.choose.int(int(lo), int(hi)))
+            return ev.OpenBank(amount=amount)
+        if kind == "close_bank":
+            return ev.CloseBank()
         if kind == "split":
             return ev.Split()
         if kind == "surrender":
@@ -231,6 +313,13 @@ class Session:
             alert_id = self.choose.one(ids) if self.choose.int(0, 4) else self.choose.int(1, 30)
             return ev.AcknowledgeAlert(alert_id=alert_id, actor="sup")
         if kind == "rules":
+            if self.game == "club-21":
+                return ev.SetRules(profile=self.profile, options={
+                    **self.options, "ties": self.choose.one(("push", "banker")),
+                    "banker_stands_on": self.choose.one((None, 17, 19))})
+            if self.game == "club-21-36":
+                return ev.SetRules(profile=self.profile, options={
+                    **self.options, "dark_both_bust": self.choose.one(("player", "banker"))})
             return ev.SetRules(profile=self.profile, options={
                 "burn_cards": self.choose.int(0, 2), "dealer_hits_soft17": bool(self.choose.int(0, 1))})
         if kind == "discard_card":
@@ -252,11 +341,11 @@ class Session:
         if self.world and self.choose.int(0, 6) == 6:
             kind = self.choose.one(WORLD)
         elif self.choose.int(0, 5) == 5:  # blind: any action, whatever the phase
-            kind = self.choose.one(ACTIONS)
+            kind = self.choose.one(self.actions)
         elif phase is Phase.BETTING and self.table.pending:
-            kind = self.choose.one(BETTING_WITH_BETS)
+            kind = self.choose.one(BETTING_WITH_BETS if self.game == "blackjack" else ("card", "bet"))
         else:
-            kind = self.choose.one(PLAUSIBLE[phase])
+            kind = self.choose.one(self.plausible[phase])
         event = self.make_event(kind)
         if event is not None:
             if self.world:
@@ -325,13 +414,13 @@ class Session:
     def session_lines(self, events: list[ev.Event] | None = None) -> list[str]:
         """The session file: a rules line, then the events."""
         evs = self.accepted if events is None else events
-        return [json.dumps(dump_event(ev.SetRules(profile=self.profile)))] + [
+        return [json.dumps(dump_event(ev.SetRules(profile=self.profile, options=dict(self.options))))] + [
             json.dumps(dump_event(e)) for e in evs]
 
     def note_session(self) -> None:
         """Print the attempted events (the illegal ones marked) for a failing example."""
         codes = {i: code for i, _, code in self.illegal}
-        lines = [f"profile={self.profile} seed={self.seed}"]
+        lines = [f"profile={self.profile} options={self.options} seed={self.seed}"]
         for i, e in enumerate(self.attempted):
             mark = f"   # IllegalAction {codes[i]}" if i in codes else ""
             lines.append(json.dumps(dump_event(e)) + mark)
@@ -361,3 +450,5 @@ def run_words(profile: str, seed: int, words: list[int], **kw: Any) -> Session:
 
 
 profiles = pytest.mark.parametrize("profile", PROFILE_NAMES)
+blackjack_profiles = pytest.mark.parametrize("profile", BLACKJACK_CASES)
+club_profiles = pytest.mark.parametrize("profile", CLUB_CASES)

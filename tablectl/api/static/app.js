@@ -59,7 +59,7 @@ function el(tag, attrs, ...children) {
 }
 
 function cardEl(code, key) {
-  if (code === "XX") return el("span", { class: "card back", role: "img", "aria-label": "face-down card", title: "hole card" });
+  if (code === "XX") return el("span", { class: "card back", role: "img", "aria-label": "face-down card", title: "face-down card" });
   const rank = code[0], suit = SUITS[code[1]] || ["?", false];
   const shown = rank === "T" ? "10" : rank;
   const names = { S: "spades", H: "hearts", D: "diamonds", C: "clubs" };
@@ -92,7 +92,11 @@ function handTotal(totals, done) {
 }
 
 const MARK_TEXT = { blackjack: "BJ", stood: "stood", doubled: "doubled", split: "split", surrendered: "surrendered",
-  insured: "insured", busted: "busted", even_money: "even money" };
+  insured: "insured", busted: "busted", even_money: "even money",
+  // the club games (003): the players' cards are closed; contra, recontra, the spent pack's choice, dark
+  closed: "closed", contra: "contra", recontra: "recontra", fold: "folded", dark: "dark", pack_out: "pack spent" };
+// A club game: the croupier is the banker, the boxes' cards are closed until they are turned.
+const isClub = (v) => !!(v && v.game && v.game !== "blackjack");
 function marks(list) {
   return el("span", { class: "marks" }, list.map((m) => el("span", { class: "mark m-" + m, "data-mark": m, text: MARK_TEXT[m] || m })));
 }
@@ -106,6 +110,9 @@ function handMarks(h) {
   if (h.split) m.push("split");
   if (surrendered) m.push("surrendered");
   if (h.outcome === "even_money") m.push("even_money");
+  if (h.closed) m.push("closed");
+  if (h.dark) m.push("dark");
+  if (h.outcome === "fold") m.push("fold");
   if (h.done && !h.blackjack && !h.bust && !h.doubled && !surrendered && h.outcome !== "even_money") m.push("stood");
   return m;
 }
@@ -114,28 +121,58 @@ function dealerMarks(d) {
   const m = [];
   if (d.blackjack) m.push("blackjack");
   if (d.bust) m.push("busted");
+  if (d.closed) m.push("closed");
   if (d.done && !d.blackjack && !d.bust && d.cards.length) m.push("stood");
   return m;
 }
 
 const OUTCOME_TEXT = { blackjack: "blackjack", win: "win", lose: "lose", bust: "bust", push: "push",
-  surrender: "surrender", even_money: "even money", three_sevens: "three sevens", void: "void" };
+  surrender: "surrender", even_money: "even money", three_sevens: "three sevens", void: "void",
+  natural: "natural 21", banker_bust: "banker bust", fold: "fold", withdrawn: "withdrawn", returned: "returned" };
+
+// A closed hand's total is not told below supervisor: say how many cards it holds instead.
+function closedText(h) {
+  return h.closed && (!h.totals || !h.totals.length) ? `closed · ${h.card_count ?? h.cards.length} cards` : "";
+}
 
 function handEl(h, hi, key) {
   return el("div", { class: "hand" + (h.in_play ? " in-play" : ""), "data-hand": hi },
     el("div", { class: "cards" }, h.cards.map((c, ci) => cardEl(c, key ? `${key}-${hi}-${ci}` : null))),
     el("div", { class: "meta" },
       el("span", { class: "total", "data-testid": "hand-total", text: handTotal(h.totals, h.done) }),
+      closedText(h) ? el("span", { class: "muted small", "data-testid": "hand-closed", text: closedText(h) }) : null,
       marks(handMarks(h)),
       el("span", { class: "bet", text: `bet ${h.bet}` })),
     h.outcome ? el("div", { class: "result" },
       el("span", { class: "outcome " + h.outcome, text: OUTCOME_TEXT[h.outcome] || h.outcome }), house(h.net)) : null);
 }
 
+// club-21-36: each box plays its own duel against the banker; the bank's balance after it.
+function duelEl(b, v) {
+  const here = v.bank && v.bank.duel && v.bank.duel.box === b.box && v.round;
+  if (!b.banker && (b.bank_after === null || b.bank_after === undefined) && !here) return null;
+  return el("div", { class: "duel small", "data-testid": "duel" },
+    b.banker && b.banker.cards.length ? el("span", {}, "banker ", el("span", { class: "cards" }, b.banker.cards.map((c) => cardEl(c))),
+      ` ${handTotal(b.banker.totals, true)} `) : null,
+    here ? el("span", { class: "outcome push", text: "duel" + (v.bank.duel.dark ? " · dark" : "") }) : null,
+    b.bank_after !== null && b.bank_after !== undefined ? el("span", { class: "muted", text: ` bank after ${b.bank_after}` }) : null);
+}
+
+function bankEl(bank) {
+  if (!bank) return null;
+  const duel = bank.duel ? ` · duel: box ${bank.duel.box}, stake ${bank.duel.stake}` + (bank.duel.dark ? ", dark" : "") : "";
+  return el("span", { class: "bank", "data-testid": "bank" },
+    bank.open ? `Bank ${bank.balance} (put up ${bank.opened_with}) · round ${bank.rounds_played}` + duel
+      + (bank.may_close ? " · may close" : "") : "No bank open");
+}
+
 function boxEl(b, v, settled) {
   const here = !settled && v.turn && v.turn.box === b.box && !b.next_round;
   const bets = Object.values(b.bets || {}).reduce((a, x) => a + Number(x), 0);
   const boxMarks = b.insurance ? ["insured"] : [];
+  if (b.recontra) boxMarks.push("recontra");
+  if (b.choice === "double") boxMarks.push("doubled");
+  if (b.choice === "fold") boxMarks.push("fold");
   return el("li", { class: "box" + (here ? " turn-here" : "") + (b.next_round ? " next" : "") + (settled ? " settled" : ""),
       "data-box": b.box, "aria-current": here ? "true" : null },
     el("header", {}, el("span", { class: "num", text: `Box ${b.box}` }),
@@ -144,6 +181,7 @@ function boxEl(b, v, settled) {
     boxMarks.length ? marks(boxMarks) : null,
     b.next_round ? el("div", { class: "muted small", text: "next round" }) : null,
     b.hands.map((h, hi) => handEl(h, hi, settled ? null : `b${v.round}-${b.box}`)),
+    duelEl(b, v),
     settled ? el("div", { class: "box-result", "data-testid": "box-result" },
       b.insurance_net !== null && b.insurance_net !== undefined ? el("span", { class: "muted small", text: "insurance " }) : null,
       b.insurance_net !== null && b.insurance_net !== undefined ? house(b.insurance_net) : null,
@@ -164,16 +202,27 @@ function renderTable(v) {
   const s = !v.round && v.settled ? v.settled : null;
   const d = s ? s.dealer : v.dealer;
   const dealerTurn = v.turn && v.turn.dealer;
+  const club = isClub(v);
+  const tableMarks = [];
+  if (club && v.contra) tableMarks.push("contra");
+  if (club && v.pack_out) tableMarks.push("pack_out");
   $("dealer").replaceChildren(...kids(
-    el("span", { class: "label", text: "Dealer" }),
+    el("span", { class: "label", text: club ? "Banker" : "Dealer" }),
     el("span", { class: "cards", "data-testid": "dealer-cards" }, d.cards.map((c, i) => cardEl(c, s ? null : `d${v.round}-${i}`))),
     el("span", { class: "total", "data-testid": "dealer-total", text: handTotal(d.totals, d.done) }),
+    closedText(d) ? el("span", { class: "muted small", "data-testid": "dealer-closed", text: closedText(d) }) : null,
     marks(dealerMarks(d)),
-    dealerTurn ? el("span", { class: "outcome push", text: "drawing" }) : null));
+    tableMarks.length ? marks(tableMarks) : null,
+    dealerTurn ? el("span", { class: "outcome push", text: "drawing" }) : null,
+    club && v.bottom_card ? el("span", { class: "bottom muted small", "data-testid": "bottom-card" }, "bottom card ",
+      cardEl(v.bottom_card)) : null,
+    bankEl(v.bank)));
 
   let turn = "";
   if (v.turn && v.turn.box !== undefined) turn = `Box ${v.turn.box}` + (v.turn.hand ? `, hand ${v.turn.hand + 1}` : "") + " to act";
-  else if (dealerTurn) turn = "Dealer draws";
+  else if (dealerTurn) turn = club ? "Banker draws" : "Dealer draws";
+  else if (v.phase === "contra") turn = "Contra? (the next card closes it)";
+  else if (v.phase === "pack_out") turn = "Pack spent: each box doubles or folds";
   else if (v.next_card) turn = `Next card: ${v.next_card}`;
   else if (v.shuffle_due) turn = "Shuffle due";
   $("turn").textContent = turn;
@@ -353,16 +402,19 @@ function renderHistory(body) {
     const perBox = {};
     for (const h of r.hands) perBox[h.box] = (perBox[h.box] || 0) + 1;
     const dealerBj = r.dealer.cards.length === 2 && r.dealer.total === 21;
+    const who = r.game && r.game !== "blackjack" ? "banker" : "dealer";
     const det = el("details", { "data-round": r.number },
       el("summary", {}, el("span", { class: "n", text: `#${r.number}` }),
         el("time", { datetime: r.settled_at || "", text: fmtTime(r.settled_at) }),
         el("span", { class: "cards" }, r.dealer.cards.map((c) => cardEl(c))),
-        el("span", { text: dealerBj ? "dealer BJ" : `dealer ${r.dealer.total}` }),
+        el("span", { text: dealerBj ? (who === "banker" ? "banker 21" : "dealer BJ") : `${who} ${r.dealer.total}` }),
         el("span", { text: `${Object.keys(perBox).length} box(es)` }),
         house(r.net), r.void ? el("span", { class: "outcome void", text: "void" }) : null),
       el("table", {}, el("thead", {}, el("tr", {}, ["Box", "Cards", "Bet", "Outcome", "House"].map((t) => el("th", { scope: "col", text: t })))),
         el("tbody", {}, r.hands.map((h) => el("tr", {}, el("td", { text: String(h.box) }),
-          el("td", {}, el("span", { class: "cards" }, h.cards.map((c) => cardEl(c)))), el("td", { text: h.bet }),
+          el("td", {}, el("span", { class: "cards" }, h.cards.map((c) => cardEl(c))),
+            h.banker && h.banker.length ? el("span", { class: "muted small" }, " vs banker ",
+              el("span", { class: "cards" }, h.banker.map((c) => cardEl(c)))) : null), el("td", { text: h.bet }),
           el("td", {}, el("span", { text: (OUTCOME_TEXT[h.outcome] || h.outcome || "") + " " }), marks(recordMarks(r, h, perBox[h.box]))),
           el("td", {}, house(h.net)))),
         (r.insurance || []).map((i) => el("tr", {}, el("td", { text: String(i.box) }), el("td", { text: "insurance" }),

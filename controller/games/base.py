@@ -1,0 +1,118 @@
+"""What a game is to the table: the one small interface `controller.engine.Table` delegates to.
+
+Every game played on the table shares the cards and the shoe, the boxes and their bets,
+the journal, attention and alerts; that machinery is the `Table`'s. A game is what differs:
+how a round starts from the bets placed, where each card that arrives goes, the game's own
+decisions (its events, each a check and a handler), what may be decided now, who takes the
+next card, the round's record, snapshot and view. A game object holds no table state: every
+method takes the table, so one instance serves every table (``controller.games.GAMES``).
+
+A game changes the table only from inside `Table.apply` (its handlers and `place`), through
+the table's helpers: ``_set_phase``, ``_raise_alert``, ``_hold``, ``_finish_round``,
+``_resolve_alerts`` and the effects list ``_fx``. Its checks change nothing.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping
+
+from ..cards import Card
+from ..legality import Action, Refusal
+
+if TYPE_CHECKING:  # the engine imports the games, never the other way round at run time
+    from ..engine import Table
+    from ..events import CardDrawn
+    from ..round import Round
+
+Check = Callable[["Table", Any], "Refusal | None"]
+Handler = Callable[["Table", Any], None]
+Dispatch = Mapping[type, "tuple[Check | None, Handler]"]
+
+
+class Game(ABC):
+    """One family of games (blackjack, the club games): the round, behind the table's shared machinery."""
+
+    name: ClassVar[str]
+
+    def __init__(self) -> None:
+        # Built once per game: the game's events (and the shared ones it plays its own way).
+        self.dispatch: Dispatch = self.events()
+
+    # ------------------------------------------------------------------ the game's events
+    @abstractmethod
+    def events(self) -> Dispatch:
+        """Event type -> (check or None, handler) for the game's own events, merged over the table's."""
+
+    blocked_by_attention: ClassVar[frozenset[type]] = frozenset()
+    """The game's decisions, refused while the table needs the supervisor."""
+
+    # ------------------------------------------------------------------ cards
+    @abstractmethod
+    def place(self, table: Table, card: Card, e: CardDrawn) -> None:
+        """Put a card the shoe dealt where it goes now (never refused: a card nobody may take is held)."""
+
+    @abstractmethod
+    def face_down_next(self, table: Table) -> str | None:
+        """To whom the next card would go face down ('the dealer', 'box 3'), or None: an alert about
+        a face-down card must not name it."""
+
+    @abstractmethod
+    def next_card(self, table: Table) -> str | None:
+        """Who takes the next card now ('box N', 'dealer', ...), or None when no card is expected."""
+
+    @abstractmethod
+    def hidden_cards(self, table: Table) -> list[Card]:
+        """The cards on the table now that every role below supervisor must not see."""
+
+    def hole_card_hidden(self, table: Table) -> bool:
+        """A card of the dealer's (the banker's) is face down now."""
+        return False
+
+    def reveal_all(self, table: Table, r: Round) -> None:
+        """A round is over: it keeps no secret (turn every card still face down)."""
+
+    def cards_in_play(self, table: Table) -> list[Card]:
+        """The cards still on the table that a pack shuffled in now does not hold (none: a new shoe is whole)."""
+        return []
+
+    def pack_size(self, table: Table) -> int:
+        """How many cards a pack shuffled in now holds (what the shoe should report loading)."""
+        return table.rules.shoe_size - len(self.cards_in_play(table))
+
+    # ------------------------------------------------------------------ decisions
+    @abstractmethod
+    def legal_actions(self, table: Table) -> list[Action]:
+        """The decisions that may be taken now, as `Table.apply` would accept them."""
+
+    @abstractmethod
+    def void(self, table: Table) -> None:
+        """The supervisor voids the round in play (a misdeal): settle it as void and finish it."""
+
+    # ------------------------------------------------------------------ views and snapshots
+    @abstractmethod
+    def view(self, table: Table, reveal: bool) -> dict[str, Any]:
+        """The round's part of `controller.view.table_view`; ``reveal`` is the supervisor's view."""
+
+    @abstractmethod
+    def dump_round(self, r: Round) -> dict[str, Any]:
+        """A round (in play or settled) as plain JSON-ready data."""
+
+    @abstractmethod
+    def load_round(self, table: Table, data: Any) -> Round:
+        """A round from `dump_round` data for this table's rules, validated strictly (SnapshotError names
+        what is wrong)."""
+
+    def new_state(self) -> Any:
+        """What the game keeps between rounds on a new table (None when nothing): `Table.game_state`."""
+        return None
+
+    def dump_state(self, table: Table) -> Any:
+        """What the game keeps between rounds (None when nothing), as plain data."""
+        return None
+
+    def load_state(self, table: Table, data: Any) -> None:
+        """Restore what `dump_state` wrote (SnapshotError names what is wrong)."""
+        if data is not None:
+            from ..errors import SnapshotError
+            raise SnapshotError(f"malformed table snapshot: game_state: {self.name} keeps no state between rounds")

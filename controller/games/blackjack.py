@@ -1,0 +1,466 @@
+"""Blackjack, as the five casino documents play it: the round behind the table's shared machinery.
+
+The round's data and deal plan are `controller.round`, what a player may do is
+`controller.legality`, the dealer and the payouts are `controller.settlement`; this module
+applies what they decide, in the order the table's events arrive, and shows the round.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from .. import events as ev
+from .. import legality as legal
+from .. import settlement
+from .. import snapshot as snap
+from ..alerts import AlertKind
+from ..cards import HIDDEN, Card, total_of
+from ..effects import CardPlaced, HoleCardTurned, box_card, burnt_card, dealer_card
+from ..hand import Hand, Outcome
+from ..legality import Action, Refusal
+from ..money import money, to_cents
+from ..phase import PLAY, READY, Phase
+from ..round import DEALER, Round, deal_plan
+from ..rules import RuleProfile, SurrenderRule
+from .base import Dispatch, Game
+
+if TYPE_CHECKING:
+    from ..engine import Table
+
+_BLOCKED = frozenset({ev.Stand, ev.Double, ev.Split, ev.Surrender, ev.Insure, ev.EvenMoney, ev.CloseInsurance})
+
+
+class Blackjack(Game):
+    """Blackjack: the dealer plays his own hand against every box, by the house's fixed rule."""
+
+    name = "blackjack"
+    blocked_by_attention = _BLOCKED
+
+    def events(self) -> Dispatch:
+        """The players' decisions, insurance, and the cut card."""
+        return {
+            ev.CutCardOut: (None, self._on_cut_card),
+            ev.Stand: (self._check_stand, self._on_stand),
+            ev.Double: (self._check_double, self._on_double),
+            ev.Split: (self._check_split, self._on_split),
+            ev.Surrender: (self._check_surrender, self._on_surrender),
+            ev.Insure: (self._check_insure, self._on_insurance),
+            ev.EvenMoney: (self._check_even_money, self._on_even_money),
+            ev.CloseInsurance: (self._check_close_insurance, self._on_close_insurance),
+        }
+
+    # ================================================================== cards
+    def place(self, t: Table, card: Card, e: ev.CardDrawn) -> None:
+        """The deal plan while dealing, the hand in turn while it plays, the dealer in his turn,
+        a burn or a new round's first card between rounds; anything else is held."""
+        phase = t.phase
+        r = t.round
+        if phase is Phase.DEALING:
+            self._deal(t, card)
+        elif phase in PLAY:
+            hand = r.hand  # type: ignore[union-attr]
+            if legal.awaiting_resplit(hand):
+                t._hold(card, "split aces: split again or stand before the next card", e.at)
+            else:
+                self._hit(t, hand, card)
+        elif phase is Phase.DEALER:
+            if settlement.dealer_needs_card(r, t.rules):  # type: ignore[arg-type]
+                self._dealer_draw(t, card)
+            else:
+                t._hold(card, "the dealer has finished drawing", e.at)
+        elif phase in READY:
+            shoe = t.shoe
+            if shoe is None:
+                t._hold(card, "no shoe has been shuffled in", e.at)
+            elif t.burn_left > 0:
+                t.burn_left -= 1
+                shoe.burned += 1
+                t._fx.append(burnt_card(card))
+            elif t.pending:
+                self._start_round(t, e.at)
+                self._deal(t, card)
+            else:
+                t._hold(card, "no bets are on the table", e.at)
+        elif phase is Phase.WAITING_FOR_SHUFFLE:
+            t._hold(card, "a shuffle is due", e.at)
+        elif phase is Phase.INSURANCE:
+            t._hold(card, "insurance is open: close insurance before dealing on", e.at)
+        else:  # ATTENTION: a second card while one is held is held too
+            t._hold(card, "the table is waiting for the supervisor", e.at)
+
+    def face_down_next(self, t: Table) -> str | None:
+        """The hole card (a hole-card game's second dealer card in the deal) goes face down to the dealer."""
+        r = t.round
+        if (t.phase is Phase.DEALING and r is not None and t.rules.hole_card  # type: ignore[union-attr]
+                and r.plan[r.dealt] == DEALER and len(r.dealer.cards) == 1):
+            return "the dealer"
+        return None
+
+    def next_card(self, t: Table) -> str | None:
+        """'box N', 'dealer', 'burn', 'first box', or None when no card is expected."""
+        r = t.round
+        if r is not None:
+            return legal.next_card(r, t.phase)
+        if t.phase in READY and t.shoe is not None and (t.pending or t.burn_left):
+            return "burn" if t.burn_left else "first box"
+        return None
+
+    def next_card_owner(self, t: Table) -> str:
+        """Whom the next card would be for: 'box N' or 'dealer' (the right to cut follows it)."""
+        r = t.round
+        if r is None:
+            return f"box {min(t.pending)}" if t.pending else "dealer"
+        owner = legal.next_card(r, t.phase)
+        if owner is not None:
+            return owner
+        if (t.phase in PLAY or t.phase is Phase.INSURANCE) and r.box_i < len(r.boxes):
+            return f"box {r.boxes[r.box_i].number}"  # the box in turn, though it takes no card now
+        return "dealer"
+
+    def hole_card_hidden(self, t: Table) -> bool:
+        """The dealer's hole card is dealt face down and not yet turned."""
+        r = t.round
+        return r is not None and t.rules.hole_card and len(r.dealer.cards) >= 2 and not r.hole_turned  # type: ignore[union-attr]
+
+    def hidden_cards(self, t: Table) -> list[Card]:
+        """The hole card, while it is face down."""
+        return [t.round.dealer.cards[1]] if self.hole_card_hidden(t) else []  # type: ignore[union-attr]
+
+    def reveal_all(self, t: Table, r: Round) -> None:
+        """A round over has no secret left: the hole card is turned."""
+        self._turn_hole_card(t)
+
+    def _on_cut_card(self, t: Table, e: ev.CutCardOut) -> None:
+        shoe = t.shoe
+        if shoe is None or shoe.cut_card_out:
+            return  # nothing to track: no shoe yet, or already out (a resend)
+        shoe.cut_card_out = True
+        shoe.cut_card_position = e.position if e.position is not None else shoe.dealt + 1
+        t.right_to_cut = self.next_card_owner(t)
+        if t.rules.reshuffle_every_round or t.pending:
+            # rules.md, Points decided: out after the bets and before the first card, the cut card
+            # leaves the round whose bets are down to be dealt and finished; the shuffle follows it.
+            return
+        if t.phase in READY:
+            t._set_phase(Phase.WAITING_FOR_SHUFFLE)
+            t._raise_alert(AlertKind.SHUFFLE_DUE, "the cut card is out: shuffle", e.at)
+        elif t.phase is Phase.ATTENTION and t.resume_phase in READY:
+            # Out while a held card waits between rounds: once resolved, the table waits for the shuffle.
+            t.resume_phase = Phase.WAITING_FOR_SHUFFLE
+            t._raise_alert(AlertKind.SHUFFLE_DUE, "the cut card is out: shuffle", e.at)
+
+    # ================================================================== the round
+    def _start_round(self, t: Table, at: datetime | None) -> None:
+        rules: RuleProfile = t.rules  # type: ignore[assignment]
+        boxes = t._take_pending()
+        t.round = Round(t.rounds_played, t.shoe.shoe_id if t.shoe else None, boxes,
+                        deal_plan(len(boxes), rules.hole_card), at)
+        t.previous = None
+        t._set_phase(Phase.DEALING)
+
+    def _deal(self, t: Table, card: Card) -> None:
+        r = t.round
+        assert r is not None
+        target = r.plan[r.dealt]
+        r.dealt += 1
+        if target == DEALER:
+            face_down = t.rules.hole_card and len(r.dealer.cards) == 1  # type: ignore[union-attr]
+            r.dealer.add(card)
+            # The hole card is the one placed face down (rare: built here, not shared).
+            t._fx.append(CardPlaced(card.code, "dealer", face_down=True) if face_down else dealer_card(card))
+        else:
+            box = r.boxes[target]
+            box.hands[0].add(card)
+            t._fx.append(box_card(card, box.number, 0))
+        if r.dealt == len(r.plan):
+            if legal.insurance_opens(r, t.rules):  # type: ignore[arg-type]
+                t._set_phase(Phase.INSURANCE)
+            else:
+                self._after_insurance(t)
+
+    def _after_insurance(self, t: Table) -> None:
+        r = t.round
+        assert r is not None
+        rules: RuleProfile = t.rules  # type: ignore[assignment]
+        if settlement.dealer_peeks(r.dealer.cards[0].value, rules):
+            r.peeked = True
+            if r.dealer.is_blackjack:
+                self._settle_round(t)
+                return
+            for box in r.boxes:  # the peek settles insurance: the dealer has no blackjack
+                if box.insurance is not None:
+                    box.insurance_net = settlement.insurance_net(box.insurance, False)
+        waits = settlement.blackjack_may_come(r)
+        for box in r.boxes:
+            hand = box.hands[0]
+            if hand.is_blackjack and not hand.settled:
+                if waits:
+                    hand.done = True  # waits for the dealer's second card
+                else:
+                    hand.settle(Outcome.BLACKJACK, settlement.blackjack_net(hand.stake, rules))
+        if rules.surrender is SurrenderRule.BEFORE_FIRST_HIT and any(legal.may_surrender_early(b) for b in r.boxes):
+            t._set_phase(Phase.SURRENDER)
+        else:
+            t._set_phase(Phase.PLAYERS)
+        r.box_i, r.hand_i = 0, 0
+        self._to_next_hand(t)
+
+    def _turn_hole_card(self, t: Table) -> None:
+        r = t.round
+        if r is not None and t.rules.hole_card and len(r.dealer.cards) >= 2 and not r.hole_turned:  # type: ignore[union-attr]
+            r.hole_turned = True
+            t._fx.append(HoleCardTurned(r.dealer.cards[1].code))
+
+    def _to_next_hand(self, t: Table) -> None:
+        r = t.round
+        assert r is not None
+        if r.to_next_hand():
+            return
+        self._turn_hole_card(t)
+        t._set_phase(Phase.DEALER)
+        if not settlement.dealer_needs_card(r, t.rules):  # type: ignore[arg-type]
+            self._settle_round(t)
+
+    def _close_surrender_window(self, t: Table) -> None:
+        # The first card or decision after the deal ends the table-wide surrender window.
+        if t.phase is Phase.SURRENDER:
+            t._set_phase(Phase.PLAYERS)
+
+    def _hit(self, t: Table, hand: Hand, card: Card) -> None:
+        r = t.round
+        assert r is not None and hand.box is not None
+        rules: RuleProfile = t.rules  # type: ignore[assignment]
+        self._close_surrender_window(t)
+        r.anyone_drew = True
+        hand.box.acted = True
+        hand.add(card)
+        t._fx.append(box_card(card, hand.box.number, r.hand_i))
+        paid = settlement.settled_at_once(hand, rules)
+        if paid is not None:
+            hand.settle(*paid)
+        elif legal.hand_complete(hand, card, rules):
+            hand.done = True
+        if hand.done:
+            self._to_next_hand(t)
+
+    def _dealer_draw(self, t: Table, card: Card) -> None:
+        r = t.round
+        assert r is not None
+        r.dealer.add(card)
+        t._fx.append(dealer_card(card))
+        if not settlement.dealer_needs_card(r, t.rules):  # type: ignore[arg-type]
+            self._settle_round(t)
+
+    def _settle_round(self, t: Table) -> None:
+        r = t.round
+        assert r is not None
+        hands, insurance = settlement.settle_round(r, t.rules)  # type: ignore[arg-type]
+        for box, net in insurance:
+            box.insurance_net = net
+        for hand, outcome, net in hands:
+            hand.settle(outcome, net)
+        t._finish_round(r)
+
+    def void(self, t: Table) -> None:
+        """rules.md: a voided round returns every bet on it, settled or not."""
+        r = t.round
+        assert r is not None
+        r.voided = True
+        for box in r.boxes:
+            for hand in box.hands:
+                hand.settle(Outcome.VOID, 0)
+            if box.insurance is not None:
+                box.insurance_net = 0
+        t._finish_round(r)
+
+    # ================================================================== players' decisions
+    def legal_actions(self, t: Table) -> list[Action]:
+        """The hand in turn's decisions, or those the insurance phase offers."""
+        return legal.legal_actions(t.phase, t.round, t.rules)  # type: ignore[arg-type]
+
+    def _check_stand(self, t: Table, e: ev.Stand) -> Refusal | None:
+        return legal.turn_refusal(t.phase, t.round, "stand")
+
+    def _on_stand(self, t: Table, e: ev.Stand) -> None:
+        hand = t.round.hand  # type: ignore[union-attr]
+        self._close_surrender_window(t)
+        hand.box.acted = True  # type: ignore[union-attr]
+        hand.done = True
+        self._to_next_hand(t)
+
+    def _check_double(self, t: Table, e: ev.Double) -> Refusal | None:
+        refusal = legal.turn_refusal(t.phase, t.round, "double")
+        if refusal is not None:
+            return refusal
+        r = t.round
+        assert r is not None
+        if e.box is not None and e.box != r.boxes[r.box_i].number:  # the box, if named, is the one in turn
+            return Refusal("not_your_turn", f"it is box {r.boxes[r.box_i].number}'s turn, not box {e.box}'s")
+        return legal.double_refusal(r.hand, t.rules)  # type: ignore[arg-type]
+
+    def _on_double(self, t: Table, e: ev.Double) -> None:
+        hand = t.round.hand  # type: ignore[union-attr]
+        self._close_surrender_window(t)
+        hand.box.acted = True  # type: ignore[union-attr]
+        hand.stake = hand.stake * 2
+        hand.doubled = True
+
+    def _check_split(self, t: Table, e: ev.Split) -> Refusal | None:
+        return legal.turn_refusal(t.phase, t.round, "split") or \
+            legal.split_refusal(t.round.hand, t.rules)  # type: ignore[union-attr,arg-type]
+
+    def _on_split(self, t: Table, e: ev.Split) -> None:
+        r = t.round
+        assert r is not None
+        hand = r.hand
+        box = hand.box
+        assert box is not None
+        self._close_surrender_window(t)
+        box.acted = True
+        aces = legal.is_pair_of_aces(hand)
+        new = Hand(box, box.bet, from_split=True)  # each new hand takes a bet equal to the original
+        new.add(hand.remove_last())
+        new.split_aces = hand.split_aces = aces
+        hand.from_split = True
+        box.hands.insert(r.hand_i + 1, new)
+
+    def _check_surrender(self, t: Table, e: ev.Surrender) -> Refusal | None:
+        return legal.surrender_refusal(t.phase, t.round, t.rules, e.box)  # type: ignore[arg-type]
+
+    def _on_surrender(self, t: Table, e: ev.Surrender) -> None:
+        r = t.round
+        assert r is not None
+        box = legal.surrendering_box(r, e.box)
+        assert box is not None
+        hand = box.hands[0]
+        hand.settle(Outcome.SURRENDER, settlement.surrender_net(hand.stake))
+        box.acted = True
+        if r.boxes[r.box_i] is box:
+            self._to_next_hand(t)
+
+    # ------------------------------------------------------------------ insurance
+    def _check_insure(self, t: Table, e: ev.Insure) -> Refusal | None:
+        return legal.insure_refusal(t.phase, t.round, t.rules, e.box, to_cents(e.amount))  # type: ignore[arg-type]
+
+    def _on_insurance(self, t: Table, e: ev.Insure) -> None:
+        box = t.round.box(e.box)  # type: ignore[union-attr]
+        box.insurance = to_cents(e.amount)  # type: ignore[union-attr]
+
+    def _check_even_money(self, t: Table, e: ev.EvenMoney) -> Refusal | None:
+        return legal.even_money_refusal(t.phase, t.round, t.rules, e.box)  # type: ignore[arg-type]
+
+    def _on_even_money(self, t: Table, e: ev.EvenMoney) -> None:
+        hand = t.round.box(e.box).hands[0]  # type: ignore[union-attr]
+        hand.settle(Outcome.EVEN_MONEY, hand.stake)  # 1:1 at once
+
+    def _check_close_insurance(self, t: Table, e: ev.CloseInsurance) -> Refusal | None:
+        return legal.close_insurance_refusal(t.phase)
+
+    def _on_close_insurance(self, t: Table, e: ev.CloseInsurance) -> None:
+        self._after_insurance(t)
+
+    # ================================================================== views and snapshots
+    def view(self, t: Table, reveal: bool) -> dict[str, Any]:
+        """Boxes and hands, the dealer (the hole card XX unless ``reveal``), whose turn, the legal actions."""
+        r = t.round
+        boxes: list[dict[str, Any]] = []
+        in_players = t.phase in PLAY
+        if r is not None:
+            for bi, box in enumerate(r.boxes):
+                boxes.append({
+                    "box": box.number,
+                    "owner": box.owner,
+                    "bets": {p: money(a) for p, a in box.bets.items()},
+                    "insurance": money(box.insurance) if box.insurance is not None else None,
+                    "hands": [_hand_view(h, in_players and bi == r.box_i and hi == r.hand_i)
+                              for hi, h in enumerate(box.hands)],
+                })
+        dealer: dict[str, Any] = {"cards": [], "totals": [], "hole_hidden": False, "blackjack": False,
+                                  "bust": False, "done": False}
+        if r is not None:
+            cards = [c.code for c in r.dealer.cards]
+            values = [c.value for c in r.dealer.cards]
+            if self.hole_card_hidden(t) and not reveal:
+                cards[1] = HIDDEN
+                values = values[:1]
+                dealer["hole_hidden"] = True
+            dealer["cards"] = cards
+            dealer["totals"] = total_of(values).shown() if values else []
+            if not dealer["hole_hidden"]:  # a blackjack behind a face-down card is never told
+                dealer.update(_dealer_marks(r))
+        turn = None
+        if in_players and r is not None:
+            turn = {"box": r.boxes[r.box_i].number, "hand": r.hand_i}
+        elif t.phase is Phase.DEALER:
+            turn = {"dealer": True}
+        return {
+            "boxes": boxes,
+            "dealer": dealer,
+            "turn": turn,
+            "legal_actions": [a.value for a in self.legal_actions(t)],
+            "settled": settled_view(t.previous) if r is None and t.previous is not None else None,
+        }
+
+    def dump_round(self, r: Round) -> dict[str, Any]:
+        """A blackjack round as plain data (controller.snapshot's layout)."""
+        return snap.dump_round(r)
+
+    def load_round(self, t: Table, data: Any) -> Round:
+        """A blackjack round from checked data."""
+        return snap.load_round(snap.check(snap.RoundState, data, "round"))
+
+
+def _hand_view(hand: Hand, in_play: bool) -> dict[str, Any]:
+    return {
+        "cards": [c.code for c in hand.cards],
+        "totals": total_of([c.value for c in hand.cards]).shown() if hand.cards else [],
+        "bet": money(hand.stake),
+        "doubled": hand.doubled,
+        "split": hand.from_split,
+        "blackjack": hand.is_blackjack,
+        "bust": hand.is_bust,
+        "done": hand.done,
+        "in_play": in_play,
+        "outcome": hand.outcome.value if hand.outcome else None,
+        "net": money(hand.net) if hand.net is not None else None,
+    }
+
+
+def _dealer_marks(r: Round) -> dict[str, bool]:
+    return {"blackjack": r.dealer.is_blackjack, "bust": r.dealer.is_bust}
+
+
+def settled_view(r: Round) -> dict[str, Any]:
+    """The last settled round as it lies on the felt until the next round's first card.
+
+    Every hand with its marks, outcome and net, each box's net with its insurance, and the
+    dealer's hand; nets are the players' (the pit shows them from the house's side).
+    """
+    boxes = []
+    for box in r.boxes:
+        hands = [_hand_view(h, False) for h in box.hands]
+        for view, hand in zip(hands, box.hands):
+            view["surrendered"] = hand.outcome is Outcome.SURRENDER
+        boxes.append({
+            "box": box.number,
+            "owner": box.owner,
+            "bets": {p: money(a) for p, a in box.bets.items()},
+            "insurance": money(box.insurance) if box.insurance is not None else None,
+            "insurance_net": money(box.insurance_net) if box.insurance_net is not None else None,
+            "hands": hands,
+            "net": money(box.net()),
+        })
+    d = r.dealer
+    return {
+        "number": r.number,
+        "void": r.voided,
+        "dealer": {"cards": [c.code for c in d.cards], "hole_hidden": False,
+                   "totals": total_of([c.value for c in d.cards]).shown() if d.cards else [], "done": True,
+                   **_dealer_marks(r)},
+        "boxes": boxes,
+        "net": money(r.net()),
+    }
+
+
+__all__ = ["Blackjack", "settled_view"]

@@ -1,0 +1,376 @@
+"""What both club games of document 003 share: closed hands, the bottom card, the banker's drawing.
+
+In the club games the croupier is the banker and plays every box; the players' cards are
+closed. Every card placed on a box is placed face down (``CardPlaced(face_down=True)``) and
+stays a secret from every role below supervisor until it is turned (``CardsTurned``): when a
+box shows a two-card 21, splits or doubles a pair, wins or loses at once, or when the round is
+settled. The banker's own cards are closed until he draws face up. `club_view` shows a closed
+card as ``XX`` and a closed hand with its card count and no total.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, Callable
+
+from .. import events as ev
+from .. import snapshot as snap
+from ..alerts import AlertKind
+from ..cards import HIDDEN, Card, parse_card, soft_total
+from ..effects import CardPlaced, CardsTurned, dealer_card
+from ..errors import SnapshotError
+from ..hand import BoxInPlay, Hand, Outcome
+from ..legality import Action, Refusal
+from ..money import money
+from ..phase import Phase
+from ..round import DEALER, Round
+from .club_snapshot import ClubBoxState, ClubHandState
+
+if TYPE_CHECKING:
+    from ..engine import Table
+    from ..rules import ClubRules
+
+BANKER = DEALER  # deal-plan target for the banker's hand
+
+
+class ClubHand(Hand):
+    """A hand of a club game: its cards counted by the pack's values, each card closed or shown.
+
+    ``up[i]`` is whether card i is face up; ``dark_from`` is the index of the first card a box
+    drew dark (club-21-36); ``drew`` says the box has drawn after the deal.
+    """
+
+    __slots__ = ("values", "up", "dark_from", "drew")
+
+    def __init__(self, box: BoxInPlay | None, stake: int, values: tuple[int, ...], from_split: bool = False) -> None:
+        super().__init__(box, stake, from_split)
+        self.values = values
+        self.up: list[bool] = []
+        self.dark_from: int | None = None
+        self.drew = False
+
+    def add(self, card: Card, up: bool = False) -> None:
+        """Put a card on the hand, closed unless ``up``."""
+        self.cards.append(card)
+        self.up.append(up)
+        value = self.values[card.index]
+        self.hard += value
+        if value == 1:
+            self.has_ace = True
+        soft = soft_total(self.hard, self.has_ace)
+        self.total = self.hard if soft is None else soft
+
+    def remove_last(self) -> Card:
+        """Take back the last card (a split moves it to the new hand)."""
+        card = self.cards.pop()
+        self.up.pop()
+        self.hard -= self.values[card.index]
+        self.has_ace = any(self.values[c.index] == 1 for c in self.cards)
+        soft = soft_total(self.hard, self.has_ace)
+        self.total = self.hard if soft is None else soft
+        return card
+
+    @property
+    def closed(self) -> bool:
+        """A card of the hand is still face down."""
+        return not all(self.up)
+
+    @property
+    def dark(self) -> bool:
+        """The box has taken a card dark (club-21-36)."""
+        return self.dark_from is not None and self.dark_from < len(self.cards)
+
+    @property
+    def pictures(self) -> int:
+        """How many of the hand's cards are pictures (jack, queen, king)."""
+        return sum(1 for c in self.cards if c.rank in "JQK")
+
+
+class ClubBox(BoxInPlay):
+    """A box in a club round: its bets, its hand(s), and what the club rules record about it.
+
+    ``recontra``: the box redoubled after the banker's contra (club-21); ``choice``: on a spent
+    pack, ``double`` or ``fold`` (club-21); ``banker``: the banker's hand in this box's duel,
+    ``kept``: it began with the card the banker kept from the previous duel, ``bank_after``:
+    the bank's balance after the duel, in cents (club-21-36).
+    """
+
+    __slots__ = ("recontra", "choice", "banker", "kept", "bank_after")
+
+    def __init__(self, number: int, bets: dict[str, int], owner: str | None, values: tuple[int, ...]) -> None:
+        super().__init__(number, bets, owner)
+        self.hands = [ClubHand(self, self.bet, values)]
+        self.recontra = False
+        self.choice: str | None = None
+        self.banker: ClubHand | None = None
+        self.kept = False
+        self.bank_after: int | None = None
+
+    @property
+    def hand(self) -> ClubHand:
+        """The box's first hand."""
+        return self.hands[0]  # type: ignore[return-value]
+
+    def open_hands(self) -> list[ClubHand]:
+        """The box's hands not yet settled."""
+        return [h for h in self.hands if h.outcome is None]  # type: ignore[misc]
+
+
+def club_boxes(t: Table) -> list[ClubBox]:
+    """The table's pending bets become the round's boxes (club boxes, counted by the pack's values)."""
+    values = t.rules.values  # type: ignore[union-attr]
+    return t._take_pending(lambda n, bets, owner: ClubBox(n, bets, owner, values))  # type: ignore[return-value]
+
+
+# ---------------------------------------------------------------------------- placing and turning cards
+def to_box(t: Table, hand: ClubHand, card: Card, box: int, index: int) -> None:
+    """A card to a box's hand, closed: a secret from every role below supervisor until turned."""
+    hand.add(card)
+    t._fx.append(CardPlaced(card.code, "box", box, index, face_down=True))
+
+
+def to_banker(t: Table, hand: ClubHand, card: Card, up: bool) -> None:
+    """A card to the banker: closed in the deal, face up when he draws."""
+    hand.add(card, up)
+    t._fx.append(dealer_card(card) if up else CardPlaced(card.code, "dealer", face_down=True))
+
+
+def turn(t: Table, hand: ClubHand, box: int | None) -> None:
+    """Turn every closed card of a hand face up (``box`` None: the banker's)."""
+    shown = [c.code for c, up in zip(hand.cards, hand.up) if not up]
+    if shown:
+        hand.up = [True] * len(hand.cards)
+        t._fx.append(CardsTurned(tuple(shown), box))
+
+
+def turn_round(t: Table, r: Round) -> None:
+    """A round over keeps no secret: every closed card is turned, the boxes' in order, then the banker's."""
+    for box in r.boxes:
+        for hand in box.hands:
+            turn(t, hand, box.number)  # type: ignore[arg-type]
+        banker = box.banker  # type: ignore[attr-defined]
+        if banker is not None and banker is not r.dealer:
+            turn(t, banker, None)
+    turn(t, r.dealer, None)  # type: ignore[arg-type]
+
+
+def closed_cards(r: Round | None) -> list[Card]:
+    """Every card of the round still face down."""
+    if r is None:
+        return []
+    out: list[Card] = []
+    hands: list[ClubHand] = [h for b in r.boxes for h in b.hands]  # type: ignore[misc]
+    hands.append(r.dealer)  # type: ignore[arg-type]
+    for hand in hands:
+        out.extend(c for c, up in zip(hand.cards, hand.up) if not up)
+    return out
+
+
+# ---------------------------------------------------------------------------- the bottom card
+def take_bottom(t: Table, card: Card, at: datetime | None, values: tuple[int, ...]) -> bool:
+    """rules.md, club-21, The bottom card: the first card read after a shuffle is shown and put face up
+    under the pack, dealt to nobody. An ace may not be the bottom card: the pack is shuffled and cut
+    again (a shuffle is due, no attention). Returns False for an ace."""
+    shoe = t.shoe
+    assert shoe is not None
+    shoe.bottom_due = False
+    shoe.burned += 1  # dealt to nobody, like a burn: a repeated shuffle may still follow it
+    t._fx.append(CardPlaced(card.code, "bottom"))
+    if values[card.index] == 1:
+        shoe.must_shuffle = True
+        return False
+    shoe.bottom = card
+    return True
+
+
+def ace_at_the_bottom(t: Table, card: Card, at: datetime | None) -> None:
+    """Between rounds: an ace came up as the bottom card, so the pack is shuffled and cut again."""
+    t._set_phase(Phase.WAITING_FOR_SHUFFLE)
+    t._raise_alert(AlertKind.SHUFFLE_DUE, f"the bottom card is an ace ({card.code}): shuffle and cut again", at)
+
+
+def ignore_cut_card(t: Table, e: ev.CutCardOut) -> None:
+    """The club games use no cut card: the pack is dealt down to its bottom card, so a cut card changes nothing."""
+
+
+# ---------------------------------------------------------------------------- the banker's drawing
+def banker_must_draw(rules: ClubRules, banker: Hand) -> bool:
+    """The house binds the croupier to draw below ``banker_draws_to`` (none: he chooses)."""
+    return rules.banker_draws_to is not None and banker.total < rules.banker_draws_to
+
+
+def banker_may_draw(rules: ClubRules, banker: Hand) -> bool:
+    """Under 21, and under ``banker_stands_on`` where the house sets it."""
+    total = banker.total
+    return banker.hard <= 21 and total < 21 and (rules.banker_stands_on is None or total < rules.banker_stands_on)
+
+
+def banker_stand_refusal(t: Table) -> Refusal | None:
+    """The croupier may stop drawing in the banker's turn, unless the house binds him to draw."""
+    if t.phase is not Phase.DEALER or t.round is None:
+        return Refusal("not_banker_turn", f"the banker is not drawing now ({t.phase.value})")
+    rules: ClubRules = t.rules  # type: ignore[assignment]
+    banker = t.round.dealer
+    if banker_must_draw(rules, banker):
+        return Refusal("banker_must_draw", f"the banker must draw below {rules.banker_draws_to} at this table "
+                                           f"(he has {banker.total})")
+    return None
+
+
+# ---------------------------------------------------------------------------- who is who
+def box_in_round(r: Round | None, number: int) -> ClubBox | None:
+    """The box with this number in the round, if it has a stake in it."""
+    return r.box(number) if r is not None else None  # type: ignore[return-value]
+
+
+NO_ROUND = Refusal("no_round", "there is no round in play")
+
+
+def no_such_box(number: int) -> Refusal:
+    """The refusal for a box with no stake in the round."""
+    return Refusal("no_such_box", f"box {number} has no stake in this round")
+
+
+# ---------------------------------------------------------------------------- the view
+def hand_view(hand: ClubHand, in_play: bool, reveal: bool) -> dict[str, Any]:
+    """A club hand as the table shows it: a closed card as XX, a closed hand with no total."""
+    hidden = hand.closed and not reveal
+    cards = [c.code if (up or reveal) else HIDDEN for c, up in zip(hand.cards, hand.up)]
+    totals: list[int] = []
+    if hand.cards and not hidden:
+        soft = soft_total(hand.hard, hand.has_ace)
+        totals = [hand.hard] if soft is None or soft == 21 else [hand.hard, soft]
+    return {
+        "cards": cards,
+        "totals": totals,
+        "bet": money(hand.stake),
+        "doubled": hand.doubled,
+        "split": hand.from_split,
+        "blackjack": False if hidden else hand.is_blackjack,
+        "bust": False if hidden else hand.hard > 21,
+        "done": hand.done,
+        "in_play": in_play,
+        "outcome": hand.outcome.value if hand.outcome else None,
+        "net": money(hand.net) if hand.net is not None else None,
+        "closed": hand.closed,
+        "card_count": len(hand.cards),
+        "dark": hand.dark,
+    }
+
+
+def banker_view(hand: ClubHand | None, done: bool, reveal: bool) -> dict[str, Any]:
+    """The banker's hand: closed cards XX (no total) until he draws face up."""
+    if hand is None or not hand.cards:
+        return {"cards": [], "totals": [], "hole_hidden": False, "blackjack": False, "bust": False, "done": done,
+                "closed": False, "card_count": 0}
+    view = hand_view(hand, False, reveal)
+    return {"cards": view["cards"], "totals": view["totals"], "hole_hidden": hand.closed and not reveal,
+            "blackjack": view["blackjack"], "bust": view["bust"], "done": done, "closed": hand.closed,
+            "card_count": len(hand.cards)}
+
+
+def box_view(box: ClubBox, hands: list[dict[str, Any]]) -> dict[str, Any]:
+    """A box with its bets and hands (club games have no insurance)."""
+    return {
+        "box": box.number,
+        "owner": box.owner,
+        "bets": {p: money(a) for p, a in box.bets.items()},
+        "insurance": None,
+        "hands": hands,
+    }
+
+
+def settled_club_view(r: Round, extra: Callable[[ClubBox], dict[str, Any]]) -> dict[str, Any]:
+    """The last settled round as it lies on the felt: every card shown (a settled round keeps no secret)."""
+    boxes = []
+    for box in r.boxes:
+        hands = [hand_view(h, False, True) for h in box.hands]  # type: ignore[arg-type]
+        for view, hand in zip(hands, box.hands):
+            view["surrendered"] = hand.outcome is Outcome.SURRENDER
+        boxes.append({**box_view(box, hands), "insurance_net": None, "net": money(box.net()),  # type: ignore[arg-type]
+                      **extra(box)})  # type: ignore[arg-type]
+    return {
+        "number": r.number,
+        "void": r.voided,
+        "dealer": banker_view(r.dealer, True, True),  # type: ignore[arg-type]
+        "boxes": boxes,
+        "net": money(r.net()),
+    }
+
+
+_ORDER = {a: i for i, a in enumerate(Action)}
+
+
+def public_actions(actions: list[Action], claims: list[Action]) -> list[Action]:
+    """What a viewer below supervisor is told may be decided: a decision that depends on the closed
+    cards (splitting or doubling a pair) is offered whenever the box could claim it, in one fixed
+    order, so that the offer does not tell what the cards are; the engine checks the claim."""
+    return sorted(set(actions) | set(claims), key=_ORDER.__getitem__)
+
+
+# ---------------------------------------------------------------------------- snapshots
+def dump_hand(hand: ClubHand) -> dict[str, Any]:
+    """A club hand as plain data."""
+    return {
+        "cards": [c.code for c in hand.cards],
+        "up": list(hand.up),
+        "stake": money(hand.stake),
+        "doubled": hand.doubled,
+        "from_split": hand.from_split,
+        "done": hand.done,
+        "outcome": hand.outcome.value if hand.outcome is not None else None,
+        "net": money(hand.net) if hand.net is not None else None,
+        "dark_from": hand.dark_from,
+        "drew": hand.drew,
+    }
+
+
+def dump_box(box: ClubBox) -> dict[str, Any]:
+    """A club box as plain data."""
+    return {
+        "number": box.number,
+        "bets": [{"player": p, "amount": money(a)} for p, a in box.bets.items()],
+        "owner": box.owner,
+        "hands": [dump_hand(h) for h in box.hands],  # type: ignore[arg-type]
+        "recontra": box.recontra,
+        "choice": box.choice,
+        "banker": dump_hand(box.banker) if box.banker is not None else None,
+        "kept": box.kept,
+        "bank_after": money(box.bank_after) if box.bank_after is not None else None,
+    }
+
+
+def load_hand(state: ClubHandState, box: BoxInPlay | None, values: tuple[int, ...]) -> ClubHand:
+    """A club hand from checked data."""
+    if len(state.up) != len(state.cards):
+        raise SnapshotError("malformed table snapshot: a club hand needs one face-up mark per card")
+    hand = ClubHand(box, snap._cents(state.stake), values, from_split=state.from_split)
+    for code, up in zip(state.cards, state.up):
+        hand.add(parse_card(code), up)
+    hand.doubled, hand.done, hand.drew = state.doubled, state.done, state.drew
+    hand.outcome, hand.net = state.outcome, snap._amount_of(state.net)
+    hand.dark_from = state.dark_from
+    return hand
+
+
+def load_box(state: ClubBoxState, values: tuple[int, ...]) -> ClubBox:
+    """A club box from checked data."""
+    if state.choice not in (None, "double", "fold"):
+        raise SnapshotError(f"malformed table snapshot: a box's choice on a spent pack is double or fold, "
+                            f"not {state.choice!r}")
+    box = ClubBox(state.number, snap._bets_of(state.bets), state.owner, values)
+    box.hands = [load_hand(h, box, values) for h in state.hands]
+    box.recontra, box.choice, box.kept = state.recontra, state.choice, state.kept
+    box.banker = load_hand(state.banker, None, values) if state.banker is not None else None
+    box.bank_after = snap._amount_of(state.bank_after)
+    return box
+
+
+def check_indices(plan: list[int], dealt: int, boxes: int, box_i: int, hand_i: int, hands: list[int]) -> None:
+    """The deal plan and the hand in turn point at the round's boxes and hands."""
+    if any(t != BANKER and not 0 <= t < boxes for t in plan):
+        raise SnapshotError("malformed table snapshot: round: the deal plan names a box the round does not have")
+    if dealt > len(plan):
+        raise SnapshotError("malformed table snapshot: round: more cards dealt than the deal plan holds")
+    if box_i > boxes or (box_i < boxes and hand_i >= hands[box_i]):
+        raise SnapshotError("malformed table snapshot: round: the hand in turn is not on the table")

@@ -1,0 +1,704 @@
+"""`club-21`, document 003's club "ochko" (twenty-one): the croupier deals, banks and plays every box.
+
+The round, as ``shared/rules.md`` (profile `club-21`) restates it:
+
+1. Bets first, within the table limits; the first card read after a shuffle is the bottom
+   card (an ace: shuffle again).
+2. Two rounds of one card, each betting box in order then the banker, all closed. With
+   ``contra`` the banker may double every stake after the first round (``contra``), then each
+   box its own (``recontra``); the next card closes that window.
+3. The banker looks first: his two-card 21 is shown and takes every bet. Otherwise each box's
+   two-card 21 is shown and paid at once (``natural_pays``).
+4. The boxes, from the croupier's left, draw one card at a time as long as they like
+   (``stand`` ends a box's turn; a box over 21 says nothing and stands itself). Options:
+   ``pairs`` (split or double a pair), ``two_aces_split``, ``surrender``.
+5. The banker turns his cards and draws face up until ``banker_stand`` (or the house's
+   ``banker_draws_to`` / ``banker_stands_on``); then every card is shown and settled.
+6. The pack running out (every card but the bottom one dealt) before every box and the banker
+   have two cards voids the deal; running out while the boxes play, every box not yet settled
+   doubles its stake and stands, or folds (``double`` / ``fold`` with its box); running out in
+   the banker's draw, he stops there.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from .. import events as ev
+from .. import snapshot as snap
+from ..cards import Card, parse_card
+from ..hand import Outcome
+from ..legality import Action, Refusal
+from ..money import money
+from ..phase import READY, Phase
+from ..round import Round
+from ..rules import Club21Rules, NaturalAgainstNatural, Ties
+from . import club
+from .base import Dispatch, Game
+from .club import BANKER, ClubBox, ClubHand
+from .club_snapshot import OchkoRoundState
+
+if TYPE_CHECKING:
+    from ..engine import Table
+
+_BLOCKED = frozenset({ev.Stand, ev.Double, ev.Split, ev.Surrender, ev.Fold, ev.BankerStand, ev.Contra,
+                      ev.Recontra, ev.Withdraw})
+
+_NO_PAIRS = Refusal("split_not_allowed", "no splitting at this table (pairs and two_aces_split are off)")
+_NOT_A_PAIR = Refusal("split_unequal", "the box's first two cards are not a pair")
+_NOT_TWO_ACES = Refusal("split_not_allowed", "only two aces may be split at this table")
+_SPLIT_FIRST_TWO = Refusal("split_not_allowed", "split only the box's first two cards, before it draws")
+_NO_DOUBLE = Refusal("double_not_allowed", "a box doubles here only on a pair (pairs), or on a spent pack")
+_DOUBLE_FIRST_TWO = Refusal("double_not_allowed", "double only a pair of the box's first two cards, before it draws")
+_NOT_A_PAIR_TO_DOUBLE = Refusal("double_not_allowed", "the box's first two cards are not a pair")
+_NO_SURRENDER = Refusal("surrender_not_allowed", "surrender is not offered at this table")
+_SURRENDER_FIRST = Refusal("surrender_not_allowed", "surrender only on the box's first two cards, before it draws")
+_NO_CONTRA = Refusal("contra_not_allowed", "contra and recontra are not played at this table")
+_CONTRA_CLOSED = Refusal("contra_closed", "contra is taken after everyone's first card, before the second")
+_CONTRA_DONE = Refusal("contra_done", "the banker has doubled the stakes already")
+_NO_CONTRA_YET = Refusal("no_contra", "recontra answers the banker's contra: he has not doubled the stakes")
+_PACK_NOT_SPENT = Refusal("pack_not_spent", "fold is the choice on a spent pack: the pack has cards")
+_BOX_FOR_PACK = Refusal("needs_box", "on a spent pack name the box that doubles")
+_WITHDRAW_CLOSED = Refusal("withdraw_closed", "the banker is drawing: a stake is withdrawn before that")
+
+
+class OchkoRound(Round):
+    """One deal of club-21, from its first card to its settlement.
+
+    ``dealer`` is the banker's hand; ``contra``: the banker doubled every stake; ``pack_out``:
+    the pack ran out while the boxes played (they chose to double or fold).
+    """
+
+    __slots__ = ("contra", "pack_out", "bottom")
+
+    def __init__(self, number: int, shoe_id: str | None, boxes: list[ClubBox], plan: list[int],
+                 started_at: datetime | None, values: tuple[int, ...], bottom: Card | None) -> None:
+        super().__init__(number, shoe_id, boxes, plan, started_at)  # type: ignore[arg-type]
+        self.dealer = ClubHand(None, 0, values)
+        self.contra = False
+        self.pack_out = False
+        self.bottom = bottom
+
+    @property
+    def banker(self) -> ClubHand:
+        """The banker's hand (the round's ``dealer``)."""
+        return self.dealer  # type: ignore[return-value]
+
+    @property
+    def record(self) -> dict[str, Any]:
+        """The JSON-ready record of the settled round (built once, on first use)."""
+        if self._record is None:
+            self._record = ochko_record(self)
+        return self._record
+
+
+def ochko_record(r: OchkoRound) -> dict[str, Any]:
+    """The record of a settled club-21 round: the blackjack record's keys, and the game's own."""
+    hands = []
+    total = 0
+    for box in r.boxes:
+        for hand in box.hands:
+            net = hand.net if hand.net is not None else 0
+            total += net
+            hands.append({"box": box.number, "cards": [c.code for c in hand.cards], "bet": money(hand.stake),
+                          "outcome": hand.outcome.value if hand.outcome else None, "net": money(net),
+                          "total": hand.total})
+    return {
+        "number": r.number,
+        "shoe_id": r.shoe_id,
+        "game": Ochko.name,
+        "dealer": {"cards": [c.code for c in r.banker.cards], "total": r.banker.total},
+        "hands": hands,
+        "insurance": [],
+        "net": money(total),
+        "bottom_card": r.bottom.code if r.bottom is not None else None,
+        **({"contra": True} if r.contra else {}),
+        **({"pack_out": True} if r.pack_out else {}),
+        **({"void": True} if r.voided else {}),
+    }
+
+
+def settle_hand(hand: ClubHand, banker: ClubHand, rules: Club21Rules) -> tuple[Outcome, int]:
+    """rules.md, club-21, Settlement after the banker stops, all cards shown.
+
+    Banker at 21 or less: a higher total wins 1:1, a lower total or over 21 loses, equal totals
+    push (``ties = banker``: the banker wins them). Banker over 21: a box at 21 or less is paid
+    ``banker_bust_pays`` (2:1), a box also over 21 takes its stake back.
+    """
+    stake = hand.stake
+    if banker.hard > 21:
+        if hand.hard > 21:
+            return Outcome.PUSH, 0
+        num, den = rules.banker_bust_parts
+        return Outcome.BANKER_BUST, stake * num // den
+    if hand.hard > 21:
+        return Outcome.BUST, -stake
+    if hand.total > banker.total:
+        return Outcome.WIN, stake
+    if hand.total < banker.total or rules.ties is Ties.BANKER:
+        return Outcome.LOSE, -stake
+    return Outcome.PUSH, 0
+
+
+class Ochko(Game):
+    """club-21: the banker plays every box; the players' cards are closed; he draws last, face up."""
+
+    name = "club-21"
+    blocked_by_attention = _BLOCKED
+
+    def events(self) -> Dispatch:
+        """The boxes' decisions, the banker's, the spent pack's, the supervisor's withdraw."""
+        return {
+            ev.CutCardOut: (None, club.ignore_cut_card),
+            ev.Shuffle: (self._check_shuffle, self._on_shuffle),
+            ev.Stand: (self._check_stand, self._on_stand),
+            ev.Split: (self._check_split, self._on_split),
+            ev.Double: (self._check_double, self._on_double),
+            ev.Surrender: (self._check_surrender, self._on_surrender),
+            ev.Fold: (self._check_fold, self._on_fold),
+            ev.BankerStand: (self._check_banker_stand, self._on_banker_stand),
+            ev.Contra: (self._check_contra, self._on_contra),
+            ev.Recontra: (self._check_recontra, self._on_recontra),
+            ev.Withdraw: (self._check_withdraw, self._on_withdraw),
+        }
+
+    # ================================================================== cards
+    def place(self, t: Table, card: Card, e: ev.CardDrawn) -> None:
+        """The bottom card or a new deal between rounds, the deal plan, the box in turn, the banker."""
+        phase = t.phase
+        if phase is Phase.DEALING:
+            self._deal(t, card)
+        elif phase is Phase.PLAYERS:
+            self._draw(t, card)
+        elif phase is Phase.DEALER:
+            r: OchkoRound = t.round  # type: ignore[assignment]
+            if club.banker_may_draw(t.rules, r.banker):  # type: ignore[arg-type]
+                club.to_banker(t, r.banker, card, up=True)
+                self._banker_may_stop(t)
+            else:
+                t._hold(card, "the banker has finished drawing", e.at)
+        elif phase is Phase.CONTRA:
+            t._set_phase(Phase.DEALING)  # the next card closes the contra window
+            self._deal(t, card)
+        elif phase in READY:
+            shoe = t.shoe
+            if shoe is None:
+                t._hold(card, "no shoe has been shuffled in", e.at)
+            elif shoe.bottom_due:
+                if not club.take_bottom(t, card, e.at, t.rules.values):  # type: ignore[union-attr]
+                    club.ace_at_the_bottom(t, card, e.at)
+            elif t.pending:
+                self._start_round(t, e.at)
+                self._deal(t, card)
+            else:
+                t._hold(card, "no bets are on the table", e.at)
+        elif phase is Phase.PACK_OUT:
+            t._hold(card, "the pack is spent: every box doubles or folds", e.at)
+        elif phase is Phase.WAITING_FOR_SHUFFLE:
+            t._hold(card, "a shuffle is due", e.at)
+        else:
+            t._hold(card, "the table is waiting for the supervisor", e.at)
+
+    def face_down_next(self, t: Table) -> str | None:
+        """Every card to a box, and the banker's two in the deal, go face down."""
+        r: OchkoRound | None = t.round  # type: ignore[assignment]
+        phase = t.phase
+        if r is not None and phase in (Phase.DEALING, Phase.CONTRA):
+            target = r.plan[r.dealt]
+            return "the banker" if target == BANKER else f"box {r.boxes[target].number}"
+        if r is not None and phase is Phase.PLAYERS:
+            return f"box {r.boxes[r.box_i].number}"
+        if r is None and phase in READY and t.shoe is not None and not t.shoe.bottom_due and t.pending:
+            return f"box {min(t.pending)}"
+        return None
+
+    def next_card(self, t: Table) -> str | None:
+        """'bottom', 'first box', 'box N', 'banker', or None when no card is expected."""
+        r: OchkoRound | None = t.round  # type: ignore[assignment]
+        phase = t.phase
+        if r is None:
+            if phase in READY and t.shoe is not None:
+                if t.shoe.bottom_due:
+                    return "bottom"
+                if t.pending:
+                    return "first box"
+            return None
+        if phase in (Phase.DEALING, Phase.CONTRA):
+            target = r.plan[r.dealt]
+            return "banker" if target == BANKER else f"box {r.boxes[target].number}"
+        if phase is Phase.PLAYERS:
+            return f"box {r.boxes[r.box_i].number}"
+        if phase is Phase.DEALER and club.banker_may_draw(t.rules, r.banker):  # type: ignore[arg-type]
+            return "banker"
+        return None
+
+    def hole_card_hidden(self, t: Table) -> bool:
+        """The banker's cards are closed until his turn."""
+        r = t.round
+        return r is not None and r.banker.closed  # type: ignore[attr-defined]
+
+    def hidden_cards(self, t: Table) -> list[Card]:
+        """Every closed card on the table."""
+        return club.closed_cards(t.round)
+
+    def reveal_all(self, t: Table, r: Round) -> None:
+        """Settled, every card is shown."""
+        club.turn_round(t, r)
+
+    def _check_shuffle(self, t: Table, e: ev.Shuffle) -> Refusal | None:
+        if t.round is not None:
+            return Refusal("round_in_progress", "finish the round before shuffling (on a spent pack every box "
+                           "doubles or folds)")
+        return t._check_shuffle(e)
+
+    def _on_shuffle(self, t: Table, e: ev.Shuffle) -> None:
+        t._on_shuffle(e)
+        t.shoe.bottom_due = t.rules.bottom_card  # type: ignore[union-attr]
+
+    # ================================================================== the deal
+    def _start_round(self, t: Table, at: datetime | None) -> None:
+        rules: Club21Rules = t.rules  # type: ignore[assignment]
+        boxes = club.club_boxes(t)
+        order = list(range(len(boxes)))
+        plan = order + [BANKER] + order + [BANKER]  # two rounds of one card: each box, then the banker
+        t.round = OchkoRound(t.rounds_played, t.shoe.shoe_id if t.shoe else None, boxes, plan, at, rules.values,
+                             t.shoe.bottom if t.shoe else None)
+        t.previous = None
+        t._set_phase(Phase.DEALING)
+
+    def _deal(self, t: Table, card: Card) -> None:
+        r: OchkoRound = t.round  # type: ignore[assignment]
+        target = r.plan[r.dealt]
+        r.dealt += 1
+        if target == BANKER:
+            club.to_banker(t, r.banker, card, up=False)
+        else:
+            box: ClubBox = r.boxes[target]  # type: ignore[assignment]
+            club.to_box(t, box.hand, card, box.number, 0)
+        done = r.dealt == len(r.plan)
+        if t.shoe is not None and t.shoe.spent and not done:
+            # rules.md: the pack running out before every box and the banker have two cards voids the deal.
+            self.void(t)
+            return
+        if not done:
+            if target == BANKER and t.rules.contra:  # type: ignore[union-attr]
+                t._set_phase(Phase.CONTRA)  # everyone has a first card: the banker's contra, then recontra
+            return
+        self._after_deal(t)
+
+    def _after_deal(self, t: Table) -> None:
+        r: OchkoRound = t.round  # type: ignore[assignment]
+        rules: Club21Rules = t.rules  # type: ignore[assignment]
+        banker = r.banker
+        if banker.is_blackjack:
+            # rules.md: the banker looks first; his two-card 21 is shown and takes every bet,
+            # the boxes' own two-card 21s included (natural_against_natural = push: those push).
+            club.turn(t, banker, None)
+            for box in r.boxes:
+                for hand in box.open_hands():  # type: ignore[attr-defined]
+                    if hand.is_blackjack and rules.natural_against_natural is NaturalAgainstNatural.PUSH:
+                        hand.settle(Outcome.PUSH, 0)
+                    else:
+                        hand.settle(Outcome.LOSE, -hand.stake)
+            t._finish_round(r)
+            return
+        num, den = rules.natural_parts
+        for box in r.boxes:
+            hand = box.hands[0]
+            if hand.outcome is None and hand.is_blackjack:  # shown and paid at once
+                club.turn(t, hand, box.number)  # type: ignore[arg-type]
+                hand.settle(Outcome.NATURAL, hand.stake * num // den)
+        r.box_i, r.hand_i = 0, 0
+        t._set_phase(Phase.PLAYERS)
+        self._to_next_hand(t)
+
+    # ================================================================== the boxes draw
+    def _draw(self, t: Table, card: Card) -> None:
+        r: OchkoRound = t.round  # type: ignore[assignment]
+        hand: ClubHand = r.hand  # type: ignore[assignment]
+        box = r.boxes[r.box_i]
+        hand.drew = True
+        club.to_box(t, hand, card, box.number, r.hand_i)
+        # A box over 21 is not moved on (that would tell the banker it passed 21): it stands itself.
+        if hand.doubled and len(hand.cards) >= 3:  # a doubled pair takes at most one more card
+            hand.done = True
+            self._to_next_hand(t)
+        elif t.shoe is not None and t.shoe.spent:
+            self._pack_out(t)
+
+    def _to_next_hand(self, t: Table) -> None:
+        r: OchkoRound = t.round  # type: ignore[assignment]
+        if r.to_next_hand():
+            if t.shoe is not None and t.shoe.spent:
+                self._pack_out(t)
+            return
+        self._banker_turn(t)
+
+    def _pack_out(self, t: Table) -> None:
+        """rules.md: the pack runs out while a box still plays: every box not yet settled doubles or folds."""
+        r: OchkoRound = t.round  # type: ignore[assignment]
+        r.pack_out = True
+        t._set_phase(Phase.PACK_OUT)
+        self._after_choice(t)
+
+    def _after_choice(self, t: Table) -> None:
+        r: OchkoRound = t.round  # type: ignore[assignment]
+        if any(b.choice is None and b.open_hands() for b in r.boxes):  # type: ignore[attr-defined]
+            return
+        # The banker draws no more either: his cards are shown and the round is settled.
+        club.turn(t, r.banker, None)
+        self._settle(t)
+
+    # ================================================================== the banker
+    def _banker_turn(self, t: Table) -> None:
+        r: OchkoRound = t.round  # type: ignore[assignment]
+        t._set_phase(Phase.DEALER)
+        club.turn(t, r.banker, None)  # he draws last, face up
+        if not any(b.open_hands() for b in r.boxes):  # type: ignore[attr-defined]
+            self._settle(t)  # no stake depends on his hand: he draws nothing
+            return
+        self._banker_may_stop(t)
+
+    def _banker_may_stop(self, t: Table) -> None:
+        r: OchkoRound = t.round  # type: ignore[assignment]
+        if not club.banker_may_draw(t.rules, r.banker) or (t.shoe is not None and t.shoe.spent):  # type: ignore[arg-type]
+            self._settle(t)  # over 21, on 21, at the house's banker_stands_on, or the pack is spent
+
+    def _check_banker_stand(self, t: Table, e: ev.BankerStand) -> Refusal | None:
+        return club.banker_stand_refusal(t)
+
+    def _on_banker_stand(self, t: Table, e: ev.BankerStand) -> None:
+        self._settle(t)
+
+    def _settle(self, t: Table) -> None:
+        r: OchkoRound = t.round  # type: ignore[assignment]
+        rules: Club21Rules = t.rules  # type: ignore[assignment]
+        for box in r.boxes:
+            for hand in box.open_hands():  # type: ignore[attr-defined]
+                hand.settle(*settle_hand(hand, r.banker, rules))
+        t._finish_round(r)
+
+    def void(self, t: Table) -> None:
+        """rules.md: a voided round returns every bet on it, settled or not."""
+        r: OchkoRound = t.round  # type: ignore[assignment]
+        r.voided = True
+        for box in r.boxes:
+            for hand in box.hands:
+                hand.settle(Outcome.VOID, 0)
+        t._finish_round(r)
+
+    # ================================================================== the boxes' decisions
+    def _turn(self, t: Table, what: str, number: int | None = None) -> tuple[Refusal | None, ClubHand | None]:
+        """The hand in turn, ready for a decision (its cards dealt), or why not."""
+        r = t.round
+        if t.phase is not Phase.PLAYERS or r is None:
+            return Refusal("not_players_turn", f"cannot {what} now: no box is playing ({t.phase.value})"), None
+        box = r.boxes[r.box_i]
+        if number is not None and number != box.number:
+            return Refusal("not_your_turn", f"it is box {box.number}'s turn, not box {number}'s"), None
+        hand: ClubHand = r.hand  # type: ignore[assignment]
+        if len(hand.cards) < 2:
+            return Refusal("needs_card", f"cannot {what}: the split hand needs a card first"), None
+        return None, hand
+
+    def _first_two(self, hand: ClubHand) -> bool:
+        return len(hand.cards) == 2 and not hand.from_split and not hand.drew and not hand.doubled
+
+    def _check_stand(self, t: Table, e: ev.Stand) -> Refusal | None:
+        return self._turn(t, "stand")[0]
+
+    def _on_stand(self, t: Table, e: ev.Stand) -> None:
+        t.round.hand.done = True  # type: ignore[union-attr]
+        self._to_next_hand(t)
+
+    def _check_split(self, t: Table, e: ev.Split) -> Refusal | None:
+        rules: Club21Rules = t.rules  # type: ignore[assignment]
+        if not (rules.pairs or rules.two_aces_split):
+            return _NO_PAIRS
+        refusal, hand = self._turn(t, "split")
+        if hand is None:
+            return refusal
+        if not self._first_two(hand):
+            return _SPLIT_FIRST_TWO
+        a, b = hand.cards
+        if rules.pairs and a.rank == b.rank:
+            return None
+        if rules.two_aces_split and a.rank == b.rank == "A":
+            return None
+        return _NOT_A_PAIR if rules.pairs else _NOT_TWO_ACES
+
+    def _on_split(self, t: Table, e: ev.Split) -> None:
+        # 003: the box shows the pair, adds its stake on the second card, and draws to one, then the other.
+        r: OchkoRound = t.round  # type: ignore[assignment]
+        hand: ClubHand = r.hand  # type: ignore[assignment]
+        box: ClubBox = r.boxes[r.box_i]  # type: ignore[assignment]
+        club.turn(t, hand, box.number)
+        new = ClubHand(box, hand.stake, hand.values, from_split=True)
+        new.add(hand.remove_last(), up=True)
+        hand.from_split = True
+        box.hands.insert(r.hand_i + 1, new)
+
+    def _check_double(self, t: Table, e: ev.Double) -> Refusal | None:
+        if t.phase is Phase.PACK_OUT:
+            if e.box is None:
+                return _BOX_FOR_PACK
+            return self._choice_refusal(t, e.box)
+        if not t.rules.pairs:  # type: ignore[union-attr]
+            return _NO_DOUBLE
+        refusal, hand = self._turn(t, "double", e.box)
+        if hand is None:
+            return refusal
+        if not self._first_two(hand):
+            return _DOUBLE_FIRST_TWO
+        if hand.cards[0].rank != hand.cards[1].rank:
+            return _NOT_A_PAIR_TO_DOUBLE
+        return None
+
+    def _on_double(self, t: Table, e: ev.Double) -> None:
+        r: OchkoRound = t.round  # type: ignore[assignment]
+        if t.phase is Phase.PACK_OUT:
+            # The pack is spent: the box doubles its stake and stands on what it has.
+            box: ClubBox = r.box(e.box)  # type: ignore[arg-type,assignment]
+            box.choice = "double"
+            for open_hand in box.open_hands():
+                open_hand.stake *= 2
+                open_hand.doubled = open_hand.done = True
+            self._after_choice(t)
+            return
+        # 003: the pair is shown and the stake doubled; the box may take at most one more card.
+        hand: ClubHand = r.hand  # type: ignore[assignment]
+        club.turn(t, hand, r.boxes[r.box_i].number)
+        hand.stake *= 2
+        hand.doubled = True
+
+    def _check_surrender(self, t: Table, e: ev.Surrender) -> Refusal | None:
+        if not t.rules.surrender:  # type: ignore[union-attr]
+            return _NO_SURRENDER
+        refusal, hand = self._turn(t, "surrender", e.box)
+        if hand is None:
+            return refusal
+        return None if self._first_two(hand) else _SURRENDER_FIRST
+
+    def _on_surrender(self, t: Table, e: ev.Surrender) -> None:
+        hand = t.round.hand  # type: ignore[union-attr]
+        hand.settle(Outcome.SURRENDER, -(hand.stake // 2))
+        self._to_next_hand(t)
+
+    # ------------------------------------------------------------------ the spent pack
+    def _choice_refusal(self, t: Table, number: int) -> Refusal | None:
+        box = club.box_in_round(t.round, number)
+        if box is None:
+            return club.no_such_box(number)
+        if box.choice is not None:
+            return Refusal("already_chosen", f"box {number} has chosen to {box.choice} already")
+        if not box.open_hands():
+            return Refusal("box_settled", f"box {number} is settled: nothing to double or fold")
+        return None
+
+    def _check_fold(self, t: Table, e: ev.Fold) -> Refusal | None:
+        if t.phase is not Phase.PACK_OUT:
+            return _PACK_NOT_SPENT
+        return self._choice_refusal(t, e.box)
+
+    def _on_fold(self, t: Table, e: ev.Fold) -> None:
+        box: ClubBox = t.round.box(e.box)  # type: ignore[union-attr,assignment]
+        box.choice = "fold"
+        for hand in box.open_hands():
+            hand.settle(Outcome.FOLD, -hand.stake)
+        self._after_choice(t)
+
+    # ------------------------------------------------------------------ contra and recontra
+    def _check_contra(self, t: Table, e: ev.Contra) -> Refusal | None:
+        if not t.rules.contra:  # type: ignore[union-attr]
+            return _NO_CONTRA
+        if t.phase is not Phase.CONTRA:
+            return _CONTRA_CLOSED
+        if t.round.contra:  # type: ignore[union-attr]
+            return _CONTRA_DONE
+        return None
+
+    def _on_contra(self, t: Table, e: ev.Contra) -> None:
+        r: OchkoRound = t.round  # type: ignore[assignment]
+        r.contra = True
+        for box in r.boxes:
+            for hand in box.open_hands():  # type: ignore[attr-defined]
+                hand.stake *= 2
+
+    def _check_recontra(self, t: Table, e: ev.Recontra) -> Refusal | None:
+        if not t.rules.contra:  # type: ignore[union-attr]
+            return _NO_CONTRA
+        if t.phase is not Phase.CONTRA:
+            return _CONTRA_CLOSED
+        r: OchkoRound = t.round  # type: ignore[assignment]
+        if not r.contra:
+            return _NO_CONTRA_YET
+        box = club.box_in_round(r, e.box)
+        if box is None:
+            return club.no_such_box(e.box)
+        if box.recontra:
+            return Refusal("recontra_done", f"box {e.box} has redoubled already")
+        if not box.open_hands():
+            return Refusal("box_settled", f"box {e.box} is settled")
+        return None
+
+    def _on_recontra(self, t: Table, e: ev.Recontra) -> None:
+        box: ClubBox = t.round.box(e.box)  # type: ignore[union-attr,assignment]
+        box.recontra = True
+        for hand in box.open_hands():
+            hand.stake *= 2
+
+    # ------------------------------------------------------------------ the supervisor's withdraw
+    def _check_withdraw(self, t: Table, e: ev.Withdraw) -> Refusal | None:
+        r = t.round
+        if r is None:
+            return club.NO_ROUND
+        box = club.box_in_round(r, e.box)
+        if box is None:
+            return club.no_such_box(e.box)
+        if not box.open_hands():
+            return Refusal("box_settled", f"box {e.box} is settled")
+        if t.phase is Phase.DEALER:
+            return _WITHDRAW_CLOSED
+        return None
+
+    def _on_withdraw(self, t: Table, e: ev.Withdraw) -> None:
+        # rules.md (decided): the box's stake comes back and it plays no more of this round.
+        r: OchkoRound = t.round  # type: ignore[assignment]
+        box: ClubBox = r.box(e.box)  # type: ignore[assignment]
+        index = r.boxes.index(box)
+        for hand in box.open_hands():
+            hand.settle(Outcome.WITHDRAWN, 0)
+        if r.dealt < len(r.plan):  # a withdrawn box is dealt no more cards
+            r.plan = r.plan[:r.dealt] + [x for x in r.plan[r.dealt:] if x != index]
+            if r.dealt == len(r.plan):
+                self._after_deal(t)
+            return
+        if t.phase is Phase.PLAYERS and r.box_i == index:
+            self._to_next_hand(t)
+        elif t.phase is Phase.PACK_OUT:
+            self._after_choice(t)
+
+    # ================================================================== what may be decided
+    def legal_actions(self, t: Table) -> list[Action]:
+        """The box in turn's decisions, the banker's, the contra window's, or the spent pack's."""
+        r: OchkoRound | None = t.round  # type: ignore[assignment]
+        phase = t.phase
+        rules: Club21Rules = t.rules  # type: ignore[assignment]
+        if r is None:
+            return []
+        if phase is Phase.PLAYERS:
+            hand: ClubHand = r.hand  # type: ignore[assignment]
+            if len(hand.cards) < 2:
+                return []  # the split hand waits for its card
+            actions = [Action.STAND, Action.HIT]
+            if self._check_double(t, _DOUBLE) is None:
+                actions.append(Action.DOUBLE)
+            if self._check_split(t, _SPLIT) is None:
+                actions.append(Action.SPLIT)
+            if self._check_surrender(t, _SURRENDER) is None:
+                actions.append(Action.SURRENDER)
+            return actions
+        if phase is Phase.DEALER:
+            actions = []
+            if club.banker_may_draw(rules, r.banker):
+                actions.append(Action.HIT)
+            if club.banker_stand_refusal(t) is None:
+                actions.append(Action.BANKER_STAND)
+            return actions
+        if phase is Phase.CONTRA:
+            if not r.contra:
+                return [Action.CONTRA]
+            if any(not b.recontra and b.open_hands() for b in r.boxes):  # type: ignore[attr-defined]
+                return [Action.RECONTRA]
+            return []
+        if phase is Phase.PACK_OUT:
+            return [Action.DOUBLE, Action.FOLD]
+        return []
+
+    def _claims(self, t: Table) -> list[Action]:
+        """Decisions that depend on the closed cards: offered to every viewer whenever they could be claimed."""
+        r = t.round
+        rules: Club21Rules = t.rules  # type: ignore[assignment]
+        if t.phase is not Phase.PLAYERS or r is None or not self._first_two(r.hand):  # type: ignore[arg-type]
+            return []
+        claims = []
+        if rules.pairs:
+            claims.append(Action.DOUBLE)
+        if rules.pairs or rules.two_aces_split:
+            claims.append(Action.SPLIT)
+        return claims
+
+    # ================================================================== views and snapshots
+    def view(self, t: Table, reveal: bool) -> dict[str, Any]:
+        """Boxes with closed hands (XX, the card count, no total) unless ``reveal``; the banker; the pack."""
+        r: OchkoRound | None = t.round  # type: ignore[assignment]
+        boxes = []
+        in_players = t.phase is Phase.PLAYERS
+        if r is not None:
+            for bi, box in enumerate(r.boxes):
+                boxes.append({**club.box_view(box, [  # type: ignore[arg-type]
+                    club.hand_view(h, in_players and bi == r.box_i and hi == r.hand_i, reveal)  # type: ignore[arg-type]
+                    for hi, h in enumerate(box.hands)]), "recontra": box.recontra,  # type: ignore[attr-defined]
+                    "choice": box.choice})  # type: ignore[attr-defined]
+        turn: dict[str, Any] | None = None
+        if in_players and r is not None:
+            turn = {"box": r.boxes[r.box_i].number, "hand": r.hand_i}
+        elif t.phase is Phase.DEALER:
+            turn = {"dealer": True}
+        actions = self.legal_actions(t)
+        if not reveal:
+            actions = club.public_actions(actions, self._claims(t))
+        shoe = t.shoe
+        return {
+            "boxes": boxes,
+            "dealer": club.banker_view(r.banker if r is not None else None, False, reveal),
+            "turn": turn,
+            "legal_actions": [a.value for a in actions],
+            "settled": club.settled_club_view(t.previous, _no_extra) if r is None and t.previous is not None else None,
+            "game": self.name,
+            "bottom_card": shoe.bottom.code if shoe is not None and shoe.bottom is not None else None,
+            "contra": r.contra if r is not None else False,
+            "pack_out": r.pack_out if r is not None else False,
+        }
+
+    def dump_round(self, r: Round) -> dict[str, Any]:
+        """A club-21 round as plain data."""
+        assert isinstance(r, OchkoRound)
+        return {
+            "number": r.number,
+            "shoe_id": r.shoe_id,
+            "boxes": [club.dump_box(b) for b in r.boxes],  # type: ignore[arg-type]
+            "banker": club.dump_hand(r.banker),
+            "plan": list(r.plan),
+            "dealt": r.dealt,
+            "box_i": r.box_i,
+            "hand_i": r.hand_i,
+            "started_at": r.started_at.isoformat() if r.started_at is not None else None,
+            "voided": r.voided,
+            "contra": r.contra,
+            "pack_out": r.pack_out,
+            "bottom": r.bottom.code if r.bottom is not None else None,
+        }
+
+    def load_round(self, t: Table, data: Any) -> Round:
+        """A club-21 round from checked data."""
+        state = snap.check(OchkoRoundState, data, "round")
+        values: tuple[int, ...] = t.rules.values  # type: ignore[union-attr]
+        boxes = [club.load_box(b, values) for b in state.boxes]
+        club.check_indices(state.plan, state.dealt, len(boxes), state.box_i, state.hand_i, [len(b.hands) for b in boxes])
+        r = OchkoRound(state.number, state.shoe_id, boxes, list(state.plan),
+                       datetime.fromisoformat(state.started_at) if state.started_at is not None else None, values,
+                       parse_card(state.bottom) if state.bottom is not None else None)
+        r.dealer = club.load_hand(state.banker, None, values)  # the banker's hand
+        r.dealt, r.box_i, r.hand_i = state.dealt, state.box_i, state.hand_i
+        r.voided, r.contra, r.pack_out = state.voided, state.contra, state.pack_out
+        return r
+
+
+def _no_extra(box: ClubBox) -> dict[str, Any]:
+    return {}
+
+
+# The decisions of the box in turn, asked of the checks without a box (legal_actions).
+_DOUBLE, _SPLIT, _SURRENDER = ev.Double(), ev.Split(), ev.Surrender()

@@ -1,0 +1,779 @@
+"""`club-21-36`, document 003's 36-card game: the banker puts up a bank and plays each box in turn.
+
+As ``shared/rules.md`` (profile `club-21-36`) restates it:
+
+* The bank: before the deal the banker puts up a bank (``open_bank``) within ``bank_min`` and
+  ``bank_max``. A stake is at least the table minimum and at most the bank as it stands
+  (va-banque: the whole bank). The bank lives from round to round until the banker closes it
+  (``close_bank``: no sooner than after ``bank_rounds`` rounds of duels, or once it holds
+  ``bank_multiple`` times what he put up) or it is empty.
+* A round of duels: stakes first (a box is dealt in by its stake), one closed card to each box
+  and to the banker, then (after a shuffle) the bottom card. Then each box in order plays the
+  banker: it may raise its stake (``bet``) before it draws, draws one card at a time (21, two
+  aces or five pictures win at once; over 21 loses at once), may draw dark (``dark``) and stops
+  (``stand``). Then the banker turns his card and draws face up: on 15 he must draw
+  (``banker_draws_to``), at 17 he may not (``banker_stands_on``), between he chooses
+  (``banker_stand``). The bank pays or takes the stake; the next duel is played with a new card
+  for the banker, or the one he kept when the box passed 21 before he drew.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from .. import events as ev
+from .. import snapshot as snap
+from ..cards import Card, parse_card
+from ..effects import BankChanged
+from ..hand import Outcome
+from ..legality import Action, Refusal
+from ..money import money, to_cents
+from ..phase import BETWEEN_ROUNDS, READY, Phase
+from ..round import Round
+from ..rules import PROFILES, Club36Rules, DarkBothBust
+from . import club
+from .base import Dispatch, Game
+from .club import BANKER, ClubBox, ClubHand
+from .club_snapshot import BankState, DuelsRoundState
+
+if TYPE_CHECKING:
+    from ..engine import Table
+
+_BLOCKED = frozenset({ev.Stand, ev.Dark, ev.BankerStand, ev.OpenBank, ev.CloseBank, ev.Withdraw})
+
+_NO_BANK = Refusal("no_bank", "no bank is open: the banker puts up a bank first (open_bank)")
+_BANK_OPEN = Refusal("bank_open", "a bank is open already: it is closed first")
+_BANK_BETWEEN_ROUNDS = Refusal("round_in_progress", "the bank is opened and closed between rounds of duels")
+_RAISE_CLOSED = Refusal("bets_closed", "a stake is raised only by the box whose duel it is, before it draws")
+_DARK_ALREADY = Refusal("dark_already", "the box draws dark already")
+_WITHDRAW_CLOSED = Refusal("withdraw_closed", "the banker is drawing against the box: its stake is in play")
+
+
+class Bank:
+    """The banker's bank, from round to round (in cents): what he put up, what it holds, how long it has played."""
+
+    __slots__ = ("open", "opened_with", "balance", "rounds", "duels")
+
+    def __init__(self) -> None:
+        self.open = False
+        self.opened_with = 0
+        self.balance = 0
+        self.rounds = 0  # full rounds of duels played since it was opened
+        self.duels = 0
+
+    def may_close(self, rules: Club36Rules) -> bool:
+        """rules.md: no sooner than after ``bank_rounds`` rounds of duels, or once it has tripled."""
+        return self.rounds >= rules.bank_rounds or self.balance >= rules.bank_multiple * self.opened_with
+
+    def as_dict(self) -> dict[str, Any]:
+        """Plain data (the snapshot's ``game_state``)."""
+        return {"open": self.open, "opened_with": money(self.opened_with), "balance": money(self.balance),
+                "rounds": self.rounds, "duels": self.duels}
+
+
+class DuelsRound(Round):
+    """A round of duels: the boxes dealt in by their stakes, each playing the banker in turn.
+
+    ``box_i`` is the box whose duel it is; ``dealer`` is the banker's hand in that duel (each
+    box keeps its duel's as ``ClubBox.banker``). ``duel_open``: the duels have begun (the
+    deal, and after a shuffle the bottom card, are done); ``banker_card_due``: the banker
+    takes a new card for the next duel; ``bank_before``: the bank when the round began.
+    """
+
+    __slots__ = ("duel_open", "banker_card_due", "bottom", "bank_before", "bank_closed")
+
+    def __init__(self, number: int, shoe_id: str | None, boxes: list[ClubBox], plan: list[int],
+                 started_at: datetime | None, values: tuple[int, ...], bank_before: int) -> None:
+        super().__init__(number, shoe_id, boxes, plan, started_at)  # type: ignore[arg-type]
+        first = ClubHand(None, 0, values)
+        boxes[0].banker = first
+        self.dealer = first
+        self.duel_open = False
+        self.banker_card_due = False
+        self.bottom: Card | None = None
+        self.bank_before = bank_before
+        self.bank_closed = False
+
+    @property
+    def banker(self) -> ClubHand:
+        """The banker's hand in the duel in play (the round's ``dealer``)."""
+        return self.dealer  # type: ignore[return-value]
+
+    @property
+    def record(self) -> dict[str, Any]:
+        """The JSON-ready record of the settled round (built once, on first use)."""
+        if self._record is None:
+            self._record = duels_record(self)
+        return self._record
+
+
+def duels_record(r: DuelsRound) -> dict[str, Any]:
+    """The record of a round of duels: the blackjack record's keys, each hand a duel with the banker's cards.
+
+    ``dealer`` lists every card the banker held in the round, once each, in order (a card he kept
+    after a box passed 21 belongs to the next duel); ``total`` is his total in the last duel.
+    """
+    hands = []
+    banker_cards: list[str] = []
+    total = 0
+    last: ClubHand | None = None
+    for box in r.boxes:
+        banker = box.banker  # type: ignore[attr-defined]
+        if banker is not None and banker.cards:
+            banker_cards.extend(c.code for c in banker.cards)
+            last = banker
+        hand: ClubHand = box.hands[0]  # type: ignore[assignment]
+        net = hand.net if hand.net is not None else 0
+        total += net
+        hands.append({
+            "box": box.number, "cards": [c.code for c in hand.cards], "bet": money(hand.stake),
+            "outcome": hand.outcome.value if hand.outcome else None, "net": money(net), "total": hand.total,
+            "dark": hand.dark,
+            "banker": [c.code for c in banker.cards] if banker is not None else [],
+            "banker_total": banker.total if banker is not None and banker.cards else None,
+            "kept": box.kept,  # type: ignore[attr-defined]
+            "bank_after": money(box.bank_after) if box.bank_after is not None else None,  # type: ignore[attr-defined]
+        })
+    after = next((b.bank_after for b in reversed(r.boxes) if b.bank_after is not None),  # type: ignore[attr-defined]
+                 r.bank_before)
+    return {
+        "number": r.number,
+        "shoe_id": r.shoe_id,
+        "game": Ochko36.name,
+        "dealer": {"cards": banker_cards, "total": last.total if last is not None else 0},
+        "hands": hands,
+        "insurance": [],
+        "net": money(total),
+        "bottom_card": r.bottom.code if r.bottom is not None else None,
+        "bank": {"before": money(r.bank_before), "after": money(after), "closed": r.bank_closed},
+        **({"void": True} if r.voided else {}),
+    }
+
+
+def special(hand: ClubHand) -> bool:
+    """Two aces as the first two cards, or five picture cards: a win at once, counted as 21."""
+    cards = hand.cards
+    n = len(cards)
+    return (n == 2 and cards[0].rank == cards[1].rank == "A") or (n == 5 and all(c.rank in "JQK" for c in cards))
+
+
+def duel_result(hand: ClubHand, banker: ClubHand, rules: Club36Rules) -> tuple[Outcome, int]:
+    """rules.md, club-21-36: the higher total at 21 or less wins; a tie goes to the banker, to a dark
+    box; a dark box and the banker both over 21: ``dark_both_bust``. Wins and losses are 1:1."""
+    stake = hand.stake
+    box_special, banker_special = special(hand), special(banker)
+    box_total = 21 if box_special else hand.total
+    banker_total = 21 if banker_special else banker.total
+    box_bust = hand.hard > 21 and not box_special
+    banker_bust = banker.hard > 21 and not banker_special
+    dark = hand.dark
+    if box_bust:
+        if banker_bust and dark and rules.dark_both_bust is DarkBothBust.PLAYER:
+            return Outcome.WIN, stake
+        return Outcome.BUST, -stake
+    if banker_bust or box_total > banker_total or (box_total == banker_total and dark):
+        return Outcome.WIN, stake
+    return Outcome.LOSE, -stake
+
+
+class Ochko36(Game):
+    """club-21-36: the banker's bank against each box in turn, one duel at a time."""
+
+    name = "club-21-36"
+    blocked_by_attention = _BLOCKED
+
+    def events(self) -> Dispatch:
+        """The bank, the stakes and their raise, the boxes' and the banker's decisions, withdraw."""
+        return {
+            ev.CutCardOut: (None, club.ignore_cut_card),
+            ev.Shuffle: (self._check_shuffle, self._on_shuffle),
+            ev.SetRules: (self._check_rules, lambda t, e: t._on_rules(e)),
+            ev.PlaceBet: (self._check_bet, self._on_bet),
+            ev.OpenBank: (self._check_open_bank, self._on_open_bank),
+            ev.CloseBank: (self._check_close_bank, self._on_close_bank),
+            ev.Stand: (self._check_stand, self._on_stand),
+            ev.Dark: (self._check_dark, self._on_dark),
+            ev.BankerStand: (self._check_banker_stand, self._on_banker_stand),
+            ev.Withdraw: (self._check_withdraw, self._on_withdraw),
+        }
+
+    def new_state(self) -> Bank:
+        """A new table has no bank until the banker puts one up."""
+        return Bank()
+
+    # ================================================================== cards
+    def place(self, t: Table, card: Card, e: ev.CardDrawn) -> None:
+        """The deal, the bottom card after it, the banker's card for each duel, the box's draws, the banker's."""
+        phase = t.phase
+        shoe = t.shoe
+        r: DuelsRound | None = t.round  # type: ignore[assignment]
+        if r is not None and phase in (Phase.DEALING, Phase.PLAYERS, Phase.DEALER):
+            if phase is Phase.DEALING and r.dealt < len(r.plan):
+                self._deal(t, card)
+            elif shoe is not None and shoe.bottom_due:
+                # rules.md: after the first card to each box and the banker, the bottom card.
+                if club.take_bottom(t, card, e.at, t.rules.values):  # type: ignore[union-attr]
+                    r.bottom = card
+                    if not r.duel_open:
+                        self._open_duel(t)
+                else:
+                    self.void(t)  # an ace: the pack is shuffled and cut again (the bottom's round is void)
+            elif phase is Phase.DEALING:
+                club.to_banker(t, r.banker, card, up=False)  # the banker's new card for this duel
+                r.banker_card_due = False
+                t._set_phase(Phase.PLAYERS)
+            elif phase is Phase.PLAYERS:
+                self._box_draws(t, card)
+            elif club.banker_may_draw(t.rules, r.banker):  # type: ignore[arg-type]
+                club.to_banker(t, r.banker, card, up=True)
+                self._banker_may_stop(t)
+            else:
+                t._hold(card, "the banker has finished drawing", e.at)
+        elif phase in READY:
+            if shoe is None:
+                t._hold(card, "no shoe has been shuffled in", e.at)
+            elif t.pending:
+                self._start_round(t, e.at)
+                self._deal(t, card)
+            else:
+                t._hold(card, "no stakes are on the table" if t.game_state.open else "no bank is open", e.at)
+        elif phase is Phase.WAITING_FOR_SHUFFLE:
+            t._hold(card, "a shuffle is due", e.at)
+        else:
+            t._hold(card, "the table is waiting for the supervisor", e.at)
+
+    def _expected(self, t: Table) -> str | None:
+        """What the next card is: 'deal', 'bottom', 'banker' (closed), 'box', 'draw' (the banker's), or None."""
+        r: DuelsRound | None = t.round  # type: ignore[assignment]
+        phase = t.phase
+        if r is None:
+            return "deal" if phase in READY and t.shoe is not None and t.pending else None
+        if phase is Phase.DEALING and r.dealt < len(r.plan):
+            return "deal"
+        if phase in (Phase.DEALING, Phase.PLAYERS, Phase.DEALER) and t.shoe is not None and t.shoe.bottom_due:
+            return "bottom"
+        if phase is Phase.DEALING:
+            return "banker"
+        if phase is Phase.PLAYERS:
+            return "box"
+        if phase is Phase.DEALER and club.banker_may_draw(t.rules, r.banker):  # type: ignore[arg-type]
+            return "draw"
+        return None
+
+    def face_down_next(self, t: Table) -> str | None:
+        """The deal's cards, the banker's card for a duel and the box's draws go face down."""
+        what = self._expected(t)
+        r: DuelsRound | None = t.round  # type: ignore[assignment]
+        if what == "deal":
+            if r is None:
+                return f"box {min(t.pending)}"
+            target = r.plan[r.dealt]
+            return "the banker" if target == BANKER else f"box {r.boxes[target].number}"
+        if what == "banker":
+            return "the banker"
+        if what == "box" and r is not None:
+            return f"box {r.boxes[r.box_i].number}"
+        return None
+
+    def next_card(self, t: Table) -> str | None:
+        """'first box', 'box N', 'banker', 'bottom', or None when no card is expected."""
+        what = self._expected(t)
+        r: DuelsRound | None = t.round  # type: ignore[assignment]
+        if what is None:
+            return None
+        if what == "deal":
+            if r is None:
+                return "first box"
+            target = r.plan[r.dealt]
+            return "banker" if target == BANKER else f"box {r.boxes[target].number}"
+        if what == "box":
+            return f"box {r.boxes[r.box_i].number}"  # type: ignore[union-attr]
+        if what == "draw":
+            return "banker"
+        return what
+
+    def hole_card_hidden(self, t: Table) -> bool:
+        """The banker's card is closed until he draws."""
+        r: DuelsRound | None = t.round  # type: ignore[assignment]
+        return r is not None and r.banker.closed
+
+    def hidden_cards(self, t: Table) -> list[Card]:
+        """Every closed card on the table: the boxes', and the banker's in the duel in play."""
+        return club.closed_cards(t.round)
+
+    def reveal_all(self, t: Table, r: Round) -> None:
+        """Settled, every card is shown."""
+        club.turn_round(t, r)
+
+    def cards_in_play(self, t: Table) -> list[Card]:
+        """A pack shuffled in during a round lacks what is on the table: the first cards of the boxes still
+        to play, the cards of the duel in play (the banker's too). The settled duels' went under the pack."""
+        r: DuelsRound | None = t.round  # type: ignore[assignment]
+        if r is None:
+            return []
+        cards = [c for b in r.boxes for h in b.open_hands() for c in h.cards]  # type: ignore[attr-defined]
+        if r.boxes[min(r.box_i, len(r.boxes) - 1)].hands[0].outcome is None:
+            cards.extend(r.banker.cards)
+        return cards
+
+    def _check_shuffle(self, t: Table, e: ev.Shuffle) -> Refusal | None:
+        return t._check_shuffle(e)
+
+    def _check_rules(self, t: Table, e: ev.SetRules) -> Refusal | None:
+        refusal = t._check_rules(e)
+        if refusal is None and t.game_state.open and PROFILES.get(e.profile, {}).get("game") != self.name:
+            return Refusal("bank_open", "the bank is open: the banker closes it before the table plays another game")
+        return refusal
+
+    def _on_shuffle(self, t: Table, e: ev.Shuffle) -> None:
+        t._on_shuffle(e)
+        t.shoe.bottom_due = t.rules.bottom_card  # type: ignore[union-attr]
+
+    # ================================================================== the bank
+    def _check_open_bank(self, t: Table, e: ev.OpenBank) -> Refusal | None:
+        rules: Club36Rules = t.rules  # type: ignore[assignment]
+        bank: Bank = t.game_state
+        if t.phase not in BETWEEN_ROUNDS:
+            return _BANK_BETWEEN_ROUNDS
+        if bank.open:
+            return _BANK_OPEN
+        amount = to_cents(e.amount)
+        if amount is None or amount % rules.chip_cents:
+            return Refusal("bank_not_whole_chips", f"a bank is put up in chips of {money(rules.chip_cents)}")
+        if amount < rules.bank_min_cents:
+            return Refusal("bank_under_min", f"a bank is at least {money(rules.bank_min_cents)}")
+        if amount > rules.bank_max_cents:
+            return Refusal("bank_over_max", f"a bank is at most {money(rules.bank_max_cents)}")
+        return None
+
+    def _on_open_bank(self, t: Table, e: ev.OpenBank) -> None:
+        bank: Bank = t.game_state
+        amount = to_cents(e.amount)
+        assert amount is not None
+        bank.open, bank.opened_with, bank.balance, bank.rounds, bank.duels = True, amount, amount, 0, 0
+        self._bank_changed(t)
+
+    def _check_close_bank(self, t: Table, e: ev.CloseBank) -> Refusal | None:
+        rules: Club36Rules = t.rules  # type: ignore[assignment]
+        bank: Bank = t.game_state
+        if not bank.open:
+            return _NO_BANK
+        if t.phase not in BETWEEN_ROUNDS:
+            return _BANK_BETWEEN_ROUNDS
+        if t.pending:
+            return Refusal("bets_down", "stakes are down for the next round of duels: it is played first")
+        if not bank.may_close(rules):
+            return Refusal("bank_close_early",
+                           f"the bank may close after {rules.bank_rounds} rounds of duels ({bank.rounds} played) "
+                           f"or once it holds {money(rules.bank_multiple * bank.opened_with)} "
+                           f"({money(bank.balance)} now)")
+        return None
+
+    def _on_close_bank(self, t: Table, e: ev.CloseBank) -> None:
+        t.game_state.open = False
+        self._bank_changed(t)
+
+    def _bank_changed(self, t: Table) -> None:
+        bank: Bank = t.game_state
+        t._fx.append(BankChanged(money(bank.balance), money(bank.opened_with), bank.open))
+
+    # ------------------------------------------------------------------ stakes
+    def _check_bet(self, t: Table, e: ev.PlaceBet) -> Refusal | None:
+        rules: Club36Rules = t.rules  # type: ignore[assignment]
+        bank: Bank = t.game_state
+        if t.phase is Phase.PLAYERS:
+            return self._raise_refusal(t, e)
+        if t.phase in BETWEEN_ROUNDS and not bank.open:
+            return _NO_BANK
+        refusal = t._check_bet(e)
+        bets = t.pending.get(e.box, {})
+        amount = to_cents(e.amount) or 0
+        total = sum(bets.values()) + amount
+        if refusal is not None:
+            # Va-banque: a bank under the table minimum may still be played for all it holds.
+            if not (refusal.code == "bet_under_min" and total == bank.balance):
+                return refusal
+        if total > bank.balance:
+            return Refusal("bet_over_bank", f"box {e.box} would stake {money(total)}, more than the bank holds "
+                                            f"({money(bank.balance)}): va-banque is the whole bank")
+        return None
+
+    def _raise_refusal(self, t: Table, e: ev.PlaceBet) -> Refusal | None:
+        rules: Club36Rules = t.rules  # type: ignore[assignment]
+        r: DuelsRound = t.round  # type: ignore[assignment]
+        box: ClubBox = r.boxes[r.box_i]  # type: ignore[assignment]
+        hand = box.hand
+        if e.box != box.number or hand.drew or hand.dark_from is not None or hand.outcome is not None:
+            return _RAISE_CLOSED
+        player = e.player or box.owner
+        if player not in box.bets:
+            return Refusal("bets_closed", f"a stake is raised by a player already on box {box.number}")
+        amount = to_cents(e.amount)
+        if amount is None or amount % rules.chip_cents:
+            return Refusal("bet_not_whole_chips", f"stakes are made in chips of {money(rules.chip_cents)}: "
+                                                  f"{e.amount.normalize()} is not a whole number of chips")
+        stake = hand.stake + amount
+        bank: Bank = t.game_state
+        if stake > bank.balance:
+            return Refusal("bet_over_bank", f"box {box.number} would stake {money(stake)}, more than the bank holds "
+                                            f"({money(bank.balance)}): va-banque is the whole bank")
+        if stake > rules.table_max_cents:
+            return Refusal("bet_over_max", f"box {box.number} would stake {money(stake)}, over the table maximum "
+                                           f"{money(rules.table_max_cents)}")
+        return None
+
+    def _on_bet(self, t: Table, e: ev.PlaceBet) -> None:
+        if t.phase is not Phase.PLAYERS:
+            t._on_bet(e)
+            return
+        r: DuelsRound = t.round  # type: ignore[assignment]
+        box: ClubBox = r.boxes[r.box_i]  # type: ignore[assignment]
+        player = e.player or box.owner
+        amount = to_cents(e.amount)
+        assert player is not None and amount is not None
+        box.bets = {**box.bets, player: box.bets[player] + amount}
+        box.bet += amount
+        box.hand.stake += amount
+
+    # ================================================================== the round of duels
+    def _start_round(self, t: Table, at: datetime | None) -> None:
+        rules: Club36Rules = t.rules  # type: ignore[assignment]
+        boxes = club.club_boxes(t)
+        plan = list(range(len(boxes))) + [BANKER]  # one card to each box and to the banker
+        t.round = DuelsRound(t.rounds_played, t.shoe.shoe_id if t.shoe else None, boxes, plan, at, rules.values,
+                             t.game_state.balance)
+        t.previous = None
+        t._set_phase(Phase.DEALING)
+
+    def _deal(self, t: Table, card: Card) -> None:
+        r: DuelsRound = t.round  # type: ignore[assignment]
+        target = r.plan[r.dealt]
+        r.dealt += 1
+        if target == BANKER:
+            club.to_banker(t, r.banker, card, up=False)
+        else:
+            box: ClubBox = r.boxes[target]  # type: ignore[assignment]
+            club.to_box(t, box.hand, card, box.number, 0)
+        if r.dealt == len(r.plan) and not (t.shoe is not None and t.shoe.bottom_due):
+            self._open_duel(t)
+
+    def _open_duel(self, t: Table) -> None:
+        """The first duel: the box first in order plays the banker's card from the deal."""
+        r: DuelsRound = t.round  # type: ignore[assignment]
+        r.duel_open = True
+        r.box_i = 0
+        self._duel_for(t, kept=False, first=True)
+
+    def _duel_for(self, t: Table, kept: bool, first: bool = False) -> None:
+        """The next box still to play takes its duel (none left: the round is over). The banker plays it with
+        the card from the deal (``first``), the card he kept when the last box passed 21 before he drew
+        (``kept``), or a new card from the top."""
+        r: DuelsRound = t.round  # type: ignore[assignment]
+        boxes = r.boxes
+        previous = r.banker
+        while r.box_i < len(boxes) and boxes[r.box_i].hands[0].outcome is not None:
+            r.box_i += 1
+        if r.box_i >= len(boxes):
+            self._end_round(t)
+            return
+        box: ClubBox = boxes[r.box_i]  # type: ignore[assignment]
+        bank: Bank = t.game_state
+        if box.hand.stake > bank.balance:
+            box.hand.stake = bank.balance  # the bank binds: at most the bank as it stands (va-banque)
+        if first:
+            if boxes[0] is not box:  # the first boxes left before their duel: the deal's card is this one's
+                boxes[0].banker = None  # type: ignore[attr-defined]
+            box.banker = previous
+        elif kept and previous.cards:
+            hand = ClubHand(None, 0, box.hand.values)
+            hand.add(previous.remove_last())  # still closed: his card moves on to the next duel
+            box.banker, box.kept = hand, True
+        else:
+            box.banker = ClubHand(None, 0, box.hand.values)
+            r.banker_card_due = True
+        r.dealer = box.banker  # type: ignore[assignment]
+        t._set_phase(Phase.DEALING if r.banker_card_due else Phase.PLAYERS)
+
+    def _box_draws(self, t: Table, card: Card) -> None:
+        r: DuelsRound = t.round  # type: ignore[assignment]
+        box: ClubBox = r.boxes[r.box_i]  # type: ignore[assignment]
+        hand = box.hand
+        hand.drew = True
+        club.to_box(t, hand, card, box.number, 0)
+        if hand.dark:
+            return  # dark: nothing is known, nothing is settled, until the banker has drawn
+        if special(hand) or hand.total == 21:
+            club.turn(t, hand, box.number)
+            self._duel_over(t, Outcome.WIN, hand.stake, kept=False)  # 21, two aces or five pictures: at once
+        elif hand.hard > 21:
+            club.turn(t, hand, box.number)
+            self._duel_over(t, Outcome.BUST, -hand.stake, kept=True)  # the banker keeps his unused card
+
+    def _duel_over(self, t: Table, outcome: Outcome, net: int, kept: bool) -> None:
+        r: DuelsRound = t.round  # type: ignore[assignment]
+        box: ClubBox = r.boxes[r.box_i]  # type: ignore[assignment]
+        bank: Bank = t.game_state
+        box.hand.settle(outcome, net)
+        bank.balance -= net  # a loss pays the stake into the bank, a win takes it from the bank
+        bank.duels += 1
+        box.bank_after = bank.balance
+        if not kept:
+            club.turn(t, r.banker, None)
+        self._bank_changed(t)
+        r.box_i += 1
+        if bank.balance == 0:
+            self._bank_empty(t)
+            return
+        self._duel_for(t, kept)
+
+    def _bank_empty(self, t: Table) -> None:
+        """rules.md: an empty bank ends it; the boxes still to play take their stakes back."""
+        r: DuelsRound = t.round  # type: ignore[assignment]
+        bank: Bank = t.game_state
+        bank.open = False
+        r.bank_closed = True
+        for box in r.boxes:
+            for hand in box.open_hands():  # type: ignore[attr-defined]
+                hand.settle(Outcome.RETURNED, 0)
+        self._bank_changed(t)
+        t._finish_round(r)
+
+    def _end_round(self, t: Table) -> None:
+        r: DuelsRound = t.round  # type: ignore[assignment]
+        if any(b.bank_after is not None for b in r.boxes):  # type: ignore[attr-defined]
+            t.game_state.rounds += 1  # a full round of duels (a box that left played none)
+        t._finish_round(r)
+
+    # ------------------------------------------------------------------ the box's decisions
+    def _turn_refusal(self, t: Table, what: str, number: int | None = None) -> Refusal | None:
+        r = t.round
+        if t.phase is not Phase.PLAYERS or r is None:
+            return Refusal("not_players_turn", f"cannot {what} now: no box is playing its duel ({t.phase.value})")
+        box = r.boxes[r.box_i]
+        if number is not None and number != box.number:
+            return Refusal("not_your_turn", f"it is box {box.number}'s duel, not box {number}'s")
+        return None
+
+    def _check_stand(self, t: Table, e: ev.Stand) -> Refusal | None:
+        return self._turn_refusal(t, "stand")
+
+    def _on_stand(self, t: Table, e: ev.Stand) -> None:
+        # The box stops: the banker turns his card and draws to it, face up.
+        r: DuelsRound = t.round  # type: ignore[assignment]
+        t._set_phase(Phase.DEALER)
+        club.turn(t, r.banker, None)
+        self._banker_may_stop(t)
+
+    def _check_dark(self, t: Table, e: ev.Dark) -> Refusal | None:
+        refusal = self._turn_refusal(t, "draw dark", e.box)
+        if refusal is not None:
+            return refusal
+        if t.round.boxes[t.round.box_i].hands[0].dark_from is not None:  # type: ignore[union-attr,attr-defined]
+            return _DARK_ALREADY
+        return None
+
+    def _on_dark(self, t: Table, e: ev.Dark) -> None:
+        # From now on the box takes its cards without looking at them, before the banker draws.
+        r: DuelsRound = t.round  # type: ignore[assignment]
+        hand: ClubHand = r.boxes[r.box_i].hands[0]  # type: ignore[assignment]
+        hand.dark_from = len(hand.cards)
+
+    # ------------------------------------------------------------------ the banker
+    def _banker_may_stop(self, t: Table) -> None:
+        r: DuelsRound = t.round  # type: ignore[assignment]
+        banker = r.banker
+        if special(banker) or not club.banker_may_draw(t.rules, banker):  # type: ignore[arg-type]
+            self._settle_duel(t)  # 21, two aces, five pictures, over 21, or at the house's banker_stands_on
+
+    def _check_banker_stand(self, t: Table, e: ev.BankerStand) -> Refusal | None:
+        return club.banker_stand_refusal(t)
+
+    def _on_banker_stand(self, t: Table, e: ev.BankerStand) -> None:
+        self._settle_duel(t)
+
+    def _settle_duel(self, t: Table) -> None:
+        r: DuelsRound = t.round  # type: ignore[assignment]
+        box: ClubBox = r.boxes[r.box_i]  # type: ignore[assignment]
+        club.turn(t, box.hand, box.number)
+        outcome, net = duel_result(box.hand, r.banker, t.rules)  # type: ignore[arg-type]
+        self._duel_over(t, outcome, net, kept=False)
+
+    # ------------------------------------------------------------------ the supervisor
+    def _check_withdraw(self, t: Table, e: ev.Withdraw) -> Refusal | None:
+        r = t.round
+        if r is None:
+            return club.NO_ROUND
+        box = club.box_in_round(r, e.box)
+        if box is None:
+            return club.no_such_box(e.box)
+        if not box.open_hands():
+            return Refusal("box_settled", f"box {e.box} is settled")
+        if t.phase is Phase.DEALER and r.boxes[r.box_i] is box:
+            return _WITHDRAW_CLOSED
+        return None
+
+    def _on_withdraw(self, t: Table, e: ev.Withdraw) -> None:
+        r: DuelsRound = t.round  # type: ignore[assignment]
+        box: ClubBox = r.box(e.box)  # type: ignore[assignment]
+        index = r.boxes.index(box)
+        box.hand.settle(Outcome.WITHDRAWN, 0)
+        if r.dealt < len(r.plan):  # a withdrawn box is dealt no more cards
+            r.plan = r.plan[:r.dealt] + [x for x in r.plan[r.dealt:] if x != index]
+            return
+        if r.duel_open and r.box_i == index:
+            # Its duel ends before the banker drew: he keeps his card for the next box (if he has it yet).
+            r.banker_card_due = False
+            r.box_i += 1
+            self._duel_for(t, kept=True)
+
+    def void(self, t: Table) -> None:
+        """rules.md (decided for club-21-36): the duels already settled stand (their stakes have moved to or
+        from the bank); the duel in play and the boxes still to play take their stakes back."""
+        r: DuelsRound = t.round  # type: ignore[assignment]
+        r.voided = True
+        for box in r.boxes:
+            for hand in box.open_hands():  # type: ignore[attr-defined]
+                hand.settle(Outcome.VOID, 0)
+        t._finish_round(r)
+
+    # ================================================================== what may be decided
+    def legal_actions(self, t: Table) -> list[Action]:
+        """The bank between rounds; the box's duel; the banker's draw."""
+        phase = t.phase
+        rules: Club36Rules = t.rules  # type: ignore[assignment]
+        bank: Bank = t.game_state
+        r: DuelsRound | None = t.round  # type: ignore[assignment]
+        if r is None:
+            if phase not in BETWEEN_ROUNDS:
+                return []
+            if not bank.open:
+                return [Action.OPEN_BANK]
+            return [Action.CLOSE_BANK] if bank.may_close(rules) and not t.pending else []
+        if phase is Phase.PLAYERS:
+            hand = r.boxes[r.box_i].hands[0]
+            actions = [Action.STAND]
+            if not (t.shoe is not None and t.shoe.bottom_due):  # a new pack's first card is its bottom card
+                actions.append(Action.HIT)
+            if not hand.drew and hand.dark_from is None:  # type: ignore[attr-defined]
+                if min(bank.balance, rules.table_max_cents) - hand.stake >= rules.chip_cents:
+                    actions.append(Action.BET)
+            if hand.dark_from is None:  # type: ignore[attr-defined]
+                actions.append(Action.DARK)
+            return actions
+        if phase is Phase.DEALER:
+            actions = []
+            if club.banker_may_draw(rules, r.banker) and not (t.shoe is not None and t.shoe.bottom_due):
+                actions.append(Action.HIT)
+            if club.banker_stand_refusal(t) is None:
+                actions.append(Action.BANKER_STAND)
+            return actions
+        return []
+
+    # ================================================================== views and snapshots
+    def view(self, t: Table, reveal: bool) -> dict[str, Any]:
+        """Boxes with closed hands unless ``reveal``, the banker's hand in the duel, and the bank."""
+        r: DuelsRound | None = t.round  # type: ignore[assignment]
+        rules: Club36Rules = t.rules  # type: ignore[assignment]
+        bank: Bank = t.game_state
+        boxes = []
+        duel = None
+        if r is not None:
+            for bi, box in enumerate(r.boxes):
+                in_play = r.duel_open and bi == r.box_i and t.phase is Phase.PLAYERS
+                boxes.append({**club.box_view(box, [club.hand_view(box.hands[0], in_play, reveal)]),  # type: ignore[arg-type]
+                              "bank_after": money(box.bank_after) if box.bank_after is not None else None})  # type: ignore[attr-defined]
+            if r.duel_open and r.box_i < len(r.boxes):
+                box = r.boxes[r.box_i]
+                duel = {"box": box.number, "stake": money(box.hands[0].stake), "dark": box.hands[0].dark,  # type: ignore[attr-defined]
+                        "banker_kept_card": box.kept}  # type: ignore[attr-defined]
+        turn: dict[str, Any] | None = None
+        if r is not None and r.duel_open and t.phase is Phase.PLAYERS:
+            turn = {"box": r.boxes[r.box_i].number, "hand": 0}
+        elif t.phase is Phase.DEALER:
+            turn = {"dealer": True}
+        shoe = t.shoe
+        return {
+            "boxes": boxes,
+            "dealer": club.banker_view(r.banker if r is not None else None, False, reveal),
+            "turn": turn,
+            "legal_actions": [a.value for a in self.legal_actions(t)],
+            "settled": club.settled_club_view(t.previous, _settled_extra) if r is None and t.previous is not None
+            else None,
+            "game": self.name,
+            "bottom_card": shoe.bottom.code if shoe is not None and shoe.bottom is not None else None,
+            "bank": {
+                "open": bank.open,
+                "balance": money(bank.balance),
+                "opened_with": money(bank.opened_with),
+                "limits": {"min": money(rules.bank_min_cents), "max": money(rules.bank_max_cents)},
+                "duel": duel,
+                "duels_played": bank.duels,
+                "rounds_played": bank.rounds,
+                "may_close": bank.open and bank.may_close(rules),
+                "close_after_rounds": rules.bank_rounds,
+                "close_multiple": rules.bank_multiple,
+            },
+        }
+
+    def dump_round(self, r: Round) -> dict[str, Any]:
+        """A round of duels as plain data."""
+        assert isinstance(r, DuelsRound)
+        return {
+            "number": r.number,
+            "shoe_id": r.shoe_id,
+            "boxes": [club.dump_box(b) for b in r.boxes],  # type: ignore[arg-type]
+            "plan": list(r.plan),
+            "dealt": r.dealt,
+            "box_i": r.box_i,
+            "started_at": r.started_at.isoformat() if r.started_at is not None else None,
+            "voided": r.voided,
+            "duel_open": r.duel_open,
+            "banker_card_due": r.banker_card_due,
+            "bottom": r.bottom.code if r.bottom is not None else None,
+            "bank_before": money(r.bank_before),
+            "bank_closed": r.bank_closed,
+            "banker_of": next(i for i, b in enumerate(r.boxes) if b.banker is r.dealer),  # type: ignore[attr-defined]
+        }
+
+    def load_round(self, t: Table, data: Any) -> Round:
+        """A round of duels from checked data."""
+        state = snap.check(DuelsRoundState, data, "round")
+        values: tuple[int, ...] = t.rules.values  # type: ignore[union-attr]
+        boxes = [club.load_box(b, values) for b in state.boxes]
+        club.check_indices(state.plan, state.dealt, len(boxes), state.box_i, 0, [1] * len(boxes))
+        bankers = [b.banker for b in boxes]
+        if any(len(b.hands) != 1 for b in boxes) or state.banker_of >= len(boxes) \
+                or bankers[state.banker_of] is None:
+            raise snap.SnapshotError("malformed table snapshot: round: a duel is one hand a box, and banker_of "
+                                     "names a box with the banker's hand")
+        started = datetime.fromisoformat(state.started_at) if state.started_at is not None else None
+        r = DuelsRound(state.number, state.shoe_id, boxes, list(state.plan), started, values,
+                       snap._cents(state.bank_before))
+        for box, banker in zip(boxes, bankers):
+            box.banker = banker
+        r.dealer = bankers[state.banker_of]  # type: ignore[assignment]
+        r.dealt, r.box_i, r.voided = state.dealt, state.box_i, state.voided
+        r.duel_open, r.banker_card_due, r.bank_closed = state.duel_open, state.banker_card_due, state.bank_closed
+        r.bottom = parse_card(state.bottom) if state.bottom is not None else None
+        return r
+
+    def dump_state(self, t: Table) -> Any:
+        """The bank."""
+        return t.game_state.as_dict()
+
+    def load_state(self, t: Table, data: Any) -> None:
+        """The bank from checked data."""
+        state = snap.check(BankState, data, "game_state")
+        bank = Bank()
+        bank.open, bank.rounds, bank.duels = state.open, state.rounds, state.duels
+        bank.opened_with, bank.balance = snap._cents(state.opened_with), snap._cents(state.balance)
+        if bank.balance < 0 or bank.opened_with < 0:
+            raise snap.SnapshotError("malformed table snapshot: game_state: the bank is never below zero")
+        t.game_state = bank
+
+
+def _settled_extra(box: ClubBox) -> dict[str, Any]:
+    banker = box.banker
+    return {"banker": club.banker_view(banker, True, True) if banker is not None else None,
+            "bank_after": money(box.bank_after) if box.bank_after is not None else None}

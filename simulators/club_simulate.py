@@ -1,0 +1,373 @@
+"""Many club rounds (document 003's `club-21`) through the authoritative engine, with stated strategies.
+
+As for blackjack (`simulators.simulate`), the events are those a real table sees (the shoe's
+``shuffle`` with its ``card_count``, the bottom card, bets, cards, ``stand``, ``banker_stand``,
+``double``/``fold`` on a spent pack), so the edge measured is the engine's own settlement. The
+boxes play a players' rule and the banker the banker's rule of :mod:`simulators.club_strategy`;
+the figures hold for those rules only.
+
+The house's edge is its expected gain per round as a share of the stakes put down at the
+start of the round (every box's bet, before any double): ``-mean(players' net / stakes)``. A
+voided round (the pack ran out during the deal) counts as a round with nothing won or lost.
+Rounds are played in chunks seeded from (seed, chunk number); the chunks' sums are added in
+chunk order, so a seed gives the same figures whatever ``workers``.
+"""
+
+from __future__ import annotations
+
+import math
+import multiprocessing
+import random
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any, Callable, Iterator
+
+from controller import events as ev
+from controller.cards import ALL_CARDS, Card
+from controller.engine import Phase, Table
+from controller.legality import Action
+from controller.money import to_cents
+
+from .club_strategy import SIGHTED_PLAYERS, BankerRule, PlayersRule, banker_rule_for
+
+CHUNK_ROUNDS = 20_000
+PACK_RANKS = {52: "23456789TJQKA", 36: "6789TJQKA"}
+
+
+@dataclass
+class ClubChunk:
+    """The sums of one chunk of club rounds, added up in chunk order."""
+
+    rounds: int = 0
+    total: float = 0.0  # sum over rounds of the players' net per unit staked
+    total_sq: float = 0.0
+    hands: int = 0
+    staked_cents: int = 0  # the stakes put down at the start of the rounds
+    net_cents: int = 0  # the players' net over the rounds (the house's is its negative)
+    voids: int = 0
+    pack_outs: int = 0
+    shuffles: int = 0
+
+
+@dataclass
+class ClubResult:
+    """What `tablectl simulate --rules club-21` prints."""
+
+    rules: str
+    players: str
+    banker_stands_at: int
+    rounds: int
+    house_edge_pct: float
+    stderr_pct: float
+    rounds_per_second: float
+    hands: int
+    staked_cents: int
+    net_cents: int
+    voids: int
+    pack_outs: int
+    shuffles: int
+    workers: int = 1
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready figures."""
+        return {
+            "rules": self.rules,
+            "players": self.players,
+            "banker_stands_at": self.banker_stands_at,
+            "rounds": self.rounds,
+            "house_edge_pct": round(self.house_edge_pct, 4),
+            "stderr_pct": round(self.stderr_pct, 4),
+            "rounds_per_second": round(self.rounds_per_second, 1),
+            "hands": self.hands,
+            "staked": self.staked_cents / 100,
+            "players_net": self.net_cents / 100,
+            "voids": self.voids,
+            "pack_outs": self.pack_outs,
+            "shuffles": self.shuffles,
+            "workers": self.workers,
+        }
+
+
+class ClubShoe:
+    """The table's packs (``decks`` of 52 or 36 cards), shuffled one card at a time as they are dealt."""
+
+    def __init__(self, pack: int, decks: int, rng: random.Random) -> None:
+        ranks = PACK_RANKS[pack]
+        self.cards: list[Card] = [c for c in ALL_CARDS if c.rank in ranks] * decks
+        self.rng = rng
+        self.next = 0
+        self.count = 0
+        self.out: list[Card] = []  # cards left on the table when the pack was last shuffled
+
+    def shuffle(self, on_table: list[Card] | None = None) -> ev.Shuffle:
+        """Gather the cards back, but those still ``on_table`` (a pack spent in a round of club-21-36):
+        the shoe's ``shuffle`` event, with the count of the cards loaded."""
+        self.next = 0
+        self.count += 1
+        self.cards += self.out  # the cards held back last time are gathered now
+        self.out = []
+        for card in on_table or []:
+            self.cards.remove(card)
+            self.out.append(card)
+        return ev.Shuffle(shoe_id=f"club-sim-{self.count}", card_count=len(self.cards))
+
+    def draw(self) -> Card:
+        """The next card (a Fisher-Yates step: uniform among the cards not dealt yet)."""
+        cards, i = self.cards, self.next
+        if i >= len(cards):
+            raise RuntimeError("the simulated shoe ran past its last card: the engine should have stopped it")
+        j = i + int(self.rng.random() * (len(cards) - i))
+        cards[i], cards[j] = cards[j], cards[i]
+        self.next = i + 1
+        return cards[i]
+
+
+def play_club_chunk(rules: Any, rounds: int, seed: str, boxes: int = 1, players: PlayersRule = SIGHTED_PLAYERS,
+                    banker: BankerRule | None = None, unit: Decimal | None = None,
+                    record: Callable[[dict[str, Any]], None] | None = None) -> ClubChunk:
+    """Play ``rounds`` club rounds on a fresh table and shoe seeded by ``seed``.
+
+    The simulation stands where the players and the croupier stand: each box's rule reads that
+    box's own cards (a sighted rule) or only their number (a blind one), the banker's rule his
+    own total. ``record`` sees each settled round's record.
+    """
+    banker = banker or banker_rule_for(rules)
+    rng = random.Random(seed)
+    table = Table(rules)
+    shoe = ClubShoe(rules.pack, rules.decks, rng)
+    apply = table.apply
+    stake = unit if unit is not None else rules.table_min
+    bets = [ev.PlaceBet(box=b, amount=stake) for b in range(1, boxes + 1)]
+    staked = to_cents(stake) * boxes  # type: ignore[operator]
+    stand, banker_stand = ev.Stand(), ev.BankerStand()
+    cards = {c.index: ev.CardDrawn(card=c) for c in shoe.cards}
+    waiting, players_phase, dealer_phase, pack_out = (Phase.WAITING_FOR_SHUFFLE, Phase.PLAYERS, Phase.DEALER,
+                                                      Phase.PACK_OUT)
+    HIT, BANKER_STAND = Action.HIT, Action.BANKER_STAND
+    sighted = players.sighted
+    out = ClubChunk()
+
+    def draw() -> None:
+        apply(cards[shoe.draw().index])
+
+    while out.rounds < rounds:
+        if table.phase is waiting:
+            apply(shoe.shuffle())
+            out.shuffles += 1
+            continue
+        before = table.previous  # the round on show; the next settled one replaces it
+        if table.round is None and not table.pending:
+            for bet in bets:
+                apply(bet)
+        while table.round is not None or table.previous is None or table.previous is before:
+            phase = table.phase
+            r = table.round
+            if phase is waiting:  # an ace at the bottom: shuffle and cut again, the bets stay
+                apply(shoe.shuffle())
+                out.shuffles += 1
+            elif r is None:
+                draw()  # the bottom card, or the first card of the deal
+            elif phase is players_phase:
+                hand = r.hand  # type: ignore[attr-defined]
+                if players.draws(len(hand.cards), hand.total if sighted else None):
+                    draw()
+                else:
+                    apply(stand)
+            elif phase is dealer_phase:
+                legal = table.legal_actions()
+                if HIT in legal and (banker.draws(r.dealer.total) or BANKER_STAND not in legal):
+                    draw()
+                else:
+                    apply(banker_stand)
+            elif phase is pack_out:
+                for box in r.boxes:
+                    open_hands = box.open_hands()  # type: ignore[attr-defined]
+                    if box.choice is None and open_hands:  # type: ignore[attr-defined]
+                        hand = open_hands[0]
+                        doubles = players.doubles_on_spent_pack(len(hand.cards), hand.drew,
+                                                                hand.total if sighted else None)
+                        apply(ev.Double(box=box.number) if doubles else ev.Fold(box=box.number))
+                        break
+            else:
+                draw()  # the deal (the contra window too: the banker never calls contra)
+        settled = table.previous
+        assert settled is not None
+        net = settled.net()
+        out.rounds += 1
+        out.net_cents += net
+        out.staked_cents += staked
+        out.hands += sum(len(box.hands) for box in settled.boxes)
+        out.voids += bool(getattr(settled, "voided", False))
+        out.pack_outs += bool(getattr(settled, "pack_out", False))
+        x = net / staked
+        out.total += x
+        out.total_sq += x * x
+        if record is not None:
+            record(settled.record)
+    return ClubChunk(**out.__dict__)
+
+
+def play_club36_chunk(rules: Any, rounds: int, seed: str, boxes: int = 1, players: PlayersRule = SIGHTED_PLAYERS,
+                      banker: BankerRule | None = None, unit: Decimal | None = None,
+                      record: Callable[[dict[str, Any]], None] | None = None) -> ClubChunk:
+    """Play ``rounds`` rounds of duels (club-21-36) on a fresh table and shoe seeded by ``seed``.
+
+    The bank is opened at ten times the bank minimum (within the limits) and closed as soon as
+    it may be; a stake is the table minimum, or the whole bank when it holds less (va-banque).
+    A sighted box draws below its rule's total and never goes dark; a blind one goes dark and
+    draws to its number of cards. A pack spent in a round is replaced by the pack less what is
+    on the table, as the engine expects.
+    """
+    banker = banker or banker_rule_for(rules)
+    rng = random.Random(seed)
+    table = Table(rules)
+    game = table.game
+    shoe = ClubShoe(rules.pack, rules.decks, rng)
+    apply = table.apply
+    stake_cents = to_cents(unit if unit is not None else rules.table_min)
+    stand, banker_stand, close_bank = ev.Stand(), ev.BankerStand(), ev.CloseBank()
+    opening = min(rules.bank_max_cents, max(rules.bank_min_cents, 10 * rules.bank_min_cents))
+    open_bank = ev.OpenBank(amount=Decimal(opening) / 100)
+    cards = {c.index: ev.CardDrawn(card=c) for c in shoe.cards}
+    waiting, players_phase, dealer_phase = Phase.WAITING_FOR_SHUFFLE, Phase.PLAYERS, Phase.DEALER
+    HIT, BANKER_STAND = Action.HIT, Action.BANKER_STAND
+    sighted = players.sighted
+    bank = table.game_state
+    out = ClubChunk()
+
+    def draw() -> None:
+        apply(cards[shoe.draw().index])
+        shoe_ = table.shoe
+        if table.round is not None and shoe_ is not None and shoe_.spent:
+            apply(shoe.shuffle(game.cards_in_play(table)))  # the round goes on with a new pack
+            out.shuffles += 1
+
+    while out.rounds < rounds:
+        if table.round is None:
+            if not bank.open:
+                apply(open_bank)
+                continue
+            if bank.may_close(rules) and not table.pending:
+                apply(close_bank)
+                continue
+            if table.phase is waiting:
+                apply(shoe.shuffle())
+                out.shuffles += 1
+                continue
+        before = table.previous
+        staked = 0
+        if table.round is None and not table.pending:
+            for box in range(1, boxes + 1):
+                amount = min(stake_cents, bank.balance)
+                apply(ev.PlaceBet(box=box, amount=Decimal(amount) / 100))
+                staked += amount
+        while table.round is not None or table.previous is None or table.previous is before:
+            phase = table.phase
+            r = table.round
+            if phase is waiting:
+                apply(shoe.shuffle())  # an ace at the bottom voids the round: shuffle and start again
+                out.shuffles += 1
+            elif r is None:
+                draw()
+            elif phase is players_phase:
+                hand = r.boxes[r.box_i].hands[0]  # type: ignore[attr-defined]
+                legal = table.legal_actions()
+                if HIT not in legal:
+                    draw()  # the bottom card of a pack shuffled in during the round
+                elif players.draws(len(hand.cards), hand.total if sighted else None):
+                    if not sighted and Action.DARK in legal:
+                        apply(ev.Dark())
+                    draw()
+                else:
+                    apply(stand)
+            elif phase is dealer_phase:
+                legal = table.legal_actions()
+                if HIT in legal and (banker.draws(r.dealer.total) or BANKER_STAND not in legal):
+                    draw()
+                elif BANKER_STAND in legal:
+                    apply(banker_stand)
+                else:
+                    draw()  # the bottom card of a new pack comes before his next card
+            else:
+                draw()
+        settled = table.previous
+        assert settled is not None
+        net = settled.net()
+        staked = staked or sum(h.stake for b in settled.boxes for h in b.hands)
+        out.rounds += 1
+        out.net_cents += net
+        out.staked_cents += staked
+        out.hands += sum(len(box.hands) for box in settled.boxes)
+        out.voids += bool(getattr(settled, "voided", False))
+        x = net / staked
+        out.total += x
+        out.total_sq += x * x
+        if record is not None:
+            record(settled.record)
+    return ClubChunk(**out.__dict__)
+
+
+def _chunk_job(job: tuple[Any, int, str, int, PlayersRule, BankerRule]) -> ClubChunk:
+    rules, rounds, seed, boxes, players, banker = job
+    play = play_club36_chunk if rules.game == "club-21-36" else play_club_chunk
+    return play(rules, rounds, seed, boxes, players, banker)
+
+
+def club_chunk_seed(seed: int, index: int) -> str:
+    """The seed of chunk ``index`` of a club simulation seeded ``seed``."""
+    return f"tablectl-simulate-club:{seed}:{index}"
+
+
+def simulate_club(rules: Any, rounds: int, seed: int, boxes: int = 1, players: PlayersRule = SIGHTED_PLAYERS,
+                  workers: int = 1, progress: Callable[[int], None] | None = None,
+                  chunk_rounds: int = CHUNK_ROUNDS, clock: Callable[[], float] = time.perf_counter) -> ClubResult:
+    """Play ``rounds`` club rounds on ``boxes`` boxes at the table minimum; the house edge with its standard error.
+
+    ``clock`` (passed in) times the run for the rounds-per-second figure only.
+    """
+    if rounds < 1 or boxes < 1 or workers < 1:
+        raise ValueError("rounds, boxes and workers must be at least 1")
+    banker = banker_rule_for(rules)
+    sizes = [min(chunk_rounds, rounds - start) for start in range(0, rounds, chunk_rounds)]
+    jobs = [(rules, size, club_chunk_seed(seed, i), boxes, players, banker) for i, size in enumerate(sizes)]
+    workers = max(1, min(workers, len(jobs)))
+    started = clock()
+    chunks: list[ClubChunk] = []
+    results: Iterator[ClubChunk]
+    pool = None
+    if workers == 1:
+        results = map(_chunk_job, jobs)
+    else:
+        pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"))
+        results = pool.map(_chunk_job, jobs)  # in chunk order, whoever played them
+    try:
+        for chunk in results:
+            chunks.append(chunk)
+            if progress is not None:
+                progress(sum(c.rounds for c in chunks))
+    finally:
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)
+    elapsed = clock() - started
+    played = sum(c.rounds for c in chunks)
+    mean = math.fsum(c.total for c in chunks) / played
+    var = max(math.fsum(c.total_sq for c in chunks) / played - mean * mean, 0.0)
+    return ClubResult(
+        rules=rules.name,
+        players=players.name,
+        banker_stands_at=banker.stands_at,
+        rounds=played,
+        house_edge_pct=-100.0 * mean,
+        stderr_pct=100.0 * math.sqrt(var / played),
+        rounds_per_second=played / elapsed if elapsed > 0 else float("inf"),
+        hands=sum(c.hands for c in chunks),
+        staked_cents=sum(c.staked_cents for c in chunks),
+        net_cents=sum(c.net_cents for c in chunks),
+        voids=sum(c.voids for c in chunks),
+        pack_outs=sum(c.pack_outs for c in chunks),
+        shuffles=sum(c.shuffles for c in chunks),
+        workers=workers,
+    )

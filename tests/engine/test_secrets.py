@@ -1,0 +1,72 @@
+"""The club games' closed cards through the authority: every ledger row holding one is masked for every role
+below supervisor until its card is turned; a settled round keeps no secret; a replayed journal agrees."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from controller import events as ev
+from controller.authority import TableAuthority, export_shoe
+from controller.cards import parse_card
+from controller.journal import JournalKey
+from controller.rules import build_rules
+
+T0 = datetime(2026, 12, 1, 20, 0, tzinfo=timezone.utc)
+
+
+def _submit(a: TableAuthority, *events: ev.Event) -> list[int]:
+    return [a.submit(e, T0)[0] for e in events]
+
+
+def _card(code: str) -> ev.CardDrawn:
+    return ev.CardDrawn(card=parse_card(code))
+
+
+def test_closed_cards_are_secret_rows_until_turned(tmp_path):
+    key = JournalKey.generate(tmp_path / "k")
+    a = TableAuthority.open(tmp_path / "j.sqlite", key, build_rules("club-21"))
+    _submit(a, ev.Shuffle(shoe_id="S1"), ev.PlaceBet(box=1, amount=10), ev.PlaceBet(box=2, amount=10))
+    bottom, = _submit(a, _card("7H"))  # the bottom card is face up: never a secret
+    deal = _submit(a, *(_card(c) for c in ("TS", "AS", "2D", "8C", "KH", "3D")))  # box 2: A-K, a natural
+    box1, box2, banker = [deal[0], deal[3]], [deal[1], deal[4]], [deal[2], deal[5]]
+    assert bottom not in a.secret_seqs
+    assert a.secret_seqs == set(box1) | set(banker)  # box 2's natural was shown and paid at once
+    _submit(a, ev.Stand())  # box 2 is settled, so the banker's turn: his cards are turned
+    assert a.secret_seqs == set(box1)
+    shoe = export_shoe(a.journal, shoe_id="S1", masked=a.secret_seqs)
+    assert [row.get("card") for row in shoe if row["type"] == "card"] == ["7H", "XX", "AS", "2D", "XX", "KH", "3D"]
+    draw, = _submit(a, _card("4C"))  # the banker draws face up
+    assert draw not in a.secret_seqs
+    _submit(a, ev.BankerStand())
+    assert a.secret_seqs == set()  # settled: every card shown
+    reopened = TableAuthority.open(tmp_path / "j.sqlite", key, build_rules("club-21"))
+    assert reopened.secret_seqs == set() and reopened.table.snapshot() == a.table.snapshot()
+
+
+def test_a_replayed_journal_masks_the_same_rows(tmp_path):
+    key = JournalKey.generate(tmp_path / "k")
+    a = TableAuthority.open(tmp_path / "j.sqlite", key, build_rules("club-21"))
+    _submit(a, ev.Shuffle(shoe_id="S1"), ev.PlaceBet(box=1, amount=10), _card("7H"),
+            *(_card(c) for c in ("TS", "2D", "8C", "3D")))
+    masked = set(a.secret_seqs)
+    assert len(masked) == 4
+    a.journal.close()
+    b = TableAuthority.open(tmp_path / "j.sqlite", key, build_rules("club-21"))
+    assert b.secret_seqs == masked
+
+
+def test_a_club_journal_exports_a_session_that_replays_to_the_same_rounds(tmp_path):
+    """`tablectl journal export` of a club journal replays: the same rounds, the same table."""
+    import json
+
+    from controller.authority import export_session
+    from controller.replay import replay_lines
+    key = JournalKey.generate(tmp_path / "k")
+    a = TableAuthority.open(tmp_path / "j.sqlite", key, build_rules("club-21", {"pairs": True}))
+    _submit(a, ev.Shuffle(shoe_id="S1"), ev.PlaceBet(box=1, amount=10), ev.PlaceBet(box=2, amount=20), _card("7H"),
+            *(_card(c) for c in ("8S", "9H", "2D", "8H", "9C", "3D")), ev.Split(), _card("KC"), ev.Stand(),
+            _card("2C"), ev.Stand(), ev.Stand(), _card("TC"), ev.BankerStand())
+    lines = [json.dumps(row) for row in export_session(a.journal)]
+    replayed = replay_lines(lines)
+    assert replayed.error is None and replayed.table.snapshot() == a.table.snapshot()
+    assert [r["number"] for r in replayed.rounds] == [1] and a.table.last_round == replayed.rounds[0]

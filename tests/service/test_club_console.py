@@ -1,0 +1,47 @@
+"""The dealer console's buttons at a club table: the same buttons, the club game's decisions."""
+
+from __future__ import annotations
+
+import pytest
+
+from controller import events as ev
+from controller.engine import Phase
+from display.console import ConsoleAction, ConsoleKind
+from tablectl.console_actions import club_console_event
+
+
+@pytest.mark.parametrize("kind, box, phase, expected", [
+    (ConsoleKind.STAND, None, Phase.PLAYERS, ev.Stand()),
+    (ConsoleKind.STAND, None, Phase.DEALER, ev.BankerStand()),  # the croupier is the banker: he stops drawing
+    (ConsoleKind.DOUBLE, None, Phase.PLAYERS, ev.Double()),
+    (ConsoleKind.DOUBLE, 3, Phase.PACK_OUT, ev.Double(box=3)),  # a spent pack: box 3 doubles and stands
+    (ConsoleKind.SURRENDER, 3, Phase.PACK_OUT, ev.Fold(box=3)),  # ... or folds
+    (ConsoleKind.DOUBLE, None, Phase.CONTRA, ev.Contra()),  # the banker doubles every stake
+    (ConsoleKind.DOUBLE, 2, Phase.CONTRA, ev.Recontra(box=2)),  # box 2 answers with its recontra
+    (ConsoleKind.SURRENDER, None, Phase.PLAYERS, ev.Surrender()),
+    (ConsoleKind.SPLIT, None, Phase.PLAYERS, ev.Split()),
+    (ConsoleKind.CALL_PIT, None, Phase.PLAYERS, ev.CallPit()),
+])
+def test_each_button_means_the_club_decision(kind, box, phase, expected) -> None:
+    assert club_console_event(ConsoleAction(kind, box), phase) == expected
+
+
+@pytest.mark.parametrize("kind, box, phase", [
+    (ConsoleKind.SURRENDER, None, Phase.PACK_OUT),  # fold names its box
+    (ConsoleKind.INSURANCE, 1, Phase.PLAYERS),  # no insurance in the club games
+    (ConsoleKind.CONTINUE, None, Phase.PLAYERS),
+])
+def test_a_press_that_means_nothing_at_a_club_table_sends_nothing(kind, box, phase) -> None:
+    assert club_console_event(ConsoleAction(kind, box), phase) is None
+
+
+@pytest.mark.parametrize("kind, box, phase, expected", [
+    (ConsoleKind.DOUBLE, None, Phase.PLAYERS, ev.Dark()),  # club-21-36 has no doubling: the box goes dark
+    (ConsoleKind.DOUBLE, 2, Phase.PLAYERS, ev.Dark(box=2)),
+    (ConsoleKind.STAND, None, Phase.PLAYERS, ev.Stand()),
+    (ConsoleKind.STAND, None, Phase.DEALER, ev.BankerStand()),
+    (ConsoleKind.SPLIT, None, Phase.PLAYERS, None),
+    (ConsoleKind.SURRENDER, None, Phase.PLAYERS, None),
+])
+def test_the_buttons_of_a_club_21_36_table(kind, box, phase, expected) -> None:
+    assert club_console_event(ConsoleAction(kind, box), phase, "club-21-36") == expected
