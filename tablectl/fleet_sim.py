@@ -87,7 +87,7 @@ class SimTable:
         from tablectl.service import TableService
 
         decks = self._decks()
-        shoe = MemoryShoe(self.id, self.cfg.seed * 1000 + self.cfg.index, decks)
+        shoe = MemoryShoe(self.id, self.cfg.seed * 1000 + self.cfg.index, decks, pack=self.settings.table.rules().pack)
         service = self.service = TableService(self.settings, link=shoe)
         last = service.stored
         t = service.table

@@ -239,7 +239,7 @@ def hand_view(hand: ClubHand, in_play: bool, reveal: bool) -> dict[str, Any]:
     totals: list[int] = []
     if hand.cards and not hidden:
         soft = soft_total(hand.hard, hand.has_ace)
-        totals = [hand.hard] if soft is None or soft == 21 else [hand.hard, soft]
+        totals = [hand.total] if soft is None or soft == 21 else [hand.hard, soft]
     return {
         "cards": cards,
         "totals": totals,

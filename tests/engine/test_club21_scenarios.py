@@ -418,3 +418,17 @@ def test_tablectl_replay_prints_a_club_round(tmp_path):
     doc = json.loads(subprocess.run([sys.executable, "-m", "tablectl.cli", "replay", str(path), "--json"],
                                     capture_output=True, text=True, timeout=60).stdout)
     assert doc["rounds"][0]["hands"][0]["outcome"] == "win" and doc["rounds"][0]["game"] == "club-21"
+
+
+def test_a_two_card_21_is_shown_as_21_once_turned():
+    """A natural (an ace and a ten-value card) is 21 on every view, never its hard 11."""
+    from controller.cards import parse_card
+    from controller.games.club import ClubHand, hand_view
+    from controller.rules import build_rules
+
+    hand = ClubHand(None, 1000, build_rules("club-21").values)
+    hand.add(parse_card("AS"), up=True)
+    hand.add(parse_card("KD"), up=True)
+    assert hand_view(hand, in_play=False, reveal=False)["totals"] == [21]
+    hand.add(parse_card("AH"), up=True)  # A-K-A: 12 hard, no soft total
+    assert hand_view(hand, in_play=False, reveal=False)["totals"] == [12]
