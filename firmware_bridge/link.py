@@ -3,9 +3,9 @@
 Threading and asyncio (decided here, documented in docs/shoe-protocol.md):
 pyserial is blocking, so one daemon thread per link owns the port and the
 codec session; nothing else touches them. The owner's calls (``ack``,
-``lock``, ``unlock``) only put a small command on a thread-safe queue that the
-port thread runs within one read slice (20 ms by default), so they never block
-the event loop. Messages go the other way with
+``lock``, ``unlock``) only put a small command on a thread-safe queue and wake
+the port thread's read (pyserial's ``cancel_read``), which runs it at once, so
+they never block the event loop and never wait out a read slice. Messages go the other way with
 ``loop.call_soon_threadsafe(queue.put_nowait, msg)`` into an unbounded
 ``asyncio.Queue``: the port thread never waits for the loop, and the volume is
 small by nature (a few cards a second at most, one STATUS a second, each
@@ -65,6 +65,7 @@ class ShoeLink:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._aqueue: asyncio.Queue[object] | None = None
         self._bqueue: queue.Queue[object] = queue.Queue()
+        self._port: Port | None = None  # the open port, for waking its read (set by the port thread only)
 
     # --- lifecycle ----------------------------------------------------------
 
@@ -88,6 +89,7 @@ class ShoeLink:
         if self._thread is None:
             return
         self._stop_event.set()
+        self._wake()
         self._thread.join(timeout)
         if self._thread.is_alive():
             log.error("shoe link thread did not stop within %.1f s", timeout)
@@ -143,15 +145,15 @@ class ShoeLink:
         """Card event ``position`` of ``shoe_id`` is safely stored: the shoe may forget it."""
         if not isinstance(shoe_id, str) or not isinstance(position, int) or isinstance(position, bool) or position < 1:
             raise ValueError(f"ack needs a shoe id and a position >= 1, got {shoe_id!r}, {position!r}")
-        self._commands.put(lambda now: self._session.ack(shoe_id, position))
+        self._command(lambda now: self._session.ack(shoe_id, position))
 
     def lock(self) -> None:
         """Ask the shoe to hold its card gate shut (repeated until the shoe's STATUS agrees)."""
-        self._commands.put(lambda now: self._session.set_locked(True, now))
+        self._command(lambda now: self._session.set_locked(True, now))
 
     def unlock(self) -> None:
         """Ask the shoe to release its card gate."""
-        self._commands.put(lambda now: self._session.set_locked(False, now))
+        self._command(lambda now: self._session.set_locked(False, now))
 
     @property
     def stats(self) -> LinkStats:
@@ -162,6 +164,20 @@ class ShoeLink:
     def stored(self) -> StoredPosition | None:
         """The resume point: the last card event acknowledged, in order."""
         return self._session.stored
+
+    def _command(self, command: Callable[[float], None]) -> None:
+        self._commands.put(command)
+        self._wake()
+
+    def _close_port(self, port: Port) -> None:
+        self._port = None  # first: a wake must never touch a closed port's pipe
+        port.close()
+
+    def _wake(self) -> None:
+        # An ACK or a LOCK must not wait for the read slice to end (up to read_timeout).
+        port = self._port
+        if port is not None:
+            port.cancel_read()
 
     # --- the port thread ---------------------------------------------------
 
@@ -208,6 +224,7 @@ class ShoeLink:
                         backoff = min(backoff * 2, timing.reopen_backoff_max)
                         continue
                     backoff = timing.reopen_backoff_initial
+                    self._port = port
                     self._deliver(session.connected(now))
                 try:
                     self._drain_commands(now)
@@ -223,18 +240,18 @@ class ShoeLink:
                         port.write(out)
                     self._deliver(msgs)
                     if session.wants_reopen:
-                        port.close()
+                        self._close_port(port)
                         port = None
                         next_open = now
                 except PortError as exc:
-                    port.close()
+                    self._close_port(port)
                     port = None
                     self._deliver(session.port_lost(exc.reason, now, str(exc)))
                     next_open = now + backoff
                     backoff = min(backoff * 2, timing.reopen_backoff_max)
                 except Exception as exc:  # a bug must not kill the link silently
                     log.exception("shoe link: unexpected error; reopening the port")
-                    port.close()
+                    self._close_port(port)
                     port = None
                     self._deliver(session.port_lost("the shoe's link failed (see the log)", now, f"internal error: {exc!r}"))
                     next_open = now + timing.reopen_backoff_max
@@ -248,4 +265,4 @@ class ShoeLink:
                         port.write(out)
                 except PortError as exc:
                     log.debug("final flush failed: %s", exc)
-                port.close()
+                self._close_port(port)

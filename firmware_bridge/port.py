@@ -86,6 +86,15 @@ class Port:
             raise PortError(f"read from {self.url} failed: {_reason(exc)}", _human(exc) if getattr(exc, "errno", None)
                             else UNPLUGGED) from None
 
+    def cancel_read(self) -> None:
+        """Make a read that waits return at once; safe from another thread, a no-op where the port cannot."""
+        cancel = getattr(self._serial, "cancel_read", None)  # POSIX ports have it; some URL handlers do not
+        if cancel is not None:
+            try:
+                cancel()
+            except (serial.SerialException, OSError, ValueError):
+                pass  # the port is closing: its reader is leaving anyway
+
     def write(self, data: bytes) -> None:
         """Write all of ``data``."""
         try:

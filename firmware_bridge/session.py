@@ -26,7 +26,7 @@ class LinkTiming:
     lock_retry: float = 0.5  # resend LOCK/UNLOCK while STATUS disagrees
     reopen_backoff_initial: float = 0.05
     reopen_backoff_max: float = 2.0
-    read_timeout: float = 0.02  # port read slice; bounds ack/lock latency
+    read_timeout: float = 0.02  # port read slice: how often the session's timers run (commands wake it)
 
 
 @dataclass(slots=True)

@@ -232,3 +232,26 @@ def test_a_port_with_no_shoe_answering_is_link_down(tmp_path: Path) -> None:
         link.stop()
         os.close(master)
         os.close(slave)
+
+
+def test_a_lock_and_an_ack_reach_the_shoe_without_waiting_out_the_read(start_sim: Callable[..., SimProcess]) -> None:
+    """The owner's commands wake the port thread's read: with a read slice of a minute and a shoe
+    that says nothing on its own, the lock and the ack still arrive well within the deadline."""
+    sim = start_sim("--decks", "1", "--heartbeat", "30")
+
+    async def scenario() -> None:
+        link = ShoeLink(sim.link, timing=LinkTiming(read_timeout=60.0, heartbeat_timeout=120.0, ack_interval=120.0))
+        link.start()
+        msgs = link.messages()
+        await next_of(msgs, LinkUp)
+        loaded = await next_of(msgs, ShoeLoaded)
+        deal = await asyncio.to_thread(sim.request, "deal")
+        card = await next_of(msgs, Card)
+        assert card.position == deal["position"]
+        link.ack(loaded.shoe_id, card.position)
+        await wait_for_status(sim, lambda s: s["unacked"] == 0)
+        link.lock()
+        await wait_for_status(sim, lambda s: s["locked"])
+        await link.aclose()
+
+    asyncio.run(scenario())
