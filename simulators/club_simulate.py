@@ -16,21 +16,21 @@ chunk order, so a seed gives the same figures whatever ``workers``.
 from __future__ import annotations
 
 import math
-import multiprocessing
 import random
 import time
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 from controller import events as ev
 from controller.cards import ALL_CARDS, Card
 from controller.engine import Phase, Table
 from controller.legality import Action
 from controller.money import to_cents
+from controller.round import Round
 
 from .club_strategy import SIGHTED_PLAYERS, BankerRule, PlayersRule, banker_rule_for
+from .simulate import play_chunks
 
 CHUNK_ROUNDS = 20_000
 PACK_RANKS = {52: "23456789TJQKA", 36: "6789TJQKA"}
@@ -49,6 +49,21 @@ class ClubChunk:
     voids: int = 0
     pack_outs: int = 0
     shuffles: int = 0
+
+    def count(self, settled: Round, staked: int, record: Callable[[dict[str, Any]], None] | None) -> None:
+        """Add a settled round (``staked`` cents put down at its start) to the sums; ``record`` sees its record."""
+        net = settled.net()
+        self.rounds += 1
+        self.net_cents += net
+        self.staked_cents += staked
+        self.hands += sum(len(box.hands) for box in settled.boxes)
+        self.voids += bool(getattr(settled, "voided", False))
+        self.pack_outs += bool(getattr(settled, "pack_out", False))  # a round of duels has no spent pack
+        x = net / staked
+        self.total += x
+        self.total_sq += x * x
+        if record is not None:
+            record(settled.record)
 
 
 @dataclass
@@ -195,18 +210,7 @@ def play_club_chunk(rules: Any, rounds: int, seed: str, boxes: int = 1, players:
                 draw()  # the deal (the contra window too: the banker never calls contra)
         settled = table.previous
         assert settled is not None
-        net = settled.net()
-        out.rounds += 1
-        out.net_cents += net
-        out.staked_cents += staked
-        out.hands += sum(len(box.hands) for box in settled.boxes)
-        out.voids += bool(getattr(settled, "voided", False))
-        out.pack_outs += bool(getattr(settled, "pack_out", False))
-        x = net / staked
-        out.total += x
-        out.total_sq += x * x
-        if record is not None:
-            record(settled.record)
+        out.count(settled, staked, record)
     return ClubChunk(**out.__dict__)
 
 
@@ -295,18 +299,8 @@ def play_club36_chunk(rules: Any, rounds: int, seed: str, boxes: int = 1, player
                 draw()
         settled = table.previous
         assert settled is not None
-        net = settled.net()
-        staked = staked or sum(h.stake for b in settled.boxes for h in b.hands)
-        out.rounds += 1
-        out.net_cents += net
-        out.staked_cents += staked
-        out.hands += sum(len(box.hands) for box in settled.boxes)
-        out.voids += bool(getattr(settled, "voided", False))
-        x = net / staked
-        out.total += x
-        out.total_sq += x * x
-        if record is not None:
-            record(settled.record)
+        # A bank too small for the table minimum takes a smaller stake: count what was staked.
+        out.count(settled, staked or sum(h.stake for b in settled.boxes for h in b.hands), record)
     return ClubChunk(**out.__dict__)
 
 
@@ -335,22 +329,7 @@ def simulate_club(rules: Any, rounds: int, seed: int, boxes: int = 1, players: P
     jobs = [(rules, size, club_chunk_seed(seed, i), boxes, players, banker) for i, size in enumerate(sizes)]
     workers = max(1, min(workers, len(jobs)))
     started = clock()
-    chunks: list[ClubChunk] = []
-    results: Iterator[ClubChunk]
-    pool = None
-    if workers == 1:
-        results = map(_chunk_job, jobs)
-    else:
-        pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"))
-        results = pool.map(_chunk_job, jobs)  # in chunk order, whoever played them
-    try:
-        for chunk in results:
-            chunks.append(chunk)
-            if progress is not None:
-                progress(sum(c.rounds for c in chunks))
-    finally:
-        if pool is not None:
-            pool.shutdown(cancel_futures=True)
+    chunks = play_chunks(_chunk_job, jobs, workers, progress)
     elapsed = clock() - started
     played = sum(c.rounds for c in chunks)
     mean = math.fsum(c.total for c in chunks) / played

@@ -20,7 +20,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Callable, Iterator
+from typing import Callable, Iterator, Protocol, TypeVar
 
 from controller import events as ev
 from controller.cards import ALL_CARDS, Card
@@ -216,6 +216,40 @@ def default_workers() -> int:
         return os.cpu_count() or 1
 
 
+class Chunk(Protocol):
+    """What every simulator's chunk of rounds counts: the rounds it played."""
+
+    rounds: int
+
+
+J = TypeVar("J")
+C = TypeVar("C", bound=Chunk)
+
+
+def play_chunks(play: Callable[[J], C], jobs: list[J], workers: int,
+                progress: Callable[[int], None] | None) -> list[C]:
+    """Play the chunks' ``jobs`` with ``play``, in this process (``workers`` 1) or in forked ones, and
+    return the chunks in job order (so the sums do not depend on ``workers``); ``progress`` is told the
+    rounds played so far after each chunk."""
+    chunks: list[C] = []
+    results: Iterator[C]
+    if workers == 1:
+        results = map(play, jobs)
+        pool = None
+    else:
+        pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"))
+        results = pool.map(play, jobs)  # in chunk order, whoever played them
+    try:
+        for chunk in results:
+            chunks.append(chunk)
+            if progress is not None:
+                progress(sum(c.rounds for c in chunks))
+    finally:
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)
+    return chunks
+
+
 def simulate(
     rules: RuleProfile,
     rounds: int,
@@ -236,22 +270,7 @@ def simulate(
     workers = max(1, min(workers, len(jobs)))
     strategy_for(rules)  # built once here; forked workers inherit it
     started = time.perf_counter()
-    chunks: list[ChunkResult] = []
-    results: Iterator[ChunkResult]
-    if workers == 1:
-        results = map(_chunk_job, jobs)
-        pool = None
-    else:
-        pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"))
-        results = pool.map(_chunk_job, jobs)  # in chunk order, whoever played them
-    try:
-        for chunk in results:
-            chunks.append(chunk)
-            if progress is not None:
-                progress(sum(c.rounds for c in chunks))
-    finally:
-        if pool is not None:
-            pool.shutdown(cancel_futures=True)
+    chunks = play_chunks(_chunk_job, jobs, workers, progress)
     elapsed = time.perf_counter() - started
     played = sum(c.rounds for c in chunks)
     total = math.fsum(c.total for c in chunks)

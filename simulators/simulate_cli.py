@@ -30,9 +30,22 @@ def configure_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON document")
 
 
+def _workers(args: argparse.Namespace, rules: Any) -> int | None:
+    """The worker processes asked for (every core by default), or None, said on stderr, when
+    ``--rounds``, ``--workers`` or ``--boxes`` is out of range for the table."""
+    from .simulate import default_workers
+
+    workers = default_workers() if args.workers is None else args.workers
+    if args.rounds < 1 or not 1 <= args.boxes <= rules.boxes or workers < 1:
+        print(f"tablectl simulate: --rounds and --workers must be at least 1 and --boxes 1 to {rules.boxes}",
+              file=sys.stderr)
+        return None
+    return workers
+
+
 def run(args: argparse.Namespace) -> int:
     """Run the simulation and print the house edge."""
-    from .simulate import default_workers, simulate  # the strategy tables are built only when needed
+    from .simulate import simulate  # the strategy tables are built only when needed
 
     try:
         rules = build_rules(args.rules, parse_set_options(args.set))
@@ -45,10 +58,8 @@ def run(args: argparse.Namespace) -> int:
         print("tablectl simulate: --players is for the club games; blackjack is played by basic strategy",
               file=sys.stderr)
         return 2
-    workers = default_workers() if args.workers is None else args.workers
-    if args.rounds < 1 or not 1 <= args.boxes <= rules.boxes or workers < 1:
-        print(f"tablectl simulate: --rounds and --workers must be at least 1 and --boxes 1 to {rules.boxes}",
-              file=sys.stderr)
+    workers = _workers(args, rules)
+    if workers is None:
         return 2
     bar = None
     progress = None
@@ -80,7 +91,6 @@ def _run_club(args: argparse.Namespace, rules: Any) -> int:
     """The club game's simulation: the stated players' and banker's rules, the house edge for them."""
     from .club_simulate import simulate_club
     from .club_strategy import SIGHTED_PLAYERS, parse_players_rule
-    from .simulate import default_workers
 
     if rules.game not in CLUB_SIMULATED:
         print(f"tablectl simulate: {rules.name} is not simulated yet (simulated: blackjack profiles, "
@@ -91,10 +101,8 @@ def _run_club(args: argparse.Namespace, rules: Any) -> int:
     except ValueError as exc:
         print(f"tablectl simulate: --players: {exc}", file=sys.stderr)
         return 2
-    workers = default_workers() if args.workers is None else args.workers
-    if args.rounds < 1 or not 1 <= args.boxes <= rules.boxes or workers < 1:
-        print(f"tablectl simulate: --rounds and --workers must be at least 1 and --boxes 1 to {rules.boxes}",
-              file=sys.stderr)
+    workers = _workers(args, rules)
+    if workers is None:
         return 2
     result = simulate_club(rules, args.rounds, args.seed, boxes=args.boxes, players=players, workers=workers)
     d = result.as_dict()

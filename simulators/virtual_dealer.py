@@ -125,7 +125,11 @@ class VirtualDealer:
 
     def act(self, event: dict[str, Any]) -> bool:
         """Send one action; False (and logged) if the table refused it."""
-        status, body = self._http("POST", "/api/actions", event)
+        return self._post_action(event, None)
+
+    def _post_action(self, event: dict[str, Any], key: str | None) -> bool:
+        """POST one action with ``key`` (None: the dealer's own); counted, and logged when refused."""
+        status, body = self._http("POST", "/api/actions", event, key=key)
         self.stats.actions += 1
         if status != 200:
             self.stats.refused += 1
@@ -214,13 +218,7 @@ class VirtualDealer:
             log.info("waiting for the pit: %s needs a supervisor key", event["type"])
             self._sleep(0.2)
             return False
-        status, body = self._http("POST", "/api/actions", event, key=self.supervisor_key)
-        self.stats.actions += 1
-        if status != 200:
-            self.stats.refused += 1
-            log.info("refused %s: %s", event, body)
-            return False
-        return True
+        return self._post_action(event, self.supervisor_key)
 
     def _carry_out(self, t: dict[str, Any], move: Move) -> None:
         if move.kind == "deal":

@@ -24,6 +24,7 @@ from ..legality import Action, Refusal
 from ..money import money
 from ..phase import Phase
 from ..round import DEALER, Round
+from .base import Game
 from .club_snapshot import ClubBoxState, ClubHandState
 
 if TYPE_CHECKING:
@@ -114,6 +115,67 @@ class ClubBox(BoxInPlay):
     def open_hands(self) -> list[ClubHand]:
         """The box's hands not yet settled."""
         return [h for h in self.hands if h.outcome is None]  # type: ignore[misc]
+
+
+class ClubRound(Round):
+    """A round of a club game: the banker's hand is the round's ``dealer``, the bottom card is kept.
+
+    Each game builds its own record (``build_record``); this class keeps it once built.
+    """
+
+    __slots__ = ("bottom",)
+
+    def __init__(self, number: int, shoe_id: str | None, boxes: list[ClubBox], plan: list[int],
+                 started_at: datetime | None, values: tuple[int, ...], bottom: Card | None) -> None:
+        super().__init__(number, shoe_id, boxes, plan, started_at)  # type: ignore[arg-type]
+        self.dealer = ClubHand(None, 0, values)
+        self.bottom = bottom
+
+    @property
+    def banker(self) -> ClubHand:
+        """The banker's hand in play (the round's ``dealer``)."""
+        return self.dealer  # type: ignore[return-value]
+
+    @property
+    def record(self) -> dict[str, Any]:
+        """The JSON-ready record of the settled round (built once, on first use)."""
+        if self._record is None:
+            self._record = self.build_record()
+        return self._record
+
+    def build_record(self) -> dict[str, Any]:
+        """The game's record of the settled round (each club game says what its record holds)."""
+        raise NotImplementedError
+
+
+def hand_record(box: ClubBox, hand: ClubHand) -> dict[str, Any]:
+    """A settled hand in a club round's record: the blackjack record's keys and its total."""
+    return {"box": box.number, "cards": [c.code for c in hand.cards], "bet": money(hand.stake),
+            "outcome": hand.outcome.value if hand.outcome else None, "net": money(hand_net(hand)),
+            "total": hand.total}
+
+
+def hand_net(hand: Hand) -> int:
+    """What a settled hand won (+) or lost (-) in cents; an unsettled one counts nothing."""
+    return hand.net if hand.net is not None else 0
+
+
+def club_record(r: ClubRound, game: str, dealer: dict[str, Any], hands: list[dict[str, Any]], net: int,
+                extra: dict[str, Any]) -> dict[str, Any]:
+    """The record of a settled club round: the blackjack record's keys (no insurance), the game,
+    the bottom card, then the game's own keys (``extra``), and ``void`` on a voided round."""
+    return {
+        "number": r.number,
+        "shoe_id": r.shoe_id,
+        "game": game,
+        "dealer": dealer,
+        "hands": hands,
+        "insurance": [],
+        "net": money(net),
+        "bottom_card": r.bottom.code if r.bottom is not None else None,
+        **extra,
+        **({"void": True} if r.voided else {}),
+    }
 
 
 def club_boxes(t: Table) -> list[ClubBox]:
@@ -374,3 +436,63 @@ def check_indices(plan: list[int], dealt: int, boxes: int, box_i: int, hand_i: i
         raise SnapshotError("malformed table snapshot: round: more cards dealt than the deal plan holds")
     if box_i > boxes or (box_i < boxes and hand_i >= hands[box_i]):
         raise SnapshotError("malformed table snapshot: round: the hand in turn is not on the table")
+
+
+# ---------------------------------------------------------------------------- what both games do alike
+def deal_target(r: Round, banker: str) -> str:
+    """Whom the deal plan's next card goes to: ``banker`` (the caller's word for him) or 'box N'."""
+    target = r.plan[r.dealt]
+    return banker if target == BANKER else f"box {r.boxes[target].number}"
+
+
+def deal_next(t: Table, r: ClubRound, card: Card) -> int:
+    """The deal plan's next card, closed, to its box or to the banker; returns the plan's target."""
+    target = r.plan[r.dealt]
+    r.dealt += 1
+    if target == BANKER:
+        to_banker(t, r.banker, card, up=False)
+    else:
+        box: ClubBox = r.boxes[target]  # type: ignore[assignment]
+        to_box(t, box.hand, card, box.number, 0)
+    return target
+
+
+class ClubGame(Game):
+    """What club-21 and club-21-36 play alike: closed cards, the bottom card after a shuffle, the
+    croupier's stand as the banker, and the supervisor's withdraw of a box (``_withdraw_closed``
+    says when the game keeps the stake in play)."""
+
+    def hole_card_hidden(self, t: Table) -> bool:
+        """The banker's cards are closed until he draws face up."""
+        r = t.round
+        return r is not None and r.dealer.closed  # type: ignore[attr-defined]
+
+    def hidden_cards(self, t: Table) -> list[Card]:
+        """Every closed card on the table: the boxes', and the banker's in play."""
+        return closed_cards(t.round)
+
+    def reveal_all(self, t: Table, r: Round) -> None:
+        """Settled, every card is shown."""
+        turn_round(t, r)
+
+    def _on_shuffle(self, t: Table, e: ev.Shuffle) -> None:
+        t._on_shuffle(e)
+        t.shoe.bottom_due = t.rules.bottom_card  # type: ignore[union-attr]
+
+    def _check_banker_stand(self, t: Table, e: ev.BankerStand) -> Refusal | None:
+        return banker_stand_refusal(t)
+
+    def _withdraw_closed(self, t: Table, r: Round, box: ClubBox) -> Refusal | None:
+        """Why the box's stake, in play against the banker's drawing, may not be withdrawn now (or None)."""
+        raise NotImplementedError
+
+    def _check_withdraw(self, t: Table, e: ev.Withdraw) -> Refusal | None:
+        r = t.round
+        if r is None:
+            return NO_ROUND
+        box = box_in_round(r, e.box)
+        if box is None:
+            return no_such_box(e.box)
+        if not box.open_hands():
+            return Refusal("box_settled", f"box {e.box} is settled")
+        return self._withdraw_closed(t, r, box)

@@ -30,12 +30,11 @@ from .. import snapshot as snap
 from ..cards import Card, parse_card
 from ..hand import Outcome
 from ..legality import Action, Refusal
-from ..money import money
 from ..phase import READY, Phase
 from ..round import Round
 from ..rules import Club21Rules, NaturalAgainstNatural, Ties
 from . import club
-from .base import Dispatch, Game
+from .base import Dispatch
 from .club import BANKER, ClubBox, ClubHand
 from .club_snapshot import OchkoRoundState
 
@@ -63,60 +62,33 @@ _BOX_FOR_PACK = Refusal("needs_box", "on a spent pack name the box that doubles"
 _WITHDRAW_CLOSED = Refusal("withdraw_closed", "the banker is drawing: a stake is withdrawn before that")
 
 
-class OchkoRound(Round):
+class OchkoRound(club.ClubRound):
     """One deal of club-21, from its first card to its settlement.
 
     ``dealer`` is the banker's hand; ``contra``: the banker doubled every stake; ``pack_out``:
     the pack ran out while the boxes played (they chose to double or fold).
     """
 
-    __slots__ = ("contra", "pack_out", "bottom")
+    __slots__ = ("contra", "pack_out")
 
     def __init__(self, number: int, shoe_id: str | None, boxes: list[ClubBox], plan: list[int],
                  started_at: datetime | None, values: tuple[int, ...], bottom: Card | None) -> None:
-        super().__init__(number, shoe_id, boxes, plan, started_at)  # type: ignore[arg-type]
-        self.dealer = ClubHand(None, 0, values)
+        super().__init__(number, shoe_id, boxes, plan, started_at, values, bottom)
         self.contra = False
         self.pack_out = False
-        self.bottom = bottom
 
-    @property
-    def banker(self) -> ClubHand:
-        """The banker's hand (the round's ``dealer``)."""
-        return self.dealer  # type: ignore[return-value]
-
-    @property
-    def record(self) -> dict[str, Any]:
-        """The JSON-ready record of the settled round (built once, on first use)."""
-        if self._record is None:
-            self._record = ochko_record(self)
-        return self._record
+    def build_record(self) -> dict[str, Any]:
+        """The record of the settled club-21 round (``ochko_record``)."""
+        return ochko_record(self)
 
 
 def ochko_record(r: OchkoRound) -> dict[str, Any]:
     """The record of a settled club-21 round: the blackjack record's keys, and the game's own."""
-    hands = []
-    total = 0
-    for box in r.boxes:
-        for hand in box.hands:
-            net = hand.net if hand.net is not None else 0
-            total += net
-            hands.append({"box": box.number, "cards": [c.code for c in hand.cards], "bet": money(hand.stake),
-                          "outcome": hand.outcome.value if hand.outcome else None, "net": money(net),
-                          "total": hand.total})
-    return {
-        "number": r.number,
-        "shoe_id": r.shoe_id,
-        "game": Ochko.name,
-        "dealer": {"cards": [c.code for c in r.banker.cards], "total": r.banker.total},
-        "hands": hands,
-        "insurance": [],
-        "net": money(total),
-        "bottom_card": r.bottom.code if r.bottom is not None else None,
-        **({"contra": True} if r.contra else {}),
-        **({"pack_out": True} if r.pack_out else {}),
-        **({"void": True} if r.voided else {}),
-    }
+    hands = [club.hand_record(box, hand) for box in r.boxes for hand in box.hands]  # type: ignore[arg-type]
+    total = sum(club.hand_net(hand) for box in r.boxes for hand in box.hands)
+    return club.club_record(r, Ochko.name, {"cards": [c.code for c in r.banker.cards], "total": r.banker.total},
+                            hands, total, {**({"contra": True} if r.contra else {}),
+                                           **({"pack_out": True} if r.pack_out else {})})
 
 
 def settle_hand(hand: ClubHand, banker: ClubHand, rules: Club21Rules) -> tuple[Outcome, int]:
@@ -141,7 +113,7 @@ def settle_hand(hand: ClubHand, banker: ClubHand, rules: Club21Rules) -> tuple[O
     return Outcome.PUSH, 0
 
 
-class Ochko(Game):
+class Ochko(club.ClubGame):
     """club-21: the banker plays every box; the players' cards are closed; he draws last, face up."""
 
     name = "club-21"
@@ -205,8 +177,7 @@ class Ochko(Game):
         r: OchkoRound | None = t.round  # type: ignore[assignment]
         phase = t.phase
         if r is not None and phase in (Phase.DEALING, Phase.CONTRA):
-            target = r.plan[r.dealt]
-            return "the banker" if target == BANKER else f"box {r.boxes[target].number}"
+            return club.deal_target(r, "the banker")
         if r is not None and phase is Phase.PLAYERS:
             return f"box {r.boxes[r.box_i].number}"
         if r is None and phase in READY and t.shoe is not None and not t.shoe.bottom_due and t.pending:
@@ -225,36 +196,18 @@ class Ochko(Game):
                     return "first box"
             return None
         if phase in (Phase.DEALING, Phase.CONTRA):
-            target = r.plan[r.dealt]
-            return "banker" if target == BANKER else f"box {r.boxes[target].number}"
+            return club.deal_target(r, "banker")
         if phase is Phase.PLAYERS:
             return f"box {r.boxes[r.box_i].number}"
         if phase is Phase.DEALER and club.banker_may_draw(t.rules, r.banker):  # type: ignore[arg-type]
             return "banker"
         return None
 
-    def hole_card_hidden(self, t: Table) -> bool:
-        """The banker's cards are closed until his turn."""
-        r = t.round
-        return r is not None and r.banker.closed  # type: ignore[attr-defined]
-
-    def hidden_cards(self, t: Table) -> list[Card]:
-        """Every closed card on the table."""
-        return club.closed_cards(t.round)
-
-    def reveal_all(self, t: Table, r: Round) -> None:
-        """Settled, every card is shown."""
-        club.turn_round(t, r)
-
     def _check_shuffle(self, t: Table, e: ev.Shuffle) -> Refusal | None:
         if t.round is not None:
             return Refusal("round_in_progress", "finish the round before shuffling (on a spent pack every box "
                            "doubles or folds)")
         return t._check_shuffle(e)
-
-    def _on_shuffle(self, t: Table, e: ev.Shuffle) -> None:
-        t._on_shuffle(e)
-        t.shoe.bottom_due = t.rules.bottom_card  # type: ignore[union-attr]
 
     # ================================================================== the deal
     def _start_round(self, t: Table, at: datetime | None) -> None:
@@ -269,13 +222,7 @@ class Ochko(Game):
 
     def _deal(self, t: Table, card: Card) -> None:
         r: OchkoRound = t.round  # type: ignore[assignment]
-        target = r.plan[r.dealt]
-        r.dealt += 1
-        if target == BANKER:
-            club.to_banker(t, r.banker, card, up=False)
-        else:
-            box: ClubBox = r.boxes[target]  # type: ignore[assignment]
-            club.to_box(t, box.hand, card, box.number, 0)
+        target = club.deal_next(t, r, card)
         done = r.dealt == len(r.plan)
         if t.shoe is not None and t.shoe.spent and not done:
             # rules.md: the pack running out before every box and the banker have two cards voids the deal.
@@ -364,9 +311,6 @@ class Ochko(Game):
         r: OchkoRound = t.round  # type: ignore[assignment]
         if not club.banker_may_draw(t.rules, r.banker) or (t.shoe is not None and t.shoe.spent):  # type: ignore[arg-type]
             self._settle(t)  # over 21, on 21, at the house's banker_stands_on, or the pack is spent
-
-    def _check_banker_stand(self, t: Table, e: ev.BankerStand) -> Refusal | None:
-        return club.banker_stand_refusal(t)
 
     def _on_banker_stand(self, t: Table, e: ev.BankerStand) -> None:
         self._settle(t)
@@ -549,18 +493,9 @@ class Ochko(Game):
             hand.stake *= 2
 
     # ------------------------------------------------------------------ the supervisor's withdraw
-    def _check_withdraw(self, t: Table, e: ev.Withdraw) -> Refusal | None:
-        r = t.round
-        if r is None:
-            return club.NO_ROUND
-        box = club.box_in_round(r, e.box)
-        if box is None:
-            return club.no_such_box(e.box)
-        if not box.open_hands():
-            return Refusal("box_settled", f"box {e.box} is settled")
-        if t.phase is Phase.DEALER:
-            return _WITHDRAW_CLOSED
-        return None
+    def _withdraw_closed(self, t: Table, r: Round, box: ClubBox) -> Refusal | None:
+        """Once the banker draws, every stake still open is in play against his hand."""
+        return _WITHDRAW_CLOSED if t.phase is Phase.DEALER else None
 
     def _on_withdraw(self, t: Table, e: ev.Withdraw) -> None:
         # rules.md (decided): the box's stake comes back and it plays no more of this round.

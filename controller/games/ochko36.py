@@ -33,7 +33,7 @@ from ..phase import BETWEEN_ROUNDS, READY, Phase
 from ..round import Round
 from ..rules import PROFILES, Club36Rules, DarkBothBust
 from . import club
-from .base import Dispatch, Game
+from .base import Dispatch
 from .club import BANKER, ClubBox, ClubHand
 from .club_snapshot import BankState, DuelsRoundState
 
@@ -72,7 +72,7 @@ class Bank:
                 "rounds": self.rounds, "duels": self.duels}
 
 
-class DuelsRound(Round):
+class DuelsRound(club.ClubRound):
     """A round of duels: the boxes dealt in by their stakes, each playing the banker in turn.
 
     ``box_i`` is the box whose duel it is; ``dealer`` is the banker's hand in that duel (each
@@ -81,31 +81,21 @@ class DuelsRound(Round):
     takes a new card for the next duel; ``bank_before``: the bank when the round began.
     """
 
-    __slots__ = ("duel_open", "banker_card_due", "bottom", "bank_before", "bank_closed")
+    __slots__ = ("duel_open", "banker_card_due", "bank_before", "bank_closed")
 
     def __init__(self, number: int, shoe_id: str | None, boxes: list[ClubBox], plan: list[int],
                  started_at: datetime | None, values: tuple[int, ...], bank_before: int) -> None:
-        super().__init__(number, shoe_id, boxes, plan, started_at)  # type: ignore[arg-type]
-        first = ClubHand(None, 0, values)
-        boxes[0].banker = first
-        self.dealer = first
+        # The bottom card is read after the deal's first cards, so a round of duels begins without it.
+        super().__init__(number, shoe_id, boxes, plan, started_at, values, None)
+        boxes[0].banker = self.banker
         self.duel_open = False
         self.banker_card_due = False
-        self.bottom: Card | None = None
         self.bank_before = bank_before
         self.bank_closed = False
 
-    @property
-    def banker(self) -> ClubHand:
-        """The banker's hand in the duel in play (the round's ``dealer``)."""
-        return self.dealer  # type: ignore[return-value]
-
-    @property
-    def record(self) -> dict[str, Any]:
-        """The JSON-ready record of the settled round (built once, on first use)."""
-        if self._record is None:
-            self._record = duels_record(self)
-        return self._record
+    def build_record(self) -> dict[str, Any]:
+        """The record of the settled round of duels (``duels_record``)."""
+        return duels_record(self)
 
 
 def duels_record(r: DuelsRound) -> dict[str, Any]:
@@ -124,11 +114,9 @@ def duels_record(r: DuelsRound) -> dict[str, Any]:
             banker_cards.extend(c.code for c in banker.cards)
             last = banker
         hand: ClubHand = box.hands[0]  # type: ignore[assignment]
-        net = hand.net if hand.net is not None else 0
-        total += net
+        total += club.hand_net(hand)
         hands.append({
-            "box": box.number, "cards": [c.code for c in hand.cards], "bet": money(hand.stake),
-            "outcome": hand.outcome.value if hand.outcome else None, "net": money(net), "total": hand.total,
+            **club.hand_record(box, hand),  # type: ignore[arg-type]
             "dark": hand.dark,
             "banker": [c.code for c in banker.cards] if banker is not None else [],
             "banker_total": banker.total if banker is not None and banker.cards else None,
@@ -137,18 +125,9 @@ def duels_record(r: DuelsRound) -> dict[str, Any]:
         })
     after = next((b.bank_after for b in reversed(r.boxes) if b.bank_after is not None),  # type: ignore[attr-defined]
                  r.bank_before)
-    return {
-        "number": r.number,
-        "shoe_id": r.shoe_id,
-        "game": Ochko36.name,
-        "dealer": {"cards": banker_cards, "total": last.total if last is not None else 0},
-        "hands": hands,
-        "insurance": [],
-        "net": money(total),
-        "bottom_card": r.bottom.code if r.bottom is not None else None,
-        "bank": {"before": money(r.bank_before), "after": money(after), "closed": r.bank_closed},
-        **({"void": True} if r.voided else {}),
-    }
+    return club.club_record(r, Ochko36.name, {"cards": banker_cards, "total": last.total if last is not None else 0},
+                            hands, total,
+                            {"bank": {"before": money(r.bank_before), "after": money(after), "closed": r.bank_closed}})
 
 
 def special(hand: ClubHand) -> bool:
@@ -177,7 +156,7 @@ def duel_result(hand: ClubHand, banker: ClubHand, rules: Club36Rules) -> tuple[O
     return Outcome.LOSE, -stake
 
 
-class Ochko36(Game):
+class Ochko36(club.ClubGame):
     """club-21-36: the banker's bank against each box in turn, one duel at a time."""
 
     name = "club-21-36"
@@ -268,8 +247,7 @@ class Ochko36(Game):
         if what == "deal":
             if r is None:
                 return f"box {min(t.pending)}"
-            target = r.plan[r.dealt]
-            return "the banker" if target == BANKER else f"box {r.boxes[target].number}"
+            return club.deal_target(r, "the banker")
         if what == "banker":
             return "the banker"
         if what == "box" and r is not None:
@@ -285,26 +263,12 @@ class Ochko36(Game):
         if what == "deal":
             if r is None:
                 return "first box"
-            target = r.plan[r.dealt]
-            return "banker" if target == BANKER else f"box {r.boxes[target].number}"
+            return club.deal_target(r, "banker")
         if what == "box":
             return f"box {r.boxes[r.box_i].number}"  # type: ignore[union-attr]
         if what == "draw":
             return "banker"
         return what
-
-    def hole_card_hidden(self, t: Table) -> bool:
-        """The banker's card is closed until he draws."""
-        r: DuelsRound | None = t.round  # type: ignore[assignment]
-        return r is not None and r.banker.closed
-
-    def hidden_cards(self, t: Table) -> list[Card]:
-        """Every closed card on the table: the boxes', and the banker's in the duel in play."""
-        return club.closed_cards(t.round)
-
-    def reveal_all(self, t: Table, r: Round) -> None:
-        """Settled, every card is shown."""
-        club.turn_round(t, r)
 
     def cards_in_play(self, t: Table) -> list[Card]:
         """A pack shuffled in during a round lacks what is on the table: the first cards of the boxes still
@@ -325,10 +289,6 @@ class Ochko36(Game):
         if refusal is None and t.game_state.open and PROFILES.get(e.profile, {}).get("game") != self.name:
             return Refusal("bank_open", "the bank is open: the banker closes it before the table plays another game")
         return refusal
-
-    def _on_shuffle(self, t: Table, e: ev.Shuffle) -> None:
-        t._on_shuffle(e)
-        t.shoe.bottom_due = t.rules.bottom_card  # type: ignore[union-attr]
 
     # ================================================================== the bank
     def _check_open_bank(self, t: Table, e: ev.OpenBank) -> Refusal | None:
@@ -448,13 +408,7 @@ class Ochko36(Game):
 
     def _deal(self, t: Table, card: Card) -> None:
         r: DuelsRound = t.round  # type: ignore[assignment]
-        target = r.plan[r.dealt]
-        r.dealt += 1
-        if target == BANKER:
-            club.to_banker(t, r.banker, card, up=False)
-        else:
-            box: ClubBox = r.boxes[target]  # type: ignore[assignment]
-            club.to_box(t, box.hand, card, box.number, 0)
+        club.deal_next(t, r, card)
         if r.dealt == len(r.plan) and not (t.shoe is not None and t.shoe.bottom_due):
             self._open_duel(t)
 
@@ -586,9 +540,6 @@ class Ochko36(Game):
         if special(banker) or not club.banker_may_draw(t.rules, banker):  # type: ignore[arg-type]
             self._settle_duel(t)  # 21, two aces, five pictures, over 21, or at the house's banker_stands_on
 
-    def _check_banker_stand(self, t: Table, e: ev.BankerStand) -> Refusal | None:
-        return club.banker_stand_refusal(t)
-
     def _on_banker_stand(self, t: Table, e: ev.BankerStand) -> None:
         self._settle_duel(t)
 
@@ -600,18 +551,9 @@ class Ochko36(Game):
         self._duel_over(t, outcome, net, kept=False)
 
     # ------------------------------------------------------------------ the supervisor
-    def _check_withdraw(self, t: Table, e: ev.Withdraw) -> Refusal | None:
-        r = t.round
-        if r is None:
-            return club.NO_ROUND
-        box = club.box_in_round(r, e.box)
-        if box is None:
-            return club.no_such_box(e.box)
-        if not box.open_hands():
-            return Refusal("box_settled", f"box {e.box} is settled")
-        if t.phase is Phase.DEALER and r.boxes[r.box_i] is box:
-            return _WITHDRAW_CLOSED
-        return None
+    def _withdraw_closed(self, t: Table, r: Round, box: ClubBox) -> Refusal | None:
+        """While the banker draws, only the stake of the box whose duel it is is in play."""
+        return _WITHDRAW_CLOSED if t.phase is Phase.DEALER and r.boxes[r.box_i] is box else None
 
     def _on_withdraw(self, t: Table, e: ev.Withdraw) -> None:
         r: DuelsRound = t.round  # type: ignore[assignment]

@@ -10,10 +10,8 @@ from decimal import Decimal
 
 import pytest
 from tests.support.client import call
-from tests.support.club import ClubCroupier, assert_no_closed_card_leaks, card_strings
-from tests.support.harness import DEALER_KEY, SUPERVISOR_KEY, VIEWER_KEY, Table, tablectl
-
-from controller.replay import replay_lines
+from tests.support.club import ClubCroupier, assert_journal_replays, assert_no_closed_card_leaks, card_strings
+from tests.support.harness import DEALER_KEY, SUPERVISOR_KEY, VIEWER_KEY, Table
 
 
 @pytest.fixture(scope="module")
@@ -67,24 +65,13 @@ def test_a_whole_round_of_duels_through_the_service_is_journalled_and_replays(cl
     assert [b["bank_after"] for b in settled["boxes"]] == [h["bank_after"] for h in record["hands"]]
     rounds = call(t.api, "GET", "/api/rounds", VIEWER_KEY, params={"size": 200}).json()["rounds"]
     assert rounds[0]["bank"] == record["bank"] and rounds[0]["hands"][0]["banker"] == record["hands"][0]["banker"]
-    export = tablectl("journal", "export", "--db", str(t.journal))
-    assert export.returncode == 0, export.stderr
-    replayed = replay_lines(export.stdout.splitlines())
-    assert replayed.error is None
-    for r in rounds:
-        r.pop("settled_at")
-    assert replayed.rounds == list(reversed(rounds))
+    assert_journal_replays(t, rounds)
 
 
 def test_no_closed_card_of_a_duel_reaches_a_viewer_or_dealer(club36):
     t = club36
     croupier = ClubCroupier(t)
-    for _ in range(10):
-        start = croupier.ready()["last_seq"]
-        v = croupier.deal_round({1: 10, 2: 20, 3: 10})
-        if v["phase"] == "players":
-            break
-        croupier.finish_round()
+    start, v = croupier.deal_until_players({1: 10, 2: 20, 3: 10})
     assert v["phase"] == "players", v
     viewer = croupier.view(VIEWER_KEY)
     assert viewer["dealer"]["cards"] == ["XX"] and viewer["bank"]["duel"]["box"] == viewer["turn"]["box"]

@@ -9,10 +9,9 @@ import json
 
 import pytest
 from tests.support.client import call
-from tests.support.club import ClubCroupier, assert_no_closed_card_leaks, card_strings, sse_until
-from tests.support.harness import DEALER_KEY, SUPERVISOR_KEY, VIEWER_KEY, Table, tablectl
-
-from controller.replay import replay_lines
+from tests.support.club import (ClubCroupier, assert_journal_replays, assert_no_closed_card_leaks, card_strings,
+                                sse_until)
+from tests.support.harness import DEALER_KEY, SUPERVISOR_KEY, VIEWER_KEY, Table
 
 
 @pytest.fixture(scope="module")
@@ -75,12 +74,8 @@ def test_a_malformed_club_action_is_a_422_naming_the_field(club_table, body, fie
 def test_no_closed_card_reaches_a_viewer_or_dealer_by_any_get_route_or_the_stream(club_table):
     t = club_table
     croupier = ClubCroupier(t)
-    for _ in range(10):  # a round whose boxes play on closed cards (one settled by a natural in the deal shows all)
-        start = croupier.ready()["last_seq"]
-        v = croupier.deal_round({1: 10, 2: 20})
-        if v["phase"] == "players":
-            break
-        croupier.finish_round()
+    # A round whose boxes play on closed cards (one settled by a natural in the deal shows all).
+    start, v = croupier.deal_until_players({1: 10, 2: 20})
     assert v["phase"] == "players", v
     secret = assert_no_closed_card_leaks(t, start, (VIEWER_KEY, DEALER_KEY))
     assert len(secret) >= 4  # two boxes' and the banker's: the scan had something to find
@@ -113,13 +108,7 @@ def test_a_whole_club21_round_through_the_service_is_journalled_and_replays(club
     rounds = call(t.api, "GET", "/api/rounds", VIEWER_KEY, params={"size": 200}).json()["rounds"]
     assert rounds[0]["number"] == record["number"] and rounds[0]["game"] == "club-21"
     # The journal replays to the same rounds (club records and all).
-    export = tablectl("journal", "export", "--db", str(t.journal))
-    assert export.returncode == 0, export.stderr
-    replayed = replay_lines(export.stdout.splitlines())
-    assert replayed.error is None
-    for r in rounds:
-        r.pop("settled_at")
-    assert replayed.rounds == list(reversed(rounds))
+    assert_journal_replays(t, rounds)
     assert {a["kind"] for a in final["alerts"]} <= {"shuffle_due"}  # the shoe's count matched the pack
 
 

@@ -36,11 +36,7 @@ def _faces(page, selector: str) -> set[str]:
 
 def test_the_felt_keeps_closed_hands_closed_below_supervisor_and_shows_the_pit_everything(club_table, browser):
     croupier = ClubCroupier(club_table)
-    for _ in range(10):
-        croupier.ready()
-        if croupier.deal_round({1: 10, 2: 20})["phase"] == "players":
-            break
-        croupier.finish_round()
+    croupier.deal_until_players({1: 10, 2: 20})
     sup = croupier.view(SUPERVISOR_KEY)
     assert sup["phase"] == "players"
     secret = card_strings(json.dumps(sup["boxes"])) | set(sup["dealer"]["cards"])
@@ -83,11 +79,7 @@ def club36_table(tmp_path_factory):
 
 def test_the_felt_of_a_club_21_36_table_shows_the_bank_and_each_duel(club36_table, browser):
     croupier = ClubCroupier(club36_table)
-    for _ in range(10):
-        croupier.ready()
-        if croupier.deal_round({1: 10, 2: 20})["phase"] == "players":
-            break
-        croupier.finish_round()
+    croupier.deal_until_players({1: 10, 2: 20})
     sup = croupier.view(SUPERVISOR_KEY)
     assert sup["phase"] == "players"
     page = browser.new_page(viewport={"width": 1920, "height": 1080})

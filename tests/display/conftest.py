@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from gpiozero import Device
 from gpiozero.pins.mock import MockFactory
+
+from tests.support.mock_pins import mock_pin_factory
 
 from display.clock import ManualClock
 
@@ -14,12 +15,8 @@ from display.clock import ManualClock
 @pytest.fixture
 def factory() -> Iterator[MockFactory]:
     """A MockFactory, also set as gpiozero's default (its software SPI bus needs one)."""
-    previous = Device.pin_factory
-    mock = MockFactory()
-    Device.pin_factory = mock
-    yield mock
-    mock.reset()
-    Device.pin_factory = previous
+    with mock_pin_factory() as mock:
+        yield mock
 
 
 @pytest.fixture

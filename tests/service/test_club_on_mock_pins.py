@@ -9,14 +9,18 @@ The shoe is scripted (tests/support/club.py), so every closed card is known to t
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from decimal import Decimal
+from pathlib import Path
+from typing import Any
 
 import pytest
-from gpiozero import Device
 from gpiozero.pins.mock import MockFactory
 
 from tests.support.club import (CLUB21_BANKER_DRAW, CLUB21_BOTTOM, CLUB21_BOX2_DRAW, CLUB21_DEAL, ScriptedShoe)
 from tests.support.harness import until
+from tests.support.mock_pins import mock_pin_factory
 
 from controller import events as ev
 from controller.engine import Phase
@@ -32,22 +36,44 @@ from tablectl.service import TableService
 
 @pytest.fixture
 def factory():
-    previous = Device.pin_factory
-    mock = MockFactory()
-    Device.pin_factory = mock
-    yield mock
-    mock.reset()
-    Device.pin_factory = previous
+    with mock_pin_factory() as mock:
+        yield mock
 
 
-def test_club21_round_keeps_every_hand_closed_on_the_displays_until_the_reveal(tmp_path, factory):
-    asyncio.run(_round(tmp_path, factory))
+class _Console:
+    """A club table's service on the mock pins with a scripted shoe: its displays, its buttons, its cards."""
+
+    def __init__(self, service: TableService, shoe: ScriptedShoe, io: Any, clock: ManualClock,
+                 emulator: Max7219Emulator) -> None:
+        self.service, self.shoe, self.io, self.clock, self.emulator = service, shoe, io, clock, emulator
+
+    def shown(self) -> list[str | None]:
+        """What the displays show: dealer, box1, box2, box3."""
+        self.io.displays.pump()
+        return [self.emulator.visible(i) for i in range(4)]
+
+    def tap(self, button: FunctionButton | int) -> None:
+        """Press and release a console button."""
+        press(self.io.console.pin(button), self.clock)
+        self.clock.advance(0.1)
+        self.io.console.tick()  # the release is settled too (no ticker thread here), ready for the next press
+
+    async def deal(self, *codes: str) -> None:
+        """Deal the cards from the scripted shoe, each once the last is journalled."""
+        for code in codes:
+            seq = self.service.authority.journal.last_seq
+            self.shoe.deal(code)
+            await until(lambda: self.service.authority.journal.last_seq > seq)
 
 
-async def _round(tmp_path, factory: MockFactory) -> None:
+@asynccontextmanager
+async def _console(tmp_path: Path, factory: MockFactory, table: dict[str, Any],
+                   displays: bool = True) -> AsyncIterator[_Console]:
+    """The service running at a 3-box ``table`` with the console's buttons; ``displays``: its output
+    drives the MAX7219 chain (the emulator is built either way, before the driver claims the SPI pins)."""
     loop = asyncio.get_running_loop()
     settings = settings_from_dict({
-        "table": {"profile": "club-21", "options": {"boxes": 3}},
+        "table": table,
         "shoe": {"port": str(tmp_path / "no-shoe")},
         "journal": {"path": str(tmp_path / "journal.sqlite")},
         "gpio": {"pin_factory": "mock", "boxes": 3, "buttons": {"boxes": [4, 12, 16]}},
@@ -58,25 +84,25 @@ async def _round(tmp_path, factory: MockFactory) -> None:
     service = TableService(settings, link=shoe)
     io = build_outputs(settings.gpio, pin_factory=factory, clock=clock, start_threads=False,
                        on_action=asyncio_action_sink(loop, lambda a: handle_console_action(a, service)))
-    service.outputs.append(DisplayOutput(io.show))
+    if displays:
+        service.outputs.append(DisplayOutput(io.show))
     stop = asyncio.Event()
     runner = asyncio.create_task(service.run(stop))
-
-    def shown() -> list[str | None]:
-        io.displays.pump()
-        return [emulator.visible(i) for i in range(4)]  # dealer, box1, box2, box3
-
-    def tap(button: FunctionButton) -> None:
-        press(io.console.pin(button), clock)
-        clock.advance(0.1)
-        io.console.tick()  # the release is settled too (no ticker thread here), ready for the next press
-
-    async def deal(code: str) -> None:
-        seq = service.authority.journal.last_seq
-        shoe.deal(code)
-        await until(lambda: service.authority.journal.last_seq > seq)
-
     try:
+        yield _Console(service, shoe, io, clock, emulator)
+    finally:
+        stop.set()
+        await runner
+        io.close()
+
+
+def test_club21_round_keeps_every_hand_closed_on_the_displays_until_the_reveal(tmp_path, factory):
+    asyncio.run(_round(tmp_path, factory))
+
+
+async def _round(tmp_path, factory: MockFactory) -> None:
+    async with _console(tmp_path, factory, {"profile": "club-21", "options": {"boxes": 3}}) as c:
+        service, shoe, shown, tap, deal = c.service, c.shoe, c.shown, c.tap, c.deal
         shoe.load(104)
         await until(lambda: service.table.shoe is not None)
         assert not service.table.open_alerts()  # the shoe's count (104) is the pack's: no integrity alert
@@ -109,10 +135,6 @@ async def _round(tmp_path, factory: MockFactory) -> None:
         # Turned at last: each box's total and what to pay or take; the round's total on the banker's.
         assert box1 == " 19 P 10" and box2 == "  17 -20" and dealer == "bEt5 -10"  # bets open for the next
         assert shoe.acked[-1] == (shoe.shoe_id, 9)  # every card acknowledged once journalled
-    finally:
-        stop.set()
-        await runner
-        io.close()
 
 
 def test_club21_36_duels_show_the_bank_beside_the_banker_and_keep_boxes_closed(tmp_path, factory):
@@ -120,34 +142,8 @@ def test_club21_36_duels_show_the_bank_beside_the_banker_and_keep_boxes_closed(t
 
 
 async def _duels(tmp_path, factory: MockFactory) -> None:
-    loop = asyncio.get_running_loop()
-    settings = settings_from_dict({
-        "table": {"profile": "club-21-36", "options": {"boxes": 3}},
-        "shoe": {"port": str(tmp_path / "no-shoe")},
-        "journal": {"path": str(tmp_path / "journal.sqlite")},
-        "gpio": {"pin_factory": "mock", "boxes": 3, "buttons": {"boxes": [4, 12, 16]}},
-    })
-    emulator = Max7219Emulator(4, pin_factory=factory)
-    clock = ManualClock(start=1000.0)
-    shoe = ScriptedShoe()
-    service = TableService(settings, link=shoe)
-    io = build_outputs(settings.gpio, pin_factory=factory, clock=clock, start_threads=False,
-                       on_action=asyncio_action_sink(loop, lambda a: handle_console_action(a, service)))
-    service.outputs.append(DisplayOutput(io.show))
-    stop = asyncio.Event()
-    runner = asyncio.create_task(service.run(stop))
-
-    def shown() -> list[str | None]:
-        io.displays.pump()
-        return [emulator.visible(i) for i in range(4)]  # dealer, box1, box2, box3
-
-    async def deal(*codes: str) -> None:
-        for code in codes:
-            seq = service.authority.journal.last_seq
-            shoe.deal(code)
-            await until(lambda: service.authority.journal.last_seq > seq)
-
-    try:
+    async with _console(tmp_path, factory, {"profile": "club-21-36", "options": {"boxes": 3}}) as c:
+        service, shoe, shown, deal = c.service, c.shoe, c.shown, c.deal
         shoe.load(36)
         await until(lambda: service.table.shoe is not None)
         await service.act(ev.OpenBank(amount=Decimal(500)), "supervisor:pit")
@@ -174,10 +170,6 @@ async def _duels(tmp_path, factory: MockFactory) -> None:
         assert [h["outcome"] for h in record["hands"]] == ["win", "lose"] and record["bank"]["after"] == "510"
         dealer, box1, box2, _ = shown()
         assert box1 == " 19 P 10" and box2 == "  19 -20" and dealer == "bEt5 -10"
-    finally:
-        stop.set()
-        await runner
-        io.close()
 
 
 def test_contra_and_recontra_from_the_console_buttons(tmp_path, factory):
@@ -185,34 +177,9 @@ def test_contra_and_recontra_from_the_console_buttons(tmp_path, factory):
 
 
 async def _contra(tmp_path, factory: MockFactory) -> None:
-    loop = asyncio.get_running_loop()
-    settings = settings_from_dict({
-        "table": {"profile": "club-21", "options": {"boxes": 3, "contra": True}},
-        "shoe": {"port": str(tmp_path / "no-shoe")},
-        "journal": {"path": str(tmp_path / "journal.sqlite")},
-        "gpio": {"pin_factory": "mock", "boxes": 3, "buttons": {"boxes": [4, 12, 16]}},
-    })
-    Max7219Emulator(4, pin_factory=factory)
-    clock = ManualClock(start=1000.0)
-    shoe = ScriptedShoe()
-    service = TableService(settings, link=shoe)
-    io = build_outputs(settings.gpio, pin_factory=factory, clock=clock, start_threads=False,
-                       on_action=asyncio_action_sink(loop, lambda a: handle_console_action(a, service)))
-    stop = asyncio.Event()
-    runner = asyncio.create_task(service.run(stop))
-
-    def tap(button: FunctionButton | int) -> None:
-        press(io.console.pin(button), clock)
-        clock.advance(0.1)
-        io.console.tick()
-
-    async def deal(*codes: str) -> None:
-        for code in codes:
-            seq = service.authority.journal.last_seq
-            shoe.deal(code)
-            await until(lambda: service.authority.journal.last_seq > seq)
-
-    try:
+    table = {"profile": "club-21", "options": {"boxes": 3, "contra": True}}
+    async with _console(tmp_path, factory, table, displays=False) as c:
+        service, shoe, tap, deal = c.service, c.shoe, c.tap, c.deal
         shoe.load(104)
         await deal(CLUB21_BOTTOM)
         await service.act(ev.PlaceBet(box=1, amount=Decimal(10)), "dealer")
@@ -230,7 +197,3 @@ async def _contra(tmp_path, factory: MockFactory) -> None:
         assert service.table.phase is Phase.PLAYERS and not service.table.round.box(1).recontra
         kinds = [e.event.type for e in service.authority.journal.entries() if e.event.actor == "console"]
         assert kinds == ["contra", "recontra"]
-    finally:
-        stop.set()
-        await runner
-        io.close()

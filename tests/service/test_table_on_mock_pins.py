@@ -11,10 +11,10 @@ import asyncio
 from decimal import Decimal
 
 import pytest
-from gpiozero import Device
 from gpiozero.pins.mock import MockFactory
 
 from tests.support.harness import until
+from tests.support.mock_pins import mock_pin_factory
 
 from controller import events as ev
 from controller.engine import Phase
@@ -33,12 +33,8 @@ from tablectl.service import TableService
 
 @pytest.fixture
 def factory():
-    previous = Device.pin_factory
-    mock = MockFactory()
-    Device.pin_factory = mock
-    yield mock
-    mock.reset()
-    Device.pin_factory = previous
+    with mock_pin_factory() as mock:
+        yield mock
 
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Any
+from typing import Any, Callable
 
 import httpx
 
@@ -18,6 +18,13 @@ def call(api: str, method: str, path: str, key: str | None = None, **kw: Any) ->
 
 def sse_events(api: str, key: str, last_id: int | None, want: int, timeout: float = 20) -> list[dict[str, Any]]:
     """The next `want` events of the table's stream after `last_id`: each {"id": seq, "data": {...}}."""
+    return sse_read(api, key, last_id, lambda got: len(got) >= want, timeout)
+
+
+def sse_read(api: str, key: str, last_id: int | None, enough: Callable[[list[dict[str, Any]]], bool],
+             timeout: float = 20) -> list[dict[str, Any]]:
+    """The table's stream after `last_id` as `key` gets it, each event {"id": seq, "data": {...}},
+    read until `enough` says so of the events so far."""
     headers = {"Authorization": f"Bearer {key}"}
     if last_id is not None:
         headers["Last-Event-ID"] = str(last_id)
@@ -32,7 +39,7 @@ def sse_events(api: str, key: str, last_id: int | None, want: int, timeout: floa
                 current["data"] = json.loads(line[6:])
                 got.append(current)
                 current = {}
-                if len(got) >= want:
+                if enough(got):
                     break
     return got
 

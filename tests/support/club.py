@@ -14,12 +14,12 @@ import re
 import time
 from typing import Any, AsyncIterator, Callable
 
-import httpx
-
 import firmware_bridge as fb
 
-from tests.support.client import call
-from tests.support.harness import DEALER_KEY, SUPERVISOR_KEY
+from tests.support.client import call, sse_read
+from tests.support.harness import DEALER_KEY, SUPERVISOR_KEY, tablectl
+
+from controller.replay import replay_lines
 
 # club-21, two boxes: the bottom card, then box 1, box 2, banker, box 1, box 2, banker.
 # Box 1: T 9 = 19 (stands); box 2: 8 7 = 15, draws 2 = 17 (stands); the banker: 6 Q = 16, draws 2 = 18.
@@ -158,6 +158,18 @@ class ClubCroupier:
             self.deal()
             dealt = True
 
+    def deal_until_players(self, bets: dict[int, int], tries: int = 10) -> tuple[int, dict[str, Any]]:
+        """Deal rounds of ``bets`` until one leaves its boxes to play on closed cards (a round the deal
+        settled, a natural, is finished and dealt again), at most ``tries`` times. Returns the journal's
+        last sequence before that round, and the view once its boxes play (or the last one tried)."""
+        for _ in range(tries):
+            start = self.ready()["last_seq"]
+            v = self.deal_round(bets)
+            if v["phase"] == "players":
+                break
+            self.finish_round()
+        return start, v
+
     def finish_round(self, draw_below: int = 17) -> dict[str, Any]:
         """Play the round to its settlement: each box draws below ``draw_below``, then the banker does."""
         while True:
@@ -194,25 +206,23 @@ def _best(totals: list[int]) -> int:
     return max(under) if under else (99 if totals else 0)
 
 
+def assert_journal_replays(t: Any, rounds: list[dict[str, Any]]) -> None:
+    """The table's journal, exported by ``tablectl journal export``, replays to ``rounds`` (the API's
+    ``/api/rounds``, newest first; their ``settled_at`` is the service's own and is dropped)."""
+    export = tablectl("journal", "export", "--db", str(t.journal))
+    assert export.returncode == 0, export.stderr
+    replayed = replay_lines(export.stdout.splitlines())
+    assert replayed.error is None
+    for r in rounds:
+        r.pop("settled_at")
+    assert replayed.rounds == list(reversed(rounds))
+
+
 def sse_until(api: str, key: str, after: int, last: int, timeout: float = 20) -> list[dict[str, Any]]:
     """The live stream's entries after ``after`` up to ``last`` (the journal sequence), as ``key`` gets them."""
-    headers = {"Authorization": f"Bearer {key}", "Last-Event-ID": str(after)}
-    got: list[dict[str, Any]] = []
     if last <= after:
-        return got
-    with httpx.stream("GET", api + "/api/events", headers=headers, timeout=timeout) as resp:
-        assert resp.status_code == 200
-        current: dict[str, Any] = {}
-        for line in resp.iter_lines():
-            if line.startswith("id: "):
-                current["id"] = int(line[4:])
-            elif line.startswith("data: ") and "id" in current:
-                current["data"] = json.loads(line[6:])
-                got.append(current)
-                if current["id"] >= last:
-                    break
-                current = {}
-    return got
+        return []
+    return sse_read(api, key, after, lambda got: got[-1]["id"] >= last, timeout)
 
 
 CARD_STRING = re.compile(r'"((?:10|[2-9TJQKA])[SHDC])"')
