@@ -71,7 +71,7 @@ def test_same_result_whatever_the_number_of_workers():
     runs = [simulate(rules, 5000, seed=4, workers=n, chunk_rounds=1000, progress=done.append).as_dict()
             for n in (1, 2)]
     for run in runs:
-        assert run.pop("rounds_per_second") > 0
+        del run["rounds_per_second"]  # the machine's speed, not the result: benchmarks/ measure it
     assert runs[1].pop("workers") == 2 and runs[0].pop("workers") == 1
     assert runs[0] == runs[1] and runs[0]["rounds"] == 5000
     assert done == [1000, 2000, 3000, 4000, 5000] * 2
@@ -89,6 +89,7 @@ def test_simulate_cli_workers_and_no_progress_bar_off_a_terminal():
                               "--workers", workers, "--json"], capture_output=True, text=True, timeout=300)
         assert out.returncode == 0 and out.stderr == "", out.stderr  # stderr is a pipe: no bar
         doc = json.loads(out.stdout)
-        assert doc.pop("workers") == int(workers) and doc.pop("rounds_per_second") > 0
+        assert doc.pop("workers") == int(workers)
+        del doc["rounds_per_second"]  # the machine's speed, not the result: benchmarks/ measure it
         runs.append(doc)
     assert runs[0] == runs[1]
