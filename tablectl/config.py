@@ -157,7 +157,8 @@ class ConfigError(ValueError):
     """A configuration that cannot run; the message names the setting."""
 
 
-def _explain(exc: ValidationError) -> str:
+def explain(exc: ValidationError) -> str:
+    """A config's validation errors in one line, each naming its setting (for ConfigError and the floor's)."""
     parts = []
     for err in exc.errors():
         where = ".".join(str(p) for p in err["loc"]) or "config"
@@ -192,4 +193,4 @@ def settings_from_dict(data: dict[str, Any], source: str = "config") -> Settings
     try:
         return Settings(**data)
     except ValidationError as exc:
-        raise ConfigError(f"{source}: {_explain(exc)}") from None
+        raise ConfigError(f"{source}: {explain(exc)}") from None

@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from tablectl.config import ApiSettings
+from tablectl.config import ApiSettings, explain
 from tablectl.fleet.settings import BrokerSettings
 from tablectl.fleet.wire import PREFIX
 
@@ -54,25 +54,12 @@ class FloorSettings(_Section):
     api: FloorApiSettings = Field(default_factory=FloorApiSettings)
 
 
-def _explain(exc: ValidationError) -> str:
-    parts = []
-    for err in exc.errors():
-        where = ".".join(str(p) for p in err["loc"]) or "config"
-        msg = err["msg"].removeprefix("Value error, ")
-        if err["type"] == "extra_forbidden":
-            parts.append(f"{where}: unknown setting")
-        else:
-            got = err.get("input")
-            parts.append(f"{where}: {msg}" + ("" if isinstance(got, dict) else f" (got {got!r})"))
-    return "; ".join(parts)
-
-
 def floor_settings(data: dict[str, Any], source: str = "floor config") -> FloorSettings:
     """Validate already-parsed settings; FloorConfigError names what is wrong."""
     try:
         return FloorSettings(**data)
     except ValidationError as exc:
-        raise FloorConfigError(f"{source}: {_explain(exc)}") from None
+        raise FloorConfigError(f"{source}: {explain(exc)}") from None
 
 
 def load_floor_settings(path: str | Path) -> FloorSettings:

@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from tests.support.harness import ServiceProcess
 from tablectl.fleet.wire import LedgerRow, WireRow, ledger_payload, parse_ledger, read_key, row_mac
 
 
@@ -56,50 +57,23 @@ def write_floor_config(directory: Path, broker_url: str, api_port: int, keys_dir
     return cfg
 
 
-class FloorProcess:
-    """`tablectl floor --config CFG` as a child process."""
+class FloorProcess(ServiceProcess):
+    """`tablectl floor --config CFG` as a child process (started, stopped and killed as the service is)."""
+
+    name = "floor"
 
     def __init__(self, config: Path, log: Path) -> None:
-        self.config, self.log = config, log
-        self.proc: subprocess.Popen[bytes] | None = None
+        super().__init__(config, log)
         self.api = ""
 
-    def start(self, timeout: float = 20.0) -> "FloorProcess":
-        with open(self.log, "ab") as err:
-            self.proc = subprocess.Popen([sys.executable, "-m", "tablectl.cli", "floor", "--config", str(self.config)],
-                                         stdout=subprocess.PIPE, stderr=err, stdin=subprocess.DEVNULL)
-        assert self.proc.stdout is not None
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            line = self.proc.stdout.readline()
-            if not line:
-                raise RuntimeError(f"floor did not start:\n{self.log.read_text()[-3000:]}")
-            if line.startswith(b"{"):
-                self.api = json.loads(line)["api"]
-                return self
-        raise RuntimeError("floor did not get ready")
+    def command(self) -> list[str]:
+        """The command line the process runs."""
+        return [sys.executable, "-m", "tablectl.cli", "floor", "--config", str(self.config)]
 
-    def kill(self) -> None:
-        """SIGKILL, as a crash."""
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait()
-        self._close()
-
-    def stop(self) -> None:
-        """SIGTERM and wait."""
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self._close()
-
-    def _close(self) -> None:
-        if self.proc is not None and self.proc.stdout is not None:
-            self.proc.stdout.close()
+    def start(self, timeout: float = 20.0) -> "FloorProcess":  # type: ignore[override]
+        """Start it; `api` is the floor's address once it is ready."""
+        self.api = super().start(timeout)["api"]
+        return self
 
 
 class FleetSimProcess:

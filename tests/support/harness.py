@@ -48,26 +48,31 @@ def write_config(directory: Path, shoe_link: str, port: int, profile: str = "ru-
 class ServiceProcess:
     """`tablectl run --config CFG --no-gpio` as a child process."""
 
+    name = "service"
+
     def __init__(self, config: Path, log: Path, prefix: tuple[str, ...] = ()) -> None:
         self.config = config
         self.log = log
         self.prefix = prefix  # e.g. ("prlimit", "--nofile=256:256"): what the process runs under
         self.proc: subprocess.Popen[bytes] | None = None
 
+    def command(self) -> list[str]:
+        """The command line the process runs."""
+        return [*self.prefix, sys.executable, "-m", "tablectl.cli", "run", "--config", str(self.config), "--no-gpio"]
+
     def start(self, timeout: float = 20.0) -> dict[str, Any]:
+        """Start it and return its `{"ready": ...}` line, once it has printed one."""
         with open(self.log, "ab") as err:
-            self.proc = subprocess.Popen(
-                [*self.prefix, sys.executable, "-m", "tablectl.cli", "run", "--config", str(self.config), "--no-gpio"],
-                stdout=subprocess.PIPE, stderr=err, stdin=subprocess.DEVNULL)
+            self.proc = subprocess.Popen(self.command(), stdout=subprocess.PIPE, stderr=err, stdin=subprocess.DEVNULL)
         assert self.proc.stdout is not None
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             line = self.proc.stdout.readline()
             if not line:
-                raise RuntimeError(f"service did not start:\n{self.log.read_text()[-3000:]}")
+                raise RuntimeError(f"{self.name} did not start:\n{self.log.read_text()[-3000:]}")
             if line.startswith(b"{"):
                 return json.loads(line)
-        raise RuntimeError("service did not get ready")
+        raise RuntimeError(f"{self.name} did not get ready")
 
     def kill(self) -> None:
         """SIGKILL: no clean shutdown, as in a power cut."""
