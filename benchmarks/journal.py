@@ -53,7 +53,7 @@ def figures(name: str, seconds: list[float]) -> None:
 
 def keyed(directory: Path, rows: int) -> list[float]:
     path = directory / "keyed.sqlite"
-    journal = Journal(path, JournalKey.generate(directory / "keyed.key"), create=True)
+    journal = Journal(path, JournalKey.generate(directory / "keyed.key"), create=True, now=datetime.now(timezone.utc))
     journal.append_event(ev.SetRules(profile="ru-standard", options=build_rules("ru-standard").options()), T0)
     out = []
     for i in range(rows):

@@ -153,7 +153,7 @@ def build_long_journal(path: Path, rounds: int) -> None:
     from datetime import datetime, timedelta, timezone
 
     key = JournalKey.generate(path.with_name(path.name + ".key"))
-    a = TableAuthority.open(path, key, build_rules("ru-standard"))
+    a = TableAuthority.open(path, key, build_rules("ru-standard"), now=datetime.now(timezone.utc))
     a.journal.db.execute("PRAGMA synchronous=OFF")  # building the fixture only: the service writes FULL
     t = datetime(2026, 11, 30, 20, 0, tzinfo=timezone.utc)
     rng = random.Random(1)

@@ -26,7 +26,7 @@ from .engine import IllegalAction, Phase, Table
 from .errors import SnapshotError
 from .events import CardDrawn, Event, SetRules, Shuffle, dump_event
 from .journal import Journal, JournalEntry, JournalError, JournalKey, JournalReader
-from .rules import RuleProfile, build_rules
+from .rules import RuleProfile, build_rules, non_default_options
 from .view import HIDDEN
 
 log = logging.getLogger(__name__)
@@ -39,7 +39,10 @@ class ReplayRefused(JournalError, ValueError):
 class TableAuthority:
     """A Table kept in step with its journal."""
 
-    def __init__(self, journal: Journal, rules: RuleProfile, snapshot_every_rounds: int = 50) -> None:
+    def __init__(self, journal: Journal, rules: RuleProfile, snapshot_every_rounds: int = 50, *,
+                 now: datetime) -> None:
+        """Restore the table from `journal`; `now` (the caller's clock: time is passed in, never read here)
+        is when it is opened, the time of a new journal's first row."""
         self.journal = journal
         self.snapshot_every_rounds = snapshot_every_rounds
         self.table = Table(rules)
@@ -48,15 +51,19 @@ class TableAuthority:
         # games' closed cards): masked for every role below supervisor.
         self.secret_seqs: set[int] = set()
         self._secret_cards: dict[int, tuple[int | None, str]] = {}  # seq -> (box, None for the dealer; card)
-        self._restore(rules)
+        self._restore(rules, now)
 
     @classmethod
     def open(cls, path: str | Path, key: JournalKey, rules: RuleProfile, snapshot_every_rounds: int = 50,
-             *, create: bool = True) -> "TableAuthority":
-        """Open (or, where nothing is, create) the journal at `path` and restore the table from it."""
-        return cls(Journal(path, key, create=create), rules, snapshot_every_rounds)
+             *, now: datetime, create: bool = True) -> "TableAuthority":
+        """Open (or, where nothing is, create) the journal at `path` and restore the table from it.
 
-    def _restore(self, rules: RuleProfile) -> None:
+        `now` is the caller's clock reading: a new journal is created at that time and its first row
+        (the rules the table starts with) carries it, so an export replays to the very same table.
+        """
+        return cls(Journal(path, key, create=create, now=now), rules, snapshot_every_rounds, now=now)
+
+    def _restore(self, rules: RuleProfile, now: datetime) -> None:
         def after(entry: JournalEntry, effects: list[Effect]) -> None:
             self.replayed += 1
             self._track_secrets(entry.seq, effects)
@@ -68,7 +75,7 @@ class TableAuthority:
         self.rounds_since_snapshot = 0
         if self.journal.last_seq == 0:
             # A new journal records the rules the table starts with, so an export replays alone.
-            self.submit(SetRules(profile=rules.name, options=_non_default(rules)), datetime.now().astimezone())
+            self.submit(SetRules(profile=rules.name, options=non_default_options(rules)), now)
 
     def submit(self, event: Event, received_at: datetime, *, shoe_id: str | None = None,
                position: int | None = None) -> tuple[int, list[Effect]]:
@@ -157,11 +164,6 @@ def replay_journal(journal: JournalReader, table: Table | None = None,
         if after is not None:
             after(entry, effects)
     return table
-
-
-def _non_default(rules: RuleProfile) -> dict[str, Any]:
-    base = build_rules(rules.name).options()
-    return {k: v for k, v in rules.options().items() if base.get(k) != v}
 
 
 def export_session(journal: JournalReader, since_time: datetime | None = None) -> Iterator[dict[str, Any]]:

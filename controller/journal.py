@@ -32,7 +32,6 @@ import logging
 import os
 import secrets
 import sqlite3
-import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
@@ -558,14 +557,22 @@ def _open_error(exc: sqlite3.Error, path: Path) -> JournalError:
 class Journal(JournalReader):
     """The writer's journal: the only code that appends to the ledger. One per table, one thread."""
 
-    def __init__(self, path: str | Path, key: JournalKey, *, create: bool = False) -> None:
+    def __init__(self, path: str | Path, key: JournalKey, *, create: bool = False,
+                 now: datetime | None = None) -> None:
+        """Open the journal at `path` (verifying every row), or create it there when `create` is set.
+
+        A new journal records when it was created: `now`, the caller's clock reading (the journal
+        never reads a clock itself, so a replay or a test gives the same file at any date).
+        """
         self.path = Path(path)
         self.key = key
         exists = [p for p in (self.path, *sidecars(self.path)) if p.exists()]
         if not exists:
             if not create:
                 raise JournalNotFound(f"no journal at {self.path}")
-            self._create()
+            if now is None:
+                raise ValueError("a new journal needs the time it is created at (now=): time is passed in")
+            self._create(now)
         elif not self.path.exists():
             raise WouldOverwrite(
                 f"{self.path} does not exist but {', '.join(p.name for p in exists)} does beside it: that is "
@@ -589,8 +596,10 @@ class Journal(JournalReader):
         self.verified = self.verify()
         self.last_seq, self.last_mac = self.verified.head_seq, self.verified.head_mac
         self._check_space()
-        # Called with the seconds each committed write took (the service's metrics).
+        # The service's metrics: `on_commit` is called with the seconds each committed write took, as
+        # measured by `commit_timer` (its monotonic clock, passed in: the journal reads none).
         self.on_commit: Callable[[float], None] | None = None
+        self.commit_timer: Callable[[], float] | None = None
         self._in_transaction = False
 
     def _check_space(self) -> None:
@@ -604,7 +613,7 @@ class Journal(JournalReader):
             raise DiskFull(f"{DiskFull.cause}: {self.path} ({free // 1024} KiB free; the table needs at least "
                            f"{MIN_FREE_BYTES // 1024} KiB to start)")
 
-    def _create(self) -> None:
+    def _create(self, now: datetime) -> None:
         tmp = self.path.with_name(self.path.name + ".new")
         for p in (tmp, *sidecars(tmp)):
             p.unlink(missing_ok=True)
@@ -617,7 +626,7 @@ class Journal(JournalReader):
                     db.execute(stmt)
             db.executemany("INSERT INTO meta VALUES (?, ?)", [
                 ("app", APP_ID), ("schema", str(SCHEMA_VERSION)), ("key_id", self.key.key_id),
-                ("created_at", _utc(datetime.now(timezone.utc))),
+                ("created_at", _utc(now)),
             ])
             db.execute("COMMIT")
             db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
@@ -681,7 +690,8 @@ class Journal(JournalReader):
             yield
             return
         db = self.db
-        start = time.perf_counter()
+        timer = self.commit_timer
+        start = timer() if timer is not None else 0.0
         head = (self.last_seq, self.last_mac)
         self._in_transaction = True
         try:
@@ -701,8 +711,8 @@ class Journal(JournalReader):
             raise
         finally:
             self._in_transaction = False
-        if self.on_commit is not None:
-            self.on_commit(time.perf_counter() - start)
+        if self.on_commit is not None and timer is not None:
+            self.on_commit(timer() - start)
 
     def head(self) -> tuple[int, str]:
         """The last row written: (seq, mac)."""

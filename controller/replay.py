@@ -6,13 +6,13 @@ of the scenario tests, so what surveillance reviews is what the table decided.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Iterable
 
 from .engine import IllegalAction, Table
 from .events import BadEvent, Event, SetRules, parse_event_line
 from .effects import RoundSettled
-from .rules import RuleError, build_rules
+from .rules import RuleError, build_rules, non_default_options
 
 
 @dataclass
@@ -55,7 +55,10 @@ def replay_lines(
                 table = _new_table(event, profile, options)
                 result = ReplayResult(table)
                 if isinstance(event, SetRules):
-                    continue
+                    # The rules row is applied too, as the live table applied it (with the rules the
+                    # table was built with): its time is the table's first, so the replay ends in
+                    # the very state the live table did, clock included.
+                    event = replace(event, profile=table.rules.name, options=non_default_options(table.rules))
             _apply(table, event, result.rounds)  # type: ignore[union-attr]
         except (BadEvent, IllegalAction) as exc:
             if result is None:
@@ -99,3 +102,4 @@ def _apply(table: Table, event: Event, rounds: list[dict[str, Any]]) -> None:
     for effect in table.apply(event):
         if type(effect) is RoundSettled:
             rounds.append(effect.result)
+

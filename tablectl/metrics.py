@@ -11,6 +11,7 @@ Labels are few and bounded (kinds, results, destinations); never a round or a sh
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING, Any, Iterable
 
 from fastapi import FastAPI
@@ -149,4 +150,6 @@ def mount_metrics(app: FastAPI, service: "TableService") -> TableMetrics:
 
 
 def _time_journal(service: "TableService", metrics: TableMetrics) -> None:
-    service.authority.journal.on_commit = metrics.commit.observe
+    journal = service.authority.journal
+    journal.commit_timer = time.perf_counter  # the metrics' own clock, passed to the journal (which reads none)
+    journal.on_commit = metrics.commit.observe

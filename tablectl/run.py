@@ -235,11 +235,11 @@ def check(settings: Settings) -> int:
     """`tablectl run --check`: the config, the key and the journal open and verify; nothing is served."""
     from controller.authority import TableAuthority
 
-    from .service import journal_key
+    from .service import journal_key, utc_now
 
     try:
         authority = TableAuthority.open(settings.journal.path, journal_key(settings), settings.table.rules(),
-                                        settings.journal.snapshot_every_rounds)
+                                        settings.journal.snapshot_every_rounds, now=utc_now())
     except JournalError as exc:
         print(f"tablectl run: {exc}", file=sys.stderr)
         return exit_status(exc)

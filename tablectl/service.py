@@ -144,7 +144,7 @@ class TableService:
         self.clock = clock
         self.authority = TableAuthority.open(
             settings.journal.path, key or journal_key(settings), settings.table.rules(),
-            settings.journal.snapshot_every_rounds)
+            settings.journal.snapshot_every_rounds, now=clock())
         journal = self.authority.journal
         last = journal.last_card()
         self.stored: fb.StoredPosition | None = fb.StoredPosition(*last) if last else None

@@ -8,6 +8,7 @@ from typing import Callable, Iterator
 import pytest
 
 from simulators.shoe.process import SimProcess
+from tests.support.clock import DATES, frozen
 
 
 @pytest.fixture
@@ -23,6 +24,17 @@ def start_sim(tmp_path: Path) -> Iterator[Callable[..., SimProcess]]:
     yield start
     for sim in started:
         sim.stop()
+
+
+@pytest.fixture(params=DATES, ids=[d.label for d in DATES])
+def any_date(request: pytest.FixtureRequest) -> Iterator[object]:
+    """Run the test with the wall clock frozen at each instant of ``DATES``, in its time zone.
+
+    For the date-sensitive tests (fixed fixture times beside a journal, a table or a display):
+    they must pass whatever the calendar and the zone, since nothing they test reads the clock.
+    """
+    with frozen(request.param) as at:
+        yield at
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import logging
-from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Callable
 
 from controller.journal import LedgerRow
@@ -74,7 +73,7 @@ class ServiceSource:
         return {"table": table_id, "name": service.settings.table.name, "game": "blackjack",
                 "profile": table.rules.name, "view": view, "figures": self._figures,
                 "head": {"seq": head[0], "mac": head[1]}, "dashboard_url": dashboard_url,
-                "published_at": datetime.now(timezone.utc).isoformat()}
+                "published_at": service.clock().isoformat()}
 
     def close(self) -> None:
         """Release the read connection."""

@@ -5,11 +5,16 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
+import pytest
+
 from controller import events as ev
 from controller.authority import TableAuthority, export_shoe
 from controller.cards import parse_card
 from controller.journal import JournalKey
 from controller.rules import build_rules
+
+# Fixed fixture times beside the journal and the table: they must hold at any wall-clock date.
+pytestmark = pytest.mark.usefixtures("any_date")
 
 T0 = datetime(2026, 12, 1, 20, 0, tzinfo=timezone.utc)
 
@@ -24,7 +29,7 @@ def _card(code: str) -> ev.CardDrawn:
 
 def test_closed_cards_are_secret_rows_until_turned(tmp_path):
     key = JournalKey.generate(tmp_path / "k")
-    a = TableAuthority.open(tmp_path / "j.sqlite", key, build_rules("club-21"))
+    a = TableAuthority.open(tmp_path / "j.sqlite", key, build_rules("club-21"), now=T0)
     _submit(a, ev.Shuffle(shoe_id="S1"), ev.PlaceBet(box=1, amount=10), ev.PlaceBet(box=2, amount=10))
     bottom, = _submit(a, _card("7H"))  # the bottom card is face up: never a secret
     deal = _submit(a, *(_card(c) for c in ("TS", "AS", "2D", "8C", "KH", "3D")))  # box 2: A-K, a natural
@@ -39,19 +44,19 @@ def test_closed_cards_are_secret_rows_until_turned(tmp_path):
     assert draw not in a.secret_seqs
     _submit(a, ev.BankerStand())
     assert a.secret_seqs == set()  # settled: every card shown
-    reopened = TableAuthority.open(tmp_path / "j.sqlite", key, build_rules("club-21"))
+    reopened = TableAuthority.open(tmp_path / "j.sqlite", key, build_rules("club-21"), now=T0)
     assert reopened.secret_seqs == set() and reopened.table.snapshot() == a.table.snapshot()
 
 
 def test_a_replayed_journal_masks_the_same_rows(tmp_path):
     key = JournalKey.generate(tmp_path / "k")
-    a = TableAuthority.open(tmp_path / "j.sqlite", key, build_rules("club-21"))
+    a = TableAuthority.open(tmp_path / "j.sqlite", key, build_rules("club-21"), now=T0)
     _submit(a, ev.Shuffle(shoe_id="S1"), ev.PlaceBet(box=1, amount=10), _card("7H"),
             *(_card(c) for c in ("TS", "2D", "8C", "3D")))
     masked = set(a.secret_seqs)
     assert len(masked) == 4
     a.journal.close()
-    b = TableAuthority.open(tmp_path / "j.sqlite", key, build_rules("club-21"))
+    b = TableAuthority.open(tmp_path / "j.sqlite", key, build_rules("club-21"), now=T0)
     assert b.secret_seqs == masked
 
 
@@ -62,7 +67,7 @@ def test_a_club_journal_exports_a_session_that_replays_to_the_same_rounds(tmp_pa
     from controller.authority import export_session
     from controller.replay import replay_lines
     key = JournalKey.generate(tmp_path / "k")
-    a = TableAuthority.open(tmp_path / "j.sqlite", key, build_rules("club-21", {"pairs": True}))
+    a = TableAuthority.open(tmp_path / "j.sqlite", key, build_rules("club-21", {"pairs": True}), now=T0)
     _submit(a, ev.Shuffle(shoe_id="S1"), ev.PlaceBet(box=1, amount=10), ev.PlaceBet(box=2, amount=20), _card("7H"),
             *(_card(c) for c in ("8S", "9H", "2D", "8H", "9C", "3D")), ev.Split(), _card("KC"), ev.Stand(),
             _card("2C"), ev.Stand(), ev.Stand(), _card("TC"), ev.BankerStand())

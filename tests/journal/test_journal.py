@@ -139,13 +139,13 @@ def test_a_journal_is_created_only_where_nothing_is(tmp_path):
     orphan = tmp_path / "orphan.sqlite"
     (tmp_path / "orphan.sqlite-wal").write_bytes(b"\x37\x7f\x06\x82" + b"\0" * 60)
     with pytest.raises(WouldOverwrite):
-        Journal(orphan, key, create=True)
+        Journal(orphan, key, create=True, now=T0)
     assert not orphan.exists()
     # an empty main file (beside a WAL, or alone) is not a new journal either
     empty = tmp_path / "empty.sqlite"
     empty.touch()
     with pytest.raises(NotAJournal):
-        Journal(empty, key, create=True)
+        Journal(empty, key, create=True, now=T0)
     assert empty.stat().st_size == 0
 
 
@@ -164,7 +164,7 @@ def test_empty_main_file_beside_a_wal_keeps_the_wal(tmp_path):
     shutil.copy(saved / "j.sqlite-wal", wal)
     before = digest(wal)
     with pytest.raises(JournalError):
-        Journal(path, key_for(path), create=True)
+        Journal(path, key_for(path), create=True, now=T0)
     assert digest(wal) == before and path.stat().st_size == 0
 
 
@@ -183,7 +183,7 @@ def test_foreign_and_garbage_files_are_refused_and_left_as_they_were(tmp_path):
     for path in (other, plain, garbage):
         before = digest(path)
         with pytest.raises(NotAJournal, match="not a tablectl journal"):
-            Journal(path, key, create=True)
+            Journal(path, key, create=True, now=T0)
         assert digest(path) == before
         assert not path.with_name(path.name + "-wal").exists()  # not even switched to WAL
 
@@ -225,7 +225,7 @@ def test_steps_cover_a_whole_round():
 
 
 def test_a_new_journal_records_its_rules(tmp_path):
-    a = TableAuthority.open(tmp_path / "j.sqlite", JournalKey.generate(tmp_path / "k"), build_rules("us-holecard"))
+    a = TableAuthority.open(tmp_path / "j.sqlite", JournalKey.generate(tmp_path / "k"), build_rules("us-holecard"), now=T0)
     first = next(a.journal.entries())
     assert isinstance(first.event, ev.SetRules) and first.event.profile == "us-holecard"
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Callable
 
+import pytest
+
 from controller import events as ev
 from controller.cards import parse_card
 from controller.engine import Table
@@ -13,6 +15,9 @@ from controller.rules import build_rules
 from display.model import TableView
 from display.render import render_table
 from tablectl.outputs import DisplayOutput
+
+# Fixed fixture times beside the journal and the table: they must hold at any wall-clock date.
+pytestmark = pytest.mark.usefixtures("any_date")
 
 AT = datetime(2025, 1, 1, tzinfo=timezone.utc)
 

@@ -26,7 +26,7 @@ def key_for(journal: Path) -> JournalKey:
 
 def open_authority(journal: Path, profile: str = "ru-standard", snapshot_every_rounds: int = 50) -> TableAuthority:
     """The authority over a keyed journal at `journal` (created where nothing is)."""
-    return TableAuthority.open(journal, key_for(journal), build_rules(profile), snapshot_every_rounds)
+    return TableAuthority.open(journal, key_for(journal), build_rules(profile), snapshot_every_rounds, now=T0)
 
 
 def play_rounds(authority: TableAuthority, n: int, shoe_id: str = "S1", start: datetime = T0) -> datetime:
