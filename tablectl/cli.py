@@ -30,14 +30,22 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """Build the top-level parser with every subcommand registered."""
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """Build the top-level parser; only ``command``'s own options are registered.
+
+    Every subcommand is listed (name and help, for `tablectl --help`), but only
+    the chosen one's module is imported: importing them all would make every
+    subcommand pay for every other one's dependencies (FastAPI alone is ~1 s on
+    a Pi), and `tablectl replay` must start at once.
+    """
     parser = argparse.ArgumentParser(prog="tablectl", description="Blackjack table controller")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for name, (module_name, help_text) in COMMANDS.items():
         p = sub.add_parser(name, help=help_text, description=help_text)
         p.set_defaults(_module=module_name)
+        if name != command:
+            continue
         try:
             module = importlib.import_module(module_name)
         except ModuleNotFoundError as exc:  # a job not built yet in this checkout
@@ -49,10 +57,19 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _chosen_command(argv: Sequence[str]) -> str | None:
+    """The subcommand named in ``argv``: its first word that is not an option."""
+    for word in argv:
+        if not word.startswith("-"):
+            return word
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Parse arguments and run the chosen subcommand; returns the exit code."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(_chosen_command(words))
+    args = parser.parse_args(words)
     if getattr(args, "_missing", False):
         print(f"tablectl {args.command}: not available in this build", file=sys.stderr)
         return 2
