@@ -37,13 +37,18 @@ def any_date(request: pytest.FixtureRequest) -> Iterator[object]:
         yield at
 
 
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Leave the long statistical runs (``slow``) out unless asked for with ``-m``.
+WIDE_SCOPES = ("module", "package", "session")
 
-    Each has a shorter run in the default suite. When every collected test is slow
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the groups
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Group module-wide harnesses, and leave the long statistical runs (``slow``) out unless asked for.
+
+    Each slow run has a shorter run in the default suite. When every collected test is slow
     (``./scripts/test tests/strategy/test_house_edge.py``), they all run: naming
     them is asking for them, and a run must never end with no test at all.
     """
+    _group_module_harnesses(items)
     if config.getoption("markexpr"):
         return
     slow = [item for item in items if item.get_closest_marker("slow")]
@@ -51,3 +56,20 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         return
     config.hook.pytest_deselected(items=slow)
     items[:] = [item for item in items if not item.get_closest_marker("slow")]
+
+
+def _group_module_harnesses(items: list[pytest.Item]) -> None:
+    """Keep each module that shares a harness (a module-wide table, broker or browser) on one worker.
+
+    Under ``--dist loadgroup`` (scripts/test), a module whose tests use one of the suite's own
+    module- or session-wide fixtures runs on a single worker, so its processes start once rather
+    than once on each worker that happens to draw one of its tests.
+    """
+    for item in items:
+        infos = getattr(item, "_fixtureinfo", None)
+        if infos is None:
+            continue
+        shared = any(defs and defs[-1].scope in WIDE_SCOPES and defs[-1].baseid.startswith("tests")
+                     for defs in infos.name2fixturedefs.values())
+        if shared and not any(True for _ in item.iter_markers("xdist_group")):
+            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::", 1)[0]))

@@ -15,7 +15,7 @@ from __future__ import annotations
 import pytest
 
 from controller.rules import build_rules, profiles
-from simulators.simulate import simulate
+from simulators.simulate import CHUNK_ROUNDS, simulate
 from simulators.strategy_edge import house_edge
 
 SHORT_ROUNDS = 20_000
@@ -85,8 +85,9 @@ def test_simulate_cli_workers_and_no_progress_bar_off_a_terminal():
     import sys
     runs = []
     for workers in ("1", "2"):
-        out = subprocess.run([sys.executable, "-m", "tablectl.cli", "simulate", "--rounds", "120000", "--seed", "3",
-                              "--workers", workers, "--json"], capture_output=True, text=True, timeout=300)
+        # Two chunks (one full, one short): with two workers each plays one.
+        out = subprocess.run([sys.executable, "-m", "tablectl.cli", "simulate", "--rounds", str(CHUNK_ROUNDS + 10_000),
+                              "--seed", "3", "--workers", workers, "--json"], capture_output=True, text=True, timeout=300)
         assert out.returncode == 0 and out.stderr == "", out.stderr  # stderr is a pipe: no bar
         doc = json.loads(out.stdout)
         assert doc.pop("workers") == int(workers)
