@@ -19,17 +19,20 @@ again, unmasked, and replaces the masked one on the floor.
 from __future__ import annotations
 
 import json
+import math
 import re
-from typing import Any, Literal
+from datetime import datetime
+from typing import Annotated, Any, Literal
+from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
 from controller.journal import JournalKey, JournalKeyError, LedgerRow, row_mac
 
 from . import BadMessage
 
-__all__ = ["LedgerRow", "row_mac", "read_key", "WireRow", "ledger_payload", "parse_ledger", "parse_state",
-           "topic", "BadMessage"]
+__all__ = ["LedgerRow", "row_mac", "read_key", "WireRow", "ledger_payload", "parse_ledger", "TableState",
+           "parse_state", "topic", "BadMessage"]
 
 TABLE_ID = r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$"
 PREFIX = r"^[A-Za-z0-9_-]{1,64}(/[A-Za-z0-9_-]{1,64}){0,3}$"
@@ -41,6 +44,24 @@ MAX_LEDGER_BYTES = 16 * 1024
 MAX_STATE_BYTES = 256 * 1024
 MAX_STATUS_BYTES = 16
 MAX_BODY_CHARS = 8 * 1024
+
+
+def _finite(value: JsonValue) -> JsonValue:
+    """Refuse NaN and the infinities anywhere in a JSON value: not JSON, and no API could serve them back."""
+    stack = [value]
+    while stack:  # a loop, not recursion: the parser already bounds the depth, this adds no limit of its own
+        item = stack.pop()
+        if isinstance(item, float) and not math.isfinite(item):
+            raise ValueError("not a finite number")
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return value
+
+
+# Any JSON value, finite: what the floor accepts where it only passes a table's data on.
+Json = Annotated[JsonValue, AfterValidator(_finite)]
 
 
 def read_key(path: str) -> bytes:
@@ -89,10 +110,20 @@ def ledger_payload(table: str, row: LedgerRow, *, mask_card: bool = False, withh
                       separators=(",", ":"), ensure_ascii=True).encode()
 
 
+class _EventBody(BaseModel):
+    """What the floor checks of a row's body: a JSON object with a type (the engine's parser does the rest)."""
+
+    model_config = ConfigDict(extra="allow", strict=True)
+    __pydantic_extra__: dict[str, Json] = Field(init=False)
+
+    type: str = Field(max_length=64)
+
+
 def _explain(exc: ValidationError) -> str:
-    err = exc.errors()[0]
-    where = ".".join(str(p) for p in err["loc"]) or "message"
-    return f"{where}: {err['msg']}"
+    """The first few things wrong, each with where (never the input itself: it may be huge)."""
+    errors = exc.errors(include_input=False, include_url=False)
+    said = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'message'}: {e['msg']}" for e in errors[:3])
+    return said + (f"; and {len(errors) - 3} more" if len(errors) > 3 else "")
 
 
 def parse_ledger(payload: bytes, topic_table: str) -> WireRow:
@@ -107,26 +138,132 @@ def parse_ledger(payload: bytes, topic_table: str) -> WireRow:
         raise BadMessage(f"ledger message names table {row.table!r} on the topic of {topic_table!r}")
     if row.masked != (row.mac is None):
         raise BadMessage("a ledger message has a MAC exactly when it is not masked")
-    try:
-        body = json.loads(row.body)
-    except ValueError:
-        raise BadMessage("ledger body is not JSON") from None
-    if not isinstance(body, dict) or not isinstance(body.get("type"), str):
-        raise BadMessage("ledger body is not a session-format event")
+    try:  # through pydantic's parser: nesting too deep is a ValidationError, where json.loads would recurse
+        _EventBody.model_validate_json(row.body)
+    except ValidationError as exc:
+        raise BadMessage(f"ledger body is not a session-format event: {_explain(exc)}") from None
     return row
 
 
-def parse_state(payload: bytes) -> dict[str, Any]:
-    """Check and decode a retained state message; BadMessage if it is too large or not a JSON object."""
+# ----------------------------------------------------------------------------- the retained state
+# Typed where the floor reads it (the tile), and checked to be plain JSON where it only passes it on (a newer
+# table's fields, the view's boxes and cards): anything else refuses the whole message, which the floor then
+# reports as an incident on that table and does not store.
+
+_WORD = r"^[a-z][a-z0-9_]{0,39}$"
+_GAME = r"^[a-z0-9][a-z0-9-]{0,31}$"
+
+
+def _iso_time(value: str) -> str:
+    """An ISO 8601 time, kept as the table wrote it."""
+    try:
+        datetime.fromisoformat(value)
+    except ValueError:
+        raise ValueError("not an ISO 8601 time") from None
+    return value
+
+
+def _web_link(value: str) -> str:
+    """Empty, or an http(s) address with a host: the floor's dashboard makes it a link."""
+    if not value:
+        return value
+    try:
+        parts = urlsplit(value)
+    except ValueError:
+        raise ValueError("not a URL") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError("only http:// and https:// links with a host")
+    return value
+
+
+IsoTime = Annotated[str, Field(max_length=40), AfterValidator(_iso_time)]
+
+
+class _Passed(BaseModel):
+    """A part of the state: typed fields, and whatever else the table sends, kept if it is finite JSON."""
+
+    model_config = ConfigDict(extra="allow", strict=True, frozen=True, allow_inf_nan=False)
+    __pydantic_extra__: dict[str, Json] = Field(init=False)
+
+
+class AlertState(_Passed):
+    """An open alert as a viewer sees it (controller.alerts.Alert.as_dict)."""
+
+    id: int = Field(ge=0, le=2**62)
+    kind: str = Field(pattern=_WORD)
+    message: str = Field(max_length=1000)
+    raised_at: IsoTime | None = None
+    active: bool = True
+    acknowledged: bool = False
+    acknowledged_by: str | None = Field(None, max_length=200)
+
+
+class ShoeState(_Passed):
+    """The shoe as a viewer sees it."""
+
+    id: str | None = Field(None, max_length=64)
+    penetration: float | None = Field(None, ge=0, le=1)
+
+
+class ViewState(_Passed):
+    """The table as a viewer sees it (controller.view.table_view), as far as the floor reads it."""
+
+    phase: str | None = Field(None, pattern=_WORD)
+    round: int | None = Field(None, ge=0, le=2**62)
+    rounds_played: int | None = Field(None, ge=0, le=2**62)
+    alerts: list[AlertState] = Field(default_factory=list, max_length=200)
+    shoe: ShoeState | None = None
+
+
+class FiguresState(_Passed):
+    """The shift's figures (tablectl.api.figures)."""
+
+    rounds_per_hour: float | None = Field(None, ge=0, le=1e6)
+    hands_per_hour: float | None = Field(None, ge=0, le=1e7)
+    house_result: str | None = Field(None, max_length=40)
+
+
+class HeadState(_Passed):
+    """The table's last journal row: its seq, and its MAC (null while a hole card is down)."""
+
+    seq: int = Field(ge=0, le=2**62)
+    mac: str | None = Field(None, pattern=r"^[0-9a-f]{64}$")
+
+
+class TableState(_Passed):
+    """A table's retained state message, validated: what the floor shows of that table."""
+
+    table: str = Field(pattern=TABLE_ID)
+    name: str | None = Field(None, max_length=200)
+    game: str | None = Field(None, pattern=_GAME)
+    profile: str | None = Field(None, max_length=64)
+    view: ViewState | None = None
+    figures: FiguresState | None = None
+    head: HeadState | None = None
+    dashboard_url: Annotated[str, Field(max_length=300), AfterValidator(_web_link)] = ""
+    published_at: IsoTime | None = None
+
+    def as_published(self) -> dict[str, Any]:
+        """The state as JSON, with the fields the table sent (and only those)."""
+        return self.model_dump(mode="json", exclude_unset=True)
+
+
+def load_state(text: str | bytes, table: str) -> TableState:
+    """A state as JSON text, for `table`; BadMessage says what is wrong."""
+    try:
+        state = TableState.model_validate_json(text)
+    except ValidationError as exc:
+        raise BadMessage(f"malformed state message: {_explain(exc)}") from None
+    if state.table != table:
+        raise BadMessage(f"state message names table {state.table!r} on the topic of {table!r}")
+    return state
+
+
+def parse_state(payload: bytes, topic_table: str) -> TableState:
+    """Check and decode a retained state message from `topic_table`'s topic; BadMessage says what is wrong."""
     if len(payload) > MAX_STATE_BYTES:
         raise BadMessage(f"state message of {len(payload)} bytes (limit {MAX_STATE_BYTES})")
-    try:
-        data = json.loads(payload)
-    except ValueError:
-        raise BadMessage("state message is not JSON") from None
-    if not isinstance(data, dict):
-        raise BadMessage("state message is not a JSON object")
-    return data
+    return load_state(payload, topic_table)
 
 
 def parse_status(payload: bytes) -> str:

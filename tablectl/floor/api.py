@@ -59,8 +59,9 @@ async def get_table(who: Viewer, request: Request, table: TableId) -> dict[str, 
     """One table's tile, its open gaps and its retained state as published."""
     floor = _floor(request)
     _known(floor, table)
+    state = floor.store.tracks[table].state
     return {**floor.tile(table), "open_gaps": floor.store.open_gaps(table),
-            "state": floor.store.tracks[table].state}
+            "state": state.as_published() if state is not None else None}
 
 
 @router.get("/api/gaps", tags=["read"], responses=ERRORS)

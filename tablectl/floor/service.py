@@ -23,6 +23,7 @@ from tablectl.fleet import broker as mqtt
 from tablectl.fleet.wire import (
     MAX_STATE_BYTES,
     TABLE_ID,
+    AlertState,
     WireRow,
     parse_ledger,
     parse_state,
@@ -179,26 +180,31 @@ class FloorService:
         return batch
 
     def handle(self, messages: list[Any], now: float | None = None) -> None:
-        """Store a batch of broker messages (ledger rows in one transaction); a bad one is dropped and reported."""
+        """Store a batch of broker messages (ledger rows in one transaction); a bad one is dropped and reported.
+
+        Every message is validated here, into the wire's typed models, before anything of it is kept: one that
+        does not validate is an incident on the table its topic names (or on none), and changes nothing.
+        """
         now = time.time() if now is None else now
         rows: list[WireRow] = []
         for m in messages:
             self.messages += 1
             name = str(m.topic)
+            table: str | None = None
             try:
                 table, leaf = split_topic(self.prefix, name)
-                payload = m.payload if isinstance(m.payload, bytes) else bytes(m.payload or b"")
+                payload = _payload(m.payload)
                 if leaf == "ledger":
                     rows.append(parse_ledger(payload, table))
                 elif leaf == "state":
-                    if payload:  # an empty retained message clears the topic
-                        self.store.set_state(table, parse_state(payload), now)
+                    if payload:  # an empty retained message clears the topic; the floor keeps the last state
+                        self.store.set_state(table, parse_state(payload, table), now)
                 else:
                     if payload:
                         self.store.set_status(table, parse_status(payload), now)
             except BadMessage as exc:
                 self.dropped += 1
-                self.store.incident(None, "bad_message", f"dropped a message on {name[:200]!r}: {exc}", now)
+                self.store.incident(table, "bad_message", f"dropped a message on {name[:200]!r}: {exc}", now)
         for table in {r.table for r in rows}:
             if table not in self.keys:
                 self._try_key(table, now)
@@ -239,25 +245,14 @@ class FloorService:
                                             t["online"], t["id"]))
 
     def tile(self, table: str, now: float | None = None) -> dict[str, Any]:
-        """What the floor shows of one table."""
+        """What the floor shows of one table (from its last state that validated, and its rows)."""
         now = time.time() if now is None else now
         t = self.store.tracks[table]
-        state = t.state or {}
-        view = state.get("view") or {}
-        figures = state.get("figures") or {}
-        shoe = view.get("shoe") or {}
-        head = state.get("head") or {}
-        alerts = []
-        for a in view.get("alerts") or []:
-            age = None
-            try:
-                raised = datetime.fromisoformat(a.get("raised_at"))
-                age = max(0.0, now - raised.astimezone(timezone.utc).timestamp())
-            except (TypeError, ValueError):
-                pass
-            alerts.append({"id": a.get("id"), "kind": a.get("kind"), "message": a.get("message"),
-                           "raised_at": a.get("raised_at"), "age_s": round(age, 1) if age is not None else None,
-                           "active": a.get("active"), "acknowledged": a.get("acknowledged")})
+        state = t.state
+        view = state.view if state is not None else None
+        figures = state.figures if state is not None else None
+        shoe = view.shoe if view is not None else None
+        alerts = [_alert(a, now) for a in (view.alerts if view is not None else [])]
         alerts.sort(key=lambda a: -(a["age_s"] or 0))
         if table not in self.keys:
             mac = "no_key"
@@ -267,25 +262,25 @@ class FloorService:
             mac = "ok"
         else:
             mac = "pending"
-        head_seq = head.get("seq") if isinstance(head.get("seq"), int) else 0
+        head_seq = state.head.seq if state is not None and state.head is not None else 0
         return {
             "id": table,
-            "name": state.get("name") or table,
-            "game": state.get("game"),
-            "profile": state.get("profile"),
-            "phase": view.get("phase"),
-            "round": view.get("round"),
-            "rounds_played": view.get("rounds_played"),
+            "name": (state.name if state is not None else None) or table,
+            "game": state.game if state is not None else None,
+            "profile": state.profile if state is not None else None,
+            "phase": view.phase if view is not None else None,
+            "round": view.round if view is not None else None,
+            "rounds_played": view.rounds_played if view is not None else None,
             "alerts": alerts,
-            "penetration": shoe.get("penetration"),
-            "shoe_id": shoe.get("id"),
-            "rounds_per_hour": figures.get("rounds_per_hour"),
-            "hands_per_hour": figures.get("hands_per_hour"),
-            "house_result": figures.get("house_result"),
+            "penetration": shoe.penetration if shoe is not None else None,
+            "shoe_id": shoe.id if shoe is not None else None,
+            "rounds_per_hour": figures.rounds_per_hour if figures is not None else None,
+            "hands_per_hour": figures.hands_per_hour if figures is not None else None,
+            "house_result": figures.house_result if figures is not None else None,
             "online": t.status == "online",
             "status": t.status or "unknown",
             "status_since": t.status_at,
-            "dashboard_url": state.get("dashboard_url") or None,
+            "dashboard_url": (state.dashboard_url if state is not None else None) or None,
             "rows": t.rows,
             "contiguous": t.contiguous,
             "max_seq": t.max_seq,
@@ -299,3 +294,26 @@ class FloorService:
             "conflicts": t.conflicts,
             "state_at": t.state_at,
         }
+
+
+def _alert(a: AlertState, now: float) -> dict[str, Any]:
+    """An alert on a tile, with its age (a time without a zone is taken as UTC)."""
+    age = None
+    if a.raised_at is not None:
+        raised = datetime.fromisoformat(a.raised_at)
+        if raised.tzinfo is None:
+            raised = raised.replace(tzinfo=timezone.utc)
+        age = max(0.0, now - raised.timestamp())
+    return {"id": a.id, "kind": a.kind, "message": a.message, "raised_at": a.raised_at,
+            "age_s": round(age, 1) if age is not None else None, "active": a.active, "acknowledged": a.acknowledged}
+
+
+def _payload(raw: object) -> bytes:
+    """A message's payload as bytes (the client gives bytes; anything else is refused, never converted blindly)."""
+    if isinstance(raw, (bytes, bytearray, memoryview)):
+        return bytes(raw)
+    if raw is None:
+        return b""
+    if isinstance(raw, str):
+        return raw.encode("utf-8", "surrogatepass")
+    raise BadMessage(f"a payload of type {type(raw).__name__}")

@@ -15,15 +15,17 @@ checked, in chain order, where the table's key is known).
 
 from __future__ import annotations
 
-import json
 import logging
 import sqlite3
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterator, Literal
 
-from tablectl.fleet.wire import WireRow, row_mac
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from tablectl.fleet import BadMessage
+from tablectl.fleet.wire import TABLE_ID, TableState, WireRow, load_state, row_mac
 
 from . import StoreError
 
@@ -74,10 +76,30 @@ class Track:
     conflicts: int = 0
     status: str | None = None
     status_at: float | None = None
-    state: dict[str, Any] | None = None
+    state: TableState | None = None
     state_at: float | None = None
     dirty: bool = False
     masked: set[int] = field(default_factory=set)
+
+
+class _TrackRow(BaseModel):
+    """A row of the store's `tables` table as read back at start: the file is checked like any input."""
+
+    model_config = ConfigDict(strict=True)
+
+    table_id: str = Field(pattern=TABLE_ID)
+    status: Literal["online", "offline"] | None
+    status_at: float | None
+    state: str | None
+    state_at: float | None
+    contiguous: int = Field(ge=0, le=2**62)
+    max_seq: int = Field(ge=0, le=2**62)
+    rows: int = Field(ge=0)
+    verified_upto: int = Field(ge=0, le=2**62)
+    verified_mac: str = Field(pattern=r"^([0-9a-f]{64})?$")
+    bad_macs: int = Field(ge=0)
+    duplicates: int = Field(ge=0)
+    conflicts: int = Field(ge=0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,13 +162,28 @@ class FloorStore:
         if meta.get("app") != APP_ID or meta.get("schema") != str(SCHEMA_VERSION):
             raise StoreError(f"{self.path} is not a floor store of schema {SCHEMA_VERSION} (found {meta})")
         self.tracks: dict[str, Track] = {}
-        for (tid, status, status_at, state, state_at, contiguous, max_seq, rows, vupto, vmac, bad, dup,
-             conf) in self.db.execute("SELECT * FROM tables"):
-            t = Track(contiguous, max_seq, rows, vupto, vmac, bad, dup, conf, status, status_at,
-                      json.loads(state) if state else None, state_at)
-            t.masked = {s for (s,) in self.db.execute(
-                "SELECT seq FROM rows WHERE table_id = ? AND masked = 1", (tid,))}
-            self.tracks[tid] = t
+        for values in self.db.execute("SELECT * FROM tables").fetchall():
+            self.tracks[values[0]] = self._load_track(values)
+
+    def _load_track(self, values: tuple[Any, ...]) -> Track:
+        """One table's track from its row in `tables`, checked; a state that does not validate is dropped."""
+        try:
+            r = _TrackRow(**dict(zip(_TrackRow.model_fields, values)))
+        except (ValidationError, TypeError) as exc:
+            raise StoreError(f"floor store {self.path}: the record of table {str(values[0])[:80]!r} is damaged: "
+                             f"{exc}") from None
+        state = None
+        if r.state is not None:
+            try:
+                state = load_state(r.state, r.table_id)
+            except BadMessage as exc:  # stored by an earlier build that did not check it: never served
+                self.db.execute("UPDATE tables SET state = NULL WHERE table_id = ?", (r.table_id,))
+                self.incident(r.table_id, "bad_state", f"the stored state does not validate and is dropped: {exc}")
+        t = Track(r.contiguous, r.max_seq, r.rows, r.verified_upto, r.verified_mac, r.bad_macs, r.duplicates,
+                  r.conflicts, r.status, r.status_at, state, r.state_at)
+        t.masked = {s for (s,) in self.db.execute("SELECT seq FROM rows WHERE table_id = ? AND masked = 1",
+                                                  (r.table_id,))}
+        return t
 
     # ------------------------------------------------------------------ writing
     def track(self, table: str) -> Track:
@@ -293,7 +330,7 @@ class FloorStore:
         t.verified_mac = prev
         self.db.executemany("UPDATE rows SET verified = ? WHERE table_id = ? AND seq = ?", updates)
 
-    def set_state(self, table: str, state: dict[str, Any], now: float | None = None) -> None:
+    def set_state(self, table: str, state: TableState, now: float | None = None) -> None:
         """Keep a table's latest retained state."""
         t = self.track(table)
         t.state, t.state_at, t.dirty = state, time.time() if now is None else now, True
@@ -317,7 +354,7 @@ class FloorStore:
                 continue
             self.db.execute(
                 "INSERT OR REPLACE INTO tables VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                (tid, t.status, t.status_at, json.dumps(t.state, separators=(",", ":")) if t.state else None,
+                (tid, t.status, t.status_at, t.state.model_dump_json(exclude_unset=True) if t.state else None,
                  t.state_at, t.contiguous, t.max_seq, t.rows, t.verified_upto, t.verified_mac, t.bad_macs,
                  t.duplicates, t.conflicts))
             t.dirty = False

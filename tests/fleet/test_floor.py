@@ -50,7 +50,7 @@ def test_rows_state_and_status_reach_the_floor_and_bad_messages_are_dropped_and_
              ("tablectl/t1/ledger", b"{" * (MAX_LEDGER_BYTES + 10), False),  # too large
              ("tablectl/t1/ledger", b'{"seq": 1}', False),  # malformed
              ("tablectl/t2/ledger", ledger_payload("t1", rows[0]), False),  # another table's row
-             ("tablectl/t1/state", json.dumps({"name": "Table One", "game": "blackjack", "profile": "ru-standard",
+             ("tablectl/t1/state", json.dumps({"table": "t1", "name": "Table One", "game": "blackjack", "profile": "ru-standard",
                                                "view": {"phase": "players", "round": 3, "alerts": [
                                                    {"id": 1, "kind": "call_pit", "message": "pit!",
                                                     "raised_at": "2026-01-01T00:00:00+00:00", "active": True,

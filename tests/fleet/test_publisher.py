@@ -41,7 +41,8 @@ async def _hole_card(tmp_path, url: str) -> None:
                 if leaf == "status":
                     statuses.append(m.payload)
                 elif leaf == "state":
-                    state = parse_state(m.payload)
+                    parse_state(m.payload, "table-001")  # it validates as the floor reads it
+                    state = json.loads(m.payload)
                     states.append(state)
                     if hidden:
                         # A state made before the hole card was dealt may arrive after it: judge each

@@ -10,6 +10,7 @@ from tests.support.fleet import make_rows, wire
 from tablectl.floor import ExportError
 from tablectl.floor.export import export_table
 from tablectl.floor.store import BAD, OK, PENDING, FloorStore
+from tablectl.fleet.wire import TableState
 
 KEY = bytes.fromhex("11" * 32)
 
@@ -96,12 +97,13 @@ def test_the_store_survives_a_restart(tmp_path):
     rows = make_rows(KEY, 6)
     s.ingest([wire("t1", r) for r in rows[:2]] + [wire("t1", rows[2], mask_card=True, withhold_mac=True)])
     s.set_status("t1", "online")
-    s.set_state("t1", {"name": "T1"})
+    s.set_state("t1", TableState(table="t1", name="T1"))
     s.flush()
     s.close()
     s = FloorStore(tmp_path / "f.sqlite", {"t1": KEY})
     t = s.tracks["t1"]
-    assert (t.contiguous, t.verified_upto, t.masked, t.status, t.state) == (3, 2, {3}, "online", {"name": "T1"})
+    assert (t.contiguous, t.verified_upto, t.masked, t.status) == (3, 2, {3}, "online")
+    assert t.state is not None and t.state.as_published() == {"table": "t1", "name": "T1"}
     s.ingest([wire("t1", r) for r in rows[2:]])
     assert s.tracks["t1"].verified_upto == 6
 

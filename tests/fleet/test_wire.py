@@ -91,6 +91,7 @@ def test_topics_state_and_status():
     assert parse_status(b"online") == "online"
     with pytest.raises(BadMessage):
         parse_status(b"maybe")
-    assert parse_state(b'{"a":1}') == {"a": 1}
-    with pytest.raises(BadMessage):
-        parse_state(b"[1]")
+    assert parse_state(b'{"table":"t1","a":1}', "t1").as_published() == {"table": "t1", "a": 1}
+    for bad in (b"[1]", b'{"a":1}', b'{"table":"t2"}', b'{"table":"t1","head":"x"}'):
+        with pytest.raises(BadMessage):
+            parse_state(bad, "t1")
