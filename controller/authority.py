@@ -111,18 +111,18 @@ class TableAuthority:
         # card at once when the round is settled (a settled round keeps no secret).
         secrets = self._secret_cards
         for effect in effects:
-            kind = type(effect)
-            if kind is CardPlaced and effect.face_down:  # type: ignore[attr-defined]
+            # type(effect) itself, not a local holding it: mypy narrows `effect` only on the former.
+            if type(effect) is CardPlaced and effect.face_down:
                 self.secret_seqs.add(seq)
-                secrets[seq] = (effect.box, effect.card)  # type: ignore[attr-defined]
-            elif kind is CardsTurned:
-                for code in effect.cards:  # type: ignore[attr-defined]
+                secrets[seq] = (effect.box, effect.card)
+            elif type(effect) is CardsTurned:
+                for code in effect.cards:
                     for row in sorted(secrets):  # the earliest row holding that card of that box
-                        if secrets[row] == (effect.box, code):  # type: ignore[attr-defined]
+                        if secrets[row] == (effect.box, code):
                             del secrets[row]
                             self.secret_seqs.discard(row)
                             break
-            elif kind is HoleCardTurned or kind is RoundSettled:
+            elif type(effect) is HoleCardTurned or type(effect) is RoundSettled:
                 self.secret_seqs.clear()
                 secrets.clear()
 
@@ -178,8 +178,8 @@ def export_session(journal: JournalReader, since_time: datetime | None = None) -
         data = dump_event(entry.event)
         if isinstance(entry.event, SetRules):
             rules_line = data
-        if not started:
-            if data["type"] != "shuffle" or entry.received_at < since_time:  # type: ignore[operator]
+        if not started and since_time is not None:  # (not started: there is a since_time)
+            if data["type"] != "shuffle" or entry.received_at < since_time:
                 continue
             started = True
             if rules_line is not None:
