@@ -26,7 +26,7 @@ from .engine import IllegalAction, Phase, Table
 from .errors import SnapshotError
 from .events import CardDrawn, Event, SetRules, Shuffle, dump_event
 from .journal import Journal, JournalEntry, JournalError, JournalKey, JournalReader
-from .rules import RuleProfile, build_rules, non_default_options
+from .rules import Rules, build_rules, non_default_options
 from .view import HIDDEN
 
 log = logging.getLogger(__name__)
@@ -39,7 +39,7 @@ class ReplayRefused(JournalError, ValueError):
 class TableAuthority:
     """A Table kept in step with its journal."""
 
-    def __init__(self, journal: Journal, rules: RuleProfile, snapshot_every_rounds: int = 50, *,
+    def __init__(self, journal: Journal, rules: Rules, snapshot_every_rounds: int = 50, *,
                  now: datetime) -> None:
         """Restore the table from `journal`; `now` (the caller's clock: time is passed in, never read here)
         is when it is opened, the time of a new journal's first row."""
@@ -54,7 +54,7 @@ class TableAuthority:
         self._restore(rules, now)
 
     @classmethod
-    def open(cls, path: str | Path, key: JournalKey, rules: RuleProfile, snapshot_every_rounds: int = 50,
+    def open(cls, path: str | Path, key: JournalKey, rules: Rules, snapshot_every_rounds: int = 50,
              *, now: datetime, create: bool = True) -> "TableAuthority":
         """Open (or, where nothing is, create) the journal at `path` and restore the table from it.
 
@@ -63,7 +63,7 @@ class TableAuthority:
         """
         return cls(Journal(path, key, create=create, now=now), rules, snapshot_every_rounds, now=now)
 
-    def _restore(self, rules: RuleProfile, now: datetime) -> None:
+    def _restore(self, rules: Rules, now: datetime) -> None:
         def after(entry: JournalEntry, effects: list[Effect]) -> None:
             self.replayed += 1
             self._track_secrets(entry.seq, effects)

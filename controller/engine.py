@@ -314,8 +314,7 @@ class Table:
         bets = self.pending.get(e.box, {})
         player = self._bettor(e, bets)
         new_bets = dict(bets)
-        # type ignored: to_cents is None only for a fraction of a cent, which _check_bet refused.
-        new_bets[player] = new_bets.get(player, 0) + to_cents(e.amount)  # type: ignore[operator]
+        new_bets[player] = new_bets.get(player, 0) + to_cents(e.amount)  # type: ignore[operator]  # _check_bet: whole cents
         self.pending[e.box] = new_bets
         self.reservations.pop(e.box, None)
         if self.phase is Phase.SETTLED:

@@ -95,8 +95,7 @@ def awaiting_resplit(hand: Hand) -> bool:
 
 def split_aces_complete(hand: Hand, card: Card, rules: RuleProfile) -> bool:
     """A split ace is complete with its one card, unless that card is an ace it may split again."""
-    # type ignored: hand.box is None only for the dealer's hand, and a split hand is a box's.
-    return not (card.value == 1 and rules.resplit_aces and len(hand.box.hands) < rules.max_hands)  # type: ignore[union-attr]
+    return not (card.value == 1 and rules.resplit_aces and len(hand.box.hands) < rules.max_hands)  # type: ignore[union-attr]  # a split hand has a box
 
 
 def split_aces_refusal(hand: Hand, rules: RuleProfile, what: str) -> Refusal | None:

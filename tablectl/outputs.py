@@ -281,7 +281,7 @@ def _banker_view(table: Table, banker: Hand | None, settled: Round | None) -> De
     n = len(banker.cards)
     if _closed(banker):
         return DealerView(card_count=n, closed=True, bank=bank)
-    values: tuple[int, ...] = table.rules.values  # type: ignore[attr-defined]
+    values: tuple[int, ...] = table.rules.values  # type: ignore[union-attr]  # a banker: a club game, whose rules have values
     hard = min(banker.hard, MAX_HARD_TOTAL)
     return DealerView(
         up_card=min(values[banker.cards[0].index], 10),
