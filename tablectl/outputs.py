@@ -19,7 +19,7 @@ from controller.alerts import AlertKind
 from controller.cards import soft_total
 from controller.effects import AlertRaised, Effect, ShoeLock
 from controller.engine import Table
-from controller.hand import BoxInPlay, Hand, Outcome
+from controller.hand import Hand, Outcome
 from controller.money import from_cents
 from controller.phase import PLAY, Phase
 from controller.round import Round

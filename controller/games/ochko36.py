@@ -351,7 +351,6 @@ class Ochko36(club.ClubGame):
 
     # ------------------------------------------------------------------ stakes
     def _check_bet(self, t: Table, e: ev.PlaceBet) -> Refusal | None:
-        rules: Club36Rules = t.rules  # type: ignore[assignment]  # this game's rules
         bank: Bank = t.game_state
         if t.phase is Phase.PLAYERS:
             return self._raise_refusal(t, e)

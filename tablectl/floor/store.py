@@ -352,8 +352,8 @@ class FloorStore:
         if table is not None:
             sql += " AND table_id = ?"
             args = (table,)
-        return [{"table": t, "first": f, "last": l, "noticed_at": n, "reported": bool(r)}
-                for t, f, l, n, r in self.db.execute(sql + " ORDER BY noticed_at", args)]
+        return [{"table": t, "first": first, "last": last, "noticed_at": n, "reported": bool(r)}
+                for t, first, last, n, r in self.db.execute(sql + " ORDER BY noticed_at", args)]
 
     def rows(self, table: str, after: int = 0, limit: int = 1000) -> list[StoredRow]:
         """A table's rows after seq `after`, in order."""
