@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import random
 from typing import Any, AsyncIterator
 
 import firmware_bridge as fb
