@@ -35,16 +35,20 @@ def _floor(request: Request) -> FloorService:
 
 
 def _known(floor: FloorService, table: str) -> None:
-    if table not in floor.store.tracks:
+    if table not in floor.store.tracks or not floor.is_known(table):
         raise ApiError(404, "unknown_table", f"the floor has heard nothing from table {table!r}")
+
+
+def _open_gaps(floor: FloorService) -> list[dict[str, Any]]:
+    return [g for g in floor.store.open_gaps() if floor.is_known(g["table"])]
 
 
 @router.get("/healthz", tags=["health"])
 async def healthz(request: Request) -> dict[str, Any]:
     """Is the floor connected to the broker? (no key needed)"""
     floor = _floor(request)
-    return {"ok": floor.connected, "broker": floor.connected, "tables": len(floor.store.tracks),
-            "open_gaps": len(floor.store.open_gaps()), "messages": floor.messages, "dropped": floor.dropped}
+    return {"ok": floor.connected, "broker": floor.connected, "tables": len(floor.tables()),
+            "open_gaps": len(_open_gaps(floor)), "messages": floor.messages, "dropped": floor.dropped}
 
 
 @router.get("/api/floor", tags=["read"], responses=ERRORS)
@@ -67,7 +71,7 @@ async def get_table(who: Viewer, request: Request, table: TableId) -> dict[str, 
 @router.get("/api/gaps", tags=["read"], responses=ERRORS)
 async def get_gaps(who: Viewer, request: Request) -> dict[str, Any]:
     """Every gap not (yet) filled, on any table."""
-    return {"gaps": _floor(request).store.open_gaps()}
+    return {"gaps": _open_gaps(_floor(request))}
 
 
 @router.get("/api/incidents", tags=["read"], responses=ERRORS)

@@ -68,7 +68,8 @@ class FloorService:
     def __init__(self, settings: FloorSettings) -> None:
         self.settings = settings
         self.keys = load_keys(settings.floor.keys_dir)
-        self.store = FloorStore(settings.floor.store, self.keys)
+        self.known_tables = frozenset(settings.floor.known_tables)
+        self.store = FloorStore(settings.floor.store, self.keys, max_seq_jump=settings.floor.max_seq_jump)
         self.prefix = settings.floor.topic_prefix
         self.connected = False
         self.messages = 0
@@ -180,52 +181,81 @@ class FloorService:
         return batch
 
     def handle(self, messages: list[Any], now: float | None = None) -> None:
-        """Store a batch of broker messages (ledger rows in one transaction); a bad one is dropped and reported.
+        """Store a batch of broker messages in one transaction; a bad one is dropped and reported.
 
-        Every message is validated here, into the wire's typed models, before anything of it is kept: one that
-        does not validate is an incident on the table its topic names (or on none), and changes nothing.
+        Every message is validated here, into the wire's typed models, before anything of it is kept: one from
+        a table the floor does not know is dropped unread; one that does not validate is an incident on the
+        table its topic names (or on none), and changes nothing. Incidents that input can repeat are reported
+        once a window (`FloorStore.report`), so a flood costs neither the log nor the store a line a message.
         """
         now = time.time() if now is None else now
         rows: list[WireRow] = []
-        for m in messages:
-            self.messages += 1
-            name = str(m.topic)
-            table: str | None = None
-            try:
-                table, leaf = split_topic(self.prefix, name)
-                payload = _payload(m.payload)
-                if leaf == "ledger":
-                    rows.append(parse_ledger(payload, table))
-                elif leaf == "state":
-                    if payload:  # an empty retained message clears the topic; the floor keeps the last state
-                        self.store.set_state(table, parse_state(payload, table), now)
-                else:
-                    if payload:
-                        self.store.set_status(table, parse_status(payload), now)
-            except BadMessage as exc:
-                self.dropped += 1
-                self.store.incident(table, "bad_message", f"dropped a message on {name[:200]!r}: {exc}", now)
-        for table in {r.table for r in rows}:
-            if table not in self.keys:
-                self._try_key(table, now)
-        if rows:
-            self.store.ingest(rows, now)
-        else:
-            self.store.flush()
+        with self.store.batch():
+            for m in messages:
+                self.messages += 1
+                name = str(m.topic)
+                table: str | None = None
+                try:
+                    table, leaf = split_topic(self.prefix, name)
+                    if not self._accepts(table, now):
+                        self.dropped += 1
+                        self.store.report(None, "unknown_table", f"a message from table {table!r}, which this floor "
+                                          "does not know (no key in keys_dir, not in known_tables), was dropped",
+                                          now, sample=table)
+                        continue
+                    payload = _payload(m.payload)
+                    if leaf == "ledger":
+                        rows.append(parse_ledger(payload, table))
+                    elif leaf == "state":
+                        if payload:  # an empty retained message clears the topic; the floor keeps the last state
+                            self.store.set_state(table, parse_state(payload, table), now)
+                    else:
+                        if payload:
+                            self.store.set_status(table, parse_status(payload), now)
+                except BadMessage as exc:
+                    self.dropped += 1
+                    self.store.report(table, "bad_message", f"dropped a message on {name[:200]!r}: {exc}", now)
+            if rows:
+                self.store.ingest(rows, now)
+
+    def is_known(self, table: str) -> bool:
+        """Is this a table of the floor: its key in keys_dir, or its id in known_tables?"""
+        return table in self.keys or table in self.known_tables
+
+    def tables(self) -> list[str]:
+        """The known tables the floor holds something of."""
+        return [tid for tid in self.store.tracks if self.is_known(tid)]
+
+    def _accepts(self, table: str, now: float) -> bool:
+        """Is `table` known (loading its key if it was copied into keys_dir since)?"""
+        if table in self.keys:
+            return True
+        if table in self.known_tables:
+            self._try_key(table, now)  # known without a key; it may get one
+            return True
+        return self._load_key(table, now)
+
+    def _load_key(self, table: str, now: float) -> bool:
+        """A table not known so far: known from now on if its key is in keys_dir (nothing kept if not)."""
+        path = self.settings.floor.keys_dir / f"{table}.key"
+        if not path.exists():  # the common case for an unknown table: one stat, nothing logged
+            return False
+        try:
+            self.keys[table] = read_key(str(path))  # the store shares this dict
+        except (OSError, ValueError) as exc:
+            self.store.report(None, "bad_key", f"table {table}: key {path} unusable: {exc}", now, sample=table)
+            return False
+        log.info("table %s: key %s loaded", table, path)
+        return True
 
     def _try_key(self, table: str, now: float) -> None:
-        """A table first heard of after startup: its key may have been copied in since."""
+        """A table of known_tables without a key: look for one at most every 30 s."""
         if now - self._key_tried.get(table, -1e9) < 30:
             return
         self._key_tried[table] = now
-        path = self.settings.floor.keys_dir / f"{table}.key"
-        try:
-            self.keys[table] = read_key(str(path))  # the store shares this dict
-            log.info("table %s: key %s loaded", table, path)
-        except FileNotFoundError:
-            log.warning("table %s: no key %s: its rows' MACs are not verified", table, path)
-        except (OSError, ValueError) as exc:
-            log.warning("table %s: key %s unusable: %s", table, path, exc)
+        if not self._load_key(table, now):
+            log.info("table %s: in known_tables, no key in %s: its rows' MACs are not verified", table,
+                     self.settings.floor.keys_dir)
 
     async def _watch_gaps(self) -> None:
         grace = self.settings.floor.gap_grace_seconds
@@ -233,6 +263,7 @@ class FloorService:
             await asyncio.sleep(min(1.0, grace / 2))
             try:
                 self.store.report_gaps(grace)
+                self.store.report_held()
             except Exception:
                 log.exception("gap check failed")
 
@@ -240,7 +271,7 @@ class FloorService:
     def tiles(self, now: float | None = None) -> list[dict[str, Any]]:
         """One tile per table, tables with open alerts first (oldest alert first), then by id."""
         now = time.time() if now is None else now
-        tiles = [self.tile(tid, now) for tid in self.store.tracks]
+        tiles = [self.tile(tid, now) for tid in self.tables()]
         return sorted(tiles, key=lambda t: (not t["alerts"], -(t["alerts"][0]["age_s"] or 0) if t["alerts"] else 0,
                                             t["online"], t["id"]))
 

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from tablectl.config import ApiSettings, explain
 from tablectl.fleet.settings import BrokerSettings
-from tablectl.fleet.wire import PREFIX
+from tablectl.fleet.wire import PREFIX, TABLE_ID
 
 from . import FloorConfigError
 
@@ -35,6 +35,11 @@ class FloorSection(_Section):
     store: Path = Field(Path("/var/lib/tablectl-floor/floor.sqlite"), description="the floor's SQLite store")
     keys_dir: Path = Field(Path("/etc/tablectl-floor/keys"),
                            description="copies of the tables' journal keys, one file TABLE_ID.key each")
+    known_tables: list[Annotated[str, Field(pattern=TABLE_ID)]] = Field(
+        default_factory=list, max_length=10_000,
+        description="tables accepted without a key in keys_dir (their MACs unverified); any other table is unknown")
+    max_seq_jump: int = Field(100_000, ge=1, le=2**62,
+                              description="a row more than this beyond its table's highest on the floor is refused")
     gap_grace_seconds: float = Field(10.0, ge=0.5, le=3600,
                                      description="a missing row is reported as a gap after this long")
     log_level: str = Field("INFO", pattern=r"^(DEBUG|INFO|WARNING|ERROR)$", description="log level")

@@ -18,7 +18,9 @@ from __future__ import annotations
 import logging
 import sqlite3
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterator, Literal
 
@@ -28,11 +30,14 @@ from tablectl.fleet import BadMessage
 from tablectl.fleet.wire import TABLE_ID, LedgerRow, TableState, WireRow, load_state, row_mac
 
 from . import StoreError
+from .throttle import Throttle
 
 log = logging.getLogger(__name__)
 
 APP_ID = "tablectl-floor"
 SCHEMA_VERSION = 1
+# A row further than this beyond its table's highest on the floor is refused ([floor] max_seq_jump).
+MAX_SEQ_JUMP = 100_000
 
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -134,15 +139,19 @@ class IngestResult:
     duplicates: int = 0
     stale: int = 0
     conflicts: int = 0
+    refused: int = 0
     tables: set[str] = field(default_factory=set)
 
 
 class FloorStore:
     """The floor's SQLite store; used from one thread (the floor's event loop)."""
 
-    def __init__(self, path: str | Path, keys: dict[str, bytes] | None = None) -> None:
+    def __init__(self, path: str | Path, keys: dict[str, bytes] | None = None, *,
+                 max_seq_jump: int = MAX_SEQ_JUMP, throttle: Throttle | None = None) -> None:
         self.path = Path(path)
         self.keys = keys if keys is not None else {}
+        self.max_seq_jump = max_seq_jump
+        self.throttle = throttle if throttle is not None else Throttle()
         self.path.parent.mkdir(parents=True, exist_ok=True)
         new = not self.path.exists() or self.path.stat().st_size == 0
         try:
@@ -162,8 +171,7 @@ class FloorStore:
         if meta.get("app") != APP_ID or meta.get("schema") != str(SCHEMA_VERSION):
             raise StoreError(f"{self.path} is not a floor store of schema {SCHEMA_VERSION} (found {meta})")
         self.tracks: dict[str, Track] = {}
-        for values in self.db.execute("SELECT * FROM tables").fetchall():
-            self.tracks[values[0]] = self._load_track(values)
+        self._reload_tracks()
 
     def _load_track(self, values: tuple[Any, ...]) -> Track:
         """One table's track from its row in `tables`, checked; a state that does not validate is dropped."""
@@ -194,26 +202,44 @@ class FloorStore:
             t.dirty = True
         return t
 
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """One transaction (one commit) for everything done inside, the tables' tracks saved with it.
+
+        A batch inside a batch joins it. If anything raises, nothing of it is kept, in the file or in memory.
+        """
+        if self.db.in_transaction:
+            yield
+            return
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+            self._save_tracks()
+            self.db.execute("COMMIT")
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            self._reload_tracks()
+            raise
+
     def ingest(self, rows: list[WireRow], now: float | None = None) -> IngestResult:
         """Upsert a batch of ledger rows in one transaction (see the module docstring)."""
         now = time.time() if now is None else now
         res = IngestResult()
-        db = self.db
-        db.execute("BEGIN IMMEDIATE")
-        try:
+        with self.batch():
             for r in rows:
                 self._upsert(r, now, res)
             for table in res.tables:
                 self._advance(table, now)
-            self._save_tracks()
-            db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
-            self._reload_tracks()
-            raise
         return res
 
     def _upsert(self, r: WireRow, now: float, res: IngestResult) -> None:
+        known = self.tracks.get(r.table)
+        top = known.max_seq if known is not None else 0
+        if r.seq > top + self.max_seq_jump:  # kept, it would hold the export back until the table got that far
+            res.refused += 1
+            self.report(r.table, "seq_jump", f"row {r.seq} is more than {self.max_seq_jump} beyond the table's "
+                        f"highest row on the floor ({top}): refused, not stored ([floor] max_seq_jump)", now)
+            return
         t = self.track(r.table)
         values = (r.table, r.seq, r.kind, r.received_at, r.body, r.shoe_id, r.position, r.code, r.message, r.mac,
                   int(r.masked), PENDING, now)
@@ -342,9 +368,8 @@ class FloorStore:
     def flush(self) -> None:
         """Write the tables' state and status (batched with rows by ingest, or alone)."""
         if any(t.dirty for t in self.tracks.values()):
-            self.db.execute("BEGIN IMMEDIATE")
-            self._save_tracks()
-            self.db.execute("COMMIT")
+            with self.batch():
+                pass
 
     def _save_tracks(self) -> None:
         for tid, t in self.tracks.items():
@@ -358,8 +383,10 @@ class FloorStore:
             t.dirty = False
 
     def _reload_tracks(self) -> None:
-        keys = self.keys
-        self.__init__(self.path, keys)  # type: ignore[misc]  # back to what is committed
+        """Every table's track as committed (at start, and after a batch that failed)."""
+        self.tracks = {}
+        for values in self.db.execute("SELECT * FROM tables").fetchall():
+            self.tracks[values[0]] = self._load_track(values)
 
     def incident(self, table: str | None, kind: str, detail: str, now: float | None = None) -> None:
         """Record and log something the floor must report (a gap, a bad MAC, a dropped message...)."""
@@ -367,18 +394,44 @@ class FloorStore:
         self.db.execute("INSERT INTO incidents (at, table_id, kind, detail) VALUES (?, ?, ?, ?)",
                         (time.time() if now is None else now, table, kind, detail[:2000]))
 
+    def report(self, table: str | None, kind: str, detail: str, now: float | None = None,
+               sample: str | None = None) -> None:
+        """An incident that input can repeat at will: recorded the first time, then at most once a window.
+
+        What is held back is counted and summed up later (`report_held`), naming up to a few `sample`s.
+        """
+        now = time.time() if now is None else now
+        held = self.throttle.admit((table, kind), now, sample)
+        if held is None:
+            return
+        if held:
+            detail += f" ({held} more like it before this one were not reported one by one)"
+        self.incident(table, kind, detail, now)
+
+    def report_held(self, now: float | None = None) -> None:
+        """Sum up what `report` held back, for every table and kind whose window is over."""
+        now = time.time() if now is None else now
+        due = self.throttle.due(now)
+        if not due:
+            return
+        with self.batch():
+            for held in due:
+                since = datetime.fromtimestamp(held.since, timezone.utc).isoformat(timespec="seconds")
+                named = f": {', '.join(held.samples)}" if held.samples else ""
+                self.incident(held.key[0], held.key[1], f"{held.count} more like it since {since}, not reported "
+                              f"one by one{named}", now)
+
     def report_gaps(self, grace: float, now: float | None = None) -> list[tuple[str, int, int]]:
         """Report (once) every gap open longer than `grace` seconds; returns the newly reported ones."""
         now = time.time() if now is None else now
         due = self.db.execute("SELECT table_id, first, last FROM gaps WHERE closed_at IS NULL AND reported = 0 "
                               "AND noticed_at <= ?", (now - grace,)).fetchall()
         if due:
-            self.db.execute("BEGIN IMMEDIATE")
-            for table, first, last in due:
-                self.incident(table, "gap", f"rows {first}..{last} are missing (lost between the table and here)",
-                              now)
-                self.db.execute("UPDATE gaps SET reported = 1 WHERE table_id = ? AND first = ?", (table, first))
-            self.db.execute("COMMIT")
+            with self.batch():
+                for table, first, last in due:
+                    self.incident(table, "gap", f"rows {first}..{last} are missing (lost between the table and "
+                                  "here)", now)
+                    self.db.execute("UPDATE gaps SET reported = 1 WHERE table_id = ? AND first = ?", (table, first))
         return due
 
     # ------------------------------------------------------------------ reading

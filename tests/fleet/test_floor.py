@@ -36,7 +36,8 @@ def floor(tmp_path, broker):
     keys = tmp_path / "keys"
     keys.mkdir()
     (keys / "t1.key").write_text(KEY.hex() + "\n")
-    proc = FloorProcess(write_floor_config(tmp_path, broker.url, free_port(), keys), tmp_path / "floor.log").start()
+    cfg = write_floor_config(tmp_path, broker.url, free_port(), keys, extra='known_tables = ["t2"]\n')
+    proc = FloorProcess(cfg, tmp_path / "floor.log").start()
     yield proc
     proc.stop()
 
@@ -69,7 +70,8 @@ def test_rows_state_and_status_reach_the_floor_and_bad_messages_are_dropped_and_
     stored = _get(api, "/api/tables/t1/rows", SUPERVISOR_KEY).json()["rows"]
     assert [r["mac"] for r in stored] == [r.mac for r in rows] and {r["verified"] for r in stored} == {"ok"}
     kinds = [i["kind"] for i in _get(api, "/api/incidents").json()["incidents"]]
-    assert kinds.count("bad_message") == 3
+    # Three dropped, reported once a minute per table: t1's two as one incident, t2's as another.
+    assert kinds.count("bad_message") == 2 and _get(api, "/healthz", None).json()["dropped"] == 3
     # The same key roles and error envelope as a table's API.
     assert _get(api, "/api/floor", None).status_code == 401
     denied = _get(api, "/api/tables/t1/rows", VIEWER_KEY)

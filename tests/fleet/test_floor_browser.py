@@ -64,8 +64,9 @@ def _shot(page, name: str) -> None:
 
 
 def test_tiles_alerts_first_a_click_opens_the_table_and_offline_shows(browser, tmp_path, broker):
-    floor = FloorProcess(write_floor_config(tmp_path, broker.url, free_port(), tmp_path / "sim" / "keys"),
-                         tmp_path / "floor.log").start()
+    # table-900 has no key: the floor shows it because it is in known_tables.
+    floor = FloorProcess(write_floor_config(tmp_path, broker.url, free_port(), tmp_path / "sim" / "keys",
+                                            extra='known_tables = ["table-900"]\n'), tmp_path / "floor.log").start()
     table_port = free_port()
     sim = FleetSimProcess(tmp_path, broker.url, 1, 10_000, "--step-seconds", "0.2",
                           "--api-port", str(table_port)).start()
@@ -114,8 +115,8 @@ def test_tiles_alerts_first_a_click_opens_the_table_and_offline_shows(browser, t
 
 
 def test_the_floor_page_is_light(browser, tmp_path, broker):
-    floor = FloorProcess(write_floor_config(tmp_path, broker.url, free_port(), tmp_path / "keys"),
-                         tmp_path / "floor.log").start()
+    floor = FloorProcess(write_floor_config(tmp_path, broker.url, free_port(), tmp_path / "keys",
+                                            extra='known_tables = ["table-900"]\n'), tmp_path / "floor.log").start()
     try:
         _announce_alerting_table(broker.url)
         page = browser.new_page()

@@ -72,7 +72,7 @@ def _seed(floor) -> None:  # noqa: ANN001 - FloorService
 
 @pytest.mark.parametrize("why, payload", POISON, ids=[p[0] for p in POISON])
 def test_a_state_that_does_not_validate_is_an_incident_on_its_table_and_nothing_else(tmp_path, why, payload):
-    floor = floor_service(tmp_path, {"t1": KEY})
+    floor = floor_service(tmp_path, {"t1": KEY}, known_tables=["zz1"])
     _seed(floor)
     before = {tid: floor.tile(tid, NOW) for tid in ("t1", "zz1")}
     floor.handle([state("zz1", payload)], now=NOW + 1)
@@ -87,14 +87,14 @@ def test_a_state_that_does_not_validate_is_an_incident_on_its_table_and_nothing_
 
 
 def test_a_bad_state_stored_by_an_earlier_build_is_dropped_at_start_not_served(tmp_path):
-    floor = floor_service(tmp_path, {"t1": KEY})
+    floor = floor_service(tmp_path, {"t1": KEY}, known_tables=["zz1"])
     _seed(floor)
     floor.store.close()
     db = sqlite3.connect(tmp_path / "floor.sqlite")  # what the floor before this fix stored, as it stored it
     db.execute("UPDATE tables SET state = ? WHERE table_id = 'zz1'", (json.dumps({"view": {"alerts": ["boom"]}}),))
     db.commit()
     db.close()
-    floor = floor_service(tmp_path, {"t1": KEY})
+    floor = floor_service(tmp_path, {"t1": KEY}, known_tables=["zz1"])
     api = api_client(floor)
     tiles = api.get("/api/floor")
     assert tiles.status_code == 200
@@ -133,7 +133,7 @@ def test_through_the_broker_poison_neither_blinds_the_floor_nor_stops_it_and_a_r
     keys.mkdir()
     (keys / "t1.key").write_text(KEY.hex() + "\n")
     zz = [f"zz{i}" for i in range(1, 6)]
-    cfg = write_floor_config(tmp_path, broker.url, free_port(), keys)
+    cfg = write_floor_config(tmp_path, broker.url, free_port(), keys, extra=f"known_tables = {json.dumps(zz)}\n")
     floor = FloorProcess(cfg, tmp_path / "floor.log").start()
     try:
         rows = make_rows(KEY, 6)
