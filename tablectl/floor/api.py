@@ -93,15 +93,21 @@ async def get_rows(who: Supervisor, request: Request, table: TableId,
 
 @router.get("/api/tables/{table}/export", tags=["read"], responses={**NOT_FOUND, 409: {"model": ErrorResponse}})
 async def get_export(who: Supervisor, request: Request, table: TableId) -> Response:
-    """The table's session file (JSON Lines) for `tablectl replay`."""
+    """The table's session file (JSON Lines) for `tablectl replay`; 409 if any row of it is not the table's for sure.
+
+    `X-Tablectl-Verified: yes` when every row verified against the table's key, `no-key` when the floor has none.
+    """
     floor = _floor(request)
     _known(floor, table)
     try:
         text = export_text(floor.store, table)
     except ExportError as exc:
         raise ApiError(409, "incomplete", str(exc)) from None
+    # Whether every row verified against the table's key, or the floor had none to check them with.
+    verified = "yes" if table in floor.keys else "no-key"
     return Response(text, media_type="application/x-ndjson",
-                    headers={"Content-Disposition": f'attachment; filename="{table}.jsonl"'})
+                    headers={"Content-Disposition": f'attachment; filename="{table}.jsonl"',
+                             "X-Tablectl-Verified": verified})
 
 
 @router.get("/", include_in_schema=False)

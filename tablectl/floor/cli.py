@@ -57,17 +57,21 @@ def run(args: argparse.Namespace) -> int:
 
 def _export(settings, args: argparse.Namespace) -> int:  # noqa: ANN001 - FloorSettings, imported lazily
     from .export import export_text
+    from .keys import load_keys
     from .store import FloorStore
 
     if not settings.floor.store.exists():
         print(f"tablectl floor export: no floor store at {settings.floor.store}", file=sys.stderr)
         return 2
-    try:
-        store = FloorStore(settings.floor.store)
+    try:  # with the keys: a table's rows are exported only if they verified (docs/floor.md)
+        store = FloorStore(settings.floor.store, load_keys(settings.floor.keys_dir))
         text = export_text(store, args.table)
     except FloorError as exc:
         print(f"tablectl floor export: {exc}", file=sys.stderr)
         return 2
+    if args.table not in store.keys:
+        print(f"tablectl floor export: no key for table {args.table} in {settings.floor.keys_dir}: its rows are "
+              "exported unverified", file=sys.stderr)
     if args.out:
         with open(args.out, "w", encoding="utf-8") as f:
             f.write(text)

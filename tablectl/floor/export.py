@@ -2,9 +2,13 @@
 
 The accepted events (ledger rows of kind ``event``) in sequence order, each
 event written as `tablectl journal export` writes it. Refusals are skipped, as the table's own
-`tablectl journal export` skips them. The rows must be complete: a missing
-row stops the export (ExportError names the gap); rows not final yet (the
-round in play, its hole card not turned) are left out at the end.
+`tablectl journal export` skips them. Rows not final yet (the round in play, its hole card not
+turned) are left out at the end. Everything before must be the table's, or nothing is exported
+(ExportError says which row and why):
+
+- no row may be missing;
+- with the table's key, every row must have verified in the chain;
+- no row may be a conflict (two versions the floor could not tell apart: without the key, or both signed).
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ from typing import Any, Iterator
 from controller.events import BadEvent, dump_event, parse_event
 
 from . import ExportError
-from .store import FloorStore
+from .store import BAD, OK, FloorStore
 
 
 def export_table(store: FloorStore, table: str) -> Iterator[dict[str, Any]]:
@@ -29,9 +33,18 @@ def export_table(store: FloorStore, table: str) -> Iterator[dict[str, Any]]:
         if first <= track.max_seq:
             raise ExportError(f"table {table}: rows {first}..{last} are missing on the floor; the session "
                               "cannot be exported whole (the table's own journal has them)")
+    keyed = table in store.keys
+    conflicts = set(store.conflict_seqs(table))
     for row in store.iter_rows(table):
         if row.masked:
             return  # the round in play: not final yet
+        if row.seq in conflicts:
+            raise ExportError(f"table {table}: row {row.seq} is in conflict: two different versions of it arrived "
+                              "and the floor cannot tell which is the table's (see the incidents); the table's own "
+                              "journal has it")
+        if row.verified == BAD or (keyed and row.verified != OK):
+            why = "does not verify against the table's key" if row.verified == BAD else "is not verified yet"
+            raise ExportError(f"table {table}: row {row.seq} {why}: the floor does not export it as the table's")
         if row.kind != "event":
             continue
         try:  # through the engine's own event model, so the file is what `journal export` writes

@@ -15,14 +15,12 @@ import logging
 import random
 import time
 from datetime import datetime, timezone
-from pathlib import Path
 from typing import Any
 
 from tablectl.fleet import BadMessage, BrokerUnavailable
 from tablectl.fleet import broker as mqtt
 from tablectl.fleet.wire import (
     MAX_STATE_BYTES,
-    TABLE_ID,
     AlertState,
     WireRow,
     parse_ledger,
@@ -32,6 +30,7 @@ from tablectl.fleet.wire import (
     split_topic,
 )
 
+from .keys import load_keys
 from .settings import FloorSettings
 from .store import FloorStore
 
@@ -41,25 +40,6 @@ BATCH = 500
 BATCH_WINDOW_MAX = 0.02  # seconds: the longest a message waits for others to share its commit
 BATCH_WINDOW_MIN = 0.002
 RECEIVE_MAXIMUM = 1000  # unacknowledged messages the broker may have in flight to us
-
-
-def load_keys(directory: Path) -> dict[str, bytes]:
-    """Every table key in `directory` (TABLE_ID.key); a file that is not a key is reported and skipped."""
-    import re
-
-    keys: dict[str, bytes] = {}
-    if not directory.is_dir():
-        log.warning("keys folder %s does not exist: no table's MAC will be verified", directory)
-        return keys
-    for path in sorted(directory.glob("*.key")):
-        if not re.match(TABLE_ID, path.stem):
-            log.warning("key file %s: not a table id, skipped", path)
-            continue
-        try:
-            keys[path.stem] = read_key(str(path))
-        except (OSError, ValueError) as exc:
-            log.warning("key file %s skipped: %s", path, exc)
-    return keys
 
 
 class FloorService:

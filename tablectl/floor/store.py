@@ -3,19 +3,29 @@
 One SQLite file (WAL, ``synchronous=FULL``). Rows are keyed by (table, seq) and
 upserted, since delivery is at least once: an exact duplicate is dropped, a
 final (unmasked) row replaces a masked one of the same seq, a masked row never
-replaces a final one, and two different final rows for one seq are a conflict,
-reported, the first kept. A batch of messages is committed in one transaction
+replaces a final one. A batch of messages is committed in one transaction
 before any of them is acknowledged to the broker, so a crash loses nothing
 the broker still holds.
 
+Two different final rows for one seq (anyone on an open broker can publish one):
+
+- with the table's key, the one whose MAC verifies in the chain is the table's row, whichever came first.
+  A version that arrives before its chain can be checked waits in ``alternates`` until verification
+  reaches its seq; a row that does not verify stops the chain there (``bad``) until one that does arrives.
+  Two versions that both verify (a table restored from an old backup) are a conflict;
+- without the key the first is kept and the seq is marked a conflict.
+
+The export refuses a seq marked a conflict, and, with the key, any row that has not verified.
+
 Per table the store follows ``contiguous`` (every row up to it is here),
-``max_seq``, and ``verified_upto`` (every row up to it has had its MAC
-checked, in chain order, where the table's key is known).
+``max_seq``, and ``verified_upto`` (every row up to it has verified, in chain
+order, where the table's key is known).
 """
 
 from __future__ import annotations
 
 import logging
+import re
 import sqlite3
 import time
 from contextlib import contextmanager
@@ -35,7 +45,8 @@ from .throttle import Throttle
 log = logging.getLogger(__name__)
 
 APP_ID = "tablectl-floor"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+MAX_ALTERNATES = 8  # versions of one row kept waiting for the chain; more are reported and dropped
 # A row further than this beyond its table's highest on the floor is refused ([floor] max_seq_jump).
 MAX_SEQ_JUMP = 100_000
 
@@ -58,7 +69,20 @@ CREATE TABLE gaps (
     reported INTEGER NOT NULL DEFAULT 0, closed_at REAL, PRIMARY KEY (table_id, first)
 );
 CREATE TABLE incidents (id INTEGER PRIMARY KEY, at REAL NOT NULL, table_id TEXT, kind TEXT NOT NULL, detail TEXT NOT NULL);
+""" + """
+CREATE TABLE alternates (
+    table_id TEXT NOT NULL, seq INTEGER NOT NULL, n INTEGER NOT NULL, kind TEXT NOT NULL, received_at TEXT NOT NULL,
+    body TEXT NOT NULL, shoe_id TEXT, position INTEGER, code TEXT, message TEXT, mac TEXT NOT NULL,
+    stored_at REAL NOT NULL, PRIMARY KEY (table_id, seq, n)
+) WITHOUT ROWID;
+CREATE TABLE conflicts (
+    table_id TEXT NOT NULL, seq INTEGER NOT NULL, noticed_at REAL NOT NULL, PRIMARY KEY (table_id, seq)
+) WITHOUT ROWID;
 """
+# Schema 1 had no alternates and no conflict marks: a conflict was only an incident, and the chain was
+# verified on past a row that did not verify.
+_SCHEMA_2 = _SCHEMA[_SCHEMA.index("CREATE TABLE alternates"):]
+_OLD_CONFLICT = re.compile(r"^row (\d+) arrived with different content")
 
 # Verification of a row's MAC: ok, bad, or not yet done (its predecessor or itself is missing or
 # masked, or the floor has no key for that table).
@@ -85,6 +109,7 @@ class Track:
     state_at: float | None = None
     dirty: bool = False
     masked: set[int] = field(default_factory=set)
+    alternates: set[int] = field(default_factory=set)  # seqs with versions waiting in `alternates`
 
 
 class _TrackRow(BaseModel):
@@ -140,6 +165,7 @@ class IngestResult:
     stale: int = 0
     conflicts: int = 0
     refused: int = 0
+    waiting: int = 0
     tables: set[str] = field(default_factory=set)
 
 
@@ -166,12 +192,48 @@ class FloorStore:
                 self.db.execute("INSERT INTO meta VALUES ('app', ?), ('schema', ?)", (APP_ID, str(SCHEMA_VERSION)))
                 self.db.execute("COMMIT")
             meta = dict(self.db.execute("SELECT key, value FROM meta").fetchall())
+            if meta.get("app") == APP_ID and meta.get("schema") == "1":
+                self._migrate_from_1()
+                meta["schema"] = str(SCHEMA_VERSION)
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"floor store {self.path} is damaged or not a floor store: {exc}") from None
         if meta.get("app") != APP_ID or meta.get("schema") != str(SCHEMA_VERSION):
             raise StoreError(f"{self.path} is not a floor store of schema {SCHEMA_VERSION} (found {meta})")
         self.tracks: dict[str, Track] = {}
         self._reload_tracks()
+
+    def _migrate_from_1(self) -> None:
+        """Schema 1 to 2, in one transaction: what a conflict or a row that did not verify left is kept as evidence.
+
+        A conflict of schema 1 is known only from its incident: its seq is marked (the floor cannot tell now
+        which version was the table's). Schema 1 verified on past a row that did not verify: the chain is
+        taken back to just before the first such row, and verified again by the rules of schema 2.
+        """
+        db = self.db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            # One statement at a time: executescript would commit on its own.
+            for stmt in _SCHEMA_2.strip().split(";"):
+                if stmt.strip():
+                    db.execute(stmt)
+            for table, at, detail in db.execute("SELECT table_id, at, detail FROM incidents WHERE kind = 'conflict' "
+                                                "AND table_id IS NOT NULL").fetchall():
+                found = _OLD_CONFLICT.match(detail)
+                if found:
+                    db.execute("INSERT OR IGNORE INTO conflicts VALUES (?, ?, ?)", (table, int(found[1]), at))
+            for table, first_bad in db.execute("SELECT table_id, MIN(seq) FROM rows WHERE verified = ? "
+                                               "GROUP BY table_id", (BAD,)).fetchall():
+                before = db.execute("SELECT mac FROM rows WHERE table_id = ? AND seq = ?",
+                                    (table, first_bad - 1)).fetchone()
+                db.execute("UPDATE tables SET verified_upto = ?, verified_mac = ? WHERE table_id = ?",
+                           (first_bad - 1, before[0] if before else "", table))
+                db.execute("UPDATE rows SET verified = ? WHERE table_id = ? AND seq > ?", (PENDING, table, first_bad))
+            db.execute("UPDATE meta SET value = ? WHERE key = 'schema'", (str(SCHEMA_VERSION),))
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        log.info("floor store %s: migrated from schema 1 to %d", self.path, SCHEMA_VERSION)
 
     def _load_track(self, values: tuple[Any, ...]) -> Track:
         """One table's track from its row in `tables`, checked; a state that does not validate is dropped."""
@@ -191,6 +253,8 @@ class FloorStore:
                   r.conflicts, r.status, r.status_at, state, r.state_at)
         t.masked = {s for (s,) in self.db.execute("SELECT seq FROM rows WHERE table_id = ? AND masked = 1",
                                                   (r.table_id,))}
+        t.alternates = {s for (s,) in self.db.execute("SELECT DISTINCT seq FROM alternates WHERE table_id = ?",
+                                                      (r.table_id,))}
         return t
 
     # ------------------------------------------------------------------ writing
@@ -263,10 +327,7 @@ class FloorStore:
             return
         old_masked = bool(old[9])
         if old_masked:  # a masked row is replaced by any newer form of it, final or masked
-            self.db.execute("UPDATE rows SET kind=?, received_at=?, body=?, shoe_id=?, position=?, code=?, "
-                            "message=?, mac=?, masked=?, verified=? WHERE table_id=? AND seq=?",
-                            (r.kind, r.received_at, r.body, r.shoe_id, r.position, r.code, r.message, r.mac,
-                             int(r.masked), PENDING, r.table, r.seq))
+            self._replace(r, PENDING)
             res.replaced += 1
             res.tables.add(r.table)
             if not r.masked:
@@ -275,11 +336,83 @@ class FloorStore:
         elif r.masked:
             res.stale += 1  # the final form is here already; a late masked copy changes nothing
         else:
+            self._other_version(r, old, t, now, res)
+
+    def _replace(self, r: WireRow | LedgerRow, verified: str, table: str | None = None) -> None:
+        """Put `r` in the place of the stored row of its seq (final, since only a final row replaces another)."""
+        masked = int(r.masked) if isinstance(r, WireRow) else 0
+        self.db.execute("UPDATE rows SET kind=?, received_at=?, body=?, shoe_id=?, position=?, code=?, message=?, "
+                        "mac=?, masked=?, verified=? WHERE table_id=? AND seq=?",
+                        (r.kind, r.received_at, r.body, r.shoe_id, r.position, r.code, r.message, r.mac, masked,
+                         verified, r.table if isinstance(r, WireRow) else table, r.seq))
+
+    def _other_version(self, r: WireRow, old: tuple[Any, ...], t: Track, now: float, res: IngestResult) -> None:
+        """A final row for a seq whose stored row is final and different: which one is the table's?"""
+        key = self.keys.get(r.table)
+        if key is None:
+            self._conflict(r.table, r.seq, t, now, f"row {r.seq} arrived again with different content (stored MAC "
+                           f"{old[8]}, new {r.mac}); without the table's key the floor cannot tell which is the "
+                           "table's: the first is kept, and the export refuses this row")
             res.conflicts += 1
-            t.conflicts += 1
+            return
+        verified = old[10]
+        if verified == PENDING:  # its chain is not verified yet: decided when verification reaches it
+            res.waiting += self._wait(r, t, now)
+            res.tables.add(r.table)
+            return
+        # verified (ok or bad) means every row before it verified: the chain up to it is known.
+        prev = t.verified_mac if verified == BAD else self._mac_before(r.table, r.seq)
+        good = row_mac(key, prev, _ledger(r)) == r.mac
+        if verified == OK and good:
+            self._conflict(r.table, r.seq, t, now, f"row {r.seq}: a second version that also verifies arrived "
+                           f"(stored MAC {old[8]}, new {r.mac}): the table's journal forked; the first is kept, "
+                           "and the export refuses this row")
+            res.conflicts += 1
+        elif good:  # the stored version did not verify, this one does: it is the table's row
+            self._replace(r, PENDING)
             t.dirty = True
-            self.incident(r.table, "conflict", f"row {r.seq} arrived with different content than the one stored "
-                                               f"(stored MAC {old[8]}, new {r.mac}); the first is kept", now)
+            res.replaced += 1
+            res.tables.add(r.table)
+            self.report(r.table, "bad_mac", f"row {r.seq}: the version stored first (MAC {old[8]}) did not verify; "
+                        f"replaced by the one that does (MAC {r.mac})", now)
+        else:
+            t.bad_macs += 1
+            t.dirty = True
+            res.refused += 1
+            self.report(r.table, "bad_mac", f"row {r.seq}: a version whose MAC does not verify (MAC {r.mac}) was "
+                        "refused; " + ("the table's row is kept" if verified == OK else
+                                       "the chain still waits for one that verifies"), now)
+
+    def _wait(self, r: WireRow, t: Track, now: float) -> int:
+        """Keep another version of a row until verification reaches its seq; 1 if kept."""
+        versions = self.db.execute("SELECT n, kind, received_at, body, shoe_id, position, code, message, mac "
+                                   "FROM alternates WHERE table_id = ? AND seq = ?", (r.table, r.seq)).fetchall()
+        if any(v[1:] == (r.kind, r.received_at, r.body, r.shoe_id, r.position, r.code, r.message, r.mac)
+               for v in versions):
+            return 0
+        if len(versions) >= MAX_ALTERNATES:
+            self.report(r.table, "conflict", f"row {r.seq}: more than {MAX_ALTERNATES} versions arrived before "
+                        "its chain could be verified; this one is dropped", now)
+            return 0
+        self.db.execute("INSERT INTO alternates VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                        (r.table, r.seq, max((v[0] for v in versions), default=0) + 1, r.kind, r.received_at, r.body,
+                         r.shoe_id, r.position, r.code, r.message, r.mac, now))
+        t.alternates.add(r.seq)
+        return 1
+
+    def _conflict(self, table: str, seq: int, t: Track, now: float, detail: str) -> None:
+        """Two versions of a row the floor cannot tell apart: the seq is marked, the export refuses it."""
+        t.conflicts += 1
+        t.dirty = True
+        self.db.execute("INSERT OR IGNORE INTO conflicts VALUES (?, ?, ?)", (table, seq, now))
+        self.report(table, "conflict", detail, now)
+
+    def _mac_before(self, table: str, seq: int) -> str:
+        """The MAC the row `seq` chains on (the empty string for the first row)."""
+        if seq == 1:
+            return ""
+        found = self.db.execute("SELECT mac FROM rows WHERE table_id = ? AND seq = ?", (table, seq - 1)).fetchone()
+        return found[0] if found and found[0] else ""
 
     def _advance(self, table: str, now: float) -> None:
         t = self.tracks[table]
@@ -332,27 +465,69 @@ class FloorStore:
         return out
 
     def _verify(self, table: str, t: Track, now: float) -> None:
+        """Verify the chain from `verified_upto` on, while rows are here and final; stop at one that does not verify.
+
+        At each seq the stored row, else the first waiting version that verifies, is the table's row; the
+        versions that do not verify are reported and dropped.
+        """
         key = self.keys.get(table)
         if key is None or t.verified_upto >= t.contiguous:
             return
         prev = t.verified_mac
-        updates: list[tuple[str, str, int]] = []
         for row in self.db.execute(
-                "SELECT seq, kind, received_at, body, shoe_id, position, code, message, mac, masked FROM rows "
-                "WHERE table_id = ? AND seq > ? AND seq <= ? ORDER BY seq", (table, t.verified_upto, t.contiguous)):
+                "SELECT seq, kind, received_at, body, shoe_id, position, code, message, mac, masked, verified "
+                "FROM rows WHERE table_id = ? AND seq > ? AND seq <= ? ORDER BY seq",
+                (table, t.verified_upto, t.contiguous)).fetchall():
             seq, masked = row[0], row[9]
             if masked:
                 break  # the chain goes on once this row is final
-            ledger_row = LedgerRow(seq, row[1], row[2], row[3], row[4], row[5], row[6], row[7], row[8])
-            good = row_mac(key, prev, ledger_row) == row[8]
-            updates.append((OK if good else BAD, table, seq))
-            if not good:
+            stored = LedgerRow(seq, *row[1:9])
+            others = self._take_alternates(table, seq, t) if seq in t.alternates else []
+            mine = next((v for v in [stored, *others] if row_mac(key, prev, v) == v.mac), None)
+            if mine is None:
+                if row[10] != BAD:
+                    t.bad_macs += 1
+                    self.db.execute("UPDATE rows SET verified = ? WHERE table_id = ? AND seq = ?", (BAD, table, seq))
+                    self.report(table, "bad_mac", f"row {seq}: its MAC does not match the table's key and chain; "
+                                "the chain stops here until a version that verifies arrives", now)
+                self._drop_forged(table, key, prev, others, now, t)
+                break
+            if mine is not stored:  # the stored one was a forgery (or damaged): the table's own takes its place
                 t.bad_macs += 1
-                self.incident(table, "bad_mac", f"row {seq}: its MAC does not match the table's key and chain", now)
-            prev = row[8]
+                self._replace(mine, OK, table)
+                others.remove(mine)
+                self.report(table, "bad_mac", f"row {seq}: the version stored first (MAC {stored.mac}) does not "
+                            f"verify; replaced by the one that does (MAC {mine.mac})", now)
+            self.db.execute("UPDATE rows SET verified = ? WHERE table_id = ? AND seq = ?", (OK, table, seq))
+            self._drop_forged(table, key, prev, others, now, t)
+            prev = mine.mac
             t.verified_upto = seq
         t.verified_mac = prev
-        self.db.executemany("UPDATE rows SET verified = ? WHERE table_id = ? AND seq = ?", updates)
+        t.dirty = True
+
+    def _take_alternates(self, table: str, seq: int, t: Track) -> list[LedgerRow]:
+        """The versions of row `seq` that waited for the chain, in the order they arrived (and no longer waiting)."""
+        found = [LedgerRow(seq, *v) for v in self.db.execute(
+            "SELECT kind, received_at, body, shoe_id, position, code, message, mac FROM alternates "
+            "WHERE table_id = ? AND seq = ? ORDER BY n", (table, seq))]
+        self.db.execute("DELETE FROM alternates WHERE table_id = ? AND seq = ?", (table, seq))
+        t.alternates.discard(seq)
+        return found
+
+    def _drop_forged(self, table: str, key: bytes, prev: str, others: list[LedgerRow], now: float, t: Track) -> None:
+        """Versions of a row that lost to the table's own: reported; one that verifies too is a conflict."""
+        for other in others:
+            if row_mac(key, prev, other) == other.mac:
+                self._conflict(table, other.seq, t, now, f"row {other.seq}: a second version that also verifies "
+                               f"arrived (MAC {other.mac}): the table's journal forked; the export refuses this row")
+            else:
+                t.bad_macs += 1
+                self.report(table, "bad_mac", f"row {other.seq}: a version whose MAC does not verify (MAC "
+                            f"{other.mac}) was dropped", now)
+
+    def conflict_seqs(self, table: str) -> list[int]:
+        """The seqs of `table` where two versions arrived that the floor could not tell apart, in order."""
+        return [s for (s,) in self.db.execute("SELECT seq FROM conflicts WHERE table_id = ? ORDER BY seq", (table,))]
 
     def set_state(self, table: str, state: TableState, now: float | None = None) -> None:
         """Keep a table's latest retained state."""
@@ -475,3 +650,8 @@ class FloorStore:
     def close(self) -> None:
         """Close the file."""
         self.db.close()
+
+
+def _ledger(r: WireRow) -> LedgerRow:
+    """A wire row as the journal's row, for its MAC."""
+    return LedgerRow(r.seq, r.kind, r.received_at, r.body, r.shoe_id, r.position, r.code, r.message, r.mac or "")

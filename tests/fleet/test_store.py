@@ -53,13 +53,23 @@ def test_a_final_row_replaces_a_masked_one_and_a_late_masked_copy_changes_nothin
     assert store.tracks["t1"].masked == set()
 
 
-def test_a_different_final_row_for_a_stored_seq_is_a_conflict_and_the_first_is_kept(store):
+def test_a_different_final_row_that_does_not_verify_is_refused_and_the_tables_row_kept(store):
     rows = make_rows(KEY, 2)
     other = make_rows(bytes(32), 2)
     store.ingest([wire("t1", r) for r in rows])
     res = store.ingest([wire("t1", other[1])])
-    assert res.conflicts == 1 and store.rows("t1")[1].mac == rows[1].mac
-    assert store.incidents()[0]["kind"] == "conflict"
+    assert res.refused == 1 and res.conflicts == 0 and store.rows("t1")[1].mac == rows[1].mac
+    assert store.incidents()[0]["kind"] == "bad_mac" and store.conflict_seqs("t1") == []
+
+
+def test_without_the_key_a_different_final_row_is_a_conflict_and_the_first_is_kept(tmp_path):
+    s = FloorStore(tmp_path / "f.sqlite", {})
+    rows = make_rows(KEY, 2)
+    other = make_rows(bytes(32), 2)
+    s.ingest([wire("t1", r) for r in rows])
+    res = s.ingest([wire("t1", other[1])])
+    assert res.conflicts == 1 and s.rows("t1")[1].mac == rows[1].mac
+    assert s.incidents()[0]["kind"] == "conflict" and s.conflict_seqs("t1") == [2]
 
 
 def test_a_gap_is_noticed_reported_after_the_grace_and_closed_when_filled(store):
