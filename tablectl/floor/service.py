@@ -298,7 +298,7 @@ class FloorService:
             "head_seq": head_seq,
             "behind": max(0, head_seq - t.contiguous),
             "masked": len(t.masked),
-            "gaps": len(self.store.open_gaps(table)),
+            "gaps": len(t.gaps),
             "mac": mac,
             "verified_upto": t.verified_upto,
             "bad_macs": t.bad_macs,

@@ -40,6 +40,7 @@ from tablectl.fleet import BadMessage
 from tablectl.fleet.wire import TABLE_ID, LedgerRow, TableState, WireRow, load_state, row_mac
 
 from . import StoreError
+from .gaps import Change, Closed, Gaps, Opened, Resized, Split
 from .throttle import Throttle
 
 log = logging.getLogger(__name__)
@@ -110,6 +111,7 @@ class Track:
     dirty: bool = False
     masked: set[int] = field(default_factory=set)
     alternates: set[int] = field(default_factory=set)  # seqs with versions waiting in `alternates`
+    gaps: Gaps = field(default_factory=Gaps)  # the seqs missing, as the open records of `gaps` hold them
 
 
 class _TrackRow(BaseModel):
@@ -255,7 +257,43 @@ class FloorStore:
                                                   (r.table_id,))}
         t.alternates = {s for (s,) in self.db.execute("SELECT DISTINCT seq FROM alternates WHERE table_id = ?",
                                                       (r.table_id,))}
+        t.gaps = self._load_gaps(r.table_id, t)
         return t
+
+    def _load_gaps(self, table: str, t: Track) -> Gaps:
+        """The table's missing ranges from the open gap records, checked against its counts; rebuilt if they differ.
+
+        Rows are never deleted, so the rows stored plus the seqs missing make the highest seq; a store where
+        they do not (damaged, or edited by hand) has its ranges rebuilt from the rows themselves.
+        """
+        ranges = [(f, last) for f, last in self.db.execute(
+            "SELECT first, last FROM gaps WHERE table_id = ? AND closed_at IS NULL ORDER BY first", (table,))]
+        gaps = Gaps(ranges, t.max_seq)
+        ordered = all(0 < f <= last < t.max_seq for f, last in ranges) and all(
+            a[1] + 1 < b[0] for a, b in zip(ranges, ranges[1:]))
+        if ordered and t.rows + gaps.missing_count() == t.max_seq and gaps.contiguous == t.contiguous:
+            return gaps
+        log.warning("floor store %s: table %s: its gap records do not match its rows; rebuilt from the rows",
+                    self.path, table)
+        gaps = Gaps()
+        count = 0
+        for (seq,) in self.db.execute("SELECT seq FROM rows WHERE table_id = ? ORDER BY seq", (table,)):
+            gaps.add(seq)
+            count += 1
+        now = time.time()
+        own = not self.db.in_transaction  # at start; after a failed batch, the reload runs outside one too
+        if own:
+            self.db.execute("BEGIN IMMEDIATE")
+        self.db.execute("UPDATE gaps SET closed_at = ? WHERE table_id = ? AND closed_at IS NULL", (now, table))
+        for first, last in gaps.ranges():
+            self.db.execute("INSERT OR REPLACE INTO gaps (table_id, first, last, noticed_at) VALUES (?, ?, ?, ?)",
+                            (table, first, last, now))
+        self.db.execute("UPDATE tables SET rows = ?, max_seq = ?, contiguous = ? WHERE table_id = ?",
+                        (count, gaps.top, gaps.contiguous, table))
+        if own:
+            self.db.execute("COMMIT")
+        t.rows, t.max_seq, t.contiguous = count, gaps.top, gaps.contiguous
+        return gaps
 
     # ------------------------------------------------------------------ writing
     def track(self, table: str) -> Track:
@@ -312,7 +350,8 @@ class FloorStore:
             res.inserted += 1
             res.tables.add(r.table)
             t.rows += 1
-            t.max_seq = max(t.max_seq, r.seq)
+            self._note_gap(r.table, t.gaps.add(r.seq), now)
+            t.max_seq, t.contiguous = t.gaps.top, t.gaps.contiguous
             if r.masked:
                 t.masked.add(r.seq)
             t.dirty = True
@@ -416,52 +455,36 @@ class FloorStore:
 
     def _advance(self, table: str, now: float) -> None:
         t = self.tracks[table]
-        while True:  # contiguous: walk forward over the rows that are here
-            nxt = [s for (s,) in self.db.execute(
-                "SELECT seq FROM rows WHERE table_id = ? AND seq > ? ORDER BY seq LIMIT 512", (table, t.contiguous))]
-            step = 0
-            for s in nxt:
-                if s != t.contiguous + 1:
-                    break
-                t.contiguous = s
-                step += 1
-            if step < 512:
-                break
-        self.db.execute("UPDATE gaps SET closed_at = ? WHERE table_id = ? AND closed_at IS NULL AND last <= ?",
-                        (now, table, t.contiguous))
-        if t.contiguous < t.max_seq:
-            self._note_gaps(table, t, now)
         self._verify(table, t, now)
         t.dirty = True
 
-    def _note_gaps(self, table: str, t: Track, now: float) -> None:
-        missing = self.missing(table)
-        for first, last in missing:
-            self.db.execute("INSERT INTO gaps (table_id, first, last, noticed_at) VALUES (?, ?, ?, ?) "
-                            "ON CONFLICT (table_id, first) DO UPDATE SET last = excluded.last", (table, first, last, now))
-        # A gap partly filled from its start is now a smaller gap starting later: close the old record.
-        firsts = {f for f, _ in missing}
-        for (first,) in self.db.execute("SELECT first FROM gaps WHERE table_id = ? AND closed_at IS NULL",
-                                        (table,)).fetchall():
-            if first not in firsts:
-                self.db.execute("UPDATE gaps SET closed_at = ? WHERE table_id = ? AND first = ?", (now, table, first))
+    def _note_gap(self, table: str, change: Change | None, now: float) -> None:
+        """Write what a row's arrival changed to the gap records (a gap keeps when it was noticed and reported)."""
+        db = self.db
+        if isinstance(change, Opened):
+            db.execute("INSERT OR REPLACE INTO gaps (table_id, first, last, noticed_at) VALUES (?, ?, ?, ?)",
+                       (table, change.first, change.last, now))
+        elif isinstance(change, Closed):
+            db.execute("UPDATE gaps SET closed_at = ? WHERE table_id = ? AND first = ? AND closed_at IS NULL",
+                       (now, table, change.first))
+        elif isinstance(change, Resized):
+            db.execute("UPDATE OR REPLACE gaps SET first = ?, last = ? WHERE table_id = ? AND first = ? "
+                       "AND closed_at IS NULL", (change.first, change.last, table, change.was_first))
+        elif isinstance(change, Split):
+            db.execute("INSERT OR REPLACE INTO gaps (table_id, first, last, noticed_at, reported) SELECT table_id, "
+                       "?, ?, noticed_at, reported FROM gaps WHERE table_id = ? AND first = ? AND closed_at IS NULL",
+                       (change.second_first, change.second_last, table, change.first))
+            db.execute("UPDATE gaps SET last = ? WHERE table_id = ? AND first = ? AND closed_at IS NULL",
+                       (change.last, table, change.first))
 
     def missing(self, table: str, upto: int | None = None) -> list[tuple[int, int]]:
         """The ranges of seqs not stored between 1 and the highest stored (or `upto`), in order."""
         t = self.tracks.get(table)
         if t is None:
             return [(1, upto)] if upto else []
-        out: list[tuple[int, int]] = []
-        prev = t.contiguous
-        if prev < t.max_seq:
-            for (s,) in self.db.execute("SELECT seq FROM rows WHERE table_id = ? AND seq > ? ORDER BY seq",
-                                        (table, prev)):
-                if s > prev + 1:
-                    out.append((prev + 1, s - 1))
-                prev = s
-        top = max(prev, t.max_seq)
-        if upto is not None and upto > top:
-            out.append((top + 1, upto))
+        out = t.gaps.ranges()
+        if upto is not None and upto > t.max_seq:
+            out.append((t.max_seq + 1, upto))
         return out
 
     def _verify(self, table: str, t: Track, now: float) -> None:
