@@ -211,15 +211,15 @@ class ViewState(_Passed):
     phase: str | None = Field(None, pattern=_WORD)
     round: int | None = Field(None, ge=0, le=2**62)
     rounds_played: int | None = Field(None, ge=0, le=2**62)
-    alerts: list[AlertState] = Field(default_factory=list, max_length=200)
+    alerts: list[AlertState] = Field(default_factory=list, max_length=1000)
     shoe: ShoeState | None = None
 
 
 class FiguresState(_Passed):
     """The shift's figures (tablectl.api.figures)."""
 
-    rounds_per_hour: float | None = Field(None, ge=0, le=1e6)
-    hands_per_hour: float | None = Field(None, ge=0, le=1e7)
+    rounds_per_hour: float | None = Field(None, ge=0)
+    hands_per_hour: float | None = Field(None, ge=0)
     house_result: str | None = Field(None, max_length=40)
 
 

@@ -195,6 +195,13 @@ class FloorService:
                 except BadMessage as exc:
                     self.dropped += 1
                     self.store.report(table, "bad_message", f"dropped a message on {name[:200]!r}: {exc}", now)
+                except Exception as exc:  # a bug, met by this message alone
+                    # Failing the batch would have the broker send it again, and again: one message would
+                    # stop every table's rows. It is dropped instead, logged with its traceback, and reported.
+                    log.exception("a message on %r could not be handled", name[:200])
+                    self.dropped += 1
+                    self.store.report(table, "bad_message", f"dropped a message on {name[:200]!r} the floor could "
+                                      f"not handle: {exc!r}"[:2000], now)
             if rows:
                 self.store.ingest(rows, now)
 

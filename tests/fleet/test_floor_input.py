@@ -162,3 +162,28 @@ def test_through_the_broker_poison_neither_blinds_the_floor_nor_stops_it_and_a_r
         assert export.status_code == 200 and len(export.text.splitlines()) == 6
     finally:
         floor.stop()
+
+
+def test_a_message_the_floor_fails_on_unexpectedly_is_dropped_and_reported_not_redelivered_forever(tmp_path,
+                                                                                                  monkeypatch):
+    # A bug met by one message must not fail its whole batch: the broker would send it again, and again,
+    # and no table's rows would get through meanwhile.
+    import tablectl.floor.service as service
+
+    floor = floor_service(tmp_path, {"t1": KEY}, known_tables=["zz1"])
+    real_parse = service.parse_state
+
+    def parse(payload: bytes, table: str):  # noqa: ANN202 - the patched parser
+        if table == "zz1":
+            raise RuntimeError("a bug")
+        return real_parse(payload, table)
+
+    monkeypatch.setattr(service, "parse_state", parse)
+    rows = make_rows(KEY, 2)
+    floor.handle([ledger("t1", ledger_payload("t1", rows[0])), state("zz1", json.dumps(good_state("zz1")).encode()),
+                  ledger("t1", ledger_payload("t1", rows[1])), state("t1", json.dumps(good_state("t1")).encode())],
+                 now=NOW)
+    assert floor.store.tracks["t1"].contiguous == 2 and floor.tile("t1", NOW)["name"] == "Table t1"
+    incident = floor.store.incidents(1)[0]
+    assert (incident["kind"], incident["table"]) == ("bad_message", "zz1") and "a bug" in incident["detail"]
+    assert floor.dropped == 1
