@@ -116,10 +116,10 @@ async def serve(settings: Settings, *, gpio: bool = True, api: bool = True,
     loop = asyncio.get_running_loop()
     sys.setswitchinterval(SWITCH_INTERVAL_SECONDS)
     service = service or TableService(settings)
-    head_seq, head_mac = service.head()
-    # The head in the log lets a copy taken off the table show later whether rows were cut from the tail.
-    log.info("table %s: journal %s, %d events replayed, phase %s, journal head %d %s", settings.table.name,
-             settings.journal.path, service.authority.replayed, service.table.phase.value, head_seq, head_mac)
+    # The head in the log lets a copy taken off the table show later whether rows were cut from the tail;
+    # its MAC is withheld while a card is face down, as below supervisor in the API (controller.view.head_view).
+    log.info("table %s: journal %s, %d events replayed, phase %s, journal head %s", settings.table.name,
+             settings.journal.path, service.authority.replayed, service.table.phase.value, _logged_head(service))
     context = TableContext(service)
     for handler in logging.getLogger().handlers:
         handler.addFilter(context)
@@ -193,11 +193,19 @@ async def serve(settings: Settings, *, gpio: bool = True, api: bool = True,
         await asyncio.gather(*tasks, return_exceptions=True)
         if io is not None:
             io.close()
-        head_seq, head_mac = service.head()
-        log.info("table %s stopped: journal head %d %s", settings.table.name, head_seq, head_mac)
+        log.info("table %s stopped: journal head %s", settings.table.name, _logged_head(service))
         for handler in logging.getLogger().handlers:
             handler.removeFilter(context)
     return service.failure
+
+
+def _logged_head(service: TableService) -> str:
+    """The journal's head for the log: ``N MAC``, or ``N`` and why the MAC is withheld (a card is face down)."""
+    from controller.view import head_view
+
+    head = head_view(service.head(), service.masked_seqs())
+    mac = head["mac"] if head["mac"] is not None else "(MAC withheld while a card is face down)"
+    return f"{head['seq']} {mac}"
 
 
 def _sd_notify() -> Any:

@@ -223,7 +223,8 @@ class HeadModel(BaseModel):
     """The journal's last row: a copy of the journal taken later shows whether rows were cut after it."""
 
     seq: int
-    mac: str = Field(description="HMAC-SHA256 of the last row, chained over every row before it")
+    mac: str | None = Field(description="HMAC-SHA256 of the last row, chained over every row before it; null below "
+                                        "supervisor while a card is face down (the MAC is chained over it)")
 
 
 class TableModel(BaseModel):

@@ -23,6 +23,8 @@ import random
 import time
 from typing import TYPE_CHECKING, Any, Protocol
 
+from controller.view import head_view
+
 from . import BrokerUnavailable, FleetConfigError
 from . import broker as mqtt
 from .settings import FleetSettings
@@ -202,9 +204,8 @@ class Publisher:
             return
         from .source import state_json
 
-        seq, mac = self.source.head()
-        shown: str | None = None if self.source.masked_seqs() else mac  # no MAC while a row is masked
-        state = self.source.state(self.table_id, self.settings.dashboard_url, (seq, shown))
+        head = head_view(self.source.head(), self.source.masked_seqs())  # no MAC while a row is masked
+        state = self.source.state(self.table_id, self.settings.dashboard_url, (head["seq"], head["mac"]))
         self._state_dirty = False
         self._last_state = now
         await conn.publish(self.t_state, state_json(state), retain=True)
