@@ -251,6 +251,10 @@ class Table:
                 if to is not None:  # the alert must not say what the face-down card is
                     self._raise_alert(AlertKind.INTEGRITY, f"the card dealt face down to {to} is not "
                                       f"possible in shoe {shoe.shoe_id} (the supervisor sees which)", e.at, problem)
+                elif not foreign and any(c is card for c in self.game.hidden_cards(self)):
+                    # A twin of a card face down ("KD seen 2 times"): naming it would say what that card is.
+                    self._raise_alert(AlertKind.INTEGRITY, f"a card of this round is not possible in shoe "
+                                      f"{shoe.shoe_id} (the supervisor sees which)", e.at, problem)
                 else:
                     self._raise_alert(AlertKind.INTEGRITY, problem, e.at)
             if e.position is not None:
