@@ -128,6 +128,8 @@ class AlertModel(BaseModel):
     acknowledged: bool
     acknowledged_by: str | None
     detail: str | None = Field(None, description="what only a supervisor may read (e.g. which face-down card)")
+    count: int = Field(1, description="times raised while on the board: a repeat (call_pit again) is counted here, "
+                                      "and the last alert of a kind past the board's bound counts the rest")
 
 
 class HandRecord(BaseModel):
