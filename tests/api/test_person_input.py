@@ -56,3 +56,15 @@ def test_the_log_escapes_what_it_quotes():
     line = KeyValueFormatter().format(record)
     assert "\n" not in line and "\u2028" not in line and "\x1b" not in line
     assert "ann\\n" + FORGED in line and "shoe=S1\\nforged" in line
+
+
+def test_a_persons_cut_card_is_refused_while_the_smart_shoe_reports_its_own(table):
+    view = call(table.api, "GET", "/api/table", VIEWER_KEY).json()
+    assert view["shoe_device"]["link_up"] and view["shoe"] is not None and not view["shoe"]["cut_card_out"]
+    for key in (DEALER_KEY, SUPERVISOR_KEY):
+        r = _post(table, {"type": "cut_card"}, key)
+        assert r.status_code == 409, r.text
+        error = r.json()["error"]
+        assert error["code"] == "shoe_owns_cut_card" and re.search(r"shoe reports its own cut card", error["message"])
+    after = call(table.api, "GET", "/api/table", VIEWER_KEY).json()
+    assert not after["shoe"]["cut_card_out"] and after["phase"] == view["phase"]  # the shoe's shoe goes on
