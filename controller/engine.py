@@ -53,6 +53,10 @@ _ATTENTION = Refusal("table_needs_attention",
                      "the table needs the supervisor: discard the held card or void the round first")
 
 
+def _unknown_event(event: ev.Event) -> Refusal:
+    return Refusal("unknown_event", f"the table does not know the event {event!r}")
+
+
 class Table:
     """The table's whole state and the rules that move it."""
 
@@ -99,7 +103,7 @@ class Table:
         """
         entry = self._dispatch.get(type(event))
         if entry is None:
-            return Refusal("unknown_event", f"the table does not know the event {event!r}")
+            return _unknown_event(event)
         if self.phase is Phase.ATTENTION and type(event) in self._blocked:
             return _ATTENTION
         check = entry[0]
@@ -112,7 +116,7 @@ class Table:
         """
         entry = self._dispatch.get(type(event))
         if entry is None:
-            raise IllegalAction(self.refusal(event))  # type: ignore[arg-type]
+            raise IllegalAction(_unknown_event(event))
         check, handler = entry
         if check is not None:
             if self.phase is Phase.ATTENTION and type(event) in self._blocked:
@@ -332,7 +336,7 @@ class Table:
         bets = self.pending.get(e.box, {})
         player = self._bettor(e, bets)
         new_bets = dict(bets)
-        new_bets[player] = new_bets.get(player, 0) + to_cents(e.amount)  # type: ignore[operator]
+        new_bets[player] = new_bets.get(player, 0) + to_cents(e.amount)  # type: ignore[operator]  # _check_bet: whole cents
         self.pending[e.box] = new_bets
         self.reservations.pop(e.box, None)
         if self.phase is Phase.SETTLED:

@@ -54,7 +54,7 @@ def guarded_protocol(max_connections: int, header_timeout: float) -> type[H11Pro
         _waiting_since = 0.0  # when the current wait for a complete request began
         _evicted = False
 
-        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]  # as H11Protocol itself narrows it
             connections = self.connections
             if len(connections) >= max_connections and not _make_room(connections):
                 if len(connections) >= max_connections + ACCEPT_BURST:
@@ -243,7 +243,7 @@ class HostCheck:
         await self.app(scope, receive, send)
 
 
-def _host(scope: dict[str, Any]) -> str:
+def _host(scope: Scope) -> str:
     for name, value in scope.get("headers", ()):
         if name == b"host":
             text = value.decode("latin-1").lower()
@@ -293,7 +293,7 @@ def serving(app: Any, settings: Any, **extra: Any) -> tuple[Any, Any]:
     import uvicorn
 
     a = settings
-    tls = {"ssl_certfile": str(a.tls_certfile), "ssl_keyfile": str(a.tls_keyfile)} if a.tls_certfile else {}
+    tls: dict[str, Any] = {"ssl_certfile": str(a.tls_certfile), "ssl_keyfile": str(a.tls_keyfile)} if a.tls_certfile else {}
     if tls:
         try:
             ssl.create_default_context(ssl.Purpose.CLIENT_AUTH).load_cert_chain(a.tls_certfile, a.tls_keyfile)
@@ -313,7 +313,8 @@ def serving(app: Any, settings: Any, **extra: Any) -> tuple[Any, Any]:
         raise ListenError(f"[api] host = {a.host!r}, port = {a.port}: the API cannot listen there "
                           f"({exc.strerror or exc}: the port is in use, or the address is not this machine's)") from None
     server = uvicorn.Server(config)
-    server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
+    # uvicorn before 0.29 called this hook; later ones have no such method (they use capture_signals).
+    server.install_signal_handlers = lambda: None  # type: ignore[attr-defined]  # uvicorn < 0.29 only
     return server, listening
 
 

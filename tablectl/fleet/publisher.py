@@ -24,7 +24,7 @@ import asyncio
 import logging
 import random
 import time
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 from controller.view import head_view
 
@@ -59,8 +59,10 @@ class Source(Protocol):
 class Publisher:
     """Publishes one table's ledger rows, retained state and status to the broker."""
 
-    def __init__(self, source: Source, settings: FleetSettings) -> None:
+    def __init__(self, source: Source, settings: FleetSettings, *,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.source = source
+        self.clock = clock  # seconds, for the pace of outbox marks and states (passed in: tests drive it)
         self.settings = settings
         self.table_id = settings.table_id
         prefix = settings.topic_prefix
@@ -77,7 +79,7 @@ class Publisher:
         self._closing = asyncio.Event()
         self._state_dirty = True
         self._last_state = 0.0
-        self._last_record = time.monotonic()
+        self._last_record = clock()
         self._outage_logged = False
         self.states_dropped = 0  # states over MAX_STATE_BYTES, never sent
         self._oversized_logged = False
@@ -181,6 +183,10 @@ class Publisher:
                 if low is not None and r.seq >= low:
                     self.published_masked.add(r.seq)
             self.acked = rows[-1].seq
+            # Rows may keep coming as fast as they go out: the outbox mark and the state are due on
+            # time all the same, not only once the table pauses (a fast table never does).
+            await self._record()
+            await self._maybe_state(conn)
             await asyncio.sleep(0)  # let a card in between two windows
 
     async def _send(self, conn: mqtt.Connection, rows: list[LedgerRow], masked: set[int], low: int | None) -> None:
@@ -194,7 +200,7 @@ class Publisher:
 
     async def _record(self, force: bool = False) -> None:
         mark = self.durable_mark
-        now = time.monotonic()
+        now = self.clock()
         if mark > self.recorded and (force or now - self._last_record >= RECORD_EVERY):
             try:
                 await self.source.record_outbox(mark)
@@ -204,7 +210,7 @@ class Publisher:
             self.recorded, self._last_record = mark, now
 
     async def _maybe_state(self, conn: mqtt.Connection, force: bool = False) -> None:
-        now = time.monotonic()
+        now = self.clock()
         if not force and (not self._state_dirty or now - self._last_state < self.settings.state_every_seconds):
             return
         from .source import state_json
