@@ -59,6 +59,7 @@ _HTTP_CODES = {
     400: ("bad_request", "the request is malformed"),
     404: ("not_found", "there is nothing at this address"),
     405: ("method_not_allowed", "this address does not take that method"),
+    408: ("too_slow", "the request body did not arrive in time"),
     413: ("too_large", "the request body is too large"),
 }
 

@@ -12,7 +12,10 @@ after it without its MAC, until the card is turned; then those rows are
 published again, final (docs/floor.md says why the MACs are held back too).
 
 It never blocks the loop for long, never raises into the service, and when the
-broker is down it logs once, retries with back-off, and the table plays on.
+broker is down it logs once, retries with back-off, and the table plays on. A
+state larger than the floor accepts (`wire.MAX_STATE_BYTES`, the deployed broker's
+`message_size_limit`) is not sent, logged once: the broker would drop the
+connection for it, and the rows with it.
 """
 
 from __future__ import annotations
@@ -23,10 +26,12 @@ import random
 import time
 from typing import TYPE_CHECKING, Any, Callable, Protocol
 
+from controller.view import head_view
+
 from . import BrokerUnavailable, FleetConfigError
 from . import broker as mqtt
 from .settings import FleetSettings
-from .wire import LedgerRow, ledger_payload, topic
+from .wire import MAX_STATE_BYTES, LedgerRow, ledger_payload, topic
 
 if TYPE_CHECKING:  # pragma: no cover
     from tablectl.service import TableService
@@ -76,6 +81,8 @@ class Publisher:
         self._last_state = 0.0
         self._last_record = clock()
         self._outage_logged = False
+        self.states_dropped = 0  # states over MAX_STATE_BYTES, never sent
+        self._oversized_logged = False
         source.add_listener(self.wake)
 
     def wake(self, seq: int) -> None:
@@ -208,12 +215,22 @@ class Publisher:
             return
         from .source import state_json
 
-        seq, mac = self.source.head()
-        shown: str | None = None if self.source.masked_seqs() else mac  # no MAC while a row is masked
-        state = self.source.state(self.table_id, self.settings.dashboard_url, (seq, shown))
+        head = head_view(self.source.head(), self.source.masked_seqs())  # no MAC while a row is masked
+        state = self.source.state(self.table_id, self.settings.dashboard_url, (head["seq"], head["mac"]))
         self._state_dirty = False
         self._last_state = now
-        await conn.publish(self.t_state, state_json(state), retain=True)
+        payload = state_json(state)
+        if len(payload) > MAX_STATE_BYTES:
+            # A broker drops a client whose message passes its message_size_limit (the deployed one is the
+            # floor's bound): sent, it would take the table off the floor at every state and stall the rows.
+            self.states_dropped += 1
+            if not self._oversized_logged:
+                log.error("state of %d bytes not published (the floor's limit is %d): the floor keeps the last "
+                          "one; rows go on", len(payload), MAX_STATE_BYTES)
+                self._oversized_logged = True
+            return
+        self._oversized_logged = False
+        await conn.publish(self.t_state, payload, retain=True)
 
 
 def start(service: "TableService") -> tuple[Publisher, "asyncio.Task[None]"] | None:
