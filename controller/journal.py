@@ -32,6 +32,7 @@ import logging
 import os
 import secrets
 import sqlite3
+import urllib.parse
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
@@ -320,16 +321,27 @@ def _os_error(exc: OSError, path: Path) -> JournalError:
     return StorageIOError(f"cannot open the journal {path}: {exc.strerror or exc}")
 
 
-def _connect(path: Path, *, read_only: bool, new: bool = False) -> sqlite3.Connection:
-    """A connection to the journal; `new`: skip the header check (a new file, or one this process holds)."""
-    if not new:
+def _uri(path: Path, mode: str) -> str:
+    """The SQLite URI of the file at `path`, every byte of its name taken literally.
+
+    In a URI ``#`` ends the path (dropping the ``?mode=ro`` after it: the file would be opened
+    read-write), ``?`` starts the parameters and ``%XX`` is decoded: so ``j.sqlite#`` would name
+    ``j.sqlite``, another file. Everything but ``/`` and the unreserved characters is %-escaped,
+    from the name's bytes as the OS has them (a name need not be UTF-8). ``file://`` and an
+    absolute path: a leading ``//`` is then never read as a host.
+    """
+    quoted = urllib.parse.quote(os.fsencode(os.path.abspath(path)), safe="/")
+    return f"file://{quoted}?mode={mode}"
+
+
+def _connect(path: Path, mode: str, *, header_checked: bool = False) -> sqlite3.Connection:
+    """A connection to the journal in SQLite's `mode`: ``ro`` (nothing is ever written, whatever the
+    caller does), ``rw`` (an existing journal, never made anew should it vanish after the header
+    check) or ``rwc`` (a new one). `header_checked`: a new file, or one this process holds already.
+    """
+    if not header_checked:
         _check_header(path)
-    if read_only:
-        # mode=ro: nothing is ever written to the file, whatever the caller does.
-        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, isolation_level=None, check_same_thread=False)
-    else:
-        db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-    return db
+    return sqlite3.connect(_uri(path, mode), uri=True, isolation_level=None, check_same_thread=False)
 
 
 # ---------------------------------------------------------------------- reading
@@ -351,10 +363,10 @@ class JournalReader:
             raise JournalNotFound(f"no journal at {self.path}")
         try:
             if beside_writer:  # (the writer checked the header before it opened the file)
-                self.db = _connect(self.path, read_only=False, new=True)
+                self.db = _connect(self.path, "rw", header_checked=True)
                 self.db.execute("PRAGMA query_only = ON")
             else:
-                self.db = _connect(self.path, read_only=True)
+                self.db = _connect(self.path, "ro")
             self._check_identity()
         except sqlite3.Error as exc:
             raise _open_error(exc, self.path) from None
@@ -578,7 +590,7 @@ class Journal(JournalReader):
                 f"{self.path} does not exist but {', '.join(p.name for p in exists)} does beside it: that is "
                 "journal data; a new journal is never created over it (move it away to start afresh)")
         try:
-            self.db = _connect(self.path, read_only=False)
+            self.db = _connect(self.path, "rw")
             # Before switching modes or writing anything: is this file ours at all?
             self._check_identity()
             self.db.execute("PRAGMA journal_mode=WAL")
@@ -618,7 +630,7 @@ class Journal(JournalReader):
         for p in (tmp, *sidecars(tmp)):
             p.unlink(missing_ok=True)
         try:
-            db = _connect(tmp, read_only=False, new=True)
+            db = _connect(tmp, "rwc", header_checked=True)
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("BEGIN IMMEDIATE")
             for stmt in _SCHEMA.strip().split(";"):
