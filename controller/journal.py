@@ -31,7 +31,9 @@ import json
 import logging
 import os
 import secrets
+import shutil
 import sqlite3
+import tempfile
 import urllib.parse
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -321,7 +323,7 @@ def _os_error(exc: OSError, path: Path) -> JournalError:
     return StorageIOError(f"cannot open the journal {path}: {exc.strerror or exc}")
 
 
-def _uri(path: Path, mode: str) -> str:
+def _uri(path: Path, mode: str, *, immutable: bool = False) -> str:
     """The SQLite URI of the file at `path`, every byte of its name taken literally.
 
     In a URI ``#`` ends the path (dropping the ``?mode=ro`` after it: the file would be opened
@@ -331,7 +333,7 @@ def _uri(path: Path, mode: str) -> str:
     absolute path: a leading ``//`` is then never read as a host.
     """
     quoted = urllib.parse.quote(os.fsencode(os.path.abspath(path)), safe="/")
-    return f"file://{quoted}?mode={mode}"
+    return f"file://{quoted}?mode={mode}" + ("&immutable=1" if immutable else "")
 
 
 def _connect(path: Path, mode: str, *, header_checked: bool = False) -> sqlite3.Connection:
@@ -344,10 +346,55 @@ def _connect(path: Path, mode: str, *, header_checked: bool = False) -> sqlite3.
     return sqlite3.connect(_uri(path, mode), uri=True, isolation_level=None, check_same_thread=False)
 
 
+def _read_only(path: Path) -> tuple[sqlite3.Connection, Path | None]:
+    """A connection that cannot change the journal at `path`, on any media; and the private
+    folder holding the copy it reads, when it reads one (None: it reads the file itself).
+
+    A WAL journal is read through its ``-shm`` index, which SQLite makes beside the file: where
+    the reader cannot write (a write-protected card, a folder of another user) and none is there,
+    ``mode=ro`` cannot open it. Then, with no WAL (or an empty one), the main file is the whole
+    journal and is read ``immutable=1``, without the index or any lock: no writer can be at work
+    on it, since a writer always keeps a WAL beside the file. With a WAL, ``immutable`` would
+    skip it, and its rows with it (the newest, a crashed table's last): the journal and its WAL
+    are read through a private copy, byte for byte, in a folder of the reader's own.
+    """
+    db = _connect(path, "ro")
+    try:
+        db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()  # SQLite opens the WAL, or fails, here
+        return db, None
+    except sqlite3.Error as exc:
+        db.close()
+        code = getattr(exc, "sqlite_errorcode", 0) & 0xFF
+        if code not in (sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_READONLY) or os.access(path.parent, os.W_OK):
+            raise
+    wal = sidecars(path)[0]
+    try:
+        has_wal = wal.exists() and wal.stat().st_size > 0
+    except OSError as exc:
+        raise _os_error(exc, wal) from None
+    if not has_wal:
+        log.info("journal %s: its folder cannot be written; reading it as immutable (it has no WAL)", path)
+        return sqlite3.connect(_uri(path, "ro", immutable=True), uri=True, isolation_level=None,
+                               check_same_thread=False), None
+    private = Path(tempfile.mkdtemp(prefix="tablectl-journal-"))
+    copy = private / "journal.sqlite"
+    try:
+        shutil.copyfile(path, copy)
+        shutil.copyfile(wal, sidecars(copy)[0])
+    except OSError as exc:
+        shutil.rmtree(private, ignore_errors=True)
+        raise StorageIOError(f"cannot read the journal {path}: its folder cannot be written, so its WAL is read "
+                             f"through a copy, and copying it to {private} failed ({exc.strerror or exc})") from None
+    log.info("journal %s: its folder cannot be written; reading it and its WAL through a copy in %s", path, private)
+    return _connect(copy, "ro", header_checked=True), private
+
+
 # ---------------------------------------------------------------------- reading
 
 class JournalReader:
     """Read-only access to a journal: verification, history, exports. Never writes a byte."""
+
+    _private: Path | None = None  # the folder of the copy it reads (read-only media with a WAL)
 
     def __init__(self, path: str | Path, key: JournalKey | None = None, *, beside_writer: bool = False) -> None:
         """Open read-only. `beside_writer`: the service's own reads, while its writer holds the file.
@@ -366,10 +413,14 @@ class JournalReader:
                 self.db = _connect(self.path, "rw", header_checked=True)
                 self.db.execute("PRAGMA query_only = ON")
             else:
-                self.db = _connect(self.path, "ro")
+                self.db, self._private = _read_only(self.path)
             self._check_identity()
-        except sqlite3.Error as exc:
-            raise _open_error(exc, self.path) from None
+        except BaseException as exc:
+            if hasattr(self, "db"):
+                self.close()
+            if isinstance(exc, sqlite3.Error):
+                raise _open_error(exc, self.path) from None
+            raise
 
     # --- identity and verification
     def _check_identity(self) -> None:
@@ -547,8 +598,11 @@ class JournalReader:
         return [(seq, json.loads(body)) for seq, body in rows]
 
     def close(self) -> None:
-        """Close the connection."""
+        """Close the connection (and remove the private copy it read, if any)."""
         self.db.close()
+        if self._private is not None:
+            shutil.rmtree(self._private, ignore_errors=True)
+            self._private = None
 
     def __enter__(self) -> "JournalReader":
         return self
