@@ -33,6 +33,7 @@ import os
 import secrets
 import shutil
 import sqlite3
+import stat
 import tempfile
 import urllib.parse
 from contextlib import contextmanager
@@ -154,6 +155,17 @@ def _storage_error(exc: sqlite3.Error, path: Path) -> JournalError:
 
 # ---------------------------------------------------------------------- the key
 
+KEY_FILE_SIZES = (64, 65, 66)  # 64 hex digits, then nothing, "\n" or "\r\n"
+
+
+def _file_kind(mode: int) -> str:
+    for test, name in ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return name
+    return "not a plain file"
+
+
 @dataclass(frozen=True, slots=True)
 class JournalKey:
     """The table's secret: 32 bytes, kept in a file outside the journal."""
@@ -166,23 +178,51 @@ class JournalKey:
         return hmac.new(self.secret, b"tablectl journal key id", hashlib.sha256).hexdigest()[:16]
 
     @classmethod
-    def load(cls, path: str | Path) -> "JournalKey":
-        """Read a key file (64 hex characters); JournalKeyError says what is wrong."""
+    def load(cls, path: str | Path, *, warn: Callable[[str], None] | None = None) -> "JournalKey":
+        """Read a key file (64 hex characters and a line end); JournalKeyError says what is wrong.
+
+        Only a regular file of a key's size is read: a FIFO would hang the reader (open() waits
+        for a writer), a device such as /dev/zero would be read without end. A mode that lets
+        anyone but the owner in is said to `warn` (default: the log), and the key still read.
+        """
         path = Path(path)
         try:
-            text = path.read_text(encoding="ascii").strip()
+            # stat() first: a device or a FIFO is refused without being opened (opening one can do
+            # things); fstat() after: the file read is the one that was checked.
+            cls._check_file(path, os.stat(path))
+            # O_NONBLOCK: should a FIFO be put in its place meanwhile, opening it does not wait.
+            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+            try:
+                st = os.fstat(fd)
+                cls._check_file(path, st)
+                data = os.read(fd, max(KEY_FILE_SIZES) + 1)
+            finally:
+                os.close(fd)
         except FileNotFoundError:
             raise JournalKeyError(f"the journal's key file {path} is missing "
                                   "(create one with: tablectl journal keygen --key FILE)") from None
-        except (OSError, UnicodeDecodeError) as exc:
-            raise JournalKeyError(f"cannot read the journal's key file {path}: {exc}") from None
+        except OSError as exc:
+            raise JournalKeyError(f"cannot read the journal's key file {path}: {exc.strerror or exc}") from None
         try:
-            secret = bytes.fromhex(text)
-        except ValueError:
+            secret = bytes.fromhex(data.decode("ascii").strip())
+        except (UnicodeDecodeError, ValueError):
             secret = b""
         if len(secret) != 32:
             raise JournalKeyError(f"the journal's key file {path} must hold 64 hexadecimal characters")
+        mode = stat.S_IMODE(st.st_mode)
+        if mode & 0o177:
+            (warn or log.warning)(f"the journal's key file {path} has mode {mode:04o}: whoever it lets read the key can "
+                                  f"forge rows that verify; chmod 600 {path} (readable by the service alone)")
         return cls(secret)
+
+    @staticmethod
+    def _check_file(path: Path, st: os.stat_result) -> None:
+        if not stat.S_ISREG(st.st_mode):
+            raise JournalKeyError(f"the journal's key file {path} is not a regular file ({_file_kind(st.st_mode)}): "
+                                  "a key is 64 hexadecimal characters in a file of its own")
+        if st.st_size not in KEY_FILE_SIZES:
+            raise JournalKeyError(f"the journal's key file {path} is {st.st_size} bytes: a key file holds 64 "
+                                  "hexadecimal characters and a line end, nothing else")
 
     @classmethod
     def generate(cls, path: str | Path) -> "JournalKey":

@@ -51,15 +51,20 @@ def run(args: argparse.Namespace) -> int:
     return int(args._run(args))
 
 
-def _key(db: str, key: str | None) -> JournalKey | None:
+def _load_key(path: str | Path, tool: str) -> JournalKey:
+    """The key file at `path`; a mode wider than 0600 is said on stderr (the key is still used)."""
+    return JournalKey.load(path, warn=lambda message: print(f"tablectl {tool}: warning: {message}", file=sys.stderr))
+
+
+def _key(db: str, key: str | None, tool: str) -> JournalKey | None:
     if key is not None:
-        return JournalKey.load(key)
+        return _load_key(key, tool)
     beside = Path(db).with_name(Path(db).name + ".key")
-    return JournalKey.load(beside) if beside.exists() else None
+    return _load_key(beside, tool) if beside.exists() or beside.is_symlink() else None
 
 
 def _open(db: str, key: str | None, tool: str) -> JournalReader:
-    reader = JournalReader(db, _key(db, key))
+    reader = JournalReader(db, _key(db, key, tool))
     if reader.key is not None:
         reader.verify()
     else:
@@ -97,7 +102,7 @@ def _refuse_overwriting_journal(out: Path, db: Path) -> None:
 def run_verify(args: argparse.Namespace) -> int:
     """Verify a journal: 0 and the row count and head MAC, or 1 naming the first row that fails."""
     try:
-        reader = JournalReader(args.db, JournalKey.load(args.key))
+        reader = JournalReader(args.db, _load_key(args.key, "journal verify"))
     except JournalError as exc:
         print(f"tablectl journal verify: {exc}", file=sys.stderr)
         return 2
