@@ -25,6 +25,7 @@ storage faults (`DiskFull`, `ReadOnlyStorage`, `StorageIOError`) are
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import hmac
 import json
@@ -357,10 +358,14 @@ def _check_header(path: Path) -> None:
         raise NotAJournal(f"{path} {what}, so it is not a tablectl journal{extra}")
 
 
-def _os_error(exc: OSError, path: Path) -> JournalError:
-    if isinstance(exc, PermissionError):
-        return ReadOnlyStorage(f"cannot open the journal {path}: permission denied")
-    return StorageIOError(f"cannot open the journal {path}: {exc.strerror or exc}")
+def _os_error(exc: OSError, path: Path, doing: str = "open") -> JournalError:
+    """Translate an OS error on the journal's files into the journal's kind of storage error."""
+    what = f"cannot {doing} {path} ({exc.strerror or exc})"
+    if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+        return ReadOnlyStorage(f"{ReadOnlyStorage.cause}: {what}")
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return DiskFull(f"{DiskFull.cause}: {what}")
+    return StorageIOError(f"{StorageIOError.cause}: {what}")
 
 
 def _uri(path: Path, mode: str, *, immutable: bool = False) -> str:
@@ -720,6 +725,15 @@ class Journal(JournalReader):
                            f"{MIN_FREE_BYTES // 1024} KiB to start)")
 
     def _create(self, now: datetime) -> None:
+        try:
+            self._make(now)
+        except OSError as exc:
+            if isinstance(exc, JournalError):
+                raise
+            # (EROFS comes even from unlinking a file that is not there: the folder is read-only.)
+            raise _os_error(exc, self.path, f"create a journal in {self.path.parent}: making") from None
+
+    def _make(self, now: datetime) -> None:
         tmp = self.path.with_name(self.path.name + ".new")
         for p in (tmp, *sidecars(tmp)):
             p.unlink(missing_ok=True)

@@ -161,3 +161,27 @@ def test_a_user_who_may_not_write_the_folder_checks_the_journal(tmp_path: Path, 
         assert {p.name: digest(p) for p in card.iterdir()} == before
     finally:
         shutil.rmtree(shared, ignore_errors=True)
+
+
+@pytest.mark.parametrize("command", [["--check"], ["--no-gpio", "--no-api"]])
+def test_a_read_only_folder_with_the_key_and_no_journal_stops_with_exit_4_naming_it(
+        tmp_path: Path, card: Path, command: list[str]) -> None:
+    """As deploy/install.sh leaves a table (the key in place, no journal yet), on a folder mounted read-only.
+
+    Exit 4 (storage) names the read-only path; exit 1, a traceback, was not in the unit's
+    RestartPreventExitStatus either, and systemd restarted it every 5 s without a word.
+    """
+    key = card / "journal.sqlite.key"
+    open_authority(tmp_path / "elsewhere.sqlite")  # (makes a key beside it: copied into place)
+    shutil.copy(tmp_path / "elsewhere.sqlite.key", key)
+    cfg = tmp_path / "c.toml"
+    cfg.write_text(f'[journal]\npath = "{card / "journal.sqlite"}"\n[shoe]\nport = "{tmp_path / "no-shoe"}"\n')
+    read_only(card)
+    try:
+        out = tablectl("run", "--config", str(cfg), *command, timeout=60)
+    finally:
+        writable_again(card)
+    assert out.returncode == 4, out.stderr
+    assert "the journal is read-only" in out.stderr and str(card / "journal.sqlite") in out.stderr
+    assert "Traceback" not in out.stderr
+    assert sorted(p.name for p in card.iterdir()) == [key.name]
