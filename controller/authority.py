@@ -39,10 +39,8 @@ class ReplayRefused(JournalError, ValueError):
 class TableAuthority:
     """A Table kept in step with its journal."""
 
-    def __init__(self, journal: Journal, rules: RuleProfile, snapshot_every_rounds: int = 50, *,
-                 now: datetime) -> None:
-        """Restore the table from `journal`; `now` (the caller's clock: time is passed in, never read here)
-        is when it is opened, the time of a new journal's first row."""
+    def __init__(self, journal: Journal, rules: RuleProfile, snapshot_every_rounds: int = 50) -> None:
+        """Restore the table from `journal` (a new one holds its first row already: see `open`)."""
         self.journal = journal
         self.snapshot_every_rounds = snapshot_every_rounds
         self.table = Table(rules)
@@ -51,19 +49,21 @@ class TableAuthority:
         # games' closed cards): masked for every role below supervisor.
         self.secret_seqs: set[int] = set()
         self._secret_cards: dict[int, tuple[int | None, str]] = {}  # seq -> (box, None for the dealer; card)
-        self._restore(rules, now)
+        self._restore()
 
     @classmethod
     def open(cls, path: str | Path, key: JournalKey, rules: RuleProfile, snapshot_every_rounds: int = 50,
              *, now: datetime, create: bool = True) -> "TableAuthority":
         """Open (or, where nothing is, create) the journal at `path` and restore the table from it.
 
-        `now` is the caller's clock reading: a new journal is created at that time and its first row
-        (the rules the table starts with) carries it, so an export replays to the very same table.
+        `now` is the caller's clock reading: a new journal is created at that time with its first row
+        (the rules the table starts with, so an export replays alone) received then, so an export
+        replays to the very same table.
         """
-        return cls(Journal(path, key, create=create, now=now), rules, snapshot_every_rounds, now=now)
+        first = SetRules(profile=rules.name, options=non_default_options(rules))
+        return cls(Journal(path, key, create=create, now=now, first=first), rules, snapshot_every_rounds)
 
-    def _restore(self, rules: RuleProfile, now: datetime) -> None:
+    def _restore(self) -> None:
         def after(entry: JournalEntry, effects: list[Effect]) -> None:
             self.replayed += 1
             self._track_secrets(entry.seq, effects)
@@ -73,9 +73,6 @@ class TableAuthority:
 
         self.table = replay_journal(self.journal, self.table, after)
         self.rounds_since_snapshot = 0
-        if self.journal.last_seq == 0:
-            # A new journal records the rules the table starts with, so an export replays alone.
-            self.submit(SetRules(profile=rules.name, options=non_default_options(rules)), now)
 
     def submit(self, event: Event, received_at: datetime, *, shoe_id: str | None = None,
                position: int | None = None) -> tuple[int, list[Effect]]:

@@ -93,6 +93,10 @@ class JournalDamaged(JournalError, ValueError):
     """SQLite reports the file as damaged."""
 
 
+class JournalEmpty(JournalDamaged):
+    """The journal holds no rows: a journal's first row is written with the file, so its rows were lost."""
+
+
 class JournalTampered(JournalError, ValueError):
     """A row does not verify against the key: altered, removed, inserted or forged."""
 
@@ -525,7 +529,16 @@ class JournalReader:
             snapshots = self.db.execute("SELECT COUNT(*) FROM snapshots").fetchone()[0]
         except sqlite3.Error as exc:
             raise _storage_error(exc, self.path) from None
+        if expected == 1:
+            raise self.empty()
         return Verified(rows=expected - 1, head_seq=expected - 1, head_mac=prev, rounds=rounds, snapshots=snapshots)
+
+    def empty(self) -> JournalEmpty:
+        """The error for this journal holding no rows (never so once made: its first row comes with it)."""
+        return JournalEmpty(
+            f"journal {self.path} holds no rows, yet a journal's first row is written with the file: its rows "
+            "were lost (a copy made without its -wal file?); keep it as it is and look for its WAL, or, if this "
+            "table never ran, move it away to start afresh")
 
     # --- the ledger
     def head(self) -> tuple[int, str]:
@@ -669,11 +682,13 @@ class Journal(JournalReader):
     """The writer's journal: the only code that appends to the ledger. One per table, one thread."""
 
     def __init__(self, path: str | Path, key: JournalKey, *, create: bool = False,
-                 now: datetime | None = None) -> None:
+                 now: datetime | None = None, first: Event | None = None) -> None:
         """Open the journal at `path` (verifying every row), or create it there when `create` is set.
 
         A new journal records when it was created: `now`, the caller's clock reading (the journal
-        never reads a clock itself, so a replay or a test gives the same file at any date).
+        never reads a clock itself, so a replay or a test gives the same file at any date); and
+        it is made with its first row, the event `first` (the rules the table starts with),
+        received at `now`. So a journal is never empty: one with no rows lost them, and is refused.
         """
         self.path = Path(path)
         self.key = key
@@ -683,28 +698,34 @@ class Journal(JournalReader):
                 raise JournalNotFound(f"no journal at {self.path}")
             if now is None:
                 raise ValueError("a new journal needs the time it is created at (now=): time is passed in")
-            self._create(now)
+            if first is None:
+                raise ValueError("a new journal is made with its first row (first=: the rules the table starts with)")
+            self._create(now, first)
         elif not self.path.exists():
             raise WouldOverwrite(
                 f"{self.path} does not exist but {', '.join(p.name for p in exists)} does beside it: that is "
                 "journal data; a new journal is never created over it (move it away to start afresh)")
         try:
             self.db = _connect(self.path, "rw")
-            # Before switching modes or writing anything: is this file ours at all?
-            self._check_identity()
-            self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.execute("PRAGMA synchronous=FULL")
-            # SQLite opens a file it cannot write read-only without a word: find out now, at
-            # start-up, not at the first card (a probe row, rolled back, never committed).
-            self.db.execute("BEGIN IMMEDIATE")
-            self.db.execute("INSERT INTO meta VALUES ('writable', 'probe')")
-            self.db.execute("ROLLBACK")
+            try:
+                # Before switching modes or writing anything: is this file ours, and whole? (A refused
+                # journal is left exactly as it was found.)
+                self._check_identity()
+                self.verified = self.verify()
+                self.db.execute("PRAGMA journal_mode=WAL")
+                self.db.execute("PRAGMA synchronous=FULL")
+                # SQLite opens a file it cannot write read-only without a word: find out now, at
+                # start-up, not at the first card (a probe row, rolled back, never committed).
+                self.db.execute("BEGIN IMMEDIATE")
+                self.db.execute("INSERT INTO meta VALUES ('writable', 'probe')")
+                self.db.execute("ROLLBACK")
+            except BaseException:
+                if self.db.in_transaction:
+                    self.db.execute("ROLLBACK")
+                self.db.close()
+                raise
         except sqlite3.Error as exc:
-            db = getattr(self, "db", None)
-            if db is not None and db.in_transaction:
-                db.execute("ROLLBACK")
             raise _open_error(exc, self.path) from None
-        self.verified = self.verify()
         self.last_seq, self.last_mac = self.verified.head_seq, self.verified.head_mac
         self._check_space()
         # The service's metrics: `on_commit` is called with the seconds each committed write took, as
@@ -724,16 +745,16 @@ class Journal(JournalReader):
             raise DiskFull(f"{DiskFull.cause}: {self.path} ({free // 1024} KiB free; the table needs at least "
                            f"{MIN_FREE_BYTES // 1024} KiB to start)")
 
-    def _create(self, now: datetime) -> None:
+    def _create(self, now: datetime, first: Event) -> None:
         try:
-            self._make(now)
+            self._make(now, first)
         except OSError as exc:
             if isinstance(exc, JournalError):
                 raise
             # (EROFS comes even from unlinking a file that is not there: the folder is read-only.)
             raise _os_error(exc, self.path, f"create a journal in {self.path.parent}: making") from None
 
-    def _make(self, now: datetime) -> None:
+    def _make(self, now: datetime, first: Event) -> None:
         tmp = self.path.with_name(self.path.name + ".new")
         for p in (tmp, *sidecars(tmp)):
             p.unlink(missing_ok=True)
@@ -748,6 +769,13 @@ class Journal(JournalReader):
                 ("app", APP_ID), ("schema", str(SCHEMA_VERSION)), ("key_id", self.key.key_id),
                 ("created_at", _utc(now)),
             ])
+            # The first row comes with the file, in the same transaction: a journal is never empty.
+            if first.at is None:
+                first.at = now
+            row = LedgerRow(1, EVENT, _utc(now), event_body(first), None, None, None, None, "")
+            db.execute("INSERT INTO ledger VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                       (row.seq, row.kind, row.received_at, row.body, None, None, None, None,
+                        row_mac(self.key.secret, "", row)))
             db.execute("COMMIT")
             db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             db.close()

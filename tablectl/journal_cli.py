@@ -19,7 +19,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from controller.authority import export_session, replay_journal
-from controller.journal import JournalError, JournalKey, JournalReader, JournalTampered, sidecars
+from controller.journal import (JournalError, JournalKey, JournalKeyError, JournalNotFound, JournalReader,
+                                JournalTampered, StorageError, sidecars)
 from controller.replay_cli import format_rounds
 from controller.view import table_view
 
@@ -65,11 +66,29 @@ def _key(db: str, key: str | None, tool: str) -> JournalKey | None:
 
 def _open(db: str, key: str | None, tool: str) -> JournalReader:
     reader = JournalReader(db, _key(db, key, tool))
-    if reader.key is not None:
-        reader.verify()
-    else:
-        print(f"tablectl {tool}: no key for {db}: its rows are NOT verified (give --key FILE)", file=sys.stderr)
+    try:
+        if reader.key is not None:
+            reader.verify()
+        else:
+            print(f"tablectl {tool}: no key for {db}: its rows are NOT verified (give --key FILE)", file=sys.stderr)
+            if reader.head()[0] == 0:
+                raise reader.empty()
+    except BaseException:
+        reader.close()
+        raise
     return reader
+
+
+# Exit statuses of `status` and `journal export` (docs/service.md): like `run`'s, 3 when the journal
+# itself is refused (a person must look at the file), 2 when the tool cannot do its job otherwise.
+EXIT_CANNOT = 2  # no file at the path, its key file unusable or not this journal's, storage, arguments
+EXIT_REFUSED = 3  # not a journal, damaged, altered, empty, or a row this release cannot read
+
+
+def _tool_status(exc: Exception) -> int:
+    if isinstance(exc, JournalError) and not isinstance(exc, (JournalNotFound, JournalKeyError, StorageError)):
+        return EXIT_REFUSED
+    return EXIT_CANNOT
 
 
 def run_export(args: argparse.Namespace) -> int:
@@ -78,9 +97,8 @@ def run_export(args: argparse.Namespace) -> int:
         since = _parse_time(args.since) if args.since else None
         if args.out:
             _refuse_overwriting_journal(Path(args.out), Path(args.db))
-        reader = _open(args.db, args.key, "journal export")
-        lines = [json.dumps(line, separators=(",", ":")) + "\n" for line in export_session(reader, since)]
-        reader.close()
+        with _open(args.db, args.key, "journal export") as reader:
+            lines = [json.dumps(line, separators=(",", ":")) + "\n" for line in export_session(reader, since)]
         if args.out:
             with open(args.out, "w", encoding="utf-8") as out:
                 out.writelines(lines)
@@ -88,7 +106,7 @@ def run_export(args: argparse.Namespace) -> int:
             sys.stdout.writelines(lines)
     except (JournalError, ValueError, OSError) as exc:
         print(f"tablectl journal export: {exc}", file=sys.stderr)
-        return 2
+        return _tool_status(exc)
     return 0
 
 
@@ -179,14 +197,11 @@ def configure_status_parser(p: argparse.ArgumentParser) -> None:
 def run_status(args: argparse.Namespace) -> int:
     """Print the table's state as the journal leaves it, without the service (read-only)."""
     try:
-        reader = _open(args.db, args.key, "status")
-        if reader.head()[0] == 0:
-            raise JournalError(f"{args.db} holds no events")
-        table = replay_journal(reader)
-        reader.close()
+        with _open(args.db, args.key, "status") as reader:
+            table = replay_journal(reader)
     except JournalError as exc:
         print(f"tablectl status: {exc}", file=sys.stderr)
-        return 2
+        return _tool_status(exc)
     view = table_view(table, reveal_hole=True)
     if args.json:
         print(json.dumps(view))
