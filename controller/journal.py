@@ -28,6 +28,7 @@ from __future__ import annotations
 import errno
 import hashlib
 import hmac
+import importlib.metadata
 import json
 import logging
 import os
@@ -44,10 +45,18 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from .events import Event, dump_event, parse_event
+from .events import BadEvent, Event, dump_event, parse_event
 
 log = logging.getLogger(__name__)
 
+def _release() -> str:
+    try:
+        return importlib.metadata.version("tablectl")
+    except importlib.metadata.PackageNotFoundError:  # (the source run without being installed)
+        return "unknown"
+
+
+RELEASE = _release()  # this release of tablectl: each release that writes to a journal records itself in it
 APP_ID = "tablectl-journal"
 SCHEMA_VERSION = 2
 EVENT = "event"
@@ -104,6 +113,16 @@ class JournalTampered(JournalError, ValueError):
         super().__init__(message)
         self.table = table
         self.row = row
+
+
+class UnreadableRow(JournalError, ValueError):
+    """A row that verifies but that this release cannot read: written by a newer release, or by a key holder."""
+
+    def __init__(self, message: str, *, table: str, row: int, event_type: str | None = None) -> None:
+        super().__init__(message)
+        self.table = table
+        self.row = row
+        self.event_type = event_type
 
 
 class WouldOverwrite(JournalError, FileExistsError):
@@ -305,6 +324,32 @@ def _bound_mac(key: bytes, what: str, *fields: str | int | None) -> str:
 def event_body(event: Event) -> str:
     """An event as the ledger stores it: the session format, canonical JSON."""
     return json.dumps(dump_event(event), ensure_ascii=True, separators=(",", ":"), sort_keys=True)
+
+
+def _event_type(body: str) -> str | None:
+    """The ``type`` member of an event's JSON object, read without decoding it (a body nested too
+    deep for the decoder still names its type); None if there is none."""
+    depth, i, n = 0, 0, len(body)
+    try:
+        while i < n:
+            c = body[i]
+            if c == '"':
+                text, i = json.decoder.scanstring(body, i + 1)
+                if depth == 1 and text == "type":
+                    j = i
+                    while j < n and body[j] in " \t\r\n:":
+                        j += 1
+                    if j < n and body[j] == '"' and body[i:j].count(":") == 1:
+                        return json.decoder.scanstring(body, j + 1)[0][:64]
+                continue
+            if c in "[{":
+                depth += 1
+            elif c in "]}":
+                depth -= 1
+            i += 1
+    except ValueError:
+        return None
+    return None
 
 
 def _utc(at: datetime) -> str:
@@ -561,14 +606,48 @@ class JournalReader:
             sql += " AND received_at >= ?"
             args.append(_utc(since_time))
         for seq, received_at, body, shoe_id, position in self.db.execute(sql + " ORDER BY seq", args):
-            yield JournalEntry(seq, datetime.fromisoformat(received_at), parse_event(json.loads(body)),
-                               shoe_id, position)
+            yield JournalEntry(seq, datetime.fromisoformat(received_at), self._event(seq, body), shoe_id, position)
+
+    def _event(self, seq: int, body: str) -> Event:
+        """The event a ledger row holds; UnreadableRow names the row if this release cannot read it."""
+        try:
+            return parse_event(json.loads(body))
+        except (ValueError, RecursionError) as exc:  # (BadEvent and JSONDecodeError are ValueErrors)
+            if isinstance(exc, RecursionError):
+                reason = "its body is nested too deeply to read"
+            elif isinstance(exc, BadEvent) and exc.code == "unknown_event":
+                reason = "this release knows no such event"
+            else:
+                reason = str(exc).splitlines()[0][:200]
+            raise self._unreadable("ledger", seq, _event_type(body), reason) from None
+
+    def _json(self, table: str, row: int, text: str) -> Any:
+        """A derived row's JSON (a round record, a refusal's event); UnreadableRow if it cannot be read."""
+        try:
+            return json.loads(text)
+        except (ValueError, RecursionError) as exc:
+            reason = "nested too deeply to read" if isinstance(exc, RecursionError) else f"not JSON ({exc})"
+            raise self._unreadable(table, row, None, reason) from None
+
+    def _unreadable(self, table: str, row: int, event_type: str | None, reason: str) -> UnreadableRow:
+        written = self.meta.get("release")
+        what = f"{'ledger row' if table == 'ledger' else f'the {table} row'} {row}"
+        if event_type is not None:
+            what += f" ({event_type!r})"
+        if written and written != RELEASE:
+            who = (f"this journal was last written by tablectl {written[:40]}: run that release (or a newer "
+                   "one), or restore the copy taken before the upgrade (deploy/README.md, section 8)")
+        else:
+            who = ("it verifies against the key, so it was written by a newer release of tablectl than this "
+                   "one, or by someone who holds the key: run the release that wrote it")
+        return UnreadableRow(f"journal {self.path}: {what} cannot be read by tablectl {RELEASE}: {reason}; {who}; "
+                             "keep the file as it is", table=table, row=row, event_type=event_type)
 
     def refusals(self, limit: int = 100) -> list[dict[str, Any]]:
         """The newest refused actions, newest first: when, what, who, and why."""
         rows = self.db.execute("SELECT seq, received_at, body, code, message FROM ledger WHERE kind = 'refusal' "
                                "ORDER BY seq DESC LIMIT ?", (limit,))
-        return [{"seq": seq, "at": at, "event": json.loads(body), "code": code, "message": message}
+        return [{"seq": seq, "at": at, "event": self._json("ledger", seq, body), "code": code, "message": message}
                 for seq, at, body, code, message in rows]
 
     def last_card(self) -> tuple[str, int] | None:
@@ -615,13 +694,14 @@ class JournalReader:
     # --- round records
     def rounds(self, offset: int = 0, limit: int = 20) -> list[dict[str, Any]]:
         """Settled rounds, newest first."""
-        rows = self.db.execute("SELECT record FROM rounds ORDER BY number DESC LIMIT ? OFFSET ?", (limit, offset))
-        return [json.loads(r[0]) for r in rows]
+        rows = self.db.execute("SELECT number, record FROM rounds ORDER BY number DESC LIMIT ? OFFSET ?",
+                               (limit, offset))
+        return [self._json("rounds", number, record) for number, record in rows]
 
     def round(self, number: int) -> dict[str, Any] | None:
         """One settled round's record."""
         row = self.db.execute("SELECT record FROM rounds WHERE number = ?", (number,)).fetchone()
-        return json.loads(row[0]) if row else None
+        return self._json("rounds", number, row[0]) if row else None
 
     def round_count(self) -> int:
         """How many rounds are recorded."""
@@ -644,16 +724,16 @@ class JournalReader:
     def settled_with_seq_since(self, since: datetime) -> list[tuple[int, str, dict[str, Any]]]:
         """(seq of the settling event, settled at, record) of every round settled at or after `since`."""
         rows = self.db.execute(
-            "SELECT r.seq, l.received_at, r.record FROM rounds r JOIN ledger l ON l.seq = r.seq "
+            "SELECT r.number, r.seq, l.received_at, r.record FROM rounds r JOIN ledger l ON l.seq = r.seq "
             "WHERE l.received_at >= ? ORDER BY r.number", (_utc(since),))
-        return [(seq, at, json.loads(body)) for seq, at, body in rows]
+        return [(seq, at, self._json("rounds", number, body)) for number, seq, at, body in rows]
 
     def bets_and_voids_since(self, since: datetime) -> list[tuple[int, dict[str, Any]]]:
         """(seq, event) of every accepted bet and void_round at or after `since`, in order."""
         rows = self.db.execute(
             "SELECT seq, body FROM ledger WHERE kind = 'event' AND received_at >= ? "
             "AND json_extract(body, '$.type') IN ('bet', 'void_round') ORDER BY seq", (_utc(since),))
-        return [(seq, json.loads(body)) for seq, body in rows]
+        return [(seq, self._json("ledger", seq, body)) for seq, body in rows]
 
     def close(self) -> None:
         """Close the connection (and remove the private copy it read, if any)."""
@@ -767,7 +847,7 @@ class Journal(JournalReader):
                     db.execute(stmt)
             db.executemany("INSERT INTO meta VALUES (?, ?)", [
                 ("app", APP_ID), ("schema", str(SCHEMA_VERSION)), ("key_id", self.key.key_id),
-                ("created_at", _utc(now)),
+                ("created_at", _utc(now)), ("release", RELEASE),
             ])
             # The first row comes with the file, in the same transaction: a journal is never empty.
             if first.at is None:
@@ -807,8 +887,16 @@ class Journal(JournalReader):
         seq = self.last_seq + 1
         row = LedgerRow(seq, kind, at, body, shoe_id, position, code, message, "")
         mac = row_mac(self.key.secret, self.last_mac, row)
-        self._write("INSERT INTO ledger VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (seq, kind, at, body, shoe_id, position, code, message, mac))
+        insert = ("INSERT INTO ledger VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                  (seq, kind, at, body, shoe_id, position, code, message, mac))
+        if self.meta.get("release") != RELEASE:
+            # The release that last wrote a row, so an older one that cannot read it can say which can
+            # (recorded with the first row it writes, not at opening: an older release that refuses a
+            # newer row never overwrites the name of the release that wrote it).
+            self._write(insert, ("INSERT OR REPLACE INTO meta VALUES ('release', ?)", (RELEASE,)))
+            self.meta["release"] = RELEASE
+        else:
+            self._write(*insert)
         self.last_seq, self.last_mac = seq, mac
         return seq
 
