@@ -58,7 +58,8 @@ def _release() -> str:
 
 RELEASE = _release()  # this release of tablectl: each release that writes to a journal records itself in it
 APP_ID = "tablectl-journal"
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3  # 3: the outbox mark's MAC covers its ledger row's MAC (docs/service.md, "Journal format")
+READABLE_SCHEMAS = (2, 3)  # a schema-2 journal becomes 3 with the first outbox mark written to it
 EVENT = "event"
 REFUSAL = "refusal"
 KINDS = (EVENT, REFUSAL)
@@ -321,6 +322,14 @@ def _bound_mac(key: bytes, what: str, *fields: str | int | None) -> str:
     return _mac(key, what + "\n" + "|".join(_field(f) for f in fields))
 
 
+def _outbox_mac(key: bytes, schema: int, name: str, seq: int, ledger_mac: str | None) -> str:
+    """The MAC an outbox mark must carry: bound to the MAC of the ledger row it names (schema 3);
+    over its name and row number alone in a schema-2 journal (which is also never read beyond its head)."""
+    if schema == 2:
+        return _bound_mac(key, "outbox", name, seq)
+    return _bound_mac(key, "outbox", name, seq, ledger_mac or "")
+
+
 def event_body(event: Event) -> str:
     """An event as the ledger stores it: the session format, canonical JSON."""
     return json.dumps(dump_event(event), ensure_ascii=True, separators=(",", ":"), sort_keys=True)
@@ -376,6 +385,7 @@ class Verified:
     head_mac: str
     rounds: int
     snapshots: int
+    bad_snapshots: tuple[int, ...] = ()  # rows of the snapshots that do not verify (ignored by the service)
 
 
 def sidecars(path: Path) -> list[Path]:
@@ -526,8 +536,10 @@ class JournalReader:
             raise
         if meta.get("app") != APP_ID:
             raise NotAJournal(f"{self.path} is not a tablectl journal (app = {meta.get('app')!r})")
-        if meta.get("schema") != str(SCHEMA_VERSION):
-            raise NotAJournal(f"{self.path} has journal schema {meta.get('schema')}, this build reads {SCHEMA_VERSION}")
+        if meta.get("schema") not in [str(v) for v in READABLE_SCHEMAS]:
+            raise NotAJournal(f"{self.path} has journal schema {str(meta.get('schema'))[:20]}, this release "
+                              f"(tablectl {RELEASE}) reads schemas {' and '.join(map(str, READABLE_SCHEMAS))}: "
+                              "run the release that wrote it")
         self.meta = meta
         if self.key is not None and meta.get("key_id") != self.key.key_id:
             raise JournalKeyError(f"the key given is not this journal's key (the journal was made with key "
@@ -560,23 +572,49 @@ class JournalReader:
                         "rows before it were changed; keep the file for investigation", table="ledger", row=seq)
                 prev = mac
                 expected += 1
+            head = expected - 1
+            if head == 0:
+                raise self.empty()
             rounds = 0
             for number, seq, record, mac, ledger_mac in self.db.execute(
-                    "SELECT r.number, r.seq, r.record, r.mac, l.mac FROM rounds r LEFT JOIN ledger l ON l.seq = r.seq"):
+                    "SELECT r.number, r.seq, r.record, r.mac, l.mac FROM rounds r LEFT JOIN ledger l ON l.seq = r.seq "
+                    "ORDER BY r.number"):
+                if seq > head:
+                    raise self._beyond_head(f"the record of round {number} is at row {seq}", head, "rounds", number)
                 if ledger_mac is None or not equal(_bound_mac(key, "round", number, seq, record, ledger_mac), mac):
                     raise JournalTampered(f"journal {self.path}: the record of round {number} does not verify: "
                                           "it was altered or forged", table="rounds", row=number)
                 rounds += 1
-            for name, seq, mac in self.db.execute("SELECT name, seq, mac FROM outbox"):
-                if not hmac.compare_digest(_bound_mac(key, "outbox", name, seq), mac):
-                    raise JournalTampered(f"journal {self.path}: the outbox mark {name!r} does not verify",
+            # A snapshot that does not verify is only a lost shortcut: the service ignores it (with a
+            # warning) and replays the ledger; `journal verify` reports it. One beyond the head is a cut.
+            bad_snapshots = []
+            for seq, fmt, state, mac, ledger_mac in self.db.execute(
+                    "SELECT s.seq, s.format, s.state, s.mac, l.mac FROM snapshots s LEFT JOIN ledger l ON l.seq = s.seq "
+                    "ORDER BY s.seq"):
+                if seq > head:
+                    raise self._beyond_head(f"the snapshot after row {seq} is there", head, "snapshots", seq)
+                if ledger_mac is None or not equal(_bound_mac(key, "snapshot", seq, fmt, state, ledger_mac), mac):
+                    bad_snapshots.append(seq)
+            schema = int(self.meta["schema"])
+            for name, seq, mac, ledger_mac in self.db.execute(
+                    "SELECT o.name, o.seq, o.mac, l.mac FROM outbox o LEFT JOIN ledger l ON l.seq = o.seq "
+                    "ORDER BY o.name"):
+                if seq > head:
+                    raise self._beyond_head(f"the outbox mark {name!r} says the rows up to {seq} were acknowledged",
+                                            head, "outbox", seq)
+                if not equal(_outbox_mac(key, schema, name, seq, ledger_mac), mac):
+                    raise JournalTampered(f"journal {self.path}: the outbox mark {name!r} (row {seq}) does not "
+                                          "verify: it was altered, forged, or taken from another journal",
                                           table="outbox", row=seq)
             snapshots = self.db.execute("SELECT COUNT(*) FROM snapshots").fetchone()[0]
         except sqlite3.Error as exc:
             raise _storage_error(exc, self.path) from None
-        if expected == 1:
-            raise self.empty()
-        return Verified(rows=expected - 1, head_seq=expected - 1, head_mac=prev, rounds=rounds, snapshots=snapshots)
+        return Verified(rows=head, head_seq=head, head_mac=prev, rounds=rounds, snapshots=snapshots,
+                        bad_snapshots=tuple(bad_snapshots))
+
+    def _beyond_head(self, what: str, head: int, table: str, row: int) -> JournalTampered:
+        return JournalTampered(f"journal {self.path}: {what}, but the ledger ends at row {head}: rows were cut "
+                               "from its tail; keep the file for investigation", table=table, row=row)
 
     def empty(self) -> JournalEmpty:
         """The error for this journal holding no rows (never so once made: its first row comes with it)."""
@@ -975,9 +1013,29 @@ class Journal(JournalReader):
         return self.db.execute("SELECT 1 FROM rounds WHERE number = ?", (number,)).fetchone() is not None
 
     def set_outbox(self, name: str, seq: int) -> None:
-        """Remember durably that the named outbox (the fleet broker) has acknowledged rows up to `seq`."""
-        mac = _bound_mac(self.key.secret, "outbox", name, seq)
-        self._write("INSERT OR REPLACE INTO outbox VALUES (?, ?, ?)", (name, seq, mac))
+        """Remember durably that the named outbox (the fleet broker) has acknowledged rows up to `seq`.
+
+        The mark's MAC is bound to row `seq`'s MAC (schema 3). In a schema-2 journal, the marks
+        already there are bound the same way and the journal becomes schema 3, in the same
+        transaction: from then on a release of schema 2 refuses it, naming the schema.
+        """
+        if not 0 <= seq <= self.last_seq:
+            raise ValueError(f"an outbox mark at row {seq} is beyond the ledger's last row {self.last_seq}")
+        key = self.key.secret
+        upgrade = self.meta["schema"] != str(SCHEMA_VERSION)
+        writes: list[tuple[str, tuple[object, ...]]] = []
+        if upgrade:
+            for other, at in self.db.execute("SELECT name, seq FROM outbox WHERE name != ?", (name,)).fetchall():
+                writes.append(("UPDATE outbox SET mac = ? WHERE name = ?",
+                               (_outbox_mac(key, SCHEMA_VERSION, other, at, self._mac_at(at) if at else ""), other)))
+            writes.append(("UPDATE meta SET value = ? WHERE key = 'schema'", (str(SCHEMA_VERSION),)))
+        mac = _outbox_mac(key, SCHEMA_VERSION, name, seq, self._mac_at(seq) if seq else "")
+        writes.append(("INSERT OR REPLACE INTO outbox VALUES (?, ?, ?)", (name, seq, mac)))
+        self._write(*writes)
+        if upgrade:
+            log.info("journal %s: now schema %d (outbox marks bound to their ledger rows); a release that reads "
+                     "schema %s alone refuses it", self.path, SCHEMA_VERSION, self.meta["schema"])
+            self.meta["schema"] = str(SCHEMA_VERSION)
 
     def _mac_at(self, seq: int) -> str:
         if seq == self.last_seq:

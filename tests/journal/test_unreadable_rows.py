@@ -122,3 +122,11 @@ def test_each_release_that_writes_a_row_records_itself(tmp_path: Path) -> None:
     assert dict(con.execute("SELECT key, value FROM meta"))["release"] == RELEASE
     con.close()
     assert JournalKey.load(path.with_name("j.sqlite.key"))
+
+
+def test_verify_says_it_cannot_check_the_round_records_past_such_a_row(tmp_path: Path) -> None:
+    """Its MACs verify, but the replay that finds every settled round's record cannot pass it: exit 2."""
+    path, seq = forged(tmp_path, BODIES["unknown type"][0])
+    out = tablectl("journal", "verify", "--db", str(path), "--key", str(path.with_name("j.sqlite.key")))
+    assert out.returncode == 2 and "Traceback" not in out.stderr, out.stdout + out.stderr
+    assert "every MAC verifies" in out.stderr and f"ledger row {seq} ('chip_count')" in out.stderr
