@@ -1,4 +1,11 @@
-"""Latched alerts: raised by the engine, cleared only when resolved and acknowledged."""
+"""Latched alerts: raised by the engine, cleared only when resolved and acknowledged.
+
+The board is bounded, because the table's state (published to the floor, retained by the broker)
+holds it: an alert whose cause is raised again while it is on the board is counted on it
+(`Alert.count`; `call_pit` while one is open is that alert), and each kind holds at most
+`MAX_ALERTS_PER_KIND` alerts, the last of which counts every further one (`overflow_message`):
+the journal keeps each event that raised them.
+"""
 
 from __future__ import annotations
 
@@ -21,6 +28,17 @@ class AlertKind(str, Enum):
 
 # Kinds that stop the game until a supervisor has looked: the shoe stays locked.
 LOCKING_KINDS = frozenset({AlertKind.UNEXPECTED_CARD, AlertKind.INTEGRITY, AlertKind.SHOE_FAULT})
+# Alerts of one kind on the board at most: the last one counts every further alert of the kind.
+MAX_ALERTS_PER_KIND = 8
+# The supervisor's detail of a repeated alert gathers each repeat's, up to this many characters.
+MAX_SECRET_CHARS = 500
+
+
+def overflow_message(kind: AlertKind) -> str:
+    """The text of the alert that counts the alerts of `kind` beyond what the board holds."""
+    return f"more {kind.value.replace('_', ' ')} alerts than the board holds: each is in the journal"
+
+
 # Kinds whose cause the supervisor who acknowledges them resolves. The others (an unexpected
 # card, a lost link, a due shuffle) are resolved only by what ends their cause.
 RESOLVED_BY_ACKNOWLEDGEMENT = frozenset({AlertKind.SHOE_FAULT, AlertKind.INTEGRITY, AlertKind.CALL_PIT})
@@ -39,6 +57,8 @@ class Alert:
     acknowledged_by: str | None = None
     # What only a supervisor may read (a face-down card's code): never in `message`.
     secret: str | None = None
+    # How many times it was raised while on the board (a repeat asks for a new look).
+    count: int = 1
 
     @property
     def open(self) -> bool:
@@ -51,6 +71,18 @@ class Alert:
         if acknowledged_by is not None:
             self.acknowledged = True
             self.acknowledged_by = acknowledged_by
+
+    def repeat(self, secret: str | None) -> None:
+        """Its cause is raised again: counted here, active again, to be acknowledged again."""
+        self.count += 1
+        self.active = True
+        self.acknowledged = False
+        self.acknowledged_by = None
+        if secret is not None:
+            if self.secret is None:
+                self.secret = secret[:MAX_SECRET_CHARS]
+            elif secret not in self.secret and len(self.secret) + len(secret) + 2 <= MAX_SECRET_CHARS:
+                self.secret = f"{self.secret}; {secret}"
 
     def acknowledge(self, by: str | None) -> None:
         """A supervisor has seen it; that resolves the kinds a supervisor resolves."""
@@ -69,6 +101,7 @@ class Alert:
             "active": self.active,
             "acknowledged": self.acknowledged,
             "acknowledged_by": self.acknowledged_by,
+            "count": self.count,
         }
         if reveal and self.secret is not None:
             out["detail"] = self.secret

@@ -26,7 +26,7 @@ from .engine import IllegalAction, Phase, Table
 from .errors import SnapshotError
 from .events import CardDrawn, Event, SetRules, Shuffle, dump_event
 from .journal import Journal, JournalEntry, JournalError, JournalKey, JournalReader, JournalTampered
-from .rules import RuleProfile, build_rules, non_default_options
+from .rules import Rules, build_rules, non_default_options
 from .view import HIDDEN
 
 log = logging.getLogger(__name__)
@@ -39,7 +39,7 @@ class ReplayRefused(JournalError, ValueError):
 class TableAuthority:
     """A Table kept in step with its journal."""
 
-    def __init__(self, journal: Journal, rules: RuleProfile, snapshot_every_rounds: int = 50) -> None:
+    def __init__(self, journal: Journal, rules: Rules, snapshot_every_rounds: int = 50) -> None:
         """Restore the table from `journal` (a new one holds its first row already: see `open`)."""
         self.journal = journal
         self.snapshot_every_rounds = snapshot_every_rounds
@@ -52,7 +52,7 @@ class TableAuthority:
         self._restore()
 
     @classmethod
-    def open(cls, path: str | Path, key: JournalKey, rules: RuleProfile, snapshot_every_rounds: int = 50,
+    def open(cls, path: str | Path, key: JournalKey, rules: Rules, snapshot_every_rounds: int = 50,
              *, now: datetime, create: bool = True) -> "TableAuthority":
         """Open (or, where nothing is, create) the journal at `path` and restore the table from it.
 
@@ -108,18 +108,18 @@ class TableAuthority:
         # card at once when the round is settled (a settled round keeps no secret).
         secrets = self._secret_cards
         for effect in effects:
-            kind = type(effect)
-            if kind is CardPlaced and effect.face_down:  # type: ignore[attr-defined]
+            # type(effect) itself, not a local holding it: mypy narrows `effect` only on the former.
+            if type(effect) is CardPlaced and effect.face_down:
                 self.secret_seqs.add(seq)
-                secrets[seq] = (effect.box, effect.card)  # type: ignore[attr-defined]
-            elif kind is CardsTurned:
-                for code in effect.cards:  # type: ignore[attr-defined]
+                secrets[seq] = (effect.box, effect.card)
+            elif type(effect) is CardsTurned:
+                for code in effect.cards:
                     for row in sorted(secrets):  # the earliest row holding that card of that box
-                        if secrets[row] == (effect.box, code):  # type: ignore[attr-defined]
+                        if secrets[row] == (effect.box, code):
                             del secrets[row]
                             self.secret_seqs.discard(row)
                             break
-            elif kind is HoleCardTurned or kind is RoundSettled:
+            elif type(effect) is HoleCardTurned or type(effect) is RoundSettled:
                 self.secret_seqs.clear()
                 secrets.clear()
 
@@ -208,8 +208,8 @@ def export_session(journal: JournalReader, since_time: datetime | None = None) -
         data = dump_event(entry.event)
         if isinstance(entry.event, SetRules):
             rules_line = data
-        if not started:
-            if data["type"] != "shuffle" or entry.received_at < since_time:  # type: ignore[operator]
+        if not started and since_time is not None:  # (not started: there is a since_time)
+            if data["type"] != "shuffle" or entry.received_at < since_time:
                 continue
             started = True
             if rules_line is not None:

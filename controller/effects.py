@@ -76,7 +76,7 @@ class RoundSettled(Effect):
 
 @dataclass(frozen=True, slots=True)
 class AlertRaised(Effect):
-    """A new latched alert."""
+    """An alert raised: a new one, or a repeat counted on the one on the board (`Alert.count`)."""
 
     alert: Alert
 

@@ -23,7 +23,7 @@ from typing import Any, Callable, ClassVar
 
 from . import events as ev
 from . import snapshot as snap
-from .alerts import LOCKING_KINDS, Alert, AlertKind
+from .alerts import LOCKING_KINDS, MAX_ALERTS_PER_KIND, Alert, AlertKind, overflow_message
 from .cards import Card
 from .effects import AlertCleared, AlertRaised, CardPlaced, Effect, ReservationLapsed, RoundSettled, ShoeLock, _PHASE_CHANGED
 from .errors import EngineError, IllegalAction, SnapshotError
@@ -51,6 +51,10 @@ Handler = Callable[["Table", Any], None]
 _BLOCKED_BY_ATTENTION = frozenset({ev.PlaceBet, ev.Shuffle, ev.SetRules, ev.Reserve})
 _ATTENTION = Refusal("table_needs_attention",
                      "the table needs the supervisor: discard the held card or void the round first")
+
+
+def _unknown_event(event: ev.Event) -> Refusal:
+    return Refusal("unknown_event", f"the table does not know the event {event!r}")
 
 
 class Table:
@@ -99,7 +103,7 @@ class Table:
         """
         entry = self._dispatch.get(type(event))
         if entry is None:
-            return Refusal("unknown_event", f"the table does not know the event {event!r}")
+            return _unknown_event(event)
         if self.phase is Phase.ATTENTION and type(event) in self._blocked:
             return _ATTENTION
         check = entry[0]
@@ -112,7 +116,7 @@ class Table:
         """
         entry = self._dispatch.get(type(event))
         if entry is None:
-            raise IllegalAction(self.refusal(event))  # type: ignore[arg-type]
+            raise IllegalAction(_unknown_event(event))
         check, handler = entry
         if check is not None:
             if self.phase is Phase.ATTENTION and type(event) in self._blocked:
@@ -189,12 +193,30 @@ class Table:
             self.phase = phase
 
     def _raise_alert(self, kind: AlertKind, message: str, at: datetime | None, secret: str | None = None) -> Alert:
+        # The board is bounded (alerts.py): a repeat is counted on the alert it repeats, and past
+        # MAX_ALERTS_PER_KIND - 1 alerts of a kind, one more alert counts every further one.
+        same = self._on_board(kind, message)
+        if same is None and sum(a.kind is kind for a in self.alerts) >= MAX_ALERTS_PER_KIND - 1:
+            message, secret = overflow_message(kind), None
+            same = self._on_board(kind, message)
+        if same is not None:
+            same.repeat(secret)
+            self._fx.append(AlertRaised(same))  # it rings again: the cause is back
+            log.info("alert %s %s raised again (%d times): %s", same.id, kind.value, same.count, message)
+            return same
         alert = Alert(self.next_alert_id, kind, message, at or self.now, secret=secret)
         self.next_alert_id += 1
         self.alerts.append(alert)
         self._fx.append(AlertRaised(alert))
         log.info("alert %s %s: %s", alert.id, kind.value, message)
         return alert
+
+    def _on_board(self, kind: AlertKind, message: str) -> Alert | None:
+        """The alert on the board that a new one of `kind` saying `message` repeats (any call of the pit)."""
+        for alert in self.alerts:
+            if alert.kind is kind and (kind is AlertKind.CALL_PIT or alert.message == message):
+                return alert
+        return None
 
     def _resolve_alerts(self, kind: AlertKind, acknowledged_by: str | None = None) -> None:
         """The cause of every alert of this kind is gone; an acknowledged one leaves the board."""
@@ -251,6 +273,10 @@ class Table:
                 if to is not None:  # the alert must not say what the face-down card is
                     self._raise_alert(AlertKind.INTEGRITY, f"the card dealt face down to {to} is not "
                                       f"possible in shoe {shoe.shoe_id} (the supervisor sees which)", e.at, problem)
+                elif not foreign and any(c is card for c in self.game.hidden_cards(self)):
+                    # A twin of a card face down ("KD seen 2 times"): naming it would say what that card is.
+                    self._raise_alert(AlertKind.INTEGRITY, f"a card of this round is not possible in shoe "
+                                      f"{shoe.shoe_id} (the supervisor sees which)", e.at, problem)
                 else:
                     self._raise_alert(AlertKind.INTEGRITY, problem, e.at)
             if e.position is not None:
@@ -310,7 +336,7 @@ class Table:
         bets = self.pending.get(e.box, {})
         player = self._bettor(e, bets)
         new_bets = dict(bets)
-        new_bets[player] = new_bets.get(player, 0) + to_cents(e.amount)  # type: ignore[operator]
+        new_bets[player] = new_bets.get(player, 0) + to_cents(e.amount)  # type: ignore[operator]  # _check_bet: whole cents
         self.pending[e.box] = new_bets
         self.reservations.pop(e.box, None)
         if self.phase is Phase.SETTLED:

@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
-from typing import Annotated, Any, Literal, Union
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Union, cast
 
 from pydantic import (AfterValidator, BeforeValidator, ConfigDict, Field, PlainSerializer, TypeAdapter, ValidationError,
                       WithJsonSchema)
@@ -70,6 +70,11 @@ class Event:
 
     at: datetime | None = None
     actor: Actor | None = None
+
+    if TYPE_CHECKING:
+        # Every event class declares `type`, its literal in the session format; said here for
+        # the type checker only, so the base class gets no field of that name at run time.
+        type: str
 
 
 @dataclass(slots=True, kw_only=True)
@@ -337,7 +342,7 @@ AnyEvent = Annotated[
 ]
 EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(AnyEvent)
 EVENT_TYPES: tuple[str, ...] = tuple(
-    cls.__dataclass_fields__["type"].default  # type: ignore[attr-defined,misc]
+    cast(str, cls.__dataclass_fields__["type"].default)  # every event's `type` has its literal as default
     for cls in Event.__subclasses__()
 )
 
@@ -390,7 +395,7 @@ def parse_event_line(line: str) -> Event:
 
 def dump_event(event: Event) -> dict[str, Any]:
     """The event as JSON-ready data, without empty fields (the session format)."""
-    data = EVENT_ADAPTER.dump_python(event, mode="json", exclude_none=True)
+    data: dict[str, Any] = EVENT_ADAPTER.dump_python(event, mode="json", exclude_none=True)
     if not data.get("options", True):
         data.pop("options", None)
     return data

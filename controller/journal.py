@@ -743,7 +743,8 @@ class JournalReader:
 
     def round_count(self) -> int:
         """How many rounds are recorded."""
-        return self.db.execute("SELECT COUNT(*) FROM rounds").fetchone()[0]
+        count: int = self.db.execute("SELECT COUNT(*) FROM rounds").fetchone()[0]
+        return count
 
     def round_seq(self, number: int) -> int | None:
         """The sequence number of the event that settled round `number`."""
@@ -798,6 +799,8 @@ def _open_error(exc: sqlite3.Error, path: Path) -> JournalError:
 
 class Journal(JournalReader):
     """The writer's journal: the only code that appends to the ledger. One per table, one thread."""
+
+    key: JournalKey  # a reader may have no key; the writer always has one
 
     def __init__(self, path: str | Path, key: JournalKey, *, create: bool = False,
                  now: datetime | None = None, first: Event | None = None) -> None:
@@ -1043,7 +1046,8 @@ class Journal(JournalReader):
         row = self.db.execute("SELECT mac FROM ledger WHERE seq = ?", (seq,)).fetchone()
         if row is None:
             raise ValueError(f"no ledger row {seq}")
-        return row[0]
+        mac: str = row[0]
+        return mac
 
     def close(self) -> None:
         """Close the file (a clean close folds the WAL back into it)."""

@@ -95,7 +95,7 @@ def awaiting_resplit(hand: Hand) -> bool:
 
 def split_aces_complete(hand: Hand, card: Card, rules: RuleProfile) -> bool:
     """A split ace is complete with its one card, unless that card is an ace it may split again."""
-    return not (card.value == 1 and rules.resplit_aces and len(hand.box.hands) < rules.max_hands)  # type: ignore[union-attr]
+    return not (card.value == 1 and rules.resplit_aces and len(hand.box.hands) < rules.max_hands)  # type: ignore[union-attr]  # a split hand has a box
 
 
 def split_aces_refusal(hand: Hand, rules: RuleProfile, what: str) -> Refusal | None:
@@ -192,7 +192,7 @@ def split_refusal(hand: Hand, rules: RuleProfile) -> Refusal | None:
     if not pair:
         what = "rank" if rules.split_by is SplitBy.RANK else "value"
         return Refusal("split_unequal", f"{a.code} and {b.code} are not a pair of equal {what}")
-    if len(hand.box.hands) >= rules.max_hands:  # type: ignore[union-attr]
+    if len(hand.box.hands) >= rules.max_hands:  # type: ignore[union-attr]  # a player's hand: it has a box
         return Refusal("split_limit", f"a box may play at most {rules.max_hands} hands")
     return split_aces_refusal(hand, rules, "split")
 

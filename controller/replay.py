@@ -44,14 +44,13 @@ def replay_lines(
 
     Stops at the first line that is not a valid event or is illegal where it stands.
     """
-    table: Table | None = None
-    result: ReplayResult | None = None
+    result: ReplayResult | None = None  # made, with its table, by the first line
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
             event = parse_event_line(line)
-            if table is None:
+            if result is None:
                 table = _new_table(event, profile, options)
                 result = ReplayResult(table)
                 if isinstance(event, SetRules):
@@ -59,7 +58,7 @@ def replay_lines(
                     # table was built with): its time is the table's first, so the replay ends in
                     # the very state the live table did, clock included.
                     event = replace(event, profile=table.rules.name, options=non_default_options(table.rules))
-            _apply(table, event, result.rounds)  # type: ignore[union-attr]
+            _apply(result.table, event, result.rounds)
         except (BadEvent, IllegalAction) as exc:
             if result is None:
                 result = ReplayResult(Table(build_rules(profile or "ru-standard", options)))

@@ -617,7 +617,7 @@ def parse_set_options(pairs: Iterable[str]) -> dict[str, str]:
     return options
 
 
-def non_default_options(rules: RuleProfile) -> dict[str, Any]:
+def non_default_options(rules: Rules) -> dict[str, Any]:
     """The options of `rules` that differ from its profile's defaults (what a rules row carries)."""
     base = build_rules(rules.name).options()
     return {k: v for k, v in rules.options().items() if base.get(k) != v}

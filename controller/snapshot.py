@@ -173,6 +173,7 @@ class AlertState(_Model):
     acknowledged: bool
     acknowledged_by: str | None
     secret: str | None
+    count: Annotated[int, Field(ge=1)] = 1  # written only when repeated: a snapshot without repeats reads as before
 
 
 class PendingBox(_Model):
@@ -320,6 +321,8 @@ def dump_alert(alert: Alert) -> dict[str, Any]:
         "acknowledged": alert.acknowledged,
         "acknowledged_by": alert.acknowledged_by,
         "secret": alert.secret,
+        # Only when repeated: a snapshot without repeats is the same as before counts (an older build reads it).
+        **({"count": alert.count} if alert.count > 1 else {}),
     }
 
 
@@ -479,7 +482,7 @@ def load_table(t: Table, state: TableState) -> None:
     t.right_to_cut = state.right_to_cut
     t.held = _cards(state.held)
     t.alerts = [Alert(a.id, a.kind, a.message, _time_of(a.raised_at), a.active, a.acknowledged, a.acknowledged_by,
-                      a.secret) for a in state.alerts]
+                      a.secret, a.count) for a in state.alerts]
     t.next_alert_id = state.next_alert_id
     t.now = _time_of(state.now)
     t.locked = state.locked

@@ -5,18 +5,31 @@ turned (the dealer's hole card in a hole-card game, the players' closed cards an
 banker's in the club games: ``XX``, a closed hand with no total), from the shoe's counts
 too, and an alert's supervisor-only detail; only a supervisor's view passes
 ``reveal_hole=True``. The round's part of the view is the game's (`Game.view`).
+
+`head_view(head, masked, reveal)` is the journal's head as a role may see it: the MAC of
+the last row is withheld below supervisor while any row holds a card face down, because
+every MAC from that row on is chained over the card, and whoever holds a copy of the
+table's key (the floor keeps one) could try the 52 cards against it.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Collection
 
 from .cards import HIDDEN
 from .engine import Table
 from .money import money
 from .phase import Phase
 
-__all__ = ["HIDDEN", "table_view"]
+__all__ = ["HIDDEN", "head_view", "table_view"]
+
+
+def head_view(head: tuple[int, str], masked: Collection[int], reveal: bool = False) -> dict[str, Any]:
+    """The journal's head (``seq``, ``mac``) as a role sees it: ``mac`` None below supervisor while a
+    row in ``masked`` (a card face down, not yet turned) lies at or before the head."""
+    seq, mac = head
+    withheld = not reveal and any(m <= seq for m in masked)
+    return {"seq": seq, "mac": None if withheld else mac}
 
 
 def table_view(table: Table, reveal_hole: bool = False) -> dict[str, Any]:

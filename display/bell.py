@@ -75,7 +75,7 @@ class BellPlayer:
     """Which level the bell has at any time, for queued requests (pure, not thread-safe)."""
 
     def __init__(self, patterns: Mapping[BellSignal, Sequence[Pulse]] | None = None) -> None:
-        merged = dict(DEFAULT_PATTERNS)
+        merged: dict[BellSignal, Sequence[Pulse]] = dict(DEFAULT_PATTERNS)
         merged.update(patterns or {})
         self.patterns = {signal: check_pattern(p) for signal, p in merged.items()}
         self._playing: _Playing | None = None

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass
-from typing import TextIO
+from typing import Protocol, TextIO
 
 from gpiozero.pins import Factory
 
@@ -102,6 +102,10 @@ class TableIO:
         self.displays.close()
 
 
+class _Closeable(Protocol):
+    def close(self) -> None: ...
+
+
 def build_outputs(
     wiring: GpioWiring,
     *,
@@ -122,7 +126,7 @@ def build_outputs(
     ``displays.pump()``, ``bell.step()`` and ``console.tick()`` under its own clock.
     """
     factory = pin_factory if pin_factory is not None else make_pin_factory(wiring.pin_factory)
-    built: list[object] = []
+    built: list[_Closeable] = []
     try:
         driver = make_driver(wiring, factory, terminal_stream=terminal_stream)
         displays = DisplayChain(
@@ -160,7 +164,7 @@ def build_outputs(
         )
     except Exception:
         for part in reversed(built):
-            part.close()  # type: ignore[attr-defined]
+            part.close()
         raise
     displays.set_brightness(wiring.brightness)
     return TableIO(wiring, factory, displays, bell, console, tower)

@@ -70,11 +70,13 @@ class ModuleState:
         return "".join(out)
 
 
-class Max7219Emulator(MockSPIDevice):
+class Max7219Emulator(MockSPIDevice):  # type: ignore[misc]  # gpiozero has no type hints, so MockSPIDevice is Any
     """A chain of ``modules`` MAX7219s on the mock SPI pins (create it before the driver).
 
     ``modules[0]`` is the one nearest the Pi. ``frames`` counts CS latches.
     """
+
+    rx_buf: list[int]  # set by gpiozero (untyped): the MOSI levels clocked in since CS fell
 
     def __init__(
         self,

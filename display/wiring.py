@@ -117,7 +117,7 @@ class GpioWiring(_Strict):
 
     @field_validator("bell_patterns")
     @classmethod
-    def _patterns_valid(cls, value: dict[BellSignal, list[tuple[float, float]]]) -> dict:
+    def _patterns_valid(cls, value: dict[BellSignal, list[Pulse]]) -> dict[BellSignal, list[Pulse]]:
         for signal, pulses in value.items():
             try:
                 check_pattern(pulses)

@@ -68,7 +68,7 @@ log = logging.getLogger(__name__)
 # What the pit is told when the shoe falls silent (the timer behind it goes in the detail and the log).
 NO_ANSWER = "the shoe does not answer"
 
-_FAULT_KINDS = {
+_FAULT_KINDS: dict[int, FaultKind] = {  # keyed by the wire byte: an IntEnum member is equal to its int
     WireFaultKind.JAM: FaultKind.JAM,
     WireFaultKind.UNREADABLE: FaultKind.UNREADABLE,
     WireFaultKind.LID_OPEN: FaultKind.LID_OPEN,
@@ -90,6 +90,7 @@ def _unreadable_event(body: bytes, exc: WireError) -> _UnreadableEvent | None:
 
 
 _EVENT_TYPES = (ShoeLoadedEvent, CardEvent, CutCardEvent, ButtonEvent, FaultEvent, UnknownEvent, _UnreadableEvent)
+_StreamEvent = Event | _UnreadableEvent  # what takes a seq in the shoe's event stream
 
 
 class LinkState(enum.Enum):
@@ -174,6 +175,7 @@ class FramedSession:
         self._now = now
         msgs: list[ShoeMessage] = []
         for body in self._decoder.feed(data):
+            packet: Packet | _UnreadableEvent
             try:
                 packet = decode_packet(body)
             except WireError as exc:
@@ -285,7 +287,7 @@ class FramedSession:
         ):
             self._send_lock(now)
 
-    def _handle(self, packet: Packet, now: float, msgs: list[ShoeMessage]) -> None:
+    def _handle(self, packet: Packet | _UnreadableEvent, now: float, msgs: list[ShoeMessage]) -> None:
         if isinstance(packet, _EVENT_TYPES):
             if self.state is LinkState.UP:
                 self._on_event(packet, now, msgs)
@@ -357,7 +359,7 @@ class FramedSession:
             )
         )
 
-    def _on_event(self, event: Event, now: float, msgs: list[ShoeMessage]) -> None:
+    def _on_event(self, event: _StreamEvent, now: float, msgs: list[ShoeMessage]) -> None:
         seq = event.seq
         if seq < self._expected:
             self.stats.duplicates += 1
@@ -421,7 +423,7 @@ class FramedSession:
                 self._stored = entry.key
 
     @staticmethod
-    def _to_message(event: Event) -> tuple[ShoeMessage, StoredPosition | None]:
+    def _to_message(event: _StreamEvent) -> tuple[ShoeMessage, StoredPosition | None]:
         if isinstance(event, CardEvent):
             key = StoredPosition(event.shoe_id, event.position)
             if is_card_code(event.code):
@@ -443,7 +445,7 @@ class FramedSession:
         if isinstance(event, UnknownEvent):
             detail = f"unknown event type 0x{event.type:02X} from the shoe (newer firmware?)"
             return Fault(FaultKind.OTHER, "", None, detail), None
-        kind = _FAULT_KINDS.get(event.kind, FaultKind.OTHER)  # type: ignore[call-overload]
+        kind = _FAULT_KINDS.get(event.kind, FaultKind.OTHER)
         detail = event.detail if event.kind in _FAULT_KINDS else f"fault kind {event.kind}: {event.detail}"
         if event.position:
             return Fault(kind, event.shoe_id, event.position, detail), StoredPosition(event.shoe_id, event.position)

@@ -29,7 +29,12 @@ from firmware_bridge.port import Port, PortError
 
 log = logging.getLogger(__name__)
 
-_STOPPED = object()
+
+class _Stopped:
+    """The type of :data:`_STOPPED`, so the queues' items are ShoeMessage | _Stopped to mypy."""
+
+
+_STOPPED = _Stopped()  # put in the queues when the link stops
 
 
 class LinkStopped(Exception):
@@ -63,8 +68,8 @@ class ShoeLink:
         self._stop_event = threading.Event()
         self._thread: threading.Thread | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._aqueue: asyncio.Queue[object] | None = None
-        self._bqueue: queue.Queue[object] = queue.Queue()
+        self._aqueue: asyncio.Queue[ShoeMessage | _Stopped] | None = None
+        self._bqueue: queue.Queue[ShoeMessage | _Stopped] = queue.Queue()
         self._port: Port | None = None  # the open port, for waking its read (set by the port thread only)
 
     # --- lifecycle ----------------------------------------------------------
@@ -115,10 +120,10 @@ class ShoeLink:
         if self._aqueue is None:
             raise RuntimeError("ShoeLink was started without an event loop; use get_blocking()")
         item = await self._aqueue.get()
-        if item is _STOPPED:
+        if isinstance(item, _Stopped):
             self._aqueue.put_nowait(_STOPPED)  # wake any other reader too
             raise LinkStopped()
-        return item  # type: ignore[return-value]
+        return item
 
     async def messages(self) -> AsyncIterator[ShoeMessage]:
         """``async for msg in link.messages()``: every message until the link is stopped."""
@@ -134,10 +139,10 @@ class ShoeLink:
             item = self._bqueue.get(timeout=timeout)
         except queue.Empty:
             raise TimeoutError(f"no message from the shoe within {timeout} s") from None
-        if item is _STOPPED:
+        if isinstance(item, _Stopped):
             self._bqueue.put(_STOPPED)
             raise LinkStopped()
-        return item  # type: ignore[return-value]
+        return item
 
     # --- owner's calls ---------------------------------------------------------
 
@@ -169,9 +174,11 @@ class ShoeLink:
         self._commands.put(command)
         self._wake()
 
-    def _close_port(self, port: Port) -> None:
+    def _close_port(self, port: Port | None) -> None:
+        # None too: the run loop's error paths call this with whatever port it holds.
         self._port = None  # first: a wake must never touch a closed port's pipe
-        port.close()
+        if port is not None:
+            port.close()
 
     def _wake(self) -> None:
         # An ACK or a LOCK must not wait for the read slice to end (up to read_timeout).
@@ -181,7 +188,7 @@ class ShoeLink:
 
     # --- the port thread ---------------------------------------------------
 
-    def _deliver_one(self, item: object) -> None:
+    def _deliver_one(self, item: ShoeMessage | _Stopped) -> None:
         if self._loop is not None and self._aqueue is not None:
             try:
                 self._loop.call_soon_threadsafe(self._aqueue.put_nowait, item)

@@ -14,7 +14,7 @@ import sys
 
 from firmware_bridge.codecs import LinkTiming, UnknownCodec, codec_names
 from firmware_bridge.link import LinkStopped, ShoeLink
-from firmware_bridge.messages import Card, Fault, LinkDown, LinkUp, StoredPosition, to_json
+from firmware_bridge.messages import Card, Fault, LinkDown, LinkUp, ShoeMessage, StoredPosition, to_json
 from firmware_bridge.port import Port, PortError
 
 log = logging.getLogger(__name__)
@@ -39,8 +39,8 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--heartbeat-timeout", type=float, default=3.0, metavar="S", help="link down after S s of silence")
 
 
-def _describe(msg: object) -> str:
-    data = to_json(msg)  # type: ignore[arg-type]
+def _describe(msg: ShoeMessage) -> str:
+    data = to_json(msg)
     kind = data.pop("type")
     return f"{kind:12} " + " ".join(f"{k}={v}" for k, v in data.items())
 
@@ -82,8 +82,9 @@ def run(args: argparse.Namespace) -> int:
                 continue
             if args.no_status and type(msg).__name__ == "Status":
                 continue
-            if isinstance(msg, Card) or (isinstance(msg, Fault) and msg.position is not None):
-                link.ack(msg.shoe_id, msg.position)  # type: ignore[arg-type]
+            # A card, or an unreadable card's fault (the one fault with a position), is acknowledged.
+            if isinstance(msg, (Card, Fault)) and msg.position is not None:
+                link.ack(msg.shoe_id, msg.position)
                 cards += 1
             if args.json:
                 print(json.dumps(to_json(msg)), flush=True)

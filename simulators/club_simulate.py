@@ -156,7 +156,7 @@ def play_club_chunk(rules: Any, rounds: int, seed: str, boxes: int = 1, players:
     apply = table.apply
     stake = unit if unit is not None else rules.table_min
     bets = [ev.PlaceBet(box=b, amount=stake) for b in range(1, boxes + 1)]
-    staked = to_cents(stake) * boxes  # type: ignore[operator]
+    staked = to_cents(stake) * boxes  # type: ignore[operator]  # a stake is whole cents (to_cents: None for a fraction)
     stand, banker_stand = ev.Stand(), ev.BankerStand()
     cards = {c.index: ev.CardDrawn(card=c) for c in shoe.cards}
     waiting, players_phase, dealer_phase, pack_out = (Phase.WAITING_FOR_SHUFFLE, Phase.PLAYERS, Phase.DEALER,
@@ -186,7 +186,7 @@ def play_club_chunk(rules: Any, rounds: int, seed: str, boxes: int = 1, players:
             elif r is None:
                 draw()  # the bottom card, or the first card of the deal
             elif phase is players_phase:
-                hand = r.hand  # type: ignore[attr-defined]
+                hand = r.hand
                 if players.draws(len(hand.cards), hand.total if sighted else None):
                     draw()
                 else:
@@ -199,8 +199,8 @@ def play_club_chunk(rules: Any, rounds: int, seed: str, boxes: int = 1, players:
                     apply(banker_stand)
             elif phase is pack_out:
                 for box in r.boxes:
-                    open_hands = box.open_hands()  # type: ignore[attr-defined]
-                    if box.choice is None and open_hands:  # type: ignore[attr-defined]
+                    open_hands = box.open_hands()  # type: ignore[attr-defined]  # a club round's boxes are ClubBox
+                    if box.choice is None and open_hands:  # type: ignore[attr-defined]  # (the same)
                         hand = open_hands[0]
                         doubles = players.doubles_on_spent_pack(len(hand.cards), hand.drew,
                                                                 hand.total if sighted else None)
@@ -277,7 +277,7 @@ def play_club36_chunk(rules: Any, rounds: int, seed: str, boxes: int = 1, player
             elif r is None:
                 draw()
             elif phase is players_phase:
-                hand = r.boxes[r.box_i].hands[0]  # type: ignore[attr-defined]
+                hand = r.boxes[r.box_i].hands[0]
                 legal = table.legal_actions()
                 if HIT not in legal:
                     draw()  # the bottom card of a pack shuffled in during the round

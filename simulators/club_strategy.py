@@ -68,7 +68,7 @@ class PlayersRule:
             if total is None:
                 raise ValueError("a sighted players' rule needs the box's total")
             return total < self.draw_below
-        return card_count < self.cards  # type: ignore[operator]
+        return card_count < self.cards  # type: ignore[operator]  # blind: __post_init__ made sure cards is set
 
     def doubles_on_spent_pack(self, card_count: int, drew: bool, total: int | None = None) -> bool:
         """On a spent pack: double (True) or fold (False)? A blind box doubles only on its first two cards."""

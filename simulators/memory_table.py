@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import random
 from typing import Any, AsyncIterator
 
 import firmware_bridge as fb
@@ -104,6 +103,11 @@ class MemoryShoe:
         self.cut_card_out = False
         self._put(fb.ShoeLoaded(self.shoe_id, len(self.cards), self.pack))
 
+    @property
+    def empty(self) -> bool:
+        """Every card of the loaded shoe has been released."""
+        return bool(self.cards) and self.position >= len(self.cards)
+
     def deal(self) -> bool:
         """Release the next card; False if the gate is shut, a card is in flight, or the shoe is empty."""
         if self.locked or self.unacked is not None or not self.cards or self.position >= len(self.cards):
@@ -160,6 +164,11 @@ class InProcessDealer(VirtualDealer):
                 log.debug("refused %s: %s", event.type, exc)
 
     def _deal(self, t: dict[str, Any]) -> None:
+        if self.shoe.empty:
+            # The pack ran out mid-round (one deck goes in a few rounds): as the table's alert says,
+            # a new shoe goes in and the round goes on with its cards.
+            self.shoe.load()
+            return
         if self.shoe.deal():
             self.stats.cards += 1
 

@@ -124,7 +124,7 @@ def play_chunk(rules: RuleProfile, rounds: int, seed: str, boxes: int = 1, unit:
     close_insurance, cut_card = ev.CloseInsurance(), ev.CutCardOut()
     card_events = [ev.CardDrawn(card=card) for card in ALL_CARDS]  # the engine keeps no event
     cut_cards = not rules.reshuffle_every_round
-    stake = to_cents(unit) * boxes  # type: ignore[operator]
+    stake = to_cents(unit) * boxes  # type: ignore[operator]  # the unit is whole cents (to_cents: None for a fraction)
     waiting, players, surrender_phase, insurance = (Phase.WAITING_FOR_SHUFFLE, Phase.PLAYERS, Phase.SURRENDER,
                                                     Phase.INSURANCE)
     HIT, DOUBLE, SPLIT, SURRENDER, STAND = Action.HIT, Action.DOUBLE, Action.SPLIT, Action.SURRENDER, Action.STAND
@@ -154,7 +154,7 @@ def play_chunk(rules: RuleProfile, rounds: int, seed: str, boxes: int = 1, unit:
             phase = table.phase
             if phase is players or phase is surrender_phase:
                 r = table.round
-                hand = r.hand  # type: ignore[union-attr]
+                hand = r.hand  # type: ignore[union-attr]  # a round is in play in these phases
                 held = hand.cards
                 if len(held) < 2 or hand.doubled:
                     draw()
@@ -162,11 +162,11 @@ def play_chunk(rules: RuleProfile, rounds: int, seed: str, boxes: int = 1, unit:
                     legal = table.legal_actions()
                     action = decide(
                         [c.value for c in held],
-                        r.dealer.cards[0].value,  # type: ignore[union-attr]
+                        r.dealer.cards[0].value,  # type: ignore[union-attr]  # a round is in play
                         can_double=DOUBLE in legal,
                         can_split=SPLIT in legal,
                         can_surrender=SURRENDER in legal,
-                        hands_in_box=len(hand.box.hands),  # type: ignore[union-attr]
+                        hands_in_box=len(hand.box.hands),  # type: ignore[union-attr]  # a player's hand has a box
                         is_split_hand=hand.from_split,
                     )
                     if action is HIT:

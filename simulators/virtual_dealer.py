@@ -309,6 +309,10 @@ class VirtualDealer:
             return
         target = self._on_table.target(t) if self._club else None
         answer = self._shoe("deal")
+        if answer.get("error") == "empty":
+            # The pack ran out mid-round: a new shoe goes in and the round goes on with its cards.
+            self._shoe("shuffle")
+            return
         if not answer.get("ok"):
             self.stats.waits += 1
             self._sleep(0.02)  # locked, or the lid is open

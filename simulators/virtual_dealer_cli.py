@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 
 
 def configure_parser(p: argparse.ArgumentParser) -> None:

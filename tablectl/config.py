@@ -16,7 +16,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from controller.rules import RuleError, RuleProfile, build_rules
+from controller.rules import RuleError, Rules, build_rules
 from display.wiring import GpioWiring, PinFactoryName
 
 from .fleet.settings import FleetSettings
@@ -41,8 +41,8 @@ class TableSettings(_Section):
             raise ValueError(str(exc)) from None
         return self
 
-    def rules(self) -> RuleProfile:
-        """The rule profile these settings name."""
+    def rules(self) -> Rules:
+        """The rules these settings name (of any game the table plays)."""
         return build_rules(self.profile, self.options)
 
 

@@ -144,7 +144,8 @@ class SimTable:
         config = uvicorn.Config(create_app(service), host="127.0.0.1", port=self.cfg.api_port, log_level="warning",
                                 lifespan="off", access_log=False)
         server = uvicorn.Server(config)
-        server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
+        # uvicorn before 0.29 called this hook; later ones have no such method (they use capture_signals).
+        server.install_signal_handlers = lambda: None  # type: ignore[attr-defined]  # uvicorn < 0.29 only
         asyncio.create_task(server.serve(), name=f"{self.id}-api")
         return server
 

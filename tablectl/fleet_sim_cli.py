@@ -25,7 +25,8 @@ def configure_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=1, help="seed of the shoes and the dealers")
     p.add_argument("--rules", default="ru-standard", help="rule profile of every table")
     p.add_argument("--api-port", type=int, default=0,
-                   help="serve table i's API and dashboard on PORT+i-1 (the floor's tiles link to it)")
+                   help="serve each table's API and dashboard: the first table (--first) on PORT, the next on "
+                        "PORT+1, and so on (the floor's tiles link to them)")
     p.add_argument("--drain-seconds", type=float, default=30.0,
                    help="at the end, wait this long at most for the broker to have every row")
     p.add_argument("--log-level", default="WARNING", choices=("DEBUG", "INFO", "WARNING", "ERROR"))

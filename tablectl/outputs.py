@@ -19,7 +19,7 @@ from controller.alerts import AlertKind
 from controller.cards import soft_total
 from controller.effects import AlertRaised, Effect, ShoeLock
 from controller.engine import Table
-from controller.hand import BoxInPlay, Hand, Outcome
+from controller.hand import Hand, Outcome
 from controller.money import from_cents
 from controller.phase import PLAY, Phase
 from controller.round import Round
@@ -281,7 +281,7 @@ def _banker_view(table: Table, banker: Hand | None, settled: Round | None) -> De
     n = len(banker.cards)
     if _closed(banker):
         return DealerView(card_count=n, closed=True, bank=bank)
-    values: tuple[int, ...] = table.rules.values  # type: ignore[attr-defined]
+    values: tuple[int, ...] = table.rules.values  # type: ignore[union-attr]  # a banker: a club game, whose rules have values
     hard = min(banker.hard, MAX_HARD_TOTAL)
     return DealerView(
         up_card=min(values[banker.cards[0].index], 10),

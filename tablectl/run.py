@@ -37,13 +37,28 @@ SWITCH_INTERVAL_SECONDS = 0.001
 
 
 
+def one_line(text: str) -> str:
+    """`text` with every character that is not printable (a newline, an escape, a line separator) escaped.
+
+    A log line quotes what people and devices sent (a player's name in a refusal, a shoe's fault
+    detail); escaped, none of it can end the line and forge the next one.
+    """
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
+
+
 class KeyValueFormatter(logging.Formatter):
-    """One line per record: time, level, logger, message, then key=value context (journald-friendly)."""
+    """One line per record: time, level, logger, message, then key=value context (journald-friendly).
+
+    The message and the context are escaped (`one_line`); only a traceback spans lines.
+    """
 
     def format(self, record: logging.LogRecord) -> str:
         extra = {k: v for k, v in record.__dict__.items() if k in ("round", "shoe", "seq", "box")}
-        tail = "".join(f" {k}={v}" for k, v in extra.items())
-        line = f"{self.formatTime(record, '%Y-%m-%dT%H:%M:%S')} {record.levelname} {record.name}: {record.getMessage()}{tail}"
+        tail = "".join(f" {k}={one_line(str(v))}" for k, v in extra.items())
+        line = (f"{self.formatTime(record, '%Y-%m-%dT%H:%M:%S')} {record.levelname} {record.name}: "
+                f"{one_line(record.getMessage())}{tail}")
         if record.exc_info:
             line += "\n" + self.formatException(record.exc_info)
         return line
@@ -116,10 +131,10 @@ async def serve(settings: Settings, *, gpio: bool = True, api: bool = True,
     loop = asyncio.get_running_loop()
     sys.setswitchinterval(SWITCH_INTERVAL_SECONDS)
     service = service or TableService(settings)
-    head_seq, head_mac = service.head()
-    # The head in the log lets a copy taken off the table show later whether rows were cut from the tail.
-    log.info("table %s: journal %s, %d events replayed, phase %s, journal head %d %s", settings.table.name,
-             settings.journal.path, service.authority.replayed, service.table.phase.value, head_seq, head_mac)
+    # The head in the log lets a copy taken off the table show later whether rows were cut from the tail;
+    # its MAC is withheld while a card is face down, as below supervisor in the API (controller.view.head_view).
+    log.info("table %s: journal %s, %d events replayed, phase %s, journal head %s", settings.table.name,
+             settings.journal.path, service.authority.replayed, service.table.phase.value, _logged_head(service))
     context = TableContext(service)
     for handler in logging.getLogger().handlers:
         handler.addFilter(context)
@@ -193,11 +208,19 @@ async def serve(settings: Settings, *, gpio: bool = True, api: bool = True,
         await asyncio.gather(*tasks, return_exceptions=True)
         if io is not None:
             io.close()
-        head_seq, head_mac = service.head()
-        log.info("table %s stopped: journal head %d %s", settings.table.name, head_seq, head_mac)
+        log.info("table %s stopped: journal head %s", settings.table.name, _logged_head(service))
         for handler in logging.getLogger().handlers:
             handler.removeFilter(context)
     return service.failure
+
+
+def _logged_head(service: TableService) -> str:
+    """The journal's head for the log: ``N MAC``, or ``N`` and why the MAC is withheld (a card is face down)."""
+    from controller.view import head_view
+
+    head = head_view(service.head(), service.masked_seqs())
+    mac = head["mac"] if head["mac"] is not None else "(MAC withheld while a card is face down)"
+    return f"{head['seq']} {mac}"
 
 
 def _sd_notify() -> Any:

@@ -235,7 +235,8 @@ class TableService:
                 return
 
     def _write_batch(self, batch: list[object]) -> None:
-        self._later = later = []
+        later: list[Callable[[], None]] = []
+        self._later = later
         try:
             with self.authority.journal.transaction():
                 for item in batch:
@@ -264,18 +265,18 @@ class TableService:
             self._later.append(done)
 
     def _handle(self, item: object) -> None:
-        kind = type(item)
-        if kind is _Act:
-            self._handle_act(item)  # type: ignore[arg-type]
-        elif kind is _Tick:
+        # type(item) itself, not a local holding it: mypy narrows `item` only on the former.
+        if type(item) is _Act:
+            self._handle_act(item)
+        elif type(item) is _Tick:
             if self.table.reservations:  # only time-driven rules need ticks in the journal
                 self._submit(ev.Tick(), "clock")
-        elif kind is _OutboxMark:
-            mark: _OutboxMark = item  # type: ignore[assignment]
+        elif type(item) is _OutboxMark:
+            mark = item
             self.authority.journal.set_outbox(mark.name, mark.seq)
             self._after_commit(lambda: _settle(mark.done, None))
         else:
-            self.on_shoe_message(item)  # type: ignore[arg-type]
+            self.on_shoe_message(item)  # type: ignore[arg-type]  # the inbox's other items are shoe messages
 
     def _handle_act(self, act: _Act) -> None:
         try:
@@ -364,38 +365,38 @@ class TableService:
     # ------------------------------------------------------------------ the shoe
     def on_shoe_message(self, msg: fb.ShoeMessage) -> None:
         """Turn one message from the shoe link into journalled inputs (and acks). Writer only."""
-        kind = type(msg)
-        if kind is fb.Card:
-            self._on_card(msg)  # type: ignore[arg-type]
-        elif kind is fb.Status:
-            self.last_status = msg  # type: ignore[assignment]
-            self._reconcile(msg)  # type: ignore[arg-type]
-        elif kind is fb.LinkUp:
+        # type(msg) itself, not a local holding it: mypy narrows `msg` only on the former.
+        if type(msg) is fb.Card:
+            self._on_card(msg)
+        elif type(msg) is fb.Status:
+            self.last_status = msg
+            self._reconcile(msg)
+        elif type(msg) is fb.LinkUp:
             self.health.link_up = True
-            log.info("shoe link up: %s", msg.hello)  # type: ignore[union-attr]
+            log.info("shoe link up: %s", msg.hello)
             self._submit(ev.LinkUp(), "shoe")
             self._after_commit(lambda: self.lock_output.sync(self.table))
-        elif kind is fb.LinkDown:
+        elif type(msg) is fb.LinkDown:
             self.health.link_up = False
-            log.warning("shoe link down: %s (%s)", msg.reason, msg.detail)  # type: ignore[union-attr]
-            self._submit(ev.LinkDown(reason=msg.reason), "shoe")  # type: ignore[union-attr]
-        elif kind is fb.ShoeLoaded:
+            log.warning("shoe link down: %s (%s)", msg.reason, msg.detail)
+            self._submit(ev.LinkDown(reason=msg.reason), "shoe")
+        elif type(msg) is fb.ShoeLoaded:
             shoe = self.table.shoe
-            if shoe is not None and shoe.shoe_id == msg.shoe_id:  # type: ignore[union-attr]
+            if shoe is not None and shoe.shoe_id == msg.shoe_id:
                 return  # told again after a reconnect
             try:
                 # The shoe's own count of the cards it loaded: the engine checks it against the pack.
-                self._submit(ev.Shuffle(shoe_id=msg.shoe_id, card_count=msg.card_count), "shoe")  # type: ignore[union-attr]
+                self._submit(ev.Shuffle(shoe_id=msg.shoe_id, card_count=msg.card_count), "shoe")
             except IllegalAction as exc:
-                log.warning("shoe %s loaded but the table refused the shuffle: %s", msg.shoe_id, exc.message)  # type: ignore[union-attr]
-        elif kind is fb.CutCard:
+                log.warning("shoe %s loaded but the table refused the shuffle: %s", msg.shoe_id, exc.message)
+        elif type(msg) is fb.CutCard:
             shoe = self.table.shoe
             if shoe is None or not shoe.cut_card_out:
-                self._submit(ev.CutCardOut(position=msg.position), "shoe")  # type: ignore[union-attr]
-        elif kind is fb.Fault:
-            self._on_fault(msg)  # type: ignore[arg-type]
-        elif kind is fb.Button:
-            self._submit(ev.CallPit(), f"shoe button {msg.name}")  # type: ignore[union-attr]
+                self._submit(ev.CutCardOut(position=msg.position), "shoe")
+        elif type(msg) is fb.Fault:
+            self._on_fault(msg)
+        elif type(msg) is fb.Button:
+            self._submit(ev.CallPit(), f"shoe button {msg.name}")
 
     def _reconcile(self, status: fb.Status) -> None:
         """Catch up from the shoe's heartbeat on a shuffle or cut card whose own message was lost.
@@ -485,7 +486,8 @@ class TableService:
             self._submit(ev.ShoeFault(kind=msg.kind.value, detail=f"{msg.detail} (card {msg.position})"), "shoe",
                          shoe_id=msg.shoe_id, position=msg.position)
             self._note_card(msg.shoe_id, msg.position, "??")
-            self._after_commit(lambda: self.link.ack(msg.shoe_id, msg.position))
+            position = msg.position  # an int here; inside the lambda mypy would see int | None again
+            self._after_commit(lambda: self.link.ack(msg.shoe_id, position))
         else:
             self._submit(ev.ShoeFault(kind=msg.kind.value, detail=msg.detail or None), "shoe")
 

@@ -5,6 +5,16 @@ The round's data and deal plan are `controller.round`, what a player may do is
 applies what they decide, in the order the table's events arrive, and shows the round.
 """
 
+# The type ignores here are the games seam: the table's state is typed for every game
+# (Table.round is Round | None, Table.rules any game's rules, a Round's boxes and hands
+# BoxInPlay and Hand), and a game reaches into it knowing what its own table holds. Each
+# ignore says what mypy cannot see:
+#   "in play": a round is in play here (the event's check or the phase says so);
+#   "this game's rules": the table's rules are this game's rules class;
+#   "a player's hand has a box": only the dealer's hand has box None;
+#   "the check found the box": the event's check refused a box that is not in the round.
+# A typed view of the table for the games (a later issue) removes them.
+
 from __future__ import annotations
 
 from datetime import datetime
@@ -59,13 +69,13 @@ class Blackjack(Game):
         if phase is Phase.DEALING:
             self._deal(t, card)
         elif phase in PLAY:
-            hand = r.hand  # type: ignore[union-attr]
+            hand = r.hand  # type: ignore[union-attr]  # in play
             if legal.awaiting_resplit(hand):
                 t._hold(card, "split aces: split again or stand before the next card", e.at)
             else:
                 self._hit(t, hand, card)
         elif phase is Phase.DEALER:
-            if settlement.dealer_needs_card(r, t.rules):  # type: ignore[arg-type]
+            if settlement.dealer_needs_card(r, t.rules):  # type: ignore[arg-type]  # in play; this game's rules
                 self._dealer_draw(t, card)
             else:
                 t._hold(card, "the dealer has finished drawing", e.at)
@@ -92,7 +102,7 @@ class Blackjack(Game):
     def face_down_next(self, t: Table) -> str | None:
         """The hole card (a hole-card game's second dealer card in the deal) goes face down to the dealer."""
         r = t.round
-        if (t.phase is Phase.DEALING and r is not None and t.rules.hole_card  # type: ignore[union-attr]
+        if (t.phase is Phase.DEALING and r is not None and t.rules.hole_card  # type: ignore[union-attr]  # this game's rules
                 and r.plan[r.dealt] == DEALER and len(r.dealer.cards) == 1):
             return "the dealer"
         return None
@@ -121,11 +131,11 @@ class Blackjack(Game):
     def hole_card_hidden(self, t: Table) -> bool:
         """The dealer's hole card is dealt face down and not yet turned."""
         r = t.round
-        return r is not None and t.rules.hole_card and len(r.dealer.cards) >= 2 and not r.hole_turned  # type: ignore[union-attr]
+        return r is not None and t.rules.hole_card and len(r.dealer.cards) >= 2 and not r.hole_turned  # type: ignore[union-attr]  # this game's rules
 
     def hidden_cards(self, t: Table) -> list[Card]:
         """The hole card, while it is face down."""
-        return [t.round.dealer.cards[1]] if self.hole_card_hidden(t) else []  # type: ignore[union-attr]
+        return [t.round.dealer.cards[1]] if self.hole_card_hidden(t) else []  # type: ignore[union-attr]  # in play
 
     def reveal_all(self, t: Table, r: Round) -> None:
         """A round over has no secret left: the hole card is turned."""
@@ -152,7 +162,7 @@ class Blackjack(Game):
 
     # ================================================================== the round
     def _start_round(self, t: Table, at: datetime | None) -> None:
-        rules: RuleProfile = t.rules  # type: ignore[assignment]
+        rules: RuleProfile = t.rules  # type: ignore[assignment]  # this game's rules
         boxes = t._take_pending()
         t.round = Round(t.rounds_played, t.shoe.shoe_id if t.shoe else None, boxes,
                         deal_plan(len(boxes), rules.hole_card), at)
@@ -165,7 +175,7 @@ class Blackjack(Game):
         target = r.plan[r.dealt]
         r.dealt += 1
         if target == DEALER:
-            face_down = t.rules.hole_card and len(r.dealer.cards) == 1  # type: ignore[union-attr]
+            face_down = t.rules.hole_card and len(r.dealer.cards) == 1  # type: ignore[union-attr]  # this game's rules
             r.dealer.add(card)
             # The hole card is the one placed face down (rare: built here, not shared).
             t._fx.append(CardPlaced(card.code, "dealer", face_down=True) if face_down else dealer_card(card))
@@ -174,7 +184,7 @@ class Blackjack(Game):
             box.hands[0].add(card)
             t._fx.append(box_card(card, box.number, 0))
         if r.dealt == len(r.plan):
-            if legal.insurance_opens(r, t.rules):  # type: ignore[arg-type]
+            if legal.insurance_opens(r, t.rules):  # type: ignore[arg-type]  # this game's rules
                 t._set_phase(Phase.INSURANCE)
             else:
                 self._after_insurance(t)
@@ -182,7 +192,7 @@ class Blackjack(Game):
     def _after_insurance(self, t: Table) -> None:
         r = t.round
         assert r is not None
-        rules: RuleProfile = t.rules  # type: ignore[assignment]
+        rules: RuleProfile = t.rules  # type: ignore[assignment]  # this game's rules
         if settlement.dealer_peeks(r.dealer.cards[0].value, rules):
             r.peeked = True
             if r.dealer.is_blackjack:
@@ -208,7 +218,7 @@ class Blackjack(Game):
 
     def _turn_hole_card(self, t: Table) -> None:
         r = t.round
-        if r is not None and t.rules.hole_card and len(r.dealer.cards) >= 2 and not r.hole_turned:  # type: ignore[union-attr]
+        if r is not None and t.rules.hole_card and len(r.dealer.cards) >= 2 and not r.hole_turned:  # type: ignore[union-attr]  # this game's rules
             r.hole_turned = True
             t._fx.append(HoleCardTurned(r.dealer.cards[1].code))
 
@@ -219,7 +229,7 @@ class Blackjack(Game):
             return
         self._turn_hole_card(t)
         t._set_phase(Phase.DEALER)
-        if not settlement.dealer_needs_card(r, t.rules):  # type: ignore[arg-type]
+        if not settlement.dealer_needs_card(r, t.rules):  # type: ignore[arg-type]  # this game's rules
             self._settle_round(t)
 
     def _close_surrender_window(self, t: Table) -> None:
@@ -230,7 +240,7 @@ class Blackjack(Game):
     def _hit(self, t: Table, hand: Hand, card: Card) -> None:
         r = t.round
         assert r is not None and hand.box is not None
-        rules: RuleProfile = t.rules  # type: ignore[assignment]
+        rules: RuleProfile = t.rules  # type: ignore[assignment]  # this game's rules
         self._close_surrender_window(t)
         r.anyone_drew = True
         hand.box.acted = True
@@ -249,13 +259,13 @@ class Blackjack(Game):
         assert r is not None
         r.dealer.add(card)
         t._fx.append(dealer_card(card))
-        if not settlement.dealer_needs_card(r, t.rules):  # type: ignore[arg-type]
+        if not settlement.dealer_needs_card(r, t.rules):  # type: ignore[arg-type]  # this game's rules
             self._settle_round(t)
 
     def _settle_round(self, t: Table) -> None:
         r = t.round
         assert r is not None
-        hands, insurance = settlement.settle_round(r, t.rules)  # type: ignore[arg-type]
+        hands, insurance = settlement.settle_round(r, t.rules)  # type: ignore[arg-type]  # this game's rules
         for box, net in insurance:
             box.insurance_net = net
         for hand, outcome, net in hands:
@@ -277,15 +287,15 @@ class Blackjack(Game):
     # ================================================================== players' decisions
     def legal_actions(self, t: Table) -> list[Action]:
         """The hand in turn's decisions, or those the insurance phase offers."""
-        return legal.legal_actions(t.phase, t.round, t.rules)  # type: ignore[arg-type]
+        return legal.legal_actions(t.phase, t.round, t.rules)  # type: ignore[arg-type]  # this game's rules
 
     def _check_stand(self, t: Table, e: ev.Stand) -> Refusal | None:
         return legal.turn_refusal(t.phase, t.round, "stand")
 
     def _on_stand(self, t: Table, e: ev.Stand) -> None:
-        hand = t.round.hand  # type: ignore[union-attr]
+        hand = t.round.hand  # type: ignore[union-attr]  # in play
         self._close_surrender_window(t)
-        hand.box.acted = True  # type: ignore[union-attr]
+        hand.box.acted = True  # type: ignore[union-attr]  # a player's hand has a box
         hand.done = True
         self._to_next_hand(t)
 
@@ -297,18 +307,18 @@ class Blackjack(Game):
         assert r is not None
         if e.box is not None and e.box != r.boxes[r.box_i].number:  # the box, if named, is the one in turn
             return Refusal("not_your_turn", f"it is box {r.boxes[r.box_i].number}'s turn, not box {e.box}'s")
-        return legal.double_refusal(r.hand, t.rules)  # type: ignore[arg-type]
+        return legal.double_refusal(r.hand, t.rules)  # type: ignore[arg-type]  # this game's rules
 
     def _on_double(self, t: Table, e: ev.Double) -> None:
-        hand = t.round.hand  # type: ignore[union-attr]
+        hand = t.round.hand  # type: ignore[union-attr]  # in play
         self._close_surrender_window(t)
-        hand.box.acted = True  # type: ignore[union-attr]
+        hand.box.acted = True  # type: ignore[union-attr]  # a player's hand has a box
         hand.stake = hand.stake * 2
         hand.doubled = True
 
     def _check_split(self, t: Table, e: ev.Split) -> Refusal | None:
         return legal.turn_refusal(t.phase, t.round, "split") or \
-            legal.split_refusal(t.round.hand, t.rules)  # type: ignore[union-attr,arg-type]
+            legal.split_refusal(t.round.hand, t.rules)  # type: ignore[union-attr,arg-type]  # in play; this game's rules
 
     def _on_split(self, t: Table, e: ev.Split) -> None:
         r = t.round
@@ -326,7 +336,7 @@ class Blackjack(Game):
         box.hands.insert(r.hand_i + 1, new)
 
     def _check_surrender(self, t: Table, e: ev.Surrender) -> Refusal | None:
-        return legal.surrender_refusal(t.phase, t.round, t.rules, e.box)  # type: ignore[arg-type]
+        return legal.surrender_refusal(t.phase, t.round, t.rules, e.box)  # type: ignore[arg-type]  # this game's rules
 
     def _on_surrender(self, t: Table, e: ev.Surrender) -> None:
         r = t.round
@@ -341,17 +351,17 @@ class Blackjack(Game):
 
     # ------------------------------------------------------------------ insurance
     def _check_insure(self, t: Table, e: ev.Insure) -> Refusal | None:
-        return legal.insure_refusal(t.phase, t.round, t.rules, e.box, to_cents(e.amount))  # type: ignore[arg-type]
+        return legal.insure_refusal(t.phase, t.round, t.rules, e.box, to_cents(e.amount))  # type: ignore[arg-type]  # this game's rules
 
     def _on_insurance(self, t: Table, e: ev.Insure) -> None:
-        box = t.round.box(e.box)  # type: ignore[union-attr]
-        box.insurance = to_cents(e.amount)  # type: ignore[union-attr]
+        box = t.round.box(e.box)  # type: ignore[union-attr]  # in play
+        box.insurance = to_cents(e.amount)  # type: ignore[union-attr]  # the check found the box
 
     def _check_even_money(self, t: Table, e: ev.EvenMoney) -> Refusal | None:
-        return legal.even_money_refusal(t.phase, t.round, t.rules, e.box)  # type: ignore[arg-type]
+        return legal.even_money_refusal(t.phase, t.round, t.rules, e.box)  # type: ignore[arg-type]  # this game's rules
 
     def _on_even_money(self, t: Table, e: ev.EvenMoney) -> None:
-        hand = t.round.box(e.box).hands[0]  # type: ignore[union-attr]
+        hand = t.round.box(e.box).hands[0]  # type: ignore[union-attr]  # in play; the check found the box
         hand.settle(Outcome.EVEN_MONEY, hand.stake)  # 1:1 at once
 
     def _check_close_insurance(self, t: Table, e: ev.CloseInsurance) -> Refusal | None:

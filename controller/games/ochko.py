@@ -20,6 +20,17 @@ The round, as ``shared/rules.md`` (profile `club-21`) restates it:
    the banker's draw, he stops there.
 """
 
+# The type ignores here are the games seam: the table's state is typed for every game
+# (Table.round is Round | None, Table.rules any game's rules, a Round's boxes and hands
+# BoxInPlay and Hand), and a game reaches into it knowing what its own table holds. Each
+# ignore says what mypy cannot see:
+#   "this game's round": the table's round is this game's Round subclass;
+#   "in play": a round is in play here (the event's check or the phase says so);
+#   "this game's rules": the table's rules are this game's rules class;
+#   "club box/hand": a club round's boxes and hands are ClubBox and ClubHand;
+#   "the check found the box": the event's check refused a box that is not in the round.
+# A typed view of the table for the games (a later issue) removes them.
+
 from __future__ import annotations
 
 from datetime import datetime
@@ -84,7 +95,7 @@ class OchkoRound(club.ClubRound):
 
 def ochko_record(r: OchkoRound) -> dict[str, Any]:
     """The record of a settled club-21 round: the blackjack record's keys, and the game's own."""
-    hands = [club.hand_record(box, hand) for box in r.boxes for hand in box.hands]  # type: ignore[arg-type]
+    hands = [club.hand_record(box, hand) for box in r.boxes for hand in box.hands]  # type: ignore[arg-type]  # club box/hand
     total = sum(club.hand_net(hand) for box in r.boxes for hand in box.hands)
     return club.club_record(r, Ochko.name, {"cards": [c.code for c in r.banker.cards], "total": r.banker.total},
                             hands, total, {**({"contra": True} if r.contra else {}),
@@ -144,8 +155,8 @@ class Ochko(club.ClubGame):
         elif phase is Phase.PLAYERS:
             self._draw(t, card)
         elif phase is Phase.DEALER:
-            r: OchkoRound = t.round  # type: ignore[assignment]
-            if club.banker_may_draw(t.rules, r.banker):  # type: ignore[arg-type]
+            r: OchkoRound = t.round  # type: ignore[assignment]  # this game's round, in play
+            if club.banker_may_draw(t.rules, r.banker):  # type: ignore[arg-type]  # this game's rules
                 club.to_banker(t, r.banker, card, up=True)
                 self._banker_may_stop(t)
             else:
@@ -158,7 +169,7 @@ class Ochko(club.ClubGame):
             if shoe is None:
                 t._hold(card, "no shoe has been shuffled in", e.at)
             elif shoe.bottom_due:
-                if not club.take_bottom(t, card, e.at, t.rules.values):  # type: ignore[union-attr]
+                if not club.take_bottom(t, card, e.at, t.rules.values):  # type: ignore[union-attr]  # this game's rules
                     club.ace_at_the_bottom(t, card, e.at)
             elif t.pending:
                 self._start_round(t, e.at)
@@ -174,7 +185,7 @@ class Ochko(club.ClubGame):
 
     def face_down_next(self, t: Table) -> str | None:
         """Every card to a box, and the banker's two in the deal, go face down."""
-        r: OchkoRound | None = t.round  # type: ignore[assignment]
+        r: OchkoRound | None = t.round  # type: ignore[assignment]  # this game's round
         phase = t.phase
         if r is not None and phase in (Phase.DEALING, Phase.CONTRA):
             return club.deal_target(r, "the banker")
@@ -186,7 +197,7 @@ class Ochko(club.ClubGame):
 
     def next_card(self, t: Table) -> str | None:
         """'bottom', 'first box', 'box N', 'banker', or None when no card is expected."""
-        r: OchkoRound | None = t.round  # type: ignore[assignment]
+        r: OchkoRound | None = t.round  # type: ignore[assignment]  # this game's round
         phase = t.phase
         if r is None:
             if phase in READY and t.shoe is not None:
@@ -199,7 +210,7 @@ class Ochko(club.ClubGame):
             return club.deal_target(r, "banker")
         if phase is Phase.PLAYERS:
             return f"box {r.boxes[r.box_i].number}"
-        if phase is Phase.DEALER and club.banker_may_draw(t.rules, r.banker):  # type: ignore[arg-type]
+        if phase is Phase.DEALER and club.banker_may_draw(t.rules, r.banker):  # type: ignore[arg-type]  # this game's rules
             return "banker"
         return None
 
@@ -211,7 +222,7 @@ class Ochko(club.ClubGame):
 
     # ================================================================== the deal
     def _start_round(self, t: Table, at: datetime | None) -> None:
-        rules: Club21Rules = t.rules  # type: ignore[assignment]
+        rules: Club21Rules = t.rules  # type: ignore[assignment]  # this game's rules
         boxes = club.club_boxes(t)
         order = list(range(len(boxes)))
         plan = order + [BANKER] + order + [BANKER]  # two rounds of one card: each box, then the banker
@@ -221,7 +232,7 @@ class Ochko(club.ClubGame):
         t._set_phase(Phase.DEALING)
 
     def _deal(self, t: Table, card: Card) -> None:
-        r: OchkoRound = t.round  # type: ignore[assignment]
+        r: OchkoRound = t.round  # type: ignore[assignment]  # this game's round, in play
         target = club.deal_next(t, r, card)
         done = r.dealt == len(r.plan)
         if t.shoe is not None and t.shoe.spent and not done:
@@ -229,21 +240,21 @@ class Ochko(club.ClubGame):
             self.void(t)
             return
         if not done:
-            if target == BANKER and t.rules.contra:  # type: ignore[union-attr]
+            if target == BANKER and t.rules.contra:  # type: ignore[union-attr]  # this game's rules
                 t._set_phase(Phase.CONTRA)  # everyone has a first card: the banker's contra, then recontra
             return
         self._after_deal(t)
 
     def _after_deal(self, t: Table) -> None:
-        r: OchkoRound = t.round  # type: ignore[assignment]
-        rules: Club21Rules = t.rules  # type: ignore[assignment]
+        r: OchkoRound = t.round  # type: ignore[assignment]  # this game's round, in play
+        rules: Club21Rules = t.rules  # type: ignore[assignment]  # this game's rules
         banker = r.banker
         if banker.is_blackjack:
             # rules.md: the banker looks first; his two-card 21 is shown and takes every bet,
             # the boxes' own two-card 21s included (natural_against_natural = push: those push).
             club.turn(t, banker, None)
             for box in r.boxes:
-                for hand in box.open_hands():  # type: ignore[attr-defined]
+                for hand in box.open_hands():  # type: ignore[attr-defined]  # club box/hand
                     if hand.is_blackjack and rules.natural_against_natural is NaturalAgainstNatural.PUSH:
                         hand.settle(Outcome.PUSH, 0)
                     else:
@@ -254,7 +265,7 @@ class Ochko(club.ClubGame):
         for box in r.boxes:
             hand = box.hands[0]
             if hand.outcome is None and hand.is_blackjack:  # shown and paid at once
-                club.turn(t, hand, box.number)  # type: ignore[arg-type]
+                club.turn(t, hand, box.number)  # type: ignore[arg-type]  # club box/hand
                 hand.settle(Outcome.NATURAL, hand.stake * num // den)
         r.box_i, r.hand_i = 0, 0
         t._set_phase(Phase.PLAYERS)
@@ -262,8 +273,8 @@ class Ochko(club.ClubGame):
 
     # ================================================================== the boxes draw
     def _draw(self, t: Table, card: Card) -> None:
-        r: OchkoRound = t.round  # type: ignore[assignment]
-        hand: ClubHand = r.hand  # type: ignore[assignment]
+        r: OchkoRound = t.round  # type: ignore[assignment]  # this game's round, in play
+        hand: ClubHand = r.hand  # type: ignore[assignment]  # club box/hand
         box = r.boxes[r.box_i]
         hand.drew = True
         club.to_box(t, hand, card, box.number, r.hand_i)
@@ -275,7 +286,7 @@ class Ochko(club.ClubGame):
             self._pack_out(t)
 
     def _to_next_hand(self, t: Table) -> None:
-        r: OchkoRound = t.round  # type: ignore[assignment]
+        r: OchkoRound = t.round  # type: ignore[assignment]  # this game's round, in play
         if r.to_next_hand():
             if t.shoe is not None and t.shoe.spent:
                 self._pack_out(t)
@@ -284,14 +295,14 @@ class Ochko(club.ClubGame):
 
     def _pack_out(self, t: Table) -> None:
         """rules.md: the pack runs out while a box still plays: every box not yet settled doubles or folds."""
-        r: OchkoRound = t.round  # type: ignore[assignment]
+        r: OchkoRound = t.round  # type: ignore[assignment]  # this game's round, in play
         r.pack_out = True
         t._set_phase(Phase.PACK_OUT)
         self._after_choice(t)
 
     def _after_choice(self, t: Table) -> None:
-        r: OchkoRound = t.round  # type: ignore[assignment]
-        if any(b.choice is None and b.open_hands() for b in r.boxes):  # type: ignore[attr-defined]
+        r: OchkoRound = t.round  # type: ignore[assignment]  # this game's round, in play
+        if any(b.choice is None and b.open_hands() for b in r.boxes):  # type: ignore[attr-defined]  # club box/hand
             return
         # The banker draws no more either: his cards are shown and the round is settled.
         club.turn(t, r.banker, None)
@@ -299,33 +310,33 @@ class Ochko(club.ClubGame):
 
     # ================================================================== the banker
     def _banker_turn(self, t: Table) -> None:
-        r: OchkoRound = t.round  # type: ignore[assignment]
+        r: OchkoRound = t.round  # type: ignore[assignment]  # this game's round, in play
         t._set_phase(Phase.DEALER)
         club.turn(t, r.banker, None)  # he draws last, face up
-        if not any(b.open_hands() for b in r.boxes):  # type: ignore[attr-defined]
+        if not any(b.open_hands() for b in r.boxes):  # type: ignore[attr-defined]  # club box/hand
             self._settle(t)  # no stake depends on his hand: he draws nothing
             return
         self._banker_may_stop(t)
 
     def _banker_may_stop(self, t: Table) -> None:
-        r: OchkoRound = t.round  # type: ignore[assignment]
-        if not club.banker_may_draw(t.rules, r.banker) or (t.shoe is not None and t.shoe.spent):  # type: ignore[arg-type]
+        r: OchkoRound = t.round  # type: ignore[assignment]  # this game's round, in play
+        if not club.banker_may_draw(t.rules, r.banker) or (t.shoe is not None and t.shoe.spent):  # type: ignore[arg-type]  # this game's rules
             self._settle(t)  # over 21, on 21, at the house's banker_stands_on, or the pack is spent
 
     def _on_banker_stand(self, t: Table, e: ev.BankerStand) -> None:
         self._settle(t)
 
     def _settle(self, t: Table) -> None:
-        r: OchkoRound = t.round  # type: ignore[assignment]
-        rules: Club21Rules = t.rules  # type: ignore[assignment]
+        r: OchkoRound = t.round  # type: ignore[assignment]  # this game's round, in play
+        rules: Club21Rules = t.rules  # type: ignore[assignment]  # this game's rules
         for box in r.boxes:
-            for hand in box.open_hands():  # type: ignore[attr-defined]
+            for hand in box.open_hands():  # type: ignore[attr-defined]  # club box/hand
                 hand.settle(*settle_hand(hand, r.banker, rules))
         t._finish_round(r)
 
     def void(self, t: Table) -> None:
         """rules.md: a voided round returns every bet on it, settled or not."""
-        r: OchkoRound = t.round  # type: ignore[assignment]
+        r: OchkoRound = t.round  # type: ignore[assignment]  # this game's round, in play
         r.voided = True
         for box in r.boxes:
             for hand in box.hands:
@@ -341,7 +352,7 @@ class Ochko(club.ClubGame):
         box = r.boxes[r.box_i]
         if number is not None and number != box.number:
             return Refusal("not_your_turn", f"it is box {box.number}'s turn, not box {number}'s"), None
-        hand: ClubHand = r.hand  # type: ignore[assignment]
+        hand: ClubHand = r.hand  # type: ignore[assignment]  # club box/hand
         if len(hand.cards) < 2:
             return Refusal("needs_card", f"cannot {what}: the split hand needs a card first"), None
         return None, hand
@@ -353,11 +364,11 @@ class Ochko(club.ClubGame):
         return self._turn(t, "stand")[0]
 
     def _on_stand(self, t: Table, e: ev.Stand) -> None:
-        t.round.hand.done = True  # type: ignore[union-attr]
+        t.round.hand.done = True  # type: ignore[union-attr]  # in play
         self._to_next_hand(t)
 
     def _check_split(self, t: Table, e: ev.Split) -> Refusal | None:
-        rules: Club21Rules = t.rules  # type: ignore[assignment]
+        rules: Club21Rules = t.rules  # type: ignore[assignment]  # this game's rules
         if not (rules.pairs or rules.two_aces_split):
             return _NO_PAIRS
         refusal, hand = self._turn(t, "split")
@@ -374,9 +385,9 @@ class Ochko(club.ClubGame):
 
     def _on_split(self, t: Table, e: ev.Split) -> None:
         # 003: the box shows the pair, adds its stake on the second card, and draws to one, then the other.
-        r: OchkoRound = t.round  # type: ignore[assignment]
-        hand: ClubHand = r.hand  # type: ignore[assignment]
-        box: ClubBox = r.boxes[r.box_i]  # type: ignore[assignment]
+        r: OchkoRound = t.round  # type: ignore[assignment]  # this game's round, in play
+        hand: ClubHand = r.hand  # type: ignore[assignment]  # club box/hand
+        box: ClubBox = r.boxes[r.box_i]  # type: ignore[assignment]  # club box/hand
         club.turn(t, hand, box.number)
         new = ClubHand(box, hand.stake, hand.values, from_split=True)
         new.add(hand.remove_last(), up=True)
@@ -388,7 +399,7 @@ class Ochko(club.ClubGame):
             if e.box is None:
                 return _BOX_FOR_PACK
             return self._choice_refusal(t, e.box)
-        if not t.rules.pairs:  # type: ignore[union-attr]
+        if not t.rules.pairs:  # type: ignore[union-attr]  # this game's rules
             return _NO_DOUBLE
         refusal, hand = self._turn(t, "double", e.box)
         if hand is None:
@@ -400,10 +411,10 @@ class Ochko(club.ClubGame):
         return None
 
     def _on_double(self, t: Table, e: ev.Double) -> None:
-        r: OchkoRound = t.round  # type: ignore[assignment]
+        r: OchkoRound = t.round  # type: ignore[assignment]  # this game's round, in play
         if t.phase is Phase.PACK_OUT:
             # The pack is spent: the box doubles its stake and stands on what it has.
-            box: ClubBox = r.box(e.box)  # type: ignore[arg-type,assignment]
+            box: ClubBox = r.box(e.box)  # type: ignore[arg-type,assignment]  # club box/hand; the check found the box
             box.choice = "double"
             for open_hand in box.open_hands():
                 open_hand.stake *= 2
@@ -411,13 +422,13 @@ class Ochko(club.ClubGame):
             self._after_choice(t)
             return
         # 003: the pair is shown and the stake doubled; the box may take at most one more card.
-        hand: ClubHand = r.hand  # type: ignore[assignment]
+        hand: ClubHand = r.hand  # type: ignore[assignment]  # club box/hand
         club.turn(t, hand, r.boxes[r.box_i].number)
         hand.stake *= 2
         hand.doubled = True
 
     def _check_surrender(self, t: Table, e: ev.Surrender) -> Refusal | None:
-        if not t.rules.surrender:  # type: ignore[union-attr]
+        if not t.rules.surrender:  # type: ignore[union-attr]  # this game's rules
             return _NO_SURRENDER
         refusal, hand = self._turn(t, "surrender", e.box)
         if hand is None:
@@ -425,7 +436,7 @@ class Ochko(club.ClubGame):
         return None if self._first_two(hand) else _SURRENDER_FIRST
 
     def _on_surrender(self, t: Table, e: ev.Surrender) -> None:
-        hand = t.round.hand  # type: ignore[union-attr]
+        hand = t.round.hand  # type: ignore[union-attr]  # in play
         hand.settle(Outcome.SURRENDER, -(hand.stake // 2))
         self._to_next_hand(t)
 
@@ -446,7 +457,7 @@ class Ochko(club.ClubGame):
         return self._choice_refusal(t, e.box)
 
     def _on_fold(self, t: Table, e: ev.Fold) -> None:
-        box: ClubBox = t.round.box(e.box)  # type: ignore[union-attr,assignment]
+        box: ClubBox = t.round.box(e.box)  # type: ignore[union-attr,assignment]  # in play; club box/hand
         box.choice = "fold"
         for hand in box.open_hands():
             hand.settle(Outcome.FOLD, -hand.stake)
@@ -454,27 +465,27 @@ class Ochko(club.ClubGame):
 
     # ------------------------------------------------------------------ contra and recontra
     def _check_contra(self, t: Table, e: ev.Contra) -> Refusal | None:
-        if not t.rules.contra:  # type: ignore[union-attr]
+        if not t.rules.contra:  # type: ignore[union-attr]  # this game's rules
             return _NO_CONTRA
         if t.phase is not Phase.CONTRA:
             return _CONTRA_CLOSED
-        if t.round.contra:  # type: ignore[union-attr]
+        if t.round.contra:  # type: ignore[union-attr]  # this game's round, in play
             return _CONTRA_DONE
         return None
 
     def _on_contra(self, t: Table, e: ev.Contra) -> None:
-        r: OchkoRound = t.round  # type: ignore[assignment]
+        r: OchkoRound = t.round  # type: ignore[assignment]  # this game's round, in play
         r.contra = True
         for box in r.boxes:
-            for hand in box.open_hands():  # type: ignore[attr-defined]
+            for hand in box.open_hands():  # type: ignore[attr-defined]  # club box/hand
                 hand.stake *= 2
 
     def _check_recontra(self, t: Table, e: ev.Recontra) -> Refusal | None:
-        if not t.rules.contra:  # type: ignore[union-attr]
+        if not t.rules.contra:  # type: ignore[union-attr]  # this game's rules
             return _NO_CONTRA
         if t.phase is not Phase.CONTRA:
             return _CONTRA_CLOSED
-        r: OchkoRound = t.round  # type: ignore[assignment]
+        r: OchkoRound = t.round  # type: ignore[assignment]  # this game's round, in play
         if not r.contra:
             return _NO_CONTRA_YET
         box = club.box_in_round(r, e.box)
@@ -487,7 +498,7 @@ class Ochko(club.ClubGame):
         return None
 
     def _on_recontra(self, t: Table, e: ev.Recontra) -> None:
-        box: ClubBox = t.round.box(e.box)  # type: ignore[union-attr,assignment]
+        box: ClubBox = t.round.box(e.box)  # type: ignore[union-attr,assignment]  # in play; club box/hand
         box.recontra = True
         for hand in box.open_hands():
             hand.stake *= 2
@@ -499,8 +510,8 @@ class Ochko(club.ClubGame):
 
     def _on_withdraw(self, t: Table, e: ev.Withdraw) -> None:
         # rules.md (decided): the box's stake comes back and it plays no more of this round.
-        r: OchkoRound = t.round  # type: ignore[assignment]
-        box: ClubBox = r.box(e.box)  # type: ignore[assignment]
+        r: OchkoRound = t.round  # type: ignore[assignment]  # this game's round, in play
+        box: ClubBox = r.box(e.box)  # type: ignore[assignment]  # club box/hand
         index = r.boxes.index(box)
         for hand in box.open_hands():
             hand.settle(Outcome.WITHDRAWN, 0)
@@ -517,13 +528,13 @@ class Ochko(club.ClubGame):
     # ================================================================== what may be decided
     def legal_actions(self, t: Table) -> list[Action]:
         """The box in turn's decisions, the banker's, the contra window's, or the spent pack's."""
-        r: OchkoRound | None = t.round  # type: ignore[assignment]
+        r: OchkoRound | None = t.round  # type: ignore[assignment]  # this game's round
         phase = t.phase
-        rules: Club21Rules = t.rules  # type: ignore[assignment]
+        rules: Club21Rules = t.rules  # type: ignore[assignment]  # this game's rules
         if r is None:
             return []
         if phase is Phase.PLAYERS:
-            hand: ClubHand = r.hand  # type: ignore[assignment]
+            hand: ClubHand = r.hand  # type: ignore[assignment]  # club box/hand
             if len(hand.cards) < 2:
                 return []  # the split hand waits for its card
             actions = [Action.STAND, Action.HIT]
@@ -544,7 +555,7 @@ class Ochko(club.ClubGame):
         if phase is Phase.CONTRA:
             if not r.contra:
                 return [Action.CONTRA]
-            if any(not b.recontra and b.open_hands() for b in r.boxes):  # type: ignore[attr-defined]
+            if any(not b.recontra and b.open_hands() for b in r.boxes):  # type: ignore[attr-defined]  # club box/hand
                 return [Action.RECONTRA]
             return []
         if phase is Phase.PACK_OUT:
@@ -554,8 +565,8 @@ class Ochko(club.ClubGame):
     def _claims(self, t: Table) -> list[Action]:
         """Decisions that depend on the closed cards: offered to every viewer whenever they could be claimed."""
         r = t.round
-        rules: Club21Rules = t.rules  # type: ignore[assignment]
-        if t.phase is not Phase.PLAYERS or r is None or not self._first_two(r.hand):  # type: ignore[arg-type]
+        rules: Club21Rules = t.rules  # type: ignore[assignment]  # this game's rules
+        if t.phase is not Phase.PLAYERS or r is None or not self._first_two(r.hand):  # type: ignore[arg-type]  # club box/hand
             return []
         claims = []
         if rules.pairs:
@@ -567,15 +578,15 @@ class Ochko(club.ClubGame):
     # ================================================================== views and snapshots
     def view(self, t: Table, reveal: bool) -> dict[str, Any]:
         """Boxes with closed hands (XX, the card count, no total) unless ``reveal``; the banker; the pack."""
-        r: OchkoRound | None = t.round  # type: ignore[assignment]
+        r: OchkoRound | None = t.round  # type: ignore[assignment]  # this game's round
         boxes = []
         in_players = t.phase is Phase.PLAYERS
         if r is not None:
             for bi, box in enumerate(r.boxes):
-                boxes.append({**club.box_view(box, [  # type: ignore[arg-type]
-                    club.hand_view(h, in_players and bi == r.box_i and hi == r.hand_i, reveal)  # type: ignore[arg-type]
-                    for hi, h in enumerate(box.hands)]), "recontra": box.recontra,  # type: ignore[attr-defined]
-                    "choice": box.choice})  # type: ignore[attr-defined]
+                boxes.append({**club.box_view(box, [  # type: ignore[arg-type]  # club box/hand
+                    club.hand_view(h, in_players and bi == r.box_i and hi == r.hand_i, reveal)  # type: ignore[arg-type]  # club box/hand
+                    for hi, h in enumerate(box.hands)]), "recontra": box.recontra,  # type: ignore[attr-defined]  # club box/hand
+                    "choice": box.choice})  # type: ignore[attr-defined]  # club box/hand
         turn: dict[str, Any] | None = None
         if in_players and r is not None:
             turn = {"box": r.boxes[r.box_i].number, "hand": r.hand_i}
@@ -603,7 +614,7 @@ class Ochko(club.ClubGame):
         return {
             "number": r.number,
             "shoe_id": r.shoe_id,
-            "boxes": [club.dump_box(b) for b in r.boxes],  # type: ignore[arg-type]
+            "boxes": [club.dump_box(b) for b in r.boxes],  # type: ignore[arg-type]  # club box/hand
             "banker": club.dump_hand(r.banker),
             "plan": list(r.plan),
             "dealt": r.dealt,
@@ -619,7 +630,7 @@ class Ochko(club.ClubGame):
     def load_round(self, t: Table, data: Any) -> Round:
         """A club-21 round from checked data."""
         state = snap.check(OchkoRoundState, data, "round")
-        values: tuple[int, ...] = t.rules.values  # type: ignore[union-attr]
+        values: tuple[int, ...] = t.rules.values  # type: ignore[union-attr]  # this game's rules
         boxes = [club.load_box(b, values) for b in state.boxes]
         club.check_indices(state.plan, state.dealt, len(boxes), state.box_i, state.hand_i, [len(b.hands) for b in boxes])
         r = OchkoRound(state.number, state.shoe_id, boxes, list(state.plan),

@@ -17,6 +17,16 @@ As ``shared/rules.md`` (profile `club-21-36`) restates it:
   for the banker, or the one he kept when the box passed 21 before he drew.
 """
 
+# The type ignores here are the games seam: the table's state is typed for every game
+# (Table.round is Round | None, Table.rules any game's rules, a Round's boxes and hands
+# BoxInPlay and Hand), and a game reaches into it knowing what its own table holds. Each
+# ignore says what mypy cannot see:
+#   "this game's round": the table's round is this game's Round subclass;
+#   "in play": a round is in play here (the event's check or the phase says so);
+#   "this game's rules": the table's rules are this game's rules class;
+#   "club box/hand": a club round's boxes and hands are ClubBox and ClubHand.
+# A typed view of the table for the games (a later issue) removes them.
+
 from __future__ import annotations
 
 from datetime import datetime
@@ -26,6 +36,7 @@ from .. import events as ev
 from .. import snapshot as snap
 from ..cards import Card, parse_card
 from ..effects import BankChanged
+from ..errors import SnapshotError
 from ..hand import Outcome
 from ..legality import Action, Refusal
 from ..money import money, to_cents
@@ -109,21 +120,21 @@ def duels_record(r: DuelsRound) -> dict[str, Any]:
     total = 0
     last: ClubHand | None = None
     for box in r.boxes:
-        banker = box.banker  # type: ignore[attr-defined]
+        banker = box.banker  # type: ignore[attr-defined]  # club box/hand
         if banker is not None and banker.cards:
             banker_cards.extend(c.code for c in banker.cards)
             last = banker
-        hand: ClubHand = box.hands[0]  # type: ignore[assignment]
+        hand: ClubHand = box.hands[0]  # type: ignore[assignment]  # club box/hand
         total += club.hand_net(hand)
         hands.append({
-            **club.hand_record(box, hand),  # type: ignore[arg-type]
+            **club.hand_record(box, hand),  # type: ignore[arg-type]  # club box/hand
             "dark": hand.dark,
             "banker": [c.code for c in banker.cards] if banker is not None else [],
             "banker_total": banker.total if banker is not None and banker.cards else None,
-            "kept": box.kept,  # type: ignore[attr-defined]
-            "bank_after": money(box.bank_after) if box.bank_after is not None else None,  # type: ignore[attr-defined]
+            "kept": box.kept,  # type: ignore[attr-defined]  # club box/hand
+            "bank_after": money(box.bank_after) if box.bank_after is not None else None,  # type: ignore[attr-defined]  # club box/hand
         })
-    after = next((b.bank_after for b in reversed(r.boxes) if b.bank_after is not None),  # type: ignore[attr-defined]
+    after = next((b.bank_after for b in reversed(r.boxes) if b.bank_after is not None),  # type: ignore[attr-defined]  # club box/hand
                  r.bank_before)
     return club.club_record(r, Ochko36.name, {"cards": banker_cards, "total": last.total if last is not None else 0},
                             hands, total,
@@ -186,13 +197,13 @@ class Ochko36(club.ClubGame):
         """The deal, the bottom card after it, the banker's card for each duel, the box's draws, the banker's."""
         phase = t.phase
         shoe = t.shoe
-        r: DuelsRound | None = t.round  # type: ignore[assignment]
+        r: DuelsRound | None = t.round  # type: ignore[assignment]  # this game's round
         if r is not None and phase in (Phase.DEALING, Phase.PLAYERS, Phase.DEALER):
             if phase is Phase.DEALING and r.dealt < len(r.plan):
                 self._deal(t, card)
             elif shoe is not None and shoe.bottom_due:
                 # rules.md: after the first card to each box and the banker, the bottom card.
-                if club.take_bottom(t, card, e.at, t.rules.values):  # type: ignore[union-attr]
+                if club.take_bottom(t, card, e.at, t.rules.values):  # type: ignore[union-attr]  # this game's rules
                     r.bottom = card
                     if not r.duel_open:
                         self._open_duel(t)
@@ -204,7 +215,7 @@ class Ochko36(club.ClubGame):
                 t._set_phase(Phase.PLAYERS)
             elif phase is Phase.PLAYERS:
                 self._box_draws(t, card)
-            elif club.banker_may_draw(t.rules, r.banker):  # type: ignore[arg-type]
+            elif club.banker_may_draw(t.rules, r.banker):  # type: ignore[arg-type]  # this game's rules
                 club.to_banker(t, r.banker, card, up=True)
                 self._banker_may_stop(t)
             else:
@@ -224,7 +235,7 @@ class Ochko36(club.ClubGame):
 
     def _expected(self, t: Table) -> str | None:
         """What the next card is: 'deal', 'bottom', 'banker' (closed), 'box', 'draw' (the banker's), or None."""
-        r: DuelsRound | None = t.round  # type: ignore[assignment]
+        r: DuelsRound | None = t.round  # type: ignore[assignment]  # this game's round
         phase = t.phase
         if r is None:
             return "deal" if phase in READY and t.shoe is not None and t.pending else None
@@ -236,14 +247,14 @@ class Ochko36(club.ClubGame):
             return "banker"
         if phase is Phase.PLAYERS:
             return "box"
-        if phase is Phase.DEALER and club.banker_may_draw(t.rules, r.banker):  # type: ignore[arg-type]
+        if phase is Phase.DEALER and club.banker_may_draw(t.rules, r.banker):  # type: ignore[arg-type]  # this game's rules
             return "draw"
         return None
 
     def face_down_next(self, t: Table) -> str | None:
         """The deal's cards, the banker's card for a duel and the box's draws go face down."""
         what = self._expected(t)
-        r: DuelsRound | None = t.round  # type: ignore[assignment]
+        r: DuelsRound | None = t.round  # type: ignore[assignment]  # this game's round
         if what == "deal":
             if r is None:
                 return f"box {min(t.pending)}"
@@ -257,7 +268,7 @@ class Ochko36(club.ClubGame):
     def next_card(self, t: Table) -> str | None:
         """'first box', 'box N', 'banker', 'bottom', or None when no card is expected."""
         what = self._expected(t)
-        r: DuelsRound | None = t.round  # type: ignore[assignment]
+        r: DuelsRound | None = t.round  # type: ignore[assignment]  # this game's round
         if what is None:
             return None
         if what == "deal":
@@ -265,7 +276,7 @@ class Ochko36(club.ClubGame):
                 return "first box"
             return club.deal_target(r, "banker")
         if what == "box":
-            return f"box {r.boxes[r.box_i].number}"  # type: ignore[union-attr]
+            return f"box {r.boxes[r.box_i].number}"  # type: ignore[union-attr]  # in play
         if what == "draw":
             return "banker"
         return what
@@ -273,10 +284,10 @@ class Ochko36(club.ClubGame):
     def cards_in_play(self, t: Table) -> list[Card]:
         """A pack shuffled in during a round lacks what is on the table: the first cards of the boxes still
         to play, the cards of the duel in play (the banker's too). The settled duels' went under the pack."""
-        r: DuelsRound | None = t.round  # type: ignore[assignment]
+        r: DuelsRound | None = t.round  # type: ignore[assignment]  # this game's round
         if r is None:
             return []
-        cards = [c for b in r.boxes for h in b.open_hands() for c in h.cards]  # type: ignore[attr-defined]
+        cards = [c for b in r.boxes for h in b.open_hands() for c in h.cards]  # type: ignore[attr-defined]  # club box/hand
         if r.boxes[min(r.box_i, len(r.boxes) - 1)].hands[0].outcome is None:
             cards.extend(r.banker.cards)
         return cards
@@ -292,7 +303,7 @@ class Ochko36(club.ClubGame):
 
     # ================================================================== the bank
     def _check_open_bank(self, t: Table, e: ev.OpenBank) -> Refusal | None:
-        rules: Club36Rules = t.rules  # type: ignore[assignment]
+        rules: Club36Rules = t.rules  # type: ignore[assignment]  # this game's rules
         bank: Bank = t.game_state
         if t.phase not in BETWEEN_ROUNDS:
             return _BANK_BETWEEN_ROUNDS
@@ -315,7 +326,7 @@ class Ochko36(club.ClubGame):
         self._bank_changed(t)
 
     def _check_close_bank(self, t: Table, e: ev.CloseBank) -> Refusal | None:
-        rules: Club36Rules = t.rules  # type: ignore[assignment]
+        rules: Club36Rules = t.rules  # type: ignore[assignment]  # this game's rules
         bank: Bank = t.game_state
         if not bank.open:
             return _NO_BANK
@@ -340,7 +351,6 @@ class Ochko36(club.ClubGame):
 
     # ------------------------------------------------------------------ stakes
     def _check_bet(self, t: Table, e: ev.PlaceBet) -> Refusal | None:
-        rules: Club36Rules = t.rules  # type: ignore[assignment]
         bank: Bank = t.game_state
         if t.phase is Phase.PLAYERS:
             return self._raise_refusal(t, e)
@@ -360,9 +370,9 @@ class Ochko36(club.ClubGame):
         return None
 
     def _raise_refusal(self, t: Table, e: ev.PlaceBet) -> Refusal | None:
-        rules: Club36Rules = t.rules  # type: ignore[assignment]
-        r: DuelsRound = t.round  # type: ignore[assignment]
-        box: ClubBox = r.boxes[r.box_i]  # type: ignore[assignment]
+        rules: Club36Rules = t.rules  # type: ignore[assignment]  # this game's rules
+        r: DuelsRound = t.round  # type: ignore[assignment]  # this game's round, in play
+        box: ClubBox = r.boxes[r.box_i]  # type: ignore[assignment]  # club box/hand
         hand = box.hand
         if e.box != box.number or hand.drew or hand.dark_from is not None or hand.outcome is not None:
             return _RAISE_CLOSED
@@ -387,8 +397,8 @@ class Ochko36(club.ClubGame):
         if t.phase is not Phase.PLAYERS:
             t._on_bet(e)
             return
-        r: DuelsRound = t.round  # type: ignore[assignment]
-        box: ClubBox = r.boxes[r.box_i]  # type: ignore[assignment]
+        r: DuelsRound = t.round  # type: ignore[assignment]  # this game's round, in play
+        box: ClubBox = r.boxes[r.box_i]  # type: ignore[assignment]  # club box/hand
         player = e.player or box.owner
         amount = to_cents(e.amount)
         assert player is not None and amount is not None
@@ -398,7 +408,7 @@ class Ochko36(club.ClubGame):
 
     # ================================================================== the round of duels
     def _start_round(self, t: Table, at: datetime | None) -> None:
-        rules: Club36Rules = t.rules  # type: ignore[assignment]
+        rules: Club36Rules = t.rules  # type: ignore[assignment]  # this game's rules
         boxes = club.club_boxes(t)
         plan = list(range(len(boxes))) + [BANKER]  # one card to each box and to the banker
         t.round = DuelsRound(t.rounds_played, t.shoe.shoe_id if t.shoe else None, boxes, plan, at, rules.values,
@@ -407,14 +417,14 @@ class Ochko36(club.ClubGame):
         t._set_phase(Phase.DEALING)
 
     def _deal(self, t: Table, card: Card) -> None:
-        r: DuelsRound = t.round  # type: ignore[assignment]
+        r: DuelsRound = t.round  # type: ignore[assignment]  # this game's round, in play
         club.deal_next(t, r, card)
         if r.dealt == len(r.plan) and not (t.shoe is not None and t.shoe.bottom_due):
             self._open_duel(t)
 
     def _open_duel(self, t: Table) -> None:
         """The first duel: the box first in order plays the banker's card from the deal."""
-        r: DuelsRound = t.round  # type: ignore[assignment]
+        r: DuelsRound = t.round  # type: ignore[assignment]  # this game's round, in play
         r.duel_open = True
         r.box_i = 0
         self._duel_for(t, kept=False, first=True)
@@ -423,7 +433,7 @@ class Ochko36(club.ClubGame):
         """The next box still to play takes its duel (none left: the round is over). The banker plays it with
         the card from the deal (``first``), the card he kept when the last box passed 21 before he drew
         (``kept``), or a new card from the top."""
-        r: DuelsRound = t.round  # type: ignore[assignment]
+        r: DuelsRound = t.round  # type: ignore[assignment]  # this game's round, in play
         boxes = r.boxes
         previous = r.banker
         while r.box_i < len(boxes) and boxes[r.box_i].hands[0].outcome is not None:
@@ -431,13 +441,13 @@ class Ochko36(club.ClubGame):
         if r.box_i >= len(boxes):
             self._end_round(t)
             return
-        box: ClubBox = boxes[r.box_i]  # type: ignore[assignment]
+        box: ClubBox = boxes[r.box_i]  # type: ignore[assignment]  # club box/hand
         bank: Bank = t.game_state
         if box.hand.stake > bank.balance:
             box.hand.stake = bank.balance  # the bank binds: at most the bank as it stands (va-banque)
         if first:
             if boxes[0] is not box:  # the first boxes left before their duel: the deal's card is this one's
-                boxes[0].banker = None  # type: ignore[attr-defined]
+                boxes[0].banker = None  # type: ignore[attr-defined]  # club box/hand
             box.banker = previous
         elif kept and previous.cards:
             hand = ClubHand(None, 0, box.hand.values)
@@ -446,12 +456,12 @@ class Ochko36(club.ClubGame):
         else:
             box.banker = ClubHand(None, 0, box.hand.values)
             r.banker_card_due = True
-        r.dealer = box.banker  # type: ignore[assignment]
+        r.dealer = box.banker
         t._set_phase(Phase.DEALING if r.banker_card_due else Phase.PLAYERS)
 
     def _box_draws(self, t: Table, card: Card) -> None:
-        r: DuelsRound = t.round  # type: ignore[assignment]
-        box: ClubBox = r.boxes[r.box_i]  # type: ignore[assignment]
+        r: DuelsRound = t.round  # type: ignore[assignment]  # this game's round, in play
+        box: ClubBox = r.boxes[r.box_i]  # type: ignore[assignment]  # club box/hand
         hand = box.hand
         hand.drew = True
         club.to_box(t, hand, card, box.number, 0)
@@ -465,8 +475,8 @@ class Ochko36(club.ClubGame):
             self._duel_over(t, Outcome.BUST, -hand.stake, kept=True)  # the banker keeps his unused card
 
     def _duel_over(self, t: Table, outcome: Outcome, net: int, kept: bool) -> None:
-        r: DuelsRound = t.round  # type: ignore[assignment]
-        box: ClubBox = r.boxes[r.box_i]  # type: ignore[assignment]
+        r: DuelsRound = t.round  # type: ignore[assignment]  # this game's round, in play
+        box: ClubBox = r.boxes[r.box_i]  # type: ignore[assignment]  # club box/hand
         bank: Bank = t.game_state
         box.hand.settle(outcome, net)
         bank.balance -= net  # a loss pays the stake into the bank, a win takes it from the bank
@@ -483,19 +493,19 @@ class Ochko36(club.ClubGame):
 
     def _bank_empty(self, t: Table) -> None:
         """rules.md: an empty bank ends it; the boxes still to play take their stakes back."""
-        r: DuelsRound = t.round  # type: ignore[assignment]
+        r: DuelsRound = t.round  # type: ignore[assignment]  # this game's round, in play
         bank: Bank = t.game_state
         bank.open = False
         r.bank_closed = True
         for box in r.boxes:
-            for hand in box.open_hands():  # type: ignore[attr-defined]
+            for hand in box.open_hands():  # type: ignore[attr-defined]  # club box/hand
                 hand.settle(Outcome.RETURNED, 0)
         self._bank_changed(t)
         t._finish_round(r)
 
     def _end_round(self, t: Table) -> None:
-        r: DuelsRound = t.round  # type: ignore[assignment]
-        if any(b.bank_after is not None for b in r.boxes):  # type: ignore[attr-defined]
+        r: DuelsRound = t.round  # type: ignore[assignment]  # this game's round, in play
+        if any(b.bank_after is not None for b in r.boxes):  # type: ignore[attr-defined]  # club box/hand
             t.game_state.rounds += 1  # a full round of duels (a box that left played none)
         t._finish_round(r)
 
@@ -514,7 +524,7 @@ class Ochko36(club.ClubGame):
 
     def _on_stand(self, t: Table, e: ev.Stand) -> None:
         # The box stops: the banker turns his card and draws to it, face up.
-        r: DuelsRound = t.round  # type: ignore[assignment]
+        r: DuelsRound = t.round  # type: ignore[assignment]  # this game's round, in play
         t._set_phase(Phase.DEALER)
         club.turn(t, r.banker, None)
         self._banker_may_stop(t)
@@ -523,31 +533,31 @@ class Ochko36(club.ClubGame):
         refusal = self._turn_refusal(t, "draw dark", e.box)
         if refusal is not None:
             return refusal
-        if t.round.boxes[t.round.box_i].hands[0].dark_from is not None:  # type: ignore[union-attr,attr-defined]
+        if t.round.boxes[t.round.box_i].hands[0].dark_from is not None:  # type: ignore[union-attr]  # in play; club box/hand
             return _DARK_ALREADY
         return None
 
     def _on_dark(self, t: Table, e: ev.Dark) -> None:
         # From now on the box takes its cards without looking at them, before the banker draws.
-        r: DuelsRound = t.round  # type: ignore[assignment]
-        hand: ClubHand = r.boxes[r.box_i].hands[0]  # type: ignore[assignment]
+        r: DuelsRound = t.round  # type: ignore[assignment]  # this game's round, in play
+        hand: ClubHand = r.boxes[r.box_i].hands[0]  # type: ignore[assignment]  # club box/hand
         hand.dark_from = len(hand.cards)
 
     # ------------------------------------------------------------------ the banker
     def _banker_may_stop(self, t: Table) -> None:
-        r: DuelsRound = t.round  # type: ignore[assignment]
+        r: DuelsRound = t.round  # type: ignore[assignment]  # this game's round, in play
         banker = r.banker
-        if special(banker) or not club.banker_may_draw(t.rules, banker):  # type: ignore[arg-type]
+        if special(banker) or not club.banker_may_draw(t.rules, banker):  # type: ignore[arg-type]  # this game's rules
             self._settle_duel(t)  # 21, two aces, five pictures, over 21, or at the house's banker_stands_on
 
     def _on_banker_stand(self, t: Table, e: ev.BankerStand) -> None:
         self._settle_duel(t)
 
     def _settle_duel(self, t: Table) -> None:
-        r: DuelsRound = t.round  # type: ignore[assignment]
-        box: ClubBox = r.boxes[r.box_i]  # type: ignore[assignment]
+        r: DuelsRound = t.round  # type: ignore[assignment]  # this game's round, in play
+        box: ClubBox = r.boxes[r.box_i]  # type: ignore[assignment]  # club box/hand
         club.turn(t, box.hand, box.number)
-        outcome, net = duel_result(box.hand, r.banker, t.rules)  # type: ignore[arg-type]
+        outcome, net = duel_result(box.hand, r.banker, t.rules)  # type: ignore[arg-type]  # this game's rules
         self._duel_over(t, outcome, net, kept=False)
 
     # ------------------------------------------------------------------ the supervisor
@@ -556,8 +566,8 @@ class Ochko36(club.ClubGame):
         return _WITHDRAW_CLOSED if t.phase is Phase.DEALER and r.boxes[r.box_i] is box else None
 
     def _on_withdraw(self, t: Table, e: ev.Withdraw) -> None:
-        r: DuelsRound = t.round  # type: ignore[assignment]
-        box: ClubBox = r.box(e.box)  # type: ignore[assignment]
+        r: DuelsRound = t.round  # type: ignore[assignment]  # this game's round, in play
+        box: ClubBox = r.box(e.box)  # type: ignore[assignment]  # club box/hand
         index = r.boxes.index(box)
         box.hand.settle(Outcome.WITHDRAWN, 0)
         if r.dealt < len(r.plan):  # a withdrawn box is dealt no more cards
@@ -572,10 +582,10 @@ class Ochko36(club.ClubGame):
     def void(self, t: Table) -> None:
         """rules.md (decided for club-21-36): the duels already settled stand (their stakes have moved to or
         from the bank); the duel in play and the boxes still to play take their stakes back."""
-        r: DuelsRound = t.round  # type: ignore[assignment]
+        r: DuelsRound = t.round  # type: ignore[assignment]  # this game's round, in play
         r.voided = True
         for box in r.boxes:
-            for hand in box.open_hands():  # type: ignore[attr-defined]
+            for hand in box.open_hands():  # type: ignore[attr-defined]  # club box/hand
                 hand.settle(Outcome.VOID, 0)
         t._finish_round(r)
 
@@ -583,9 +593,9 @@ class Ochko36(club.ClubGame):
     def legal_actions(self, t: Table) -> list[Action]:
         """The bank between rounds; the box's duel; the banker's draw."""
         phase = t.phase
-        rules: Club36Rules = t.rules  # type: ignore[assignment]
+        rules: Club36Rules = t.rules  # type: ignore[assignment]  # this game's rules
         bank: Bank = t.game_state
-        r: DuelsRound | None = t.round  # type: ignore[assignment]
+        r: DuelsRound | None = t.round  # type: ignore[assignment]  # this game's round
         if r is None:
             if phase not in BETWEEN_ROUNDS:
                 return []
@@ -597,10 +607,10 @@ class Ochko36(club.ClubGame):
             actions = [Action.STAND]
             if not (t.shoe is not None and t.shoe.bottom_due):  # a new pack's first card is its bottom card
                 actions.append(Action.HIT)
-            if not hand.drew and hand.dark_from is None:  # type: ignore[attr-defined]
+            if not hand.drew and hand.dark_from is None:  # type: ignore[attr-defined]  # club box/hand
                 if min(bank.balance, rules.table_max_cents) - hand.stake >= rules.chip_cents:
                     actions.append(Action.BET)
-            if hand.dark_from is None:  # type: ignore[attr-defined]
+            if hand.dark_from is None:  # type: ignore[attr-defined]  # club box/hand
                 actions.append(Action.DARK)
             return actions
         if phase is Phase.DEALER:
@@ -615,20 +625,20 @@ class Ochko36(club.ClubGame):
     # ================================================================== views and snapshots
     def view(self, t: Table, reveal: bool) -> dict[str, Any]:
         """Boxes with closed hands unless ``reveal``, the banker's hand in the duel, and the bank."""
-        r: DuelsRound | None = t.round  # type: ignore[assignment]
-        rules: Club36Rules = t.rules  # type: ignore[assignment]
+        r: DuelsRound | None = t.round  # type: ignore[assignment]  # this game's round
+        rules: Club36Rules = t.rules  # type: ignore[assignment]  # this game's rules
         bank: Bank = t.game_state
         boxes = []
         duel = None
         if r is not None:
             for bi, box in enumerate(r.boxes):
                 in_play = r.duel_open and bi == r.box_i and t.phase is Phase.PLAYERS
-                boxes.append({**club.box_view(box, [club.hand_view(box.hands[0], in_play, reveal)]),  # type: ignore[arg-type]
-                              "bank_after": money(box.bank_after) if box.bank_after is not None else None})  # type: ignore[attr-defined]
+                boxes.append({**club.box_view(box, [club.hand_view(box.hands[0], in_play, reveal)]),  # type: ignore[arg-type]  # club box/hand
+                              "bank_after": money(box.bank_after) if box.bank_after is not None else None})  # type: ignore[attr-defined]  # club box/hand
             if r.duel_open and r.box_i < len(r.boxes):
                 box = r.boxes[r.box_i]
-                duel = {"box": box.number, "stake": money(box.hands[0].stake), "dark": box.hands[0].dark,  # type: ignore[attr-defined]
-                        "banker_kept_card": box.kept}  # type: ignore[attr-defined]
+                duel = {"box": box.number, "stake": money(box.hands[0].stake), "dark": box.hands[0].dark,  # type: ignore[attr-defined]  # club box/hand
+                        "banker_kept_card": box.kept}  # type: ignore[attr-defined]  # club box/hand
         turn: dict[str, Any] | None = None
         if r is not None and r.duel_open and t.phase is Phase.PLAYERS:
             turn = {"box": r.boxes[r.box_i].number, "hand": 0}
@@ -664,7 +674,7 @@ class Ochko36(club.ClubGame):
         return {
             "number": r.number,
             "shoe_id": r.shoe_id,
-            "boxes": [club.dump_box(b) for b in r.boxes],  # type: ignore[arg-type]
+            "boxes": [club.dump_box(b) for b in r.boxes],  # type: ignore[arg-type]  # club box/hand
             "plan": list(r.plan),
             "dealt": r.dealt,
             "box_i": r.box_i,
@@ -675,26 +685,26 @@ class Ochko36(club.ClubGame):
             "bottom": r.bottom.code if r.bottom is not None else None,
             "bank_before": money(r.bank_before),
             "bank_closed": r.bank_closed,
-            "banker_of": next(i for i, b in enumerate(r.boxes) if b.banker is r.dealer),  # type: ignore[attr-defined]
+            "banker_of": next(i for i, b in enumerate(r.boxes) if b.banker is r.dealer),  # type: ignore[attr-defined]  # club box/hand
         }
 
     def load_round(self, t: Table, data: Any) -> Round:
         """A round of duels from checked data."""
         state = snap.check(DuelsRoundState, data, "round")
-        values: tuple[int, ...] = t.rules.values  # type: ignore[union-attr]
+        values: tuple[int, ...] = t.rules.values  # type: ignore[union-attr]  # this game's rules
         boxes = [club.load_box(b, values) for b in state.boxes]
         club.check_indices(state.plan, state.dealt, len(boxes), state.box_i, 0, [1] * len(boxes))
         bankers = [b.banker for b in boxes]
         if any(len(b.hands) != 1 for b in boxes) or state.banker_of >= len(boxes) \
                 or bankers[state.banker_of] is None:
-            raise snap.SnapshotError("malformed table snapshot: round: a duel is one hand a box, and banker_of "
+            raise SnapshotError("malformed table snapshot: round: a duel is one hand a box, and banker_of "
                                      "names a box with the banker's hand")
         started = datetime.fromisoformat(state.started_at) if state.started_at is not None else None
         r = DuelsRound(state.number, state.shoe_id, boxes, list(state.plan), started, values,
                        snap._cents(state.bank_before))
         for box, banker in zip(boxes, bankers):
             box.banker = banker
-        r.dealer = bankers[state.banker_of]  # type: ignore[assignment]
+        r.dealer = bankers[state.banker_of]  # type: ignore[assignment]  # club box/hand
         r.dealt, r.box_i, r.voided = state.dealt, state.box_i, state.voided
         r.duel_open, r.banker_card_due, r.bank_closed = state.duel_open, state.banker_card_due, state.bank_closed
         r.bottom = parse_card(state.bottom) if state.bottom is not None else None
@@ -711,7 +721,7 @@ class Ochko36(club.ClubGame):
         bank.open, bank.rounds, bank.duels = state.open, state.rounds, state.duels
         bank.opened_with, bank.balance = snap._cents(state.opened_with), snap._cents(state.balance)
         if bank.balance < 0 or bank.opened_with < 0:
-            raise snap.SnapshotError("malformed table snapshot: game_state: the bank is never below zero")
+            raise SnapshotError("malformed table snapshot: game_state: the bank is never below zero")
         t.game_state = bank
 
 

@@ -24,8 +24,11 @@ class DisplayDriver(Protocol):
     raise on an I/O failure; the caller reports it and retries.
     """
 
-    display_ids: Sequence[str]
     digits: int
+
+    @property
+    def display_ids(self) -> Sequence[str]:
+        """The ids of the displays, in chain order (read-only here, so a driver may keep a list)."""
 
     def write(self, texts: Mapping[str, str]) -> None:
         """Show each rendered text on its display; displays not named keep their text."""

@@ -53,7 +53,7 @@ def cells_for_module(text: str, digits: int) -> list[int]:
     return list(reversed(cells)) + [0] * (DIGITS_PER_MODULE - digits)
 
 
-class Max7219Chain(SPIDevice):
+class Max7219Chain(SPIDevice):  # type: ignore[misc]  # gpiozero has no type hints, so SPIDevice is Any
     """The MAX7219 modules of the table, one per display id, in chain order.
 
     ``display_ids[0]`` is the module nearest the Pi (its DIN on MOSI). Pass the SPI
@@ -77,7 +77,7 @@ class Max7219Chain(SPIDevice):
         # gpiozero's software SPI bus (used on the mock factory) builds a Device
         # without passing the factory on, so a default factory must exist.
         if factory is not None and Device.pin_factory is None:
-            Device.pin_factory = factory  # type: ignore[assignment]
+            Device.pin_factory = factory
         super().__init__(**spi_args)
         self._spi.clock_mode = 0  # MAX7219 latches DIN on CLK's rising edge
         self.display_ids = list(display_ids)

@@ -30,9 +30,8 @@ def create_app(service: "TableService") -> FastAPI:
     from tablectl.metrics import mount_metrics
 
     settings = service.settings.api
-    app = FastAPI(title="tablectl", version="0.1.0", description="Local API of one blackjack table controller.",
-                  max_body_size=settings.max_body_bytes)  # refused before it is read, before the key is checked
-    edge_app(app, settings)
+    app = FastAPI(title="tablectl", version="0.1.0", description="Local API of one blackjack table controller.")
+    edge_app(app, settings)  # the body bounded (size and time) before it is read and the key checked; the Host
     app.state.service = service
     app.state.keys = KeyRing(service.settings.api)
     install_error_handlers(app)

@@ -64,6 +64,17 @@ async def post_action(event: ActionEvent, who: Dealer, service: Service) -> Acti
         # The cards loaded are the shoe's to count: a person's count would hide a short pack from the integrity check.
         raise ApiError(422, "invalid_request", "card_count is given by the shoe, not by a person",
                        "shuffle.card_count")
+    player = getattr(event, "player", None)
+    if isinstance(player, str) and not player.isprintable():
+        # A name is quoted in refusals and log lines: a newline in it could forge a line of the log.
+        raise ApiError(422, "invalid_request", "a player's name is one line of printable characters",
+                       f"{kind}.player")
+    if isinstance(event, ev.CutCardOut) and service.table.link_up:
+        # The smart shoe reports its own cut card (CUT_CARD, docs/shoe-protocol.md 7) and owns its shoes: a
+        # person's would end the shoe early. Refused here, not by the engine, which cannot tell it from the
+        # shoe's own caught up from its heartbeat, and which must replay the journals that hold one already.
+        raise ApiError(409, "shoe_owns_cut_card", "the smart shoe reports its own cut card: it comes out when the "
+                       "shoe deals it, and ends the shoe then")
     event.at = None  # the service stamps the time it received the action
     try:
         seq, phase = await service.act(event, who.actor)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hmac
 import ipaddress
-from typing import Annotated, Callable
+from typing import Annotated, Awaitable, Callable
 
 from fastapi import Depends, Header, Request
 from pydantic import BaseModel
@@ -87,7 +87,7 @@ async def caller(request: Request, authorization: Annotated[str | None, Header()
     return ring.identify(request, presented_key(authorization, x_api_key))
 
 
-def need(role: Role) -> Callable[[Caller], Caller]:
+def need(role: Role) -> Callable[[Caller], Awaitable[Caller]]:
     """A dependency that lets in callers whose role includes `role` (403 otherwise)."""
 
     async def check(who: Annotated[Caller, Depends(caller)]) -> Caller:

@@ -8,6 +8,7 @@ into the same envelope, so no client ever has to parse two kinds of error.
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -32,7 +33,7 @@ class ErrorResponse(BaseModel):
     error: ErrorBody
 
 
-ERRORS = {
+ERRORS: dict[int | str, dict[str, Any]] = {  # the type of FastAPI's `responses`
     401: {"model": ErrorResponse, "description": "no API key, or an unknown one"},
     403: {"model": ErrorResponse, "description": "the key's role may not do this"},
     422: {"model": ErrorResponse, "description": "the request is malformed; `field` names what is wrong"},
@@ -58,6 +59,7 @@ _HTTP_CODES = {
     400: ("bad_request", "the request is malformed"),
     404: ("not_found", "there is nothing at this address"),
     405: ("method_not_allowed", "this address does not take that method"),
+    408: ("too_slow", "the request body did not arrive in time"),
     413: ("too_large", "the request body is too large"),
 }
 

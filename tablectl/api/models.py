@@ -128,6 +128,8 @@ class AlertModel(BaseModel):
     acknowledged: bool
     acknowledged_by: str | None
     detail: str | None = Field(None, description="what only a supervisor may read (e.g. which face-down card)")
+    count: int = Field(1, description="times raised while on the board: a repeat (call_pit again) is counted here, "
+                                      "and the last alert of a kind past the board's bound counts the rest")
 
 
 class HandRecord(BaseModel):
@@ -223,7 +225,8 @@ class HeadModel(BaseModel):
     """The journal's last row: a copy of the journal taken later shows whether rows were cut after it."""
 
     seq: int
-    mac: str = Field(description="HMAC-SHA256 of the last row, chained over every row before it")
+    mac: str | None = Field(description="HMAC-SHA256 of the last row, chained over every row before it; null below "
+                                        "supervisor while a card is face down (the MAC is chained over it)")
 
 
 class TableModel(BaseModel):

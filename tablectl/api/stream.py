@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Annotated, AsyncIterator
+from typing import TYPE_CHECKING, Annotated, AsyncIterator
 
 from fastapi import APIRouter, Header, Request
 from fastapi.responses import StreamingResponse
@@ -14,6 +14,9 @@ from controller.view import HIDDEN
 from .auth import Viewer
 from .deps import Service
 from .errors import ERRORS, ApiError
+
+if TYPE_CHECKING:  # for annotations only: the service module is not imported from here at run time
+    from tablectl.service import StreamItem
 
 router = APIRouter()
 
@@ -25,8 +28,6 @@ async def events(request: Request, who: Viewer, service: Service,
 
     Reconnect with `Last-Event-ID` to get everything after it (from the recent buffer).
     """
-    from tablectl.service import StreamItem
-
     reveal = who.sees_hole_card
     try:
         after = int(last_event_id) if last_event_id else None
@@ -65,7 +66,7 @@ async def events(request: Request, who: Viewer, service: Service,
                              headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
 
-def _sse(item: "StreamItem", reveal: bool) -> bytes:  # noqa: F821 - imported lazily above
+def _sse(item: StreamItem, reveal: bool) -> bytes:
     event = item.event
     effects = item.effects
     if item.secret_card and not reveal:

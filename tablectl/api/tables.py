@@ -15,7 +15,7 @@ from fastapi.responses import Response
 from pydantic import BaseModel, Field
 
 from controller.authority import export_shoe
-from controller.view import table_view
+from controller.view import head_view, table_view
 
 from .auth import Viewer
 from .deps import Service
@@ -53,12 +53,16 @@ async def healthz(service: Service) -> Health:
 @router.get("/api/table", tags=["read"], responses=ERRORS, response_model=TableModel,
             response_model_exclude_unset=True)
 async def get_table(who: Viewer, service: Service) -> dict[str, Any]:
-    """The table now: phase, boxes and hands, dealer, whose turn, shoe, alerts."""
+    """The table now: phase, boxes and hands, dealer, whose turn, shoe, alerts, the journal's head.
+
+    `head.mac` is null below supervisor while a card is face down: every MAC from its row on is
+    chained over the card, so a copy of the table's key would find it in 52 tries.
+    """
     view = table_view(service.table, reveal_hole=who.sees_hole_card)
     view["table"] = service.settings.table.name
-    seq, mac = service.head()
-    view["last_seq"] = seq
-    view["head"] = {"seq": seq, "mac": mac}
+    head = head_view(service.head(), service.masked_seqs(), who.sees_hole_card)
+    view["last_seq"] = head["seq"]
+    view["head"] = head  # its MAC withheld below supervisor while a card is face down (head_view says why)
     status = service.last_status  # the shoe's own heartbeat: a jam or an open lid outlives its alert
     view["shoe_device"] = {"link_up": service.health.link_up,
                            "gate_locked": status.locked if status is not None else None,

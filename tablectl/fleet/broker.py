@@ -9,6 +9,8 @@ a setting that cannot work (an unreadable certificate) as
 
 from __future__ import annotations
 
+import asyncio
+
 import logging
 import ssl
 from contextlib import asynccontextmanager
@@ -91,6 +93,11 @@ class Connection:
         except aiomqtt.MqttError as exc:
             raise BrokerUnavailable(f"connection lost: {exc}") from None
 
+    @property
+    def lost(self) -> bool:
+        """The connection has ended (the broker went away or closed it)."""
+        return _disconnection(self._client).done()
+
     def pending(self) -> int:
         """Messages received and not yet taken from the queue."""
         return len(self._client.messages)
@@ -137,3 +144,15 @@ async def connect(settings: BrokerSettings, identifier: str, *, will: Will | Non
             yield Connection(client)
     except aiomqtt.MqttError as exc:
         raise BrokerUnavailable(f"broker {settings.url}: {exc}") from None
+    finally:
+        # aiomqtt keeps an unexpected disconnection in a future that nobody reads if nothing was sent
+        # after it; asyncio then logs "Future exception was never retrieved" as an ERROR. The loss is
+        # ours to report (BrokerUnavailable, once, by the caller), so it is read here and let go.
+        ended = _disconnection(client)
+        if ended.done() and not ended.cancelled():
+            ended.exception()
+
+
+def _disconnection(client: aiomqtt.Client) -> "asyncio.Future[None]":
+    """aiomqtt's future of the connection's end (it has no public name for it)."""
+    return client._disconnected  # noqa: SLF001

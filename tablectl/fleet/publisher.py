@@ -12,7 +12,10 @@ after it without its MAC, until the card is turned; then those rows are
 published again, final (docs/floor.md says why the MACs are held back too).
 
 It never blocks the loop for long, never raises into the service, and when the
-broker is down it logs once, retries with back-off, and the table plays on.
+broker is down it logs once, retries with back-off, and the table plays on. A
+state larger than the floor accepts (`wire.MAX_STATE_BYTES`, the deployed broker's
+`message_size_limit`) is not sent, logged once: the broker would drop the
+connection for it, and the rows with it.
 """
 
 from __future__ import annotations
@@ -21,12 +24,14 @@ import asyncio
 import logging
 import random
 import time
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Callable, Protocol
+
+from controller.view import head_view
 
 from . import BrokerUnavailable, FleetConfigError
 from . import broker as mqtt
 from .settings import FleetSettings
-from .wire import LedgerRow, ledger_payload, topic
+from .wire import MAX_STATE_BYTES, LedgerRow, ledger_payload, topic
 
 if TYPE_CHECKING:  # pragma: no cover
     from tablectl.service import TableService
@@ -54,8 +59,10 @@ class Source(Protocol):
 class Publisher:
     """Publishes one table's ledger rows, retained state and status to the broker."""
 
-    def __init__(self, source: Source, settings: FleetSettings) -> None:
+    def __init__(self, source: Source, settings: FleetSettings, *,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.source = source
+        self.clock = clock  # seconds, for the pace of outbox marks and states (passed in: tests drive it)
         self.settings = settings
         self.table_id = settings.table_id
         prefix = settings.topic_prefix
@@ -72,8 +79,10 @@ class Publisher:
         self._closing = asyncio.Event()
         self._state_dirty = True
         self._last_state = 0.0
-        self._last_record = time.monotonic()
+        self._last_record = clock()
         self._outage_logged = False
+        self.states_dropped = 0  # states over MAX_STATE_BYTES, never sent
+        self._oversized_logged = False
         source.add_listener(self.wake)
 
     def wake(self, seq: int) -> None:
@@ -174,6 +183,10 @@ class Publisher:
                 if low is not None and r.seq >= low:
                     self.published_masked.add(r.seq)
             self.acked = rows[-1].seq
+            # Rows may keep coming as fast as they go out: the outbox mark and the state are due on
+            # time all the same, not only once the table pauses (a fast table never does).
+            await self._record()
+            await self._maybe_state(conn)
             await asyncio.sleep(0)  # let a card in between two windows
 
     async def _send(self, conn: mqtt.Connection, rows: list[LedgerRow], masked: set[int], low: int | None) -> None:
@@ -187,7 +200,7 @@ class Publisher:
 
     async def _record(self, force: bool = False) -> None:
         mark = self.durable_mark
-        now = time.monotonic()
+        now = self.clock()
         if mark > self.recorded and (force or now - self._last_record >= RECORD_EVERY):
             try:
                 await self.source.record_outbox(mark)
@@ -197,17 +210,27 @@ class Publisher:
             self.recorded, self._last_record = mark, now
 
     async def _maybe_state(self, conn: mqtt.Connection, force: bool = False) -> None:
-        now = time.monotonic()
+        now = self.clock()
         if not force and (not self._state_dirty or now - self._last_state < self.settings.state_every_seconds):
             return
         from .source import state_json
 
-        seq, mac = self.source.head()
-        shown: str | None = None if self.source.masked_seqs() else mac  # no MAC while a row is masked
-        state = self.source.state(self.table_id, self.settings.dashboard_url, (seq, shown))
+        head = head_view(self.source.head(), self.source.masked_seqs())  # no MAC while a row is masked
+        state = self.source.state(self.table_id, self.settings.dashboard_url, (head["seq"], head["mac"]))
         self._state_dirty = False
         self._last_state = now
-        await conn.publish(self.t_state, state_json(state), retain=True)
+        payload = state_json(state)
+        if len(payload) > MAX_STATE_BYTES:
+            # A broker drops a client whose message passes its message_size_limit (the deployed one is the
+            # floor's bound): sent, it would take the table off the floor at every state and stall the rows.
+            self.states_dropped += 1
+            if not self._oversized_logged:
+                log.error("state of %d bytes not published (the floor's limit is %d): the floor keeps the last "
+                          "one; rows go on", len(payload), MAX_STATE_BYTES)
+                self._oversized_logged = True
+            return
+        self._oversized_logged = False
+        await conn.publish(self.t_state, payload, retain=True)
 
 
 def start(service: "TableService") -> tuple[Publisher, "asyncio.Task[None]"] | None:

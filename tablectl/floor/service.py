@@ -267,7 +267,8 @@ class FloorService:
             mac = "ok"
         else:
             mac = "pending"
-        head_seq = head.get("seq") if isinstance(head.get("seq"), int) else 0
+        seq = head.get("seq")
+        head_seq = seq if isinstance(seq, int) else 0
         return {
             "id": table,
             "name": state.get("name") or table,

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
-from tablectl.fleet.wire import WireRow, row_mac
+from tablectl.fleet.wire import LedgerRow, WireRow, row_mac
 
 from . import StoreError
 
@@ -100,7 +100,7 @@ class StoredRow:
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready."""
-        return {k: getattr(self, k) for k in self.__slots__}  # type: ignore[attr-defined]
+        return {k: getattr(self, k) for k in self.__slots__}
 
 
 @dataclass
@@ -280,10 +280,8 @@ class FloorStore:
             seq, masked = row[0], row[9]
             if masked:
                 break  # the chain goes on once this row is final
-            wire = WireRow.model_construct(table=table, seq=seq, kind=row[1], received_at=row[2], body=row[3],
-                                           shoe_id=row[4], position=row[5], code=row[6], message=row[7], mac=row[8],
-                                           masked=False)
-            good = row_mac(key, prev, wire) == row[8]
+            ledger_row = LedgerRow(seq, row[1], row[2], row[3], row[4], row[5], row[6], row[7], row[8])
+            good = row_mac(key, prev, ledger_row) == row[8]
             updates.append((OK if good else BAD, table, seq))
             if not good:
                 t.bad_macs += 1
@@ -354,12 +352,13 @@ class FloorStore:
         if table is not None:
             sql += " AND table_id = ?"
             args = (table,)
-        return [{"table": t, "first": f, "last": l, "noticed_at": n, "reported": bool(r)}
-                for t, f, l, n, r in self.db.execute(sql + " ORDER BY noticed_at", args)]
+        return [{"table": t, "first": first, "last": last, "noticed_at": n, "reported": bool(r)}
+                for t, first, last, n, r in self.db.execute(sql + " ORDER BY noticed_at", args)]
 
     def rows(self, table: str, after: int = 0, limit: int = 1000) -> list[StoredRow]:
         """A table's rows after seq `after`, in order."""
-        return [StoredRow(table, *r[:9], bool(r[9]), r[10], r[11]) for r in self.db.execute(
+        # One tuple unpacked: mypy cannot count a starred row (Any) followed by more arguments.
+        return [StoredRow(table, *(*r[:9], bool(r[9]), r[10], r[11])) for r in self.db.execute(
             f"SELECT {_COLS} FROM rows WHERE table_id = ? AND seq > ? ORDER BY seq LIMIT ?", (table, after, limit))]
 
     def iter_rows(self, table: str) -> Iterator[StoredRow]:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import threading
 
-import httpx
 import pytest
 from tests.support.client import call, deal
 from tests.support.client import sse_events as _sse_events

@@ -61,9 +61,10 @@ def _req_name(line: str) -> str:
 
 
 def test_lock_pins_every_dependency_exactly():
-    lock = [l for l in (DEPLOY / "requirements.lock").read_text().splitlines() if l and not l.startswith("#")]
-    assert all(re.fullmatch(r"[A-Za-z0-9_.\-]+==[A-Za-z0-9_.+\-]+", l) for l in lock), lock
-    pinned = {_req_name(l) for l in lock}
+    lock = [line for line in (DEPLOY / "requirements.lock").read_text().splitlines()
+            if line and not line.startswith("#")]
+    assert all(re.fullmatch(r"[A-Za-z0-9_.\-]+==[A-Za-z0-9_.+\-]+", line) for line in lock), lock
+    pinned = {_req_name(line) for line in lock}
     with open(REPO / "pyproject.toml", "rb") as f:
         deps = tomllib.load(f)["project"]["dependencies"]
     missing = {_req_name(d) for d in deps} - pinned
@@ -128,7 +129,7 @@ def test_unit_security_rating_is_ok_or_better():
 
 def test_udev_rules_name_the_shoe_and_tag_it_for_systemd():
     shoe = (DEPLOY / "udev/70-tablectl-shoe.rules").read_text()
-    examples = [l.lstrip("#") for l in shoe.splitlines() if l.startswith("#SUBSYSTEM")]
+    examples = [line.lstrip("#") for line in shoe.splitlines() if line.startswith("#SUBSYSTEM")]
     assert len(examples) == 2  # by vendor/product/serial, by path
     for rule in examples:
         assert 'SYMLINK+="tablectl-shoe"' in rule and 'TAG+="systemd"' in rule
@@ -173,7 +174,7 @@ def test_shoe_rule_helper(tmp_path, props, args, want):
         env=_fake_udevadm(tmp_path, props), capture_output=True, text=True, timeout=10,
     )
     assert r.returncode == 0, r.stderr
-    (rule,) = [l for l in r.stdout.splitlines() if l.startswith("SUBSYSTEM")]
+    (rule,) = [line for line in r.stdout.splitlines() if line.startswith("SUBSYSTEM")]
     assert want in rule and 'SYMLINK+="tablectl-shoe"' in rule and 'TAG+="systemd"' in rule
 
 
@@ -184,12 +185,13 @@ def test_shoe_rule_keeps_a_hostile_devices_quotes_out_of_the_rule(tmp_path):
     r = subprocess.run(["bash", str(DEPLOY / "shoe-rule.sh"), "/dev/ttyUSB0"], env=_fake_udevadm(tmp_path, props),
                        capture_output=True, text=True, timeout=10)
     assert r.returncode == 0, r.stderr
-    (rule,) = [l for l in r.stdout.splitlines() if l.startswith("SUBSYSTEM")]
+    (rule,) = [line for line in r.stdout.splitlines() if line.startswith("SUBSYSTEM")]
     assert 'ENV{ID_SERIAL_SHORT}=="A1RUN+binsh-cevil"' in rule and "RUN+=" not in rule
 
 
 def test_the_unit_bounds_descriptors_and_memory_and_does_not_retry_what_needs_a_person():
-    unit = dict(l.split("=", 1) for l in UNIT.read_text().splitlines() if "=" in l and not l.startswith("#"))
+    unit = dict(line.split("=", 1) for line in UNIT.read_text().splitlines()
+                if "=" in line and not line.startswith("#"))
     assert int(unit["LimitNOFILE"]) > 4 * 256  # well above [api] max_connections' default
     assert unit["MemoryMax"].endswith("M")
     assert set(unit["RestartPreventExitStatus"].split()) == {"2", "3"}
@@ -197,6 +199,6 @@ def test_the_unit_bounds_descriptors_and_memory_and_does_not_retry_what_needs_a_
 
 def test_journald_caps_the_logs():
     text = (DEPLOY / "systemd/journald-tablectl.conf").read_text()
-    settings = dict(l.split("=", 1) for l in text.splitlines() if "=" in l and not l.startswith("#"))
+    settings = dict(line.split("=", 1) for line in text.splitlines() if "=" in line and not line.startswith("#"))
     assert settings["SystemMaxUse"].endswith("M") and int(settings["SystemMaxUse"][:-1]) <= 500
     assert "SystemKeepFree" in settings and "MaxRetentionSec" in settings

@@ -110,7 +110,8 @@ def test_fresh_install_files_modes_owners_and_commands(src, tmp_path):
     assert uid != 0 and gid != 0
     passwd = (root / "etc/passwd").read_text()
     assert f"tablectl:x:{uid}:{gid}:tablectl table controller:/var/lib/tablectl:/usr/sbin/nologin" in passwd
-    groups = {l.split(":")[0]: l.split(":")[3].split(",") for l in (root / "etc/group").read_text().splitlines()}
+    groups = {line.split(":")[0]: line.split(":")[3].split(",")
+              for line in (root / "etc/group").read_text().splitlines()}
     for g in ("dialout", "gpio", "spi", "i2c"):
         assert "tablectl" in groups[g], g
 

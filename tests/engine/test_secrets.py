@@ -33,7 +33,7 @@ def test_closed_cards_are_secret_rows_until_turned(tmp_path):
     _submit(a, ev.Shuffle(shoe_id="S1"), ev.PlaceBet(box=1, amount=10), ev.PlaceBet(box=2, amount=10))
     bottom, = _submit(a, _card("7H"))  # the bottom card is face up: never a secret
     deal = _submit(a, *(_card(c) for c in ("TS", "AS", "2D", "8C", "KH", "3D")))  # box 2: A-K, a natural
-    box1, box2, banker = [deal[0], deal[3]], [deal[1], deal[4]], [deal[2], deal[5]]
+    box1, _box2, banker = [deal[0], deal[3]], [deal[1], deal[4]], [deal[2], deal[5]]
     assert bottom not in a.secret_seqs
     assert a.secret_seqs == set(box1) | set(banker)  # box 2's natural was shown and paid at once
     _submit(a, ev.Stand())  # box 2 is settled, so the banker's turn: his cards are turned

@@ -5,10 +5,12 @@ and a client without a certificate from the floor's CA is refused."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import getpass
 import subprocess
 from pathlib import Path
 
+import aiomqtt
 import pytest
 from tests.support.broker import Mosquitto
 from tests.support.harness import free_port
@@ -100,3 +102,63 @@ def test_the_example_broker_config_and_acl(tls_broker):
 
     with pytest.raises(BrokerUnavailable):
         asyncio.run(anonymous())
+
+
+def _table_002(d: Path) -> None:
+    ec = ("-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes")
+    _openssl("req", *ec, "-keyout", "table-002.key", "-out", "table-002.csr", "-subj", "/CN=table-002", cwd=d)
+    _openssl("x509", "-req", "-in", "table-002.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial",
+             "-out", "table-002.crt", "-days", "2", cwd=d)
+
+
+def test_a_table_certificate_cannot_take_the_floor_or_another_table_s_client_id(tls_broker):
+    """Issue 21: with the floor away and rows queued for it, table-002's certificate connected as
+    client id `tablectl-floor` with a clean start and session expiry 0, and the broker dropped the
+    floor's session and its queued rows for good; the same kicked a live floor or table off. Under
+    the shipped config a client's id is its certificate's name, whatever id it asks for."""
+    b, d = tls_broker
+    _table_002(d)
+    url = f"mqtts://127.0.0.1:{b.port}"
+
+    def who(name: str) -> BrokerSettings:
+        return BrokerSettings(url=url, ca_file=str(d / "ca.crt"), cert_file=str(d / f"{name}.crt"),
+                              key_file=str(d / f"{name}.key"))
+
+    async def claim(identifier: str) -> None:
+        """table-002's certificate asks for someone else's client id, with a clean start."""
+        try:
+            async with mqtt.connect(who("table-002"), identifier, clean_start=True, session_expiry=0):
+                await asyncio.sleep(0.2)
+        except BrokerUnavailable:
+            pass
+
+    async def receive(floor: mqtt.Connection, want: int, into: list[str]) -> None:
+        async for m in floor.messages():
+            into.append(m.payload.decode())
+            if len(into) == want:
+                return
+
+    async def scenario() -> tuple[list[str], list[str]]:
+        durable = {"clean_start": False, "session_expiry": 3600}
+        async with mqtt.connect(who("floor"), "tablectl-floor", **durable) as floor:
+            await floor.subscribe(["tablectl/#"])
+        async with mqtt.connect(who("table-001"), "table-001") as table:  # the floor is away: rows queue
+            for n in (5, 6, 7):
+                await table.publish("tablectl/table-001/ledger", str(n).encode(), qos=1)
+        await claim("tablectl-floor")
+        queued: list[str] = []
+        live: list[str] = []
+        async with mqtt.connect(who("floor"), "tablectl-floor", **durable) as floor:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(receive(floor, 3, queued), 5)
+            await claim("tablectl-floor")  # a live floor is not kicked off either
+            async with mqtt.connect(who("table-001"), "table-001") as table:
+                await claim("table-001")  # nor a live table
+                await table.publish("tablectl/table-001/ledger", b"8", qos=1)
+            with contextlib.suppress(TimeoutError, aiomqtt.MqttError):
+                await asyncio.wait_for(receive(floor, 1, live), 5)
+        return queued, live
+
+    queued, live = asyncio.run(scenario())
+    assert queued == ["5", "6", "7"]  # the floor's queued rows survived the claim on its id
+    assert live == ["8"]  # and both the floor and the table stayed connected through the claims

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.support.harness import ServiceProcess
-from tablectl.fleet.wire import LedgerRow, WireRow, ledger_payload, parse_ledger, read_key, row_mac
+from tablectl.fleet.wire import LedgerRow, WireRow, ledger_payload, parse_ledger, row_mac
 
 
 def make_rows(key: bytes, count: int, *, start_body: int = 0) -> list[LedgerRow]:

@@ -338,7 +338,7 @@ function renderAlerts(alerts) {
         "data-alert-id": a.id, "data-kind": a.kind },
       el("span", { class: "when", text: when }),
       el("div", { class: "kind", text: `${a.kind.replaceAll("_", " ")} #${a.id}` }),
-      el("div", { class: "text", text: alertText(a) }),
+      el("div", { class: "text", text: alertText(a) + (a.count > 1 ? ` (×${a.count})` : "") }),
       el("div", { class: "muted small", text: (a.acknowledged ? `acknowledged by ${a.acknowledged_by}` : "not acknowledged")
         + (a.active ? " · cause active" : "") + (how && a.active ? ` · ${how}` : "") }),
       el("div", { class: "btns" }, btns));
