@@ -335,6 +335,9 @@ def event_body(event: Event) -> str:
     return json.dumps(dump_event(event), ensure_ascii=True, separators=(",", ":"), sort_keys=True)
 
 
+_STRINGS = json.JSONDecoder()  # (decodes one JSON string at a time in _event_type: no recursion)
+
+
 def _event_type(body: str) -> str | None:
     """The ``type`` member of an event's JSON object, read without decoding it (a body nested too
     deep for the decoder still names its type); None if there is none."""
@@ -343,13 +346,14 @@ def _event_type(body: str) -> str | None:
         while i < n:
             c = body[i]
             if c == '"':
-                text, i = json.decoder.scanstring(body, i + 1)
+                text, i = _STRINGS.raw_decode(body, i)
                 if depth == 1 and text == "type":
                     j = i
                     while j < n and body[j] in " \t\r\n:":
                         j += 1
                     if j < n and body[j] == '"' and body[i:j].count(":") == 1:
-                        return json.decoder.scanstring(body, j + 1)[0][:64]
+                        value = _STRINGS.raw_decode(body, j)[0]
+                        return value[:64] if isinstance(value, str) else None
                 continue
             if c in "[{":
                 depth += 1
