@@ -49,7 +49,9 @@ from .events import BadEvent, Event, dump_event, parse_event
 
 log = logging.getLogger(__name__)
 
+
 def _release() -> str:
+    """This release of tablectl, as installed (what a journal records of the release that wrote it)."""
     try:
         return importlib.metadata.version("tablectl")
     except importlib.metadata.PackageNotFoundError:  # (the source run without being installed)
