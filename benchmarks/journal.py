@@ -53,8 +53,8 @@ def figures(name: str, seconds: list[float]) -> None:
 
 def keyed(directory: Path, rows: int) -> list[float]:
     path = directory / "keyed.sqlite"
-    journal = Journal(path, JournalKey.generate(directory / "keyed.key"), create=True, now=datetime.now(timezone.utc))
-    journal.append_event(ev.SetRules(profile="ru-standard", options=build_rules("ru-standard").options()), T0)
+    journal = Journal(path, JournalKey.generate(directory / "keyed.key"), create=True, now=datetime.now(timezone.utc),
+                      first=ev.SetRules(profile="ru-standard", options=build_rules("ru-standard").options()))
     out = []
     for i in range(rows):
         start = time.perf_counter()

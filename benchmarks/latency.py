@@ -70,7 +70,8 @@ def commit_p99(directory: Path, n: int = 1000) -> tuple[float, float]:
     The commits are spaced as cards are (a few milliseconds apart): back to back, each fsync
     queues behind the last and the figure is the disk's queue, not one commit.
     """
-    journal = Journal(directory / "floor.sqlite", JournalKey.generate(directory / "floor.key"), create=True, now=datetime.now(timezone.utc))
+    journal = Journal(directory / "floor.sqlite", JournalKey.generate(directory / "floor.key"), create=True,
+                      now=datetime.now(timezone.utc), first=ev.SetRules())
     t0 = datetime(2026, 12, 1, tzinfo=timezone.utc)
     times = []
     for i in range(n):

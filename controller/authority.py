@@ -25,7 +25,7 @@ from .effects import CardPlaced, CardsTurned, Effect, HoleCardTurned, RoundSettl
 from .engine import IllegalAction, Phase, Table
 from .errors import SnapshotError
 from .events import CardDrawn, Event, SetRules, Shuffle, dump_event
-from .journal import Journal, JournalEntry, JournalError, JournalKey, JournalReader
+from .journal import Journal, JournalEntry, JournalError, JournalKey, JournalReader, JournalTampered
 from .rules import Rules, build_rules, non_default_options
 from .view import HIDDEN
 
@@ -39,10 +39,8 @@ class ReplayRefused(JournalError, ValueError):
 class TableAuthority:
     """A Table kept in step with its journal."""
 
-    def __init__(self, journal: Journal, rules: Rules, snapshot_every_rounds: int = 50, *,
-                 now: datetime) -> None:
-        """Restore the table from `journal`; `now` (the caller's clock: time is passed in, never read here)
-        is when it is opened, the time of a new journal's first row."""
+    def __init__(self, journal: Journal, rules: Rules, snapshot_every_rounds: int = 50) -> None:
+        """Restore the table from `journal` (a new one holds its first row already: see `open`)."""
         self.journal = journal
         self.snapshot_every_rounds = snapshot_every_rounds
         self.table = Table(rules)
@@ -51,19 +49,21 @@ class TableAuthority:
         # games' closed cards): masked for every role below supervisor.
         self.secret_seqs: set[int] = set()
         self._secret_cards: dict[int, tuple[int | None, str]] = {}  # seq -> (box, None for the dealer; card)
-        self._restore(rules, now)
+        self._restore()
 
     @classmethod
     def open(cls, path: str | Path, key: JournalKey, rules: Rules, snapshot_every_rounds: int = 50,
              *, now: datetime, create: bool = True) -> "TableAuthority":
         """Open (or, where nothing is, create) the journal at `path` and restore the table from it.
 
-        `now` is the caller's clock reading: a new journal is created at that time and its first row
-        (the rules the table starts with) carries it, so an export replays to the very same table.
+        `now` is the caller's clock reading: a new journal is created at that time with its first row
+        (the rules the table starts with, so an export replays alone) received then, so an export
+        replays to the very same table.
         """
-        return cls(Journal(path, key, create=create, now=now), rules, snapshot_every_rounds, now=now)
+        first = SetRules(profile=rules.name, options=non_default_options(rules))
+        return cls(Journal(path, key, create=create, now=now, first=first), rules, snapshot_every_rounds)
 
-    def _restore(self, rules: Rules, now: datetime) -> None:
+    def _restore(self) -> None:
         def after(entry: JournalEntry, effects: list[Effect]) -> None:
             self.replayed += 1
             self._track_secrets(entry.seq, effects)
@@ -73,9 +73,6 @@ class TableAuthority:
 
         self.table = replay_journal(self.journal, self.table, after)
         self.rounds_since_snapshot = 0
-        if self.journal.last_seq == 0:
-            # A new journal records the rules the table starts with, so an export replays alone.
-            self.submit(SetRules(profile=rules.name, options=non_default_options(rules)), now)
 
     def submit(self, event: Event, received_at: datetime, *, shoe_id: str | None = None,
                position: int | None = None) -> tuple[int, list[Effect]]:
@@ -137,16 +134,17 @@ class TableAuthority:
 
 
 def replay_journal(journal: JournalReader, table: Table | None = None,
-                   after: Callable[[JournalEntry, list[Effect]], None] | None = None) -> Table:
+                   after: Callable[[JournalEntry, list[Effect]], None] | None = None, *,
+                   from_snapshot: bool = True) -> Table:
     """The table as the journal's accepted events leave it (read-only: nothing is written).
 
-    Starts from the newest snapshot that verifies (only with the journal's key), else from
-    the first row. ReplayRefused names the row if this build's engine refuses an event the
-    journal accepted.
+    Starts from the newest snapshot that verifies (only with the journal's key, and unless
+    `from_snapshot` is false), else from the first row. ReplayRefused names the row if this
+    build's engine refuses an event the journal accepted.
     """
     table = table if table is not None else Table(build_rules())
     since = 0
-    snap = journal.latest_snapshot() if journal.key is not None else None
+    snap = journal.latest_snapshot() if journal.key is not None and from_snapshot else None
     if snap is not None:
         try:
             table, since = Table.from_snapshot(snap[1]), snap[0]
@@ -164,6 +162,38 @@ def replay_journal(journal: JournalReader, table: Table | None = None,
         if after is not None:
             after(entry, effects)
     return table
+
+
+def check_round_records(journal: JournalReader) -> int:
+    """Replay the whole ledger and check the round records against it; returns how many rounds it settles.
+
+    Each round the ledger settles must have its record, made at the row that settled it, and no
+    other record may be there: a record removed (the last round's as well as one in the middle)
+    or one without its round is named by JournalTampered. (What a record says is its MAC's to
+    prove: `JournalReader.verify`. Its exact text is not compared, so a record written by another
+    release, with other fields, is not taken for tampering.)
+    """
+    settled: dict[int, int] = {}
+
+    def after(entry: JournalEntry, effects: list[Effect]) -> None:
+        for effect in effects:
+            if type(effect) is RoundSettled:
+                settled[effect.round.number] = entry.seq
+
+    replay_journal(journal, None, after, from_snapshot=False)
+    kept = dict(journal.db.execute("SELECT number, seq FROM rounds").fetchall())
+    for number in sorted(set(settled) | set(kept)):
+        if number not in kept:
+            raise JournalTampered(f"journal {journal.path}: the record of round {number}, settled at ledger row "
+                                  f"{settled[number]}, is missing: it was removed; keep the file for investigation",
+                                  table="rounds", row=number)
+        if settled.get(number) != kept[number]:
+            where = f"round {number} is settled at row {settled[number]}" if number in settled else \
+                f"the ledger settles no round {number}"
+            raise JournalTampered(f"journal {journal.path}: the record of round {number} is at row {kept[number]}, "
+                                  f"but {where}: it was forged or moved; keep the file for investigation",
+                                  table="rounds", row=number)
+    return len(settled)
 
 
 def export_session(journal: JournalReader, since_time: datetime | None = None) -> Iterator[dict[str, Any]]:

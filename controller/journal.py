@@ -25,13 +25,19 @@ storage faults (`DiskFull`, `ReadOnlyStorage`, `StorageIOError`) are
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import hmac
+import importlib.metadata
 import json
 import logging
 import os
 import secrets
+import shutil
 import sqlite3
+import stat
+import tempfile
+import urllib.parse
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
@@ -39,12 +45,23 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from .events import Event, dump_event, parse_event
+from .events import BadEvent, Event, dump_event, parse_event
 
 log = logging.getLogger(__name__)
 
+
+def _release() -> str:
+    """This release of tablectl, as installed (what a journal records of the release that wrote it)."""
+    try:
+        return importlib.metadata.version("tablectl")
+    except importlib.metadata.PackageNotFoundError:  # (the source run without being installed)
+        return "unknown"
+
+
+RELEASE = _release()  # this release of tablectl: each release that writes to a journal records itself in it
 APP_ID = "tablectl-journal"
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3  # 3: the outbox mark's MAC covers its ledger row's MAC (docs/service.md, "Journal format")
+READABLE_SCHEMAS = (2, 3)  # a schema-2 journal becomes 3 with the first outbox mark written to it
 EVENT = "event"
 REFUSAL = "refusal"
 KINDS = (EVENT, REFUSAL)
@@ -88,6 +105,10 @@ class JournalDamaged(JournalError, ValueError):
     """SQLite reports the file as damaged."""
 
 
+class JournalEmpty(JournalDamaged):
+    """The journal holds no rows: a journal's first row is written with the file, so its rows were lost."""
+
+
 class JournalTampered(JournalError, ValueError):
     """A row does not verify against the key: altered, removed, inserted or forged."""
 
@@ -95,6 +116,16 @@ class JournalTampered(JournalError, ValueError):
         super().__init__(message)
         self.table = table
         self.row = row
+
+
+class UnreadableRow(JournalError, ValueError):
+    """A row that verifies but that this release cannot read: written by a newer release, or by a key holder."""
+
+    def __init__(self, message: str, *, table: str, row: int, event_type: str | None = None) -> None:
+        super().__init__(message)
+        self.table = table
+        self.row = row
+        self.event_type = event_type
 
 
 class WouldOverwrite(JournalError, FileExistsError):
@@ -151,6 +182,17 @@ def _storage_error(exc: sqlite3.Error, path: Path) -> JournalError:
 
 # ---------------------------------------------------------------------- the key
 
+KEY_FILE_SIZES = (64, 65, 66)  # 64 hex digits, then nothing, "\n" or "\r\n"
+
+
+def _file_kind(mode: int) -> str:
+    for test, name in ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return name
+    return "not a plain file"
+
+
 @dataclass(frozen=True, slots=True)
 class JournalKey:
     """The table's secret: 32 bytes, kept in a file outside the journal."""
@@ -163,23 +205,51 @@ class JournalKey:
         return hmac.new(self.secret, b"tablectl journal key id", hashlib.sha256).hexdigest()[:16]
 
     @classmethod
-    def load(cls, path: str | Path) -> "JournalKey":
-        """Read a key file (64 hex characters); JournalKeyError says what is wrong."""
+    def load(cls, path: str | Path, *, warn: Callable[[str], None] | None = None) -> "JournalKey":
+        """Read a key file (64 hex characters and a line end); JournalKeyError says what is wrong.
+
+        Only a regular file of a key's size is read: a FIFO would hang the reader (open() waits
+        for a writer), a device such as /dev/zero would be read without end. A mode that lets
+        anyone but the owner in is said to `warn` (default: the log), and the key still read.
+        """
         path = Path(path)
         try:
-            text = path.read_text(encoding="ascii").strip()
+            # stat() first: a device or a FIFO is refused without being opened (opening one can do
+            # things); fstat() after: the file read is the one that was checked.
+            cls._check_file(path, os.stat(path))
+            # O_NONBLOCK: should a FIFO be put in its place meanwhile, opening it does not wait.
+            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+            try:
+                st = os.fstat(fd)
+                cls._check_file(path, st)
+                data = os.read(fd, max(KEY_FILE_SIZES) + 1)
+            finally:
+                os.close(fd)
         except FileNotFoundError:
             raise JournalKeyError(f"the journal's key file {path} is missing "
                                   "(create one with: tablectl journal keygen --key FILE)") from None
-        except (OSError, UnicodeDecodeError) as exc:
-            raise JournalKeyError(f"cannot read the journal's key file {path}: {exc}") from None
+        except OSError as exc:
+            raise JournalKeyError(f"cannot read the journal's key file {path}: {exc.strerror or exc}") from None
         try:
-            secret = bytes.fromhex(text)
-        except ValueError:
+            secret = bytes.fromhex(data.decode("ascii").strip())
+        except (UnicodeDecodeError, ValueError):
             secret = b""
         if len(secret) != 32:
             raise JournalKeyError(f"the journal's key file {path} must hold 64 hexadecimal characters")
+        mode = stat.S_IMODE(st.st_mode)
+        if mode & 0o177:
+            (warn or log.warning)(f"the journal's key file {path} has mode {mode:04o}: whoever it lets read the key can "
+                                  f"forge rows that verify; chmod 600 {path} (readable by the service alone)")
         return cls(secret)
+
+    @staticmethod
+    def _check_file(path: Path, st: os.stat_result) -> None:
+        if not stat.S_ISREG(st.st_mode):
+            raise JournalKeyError(f"the journal's key file {path} is not a regular file ({_file_kind(st.st_mode)}): "
+                                  "a key is 64 hexadecimal characters in a file of its own")
+        if st.st_size not in KEY_FILE_SIZES:
+            raise JournalKeyError(f"the journal's key file {path} is {st.st_size} bytes: a key file holds 64 "
+                                  "hexadecimal characters and a line end, nothing else")
 
     @classmethod
     def generate(cls, path: str | Path) -> "JournalKey":
@@ -254,9 +324,47 @@ def _bound_mac(key: bytes, what: str, *fields: str | int | None) -> str:
     return _mac(key, what + "\n" + "|".join(_field(f) for f in fields))
 
 
+def _outbox_mac(key: bytes, schema: int, name: str, seq: int, ledger_mac: str | None) -> str:
+    """The MAC an outbox mark must carry: bound to the MAC of the ledger row it names (schema 3);
+    over its name and row number alone in a schema-2 journal (which is also never read beyond its head)."""
+    if schema == 2:
+        return _bound_mac(key, "outbox", name, seq)
+    return _bound_mac(key, "outbox", name, seq, ledger_mac or "")
+
+
 def event_body(event: Event) -> str:
     """An event as the ledger stores it: the session format, canonical JSON."""
     return json.dumps(dump_event(event), ensure_ascii=True, separators=(",", ":"), sort_keys=True)
+
+
+_STRINGS = json.JSONDecoder()  # (decodes one JSON string at a time in _event_type: no recursion)
+
+
+def _event_type(body: str) -> str | None:
+    """The ``type`` member of an event's JSON object, read without decoding it (a body nested too
+    deep for the decoder still names its type); None if there is none."""
+    depth, i, n = 0, 0, len(body)
+    try:
+        while i < n:
+            c = body[i]
+            if c == '"':
+                text, i = _STRINGS.raw_decode(body, i)
+                if depth == 1 and text == "type":
+                    j = i
+                    while j < n and body[j] in " \t\r\n:":
+                        j += 1
+                    if j < n and body[j] == '"' and body[i:j].count(":") == 1:
+                        value = _STRINGS.raw_decode(body, j)[0]
+                        return value[:64] if isinstance(value, str) else None
+                continue
+            if c in "[{":
+                depth += 1
+            elif c in "]}":
+                depth -= 1
+            i += 1
+    except ValueError:
+        return None
+    return None
 
 
 def _utc(at: datetime) -> str:
@@ -283,6 +391,7 @@ class Verified:
     head_mac: str
     rounds: int
     snapshots: int
+    bad_snapshots: tuple[int, ...] = ()  # rows of the snapshots that do not verify (ignored by the service)
 
 
 def sidecars(path: Path) -> list[Path]:
@@ -314,28 +423,88 @@ def _check_header(path: Path) -> None:
         raise NotAJournal(f"{path} {what}, so it is not a tablectl journal{extra}")
 
 
-def _os_error(exc: OSError, path: Path) -> JournalError:
-    if isinstance(exc, PermissionError):
-        return ReadOnlyStorage(f"cannot open the journal {path}: permission denied")
-    return StorageIOError(f"cannot open the journal {path}: {exc.strerror or exc}")
+def _os_error(exc: OSError, path: Path, doing: str = "open") -> JournalError:
+    """Translate an OS error on the journal's files into the journal's kind of storage error."""
+    what = f"cannot {doing} {path} ({exc.strerror or exc})"
+    if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+        return ReadOnlyStorage(f"{ReadOnlyStorage.cause}: {what}")
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return DiskFull(f"{DiskFull.cause}: {what}")
+    return StorageIOError(f"{StorageIOError.cause}: {what}")
 
 
-def _connect(path: Path, *, read_only: bool, new: bool = False) -> sqlite3.Connection:
-    """A connection to the journal; `new`: skip the header check (a new file, or one this process holds)."""
-    if not new:
+def _uri(path: Path, mode: str, *, immutable: bool = False) -> str:
+    """The SQLite URI of the file at `path`, every byte of its name taken literally.
+
+    In a URI ``#`` ends the path (dropping the ``?mode=ro`` after it: the file would be opened
+    read-write), ``?`` starts the parameters and ``%XX`` is decoded: so ``j.sqlite#`` would name
+    ``j.sqlite``, another file. Everything but ``/`` and the unreserved characters is %-escaped,
+    from the name's bytes as the OS has them (a name need not be UTF-8). ``file://`` and an
+    absolute path: a leading ``//`` is then never read as a host.
+    """
+    quoted = urllib.parse.quote(os.fsencode(os.path.abspath(path)), safe="/")
+    return f"file://{quoted}?mode={mode}" + ("&immutable=1" if immutable else "")
+
+
+def _connect(path: Path, mode: str, *, header_checked: bool = False) -> sqlite3.Connection:
+    """A connection to the journal in SQLite's `mode`: ``ro`` (nothing is ever written, whatever the
+    caller does), ``rw`` (an existing journal, never made anew should it vanish after the header
+    check) or ``rwc`` (a new one). `header_checked`: a new file, or one this process holds already.
+    """
+    if not header_checked:
         _check_header(path)
-    if read_only:
-        # mode=ro: nothing is ever written to the file, whatever the caller does.
-        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, isolation_level=None, check_same_thread=False)
-    else:
-        db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-    return db
+    return sqlite3.connect(_uri(path, mode), uri=True, isolation_level=None, check_same_thread=False)
+
+
+def _read_only(path: Path) -> tuple[sqlite3.Connection, Path | None]:
+    """A connection that cannot change the journal at `path`, on any media; and the private
+    folder holding the copy it reads, when it reads one (None: it reads the file itself).
+
+    A WAL journal is read through its ``-shm`` index, which SQLite makes beside the file: where
+    the reader cannot write (a write-protected card, a folder of another user) and none is there,
+    ``mode=ro`` cannot open it. Then, with no WAL (or an empty one), the main file is the whole
+    journal and is read ``immutable=1``, without the index or any lock: no writer can be at work
+    on it, since a writer always keeps a WAL beside the file. With a WAL, ``immutable`` would
+    skip it, and its rows with it (the newest, a crashed table's last): the journal and its WAL
+    are read through a private copy, byte for byte, in a folder of the reader's own.
+    """
+    db = _connect(path, "ro")
+    try:
+        db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()  # SQLite opens the WAL, or fails, here
+        return db, None
+    except sqlite3.Error as exc:
+        db.close()
+        code = getattr(exc, "sqlite_errorcode", 0) & 0xFF
+        if code not in (sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_READONLY) or os.access(path.parent, os.W_OK):
+            raise
+    wal = sidecars(path)[0]
+    try:
+        has_wal = wal.exists() and wal.stat().st_size > 0
+    except OSError as exc:
+        raise _os_error(exc, wal) from None
+    if not has_wal:
+        log.info("journal %s: its folder cannot be written; reading it as immutable (it has no WAL)", path)
+        return sqlite3.connect(_uri(path, "ro", immutable=True), uri=True, isolation_level=None,
+                               check_same_thread=False), None
+    private = Path(tempfile.mkdtemp(prefix="tablectl-journal-"))
+    copy = private / "journal.sqlite"
+    try:
+        shutil.copyfile(path, copy)
+        shutil.copyfile(wal, sidecars(copy)[0])
+    except OSError as exc:
+        shutil.rmtree(private, ignore_errors=True)
+        raise StorageIOError(f"cannot read the journal {path}: its folder cannot be written, so its WAL is read "
+                             f"through a copy, and copying it to {private} failed ({exc.strerror or exc})") from None
+    log.info("journal %s: its folder cannot be written; reading it and its WAL through a copy in %s", path, private)
+    return _connect(copy, "ro", header_checked=True), private
 
 
 # ---------------------------------------------------------------------- reading
 
 class JournalReader:
     """Read-only access to a journal: verification, history, exports. Never writes a byte."""
+
+    _private: Path | None = None  # the folder of the copy it reads (read-only media with a WAL)
 
     def __init__(self, path: str | Path, key: JournalKey | None = None, *, beside_writer: bool = False) -> None:
         """Open read-only. `beside_writer`: the service's own reads, while its writer holds the file.
@@ -351,13 +520,17 @@ class JournalReader:
             raise JournalNotFound(f"no journal at {self.path}")
         try:
             if beside_writer:  # (the writer checked the header before it opened the file)
-                self.db = _connect(self.path, read_only=False, new=True)
+                self.db = _connect(self.path, "rw", header_checked=True)
                 self.db.execute("PRAGMA query_only = ON")
             else:
-                self.db = _connect(self.path, read_only=True)
+                self.db, self._private = _read_only(self.path)
             self._check_identity()
-        except sqlite3.Error as exc:
-            raise _open_error(exc, self.path) from None
+        except BaseException as exc:
+            if hasattr(self, "db"):
+                self.close()
+            if isinstance(exc, sqlite3.Error):
+                raise _open_error(exc, self.path) from None
+            raise
 
     # --- identity and verification
     def _check_identity(self) -> None:
@@ -369,8 +542,10 @@ class JournalReader:
             raise
         if meta.get("app") != APP_ID:
             raise NotAJournal(f"{self.path} is not a tablectl journal (app = {meta.get('app')!r})")
-        if meta.get("schema") != str(SCHEMA_VERSION):
-            raise NotAJournal(f"{self.path} has journal schema {meta.get('schema')}, this build reads {SCHEMA_VERSION}")
+        if meta.get("schema") not in [str(v) for v in READABLE_SCHEMAS]:
+            raise NotAJournal(f"{self.path} has journal schema {str(meta.get('schema'))[:20]}, this release "
+                              f"(tablectl {RELEASE}) reads schemas {' and '.join(map(str, READABLE_SCHEMAS))}: "
+                              "run the release that wrote it")
         self.meta = meta
         if self.key is not None and meta.get("key_id") != self.key.key_id:
             raise JournalKeyError(f"the key given is not this journal's key (the journal was made with key "
@@ -403,21 +578,56 @@ class JournalReader:
                         "rows before it were changed; keep the file for investigation", table="ledger", row=seq)
                 prev = mac
                 expected += 1
+            head = expected - 1
+            if head == 0:
+                raise self.empty()
             rounds = 0
             for number, seq, record, mac, ledger_mac in self.db.execute(
-                    "SELECT r.number, r.seq, r.record, r.mac, l.mac FROM rounds r LEFT JOIN ledger l ON l.seq = r.seq"):
+                    "SELECT r.number, r.seq, r.record, r.mac, l.mac FROM rounds r LEFT JOIN ledger l ON l.seq = r.seq "
+                    "ORDER BY r.number"):
+                if seq > head:
+                    raise self._beyond_head(f"the record of round {number} is at row {seq}", head, "rounds", number)
                 if ledger_mac is None or not equal(_bound_mac(key, "round", number, seq, record, ledger_mac), mac):
                     raise JournalTampered(f"journal {self.path}: the record of round {number} does not verify: "
                                           "it was altered or forged", table="rounds", row=number)
                 rounds += 1
-            for name, seq, mac in self.db.execute("SELECT name, seq, mac FROM outbox"):
-                if not hmac.compare_digest(_bound_mac(key, "outbox", name, seq), mac):
-                    raise JournalTampered(f"journal {self.path}: the outbox mark {name!r} does not verify",
+            # A snapshot that does not verify is only a lost shortcut: the service ignores it (with a
+            # warning) and replays the ledger; `journal verify` reports it. One beyond the head is a cut.
+            bad_snapshots = []
+            for seq, fmt, state, mac, ledger_mac in self.db.execute(
+                    "SELECT s.seq, s.format, s.state, s.mac, l.mac FROM snapshots s LEFT JOIN ledger l ON l.seq = s.seq "
+                    "ORDER BY s.seq"):
+                if seq > head:
+                    raise self._beyond_head(f"the snapshot after row {seq} is there", head, "snapshots", seq)
+                if ledger_mac is None or not equal(_bound_mac(key, "snapshot", seq, fmt, state, ledger_mac), mac):
+                    bad_snapshots.append(seq)
+            schema = int(self.meta["schema"])
+            for name, seq, mac, ledger_mac in self.db.execute(
+                    "SELECT o.name, o.seq, o.mac, l.mac FROM outbox o LEFT JOIN ledger l ON l.seq = o.seq "
+                    "ORDER BY o.name"):
+                if seq > head:
+                    raise self._beyond_head(f"the outbox mark {name!r} says the rows up to {seq} were acknowledged",
+                                            head, "outbox", seq)
+                if not equal(_outbox_mac(key, schema, name, seq, ledger_mac), mac):
+                    raise JournalTampered(f"journal {self.path}: the outbox mark {name!r} (row {seq}) does not "
+                                          "verify: it was altered, forged, or taken from another journal",
                                           table="outbox", row=seq)
             snapshots = self.db.execute("SELECT COUNT(*) FROM snapshots").fetchone()[0]
         except sqlite3.Error as exc:
             raise _storage_error(exc, self.path) from None
-        return Verified(rows=expected - 1, head_seq=expected - 1, head_mac=prev, rounds=rounds, snapshots=snapshots)
+        return Verified(rows=head, head_seq=head, head_mac=prev, rounds=rounds, snapshots=snapshots,
+                        bad_snapshots=tuple(bad_snapshots))
+
+    def _beyond_head(self, what: str, head: int, table: str, row: int) -> JournalTampered:
+        return JournalTampered(f"journal {self.path}: {what}, but the ledger ends at row {head}: rows were cut "
+                               "from its tail; keep the file for investigation", table=table, row=row)
+
+    def empty(self) -> JournalEmpty:
+        """The error for this journal holding no rows (never so once made: its first row comes with it)."""
+        return JournalEmpty(
+            f"journal {self.path} holds no rows, yet a journal's first row is written with the file: its rows "
+            "were lost (a copy made without its -wal file?); keep it as it is and look for its WAL, or, if this "
+            "table never ran, move it away to start afresh")
 
     # --- the ledger
     def head(self) -> tuple[int, str]:
@@ -440,14 +650,48 @@ class JournalReader:
             sql += " AND received_at >= ?"
             args.append(_utc(since_time))
         for seq, received_at, body, shoe_id, position in self.db.execute(sql + " ORDER BY seq", args):
-            yield JournalEntry(seq, datetime.fromisoformat(received_at), parse_event(json.loads(body)),
-                               shoe_id, position)
+            yield JournalEntry(seq, datetime.fromisoformat(received_at), self._event(seq, body), shoe_id, position)
+
+    def _event(self, seq: int, body: str) -> Event:
+        """The event a ledger row holds; UnreadableRow names the row if this release cannot read it."""
+        try:
+            return parse_event(json.loads(body))
+        except (ValueError, RecursionError) as exc:  # (BadEvent and JSONDecodeError are ValueErrors)
+            if isinstance(exc, RecursionError):
+                reason = "its body is nested too deeply to read"
+            elif isinstance(exc, BadEvent) and exc.code == "unknown_event":
+                reason = "this release knows no such event"
+            else:
+                reason = str(exc).splitlines()[0][:200]
+            raise self._unreadable("ledger", seq, _event_type(body), reason) from None
+
+    def _json(self, table: str, row: int, text: str) -> Any:
+        """A derived row's JSON (a round record, a refusal's event); UnreadableRow if it cannot be read."""
+        try:
+            return json.loads(text)
+        except (ValueError, RecursionError) as exc:
+            reason = "nested too deeply to read" if isinstance(exc, RecursionError) else f"not JSON ({exc})"
+            raise self._unreadable(table, row, None, reason) from None
+
+    def _unreadable(self, table: str, row: int, event_type: str | None, reason: str) -> UnreadableRow:
+        written = self.meta.get("release")
+        what = f"{'ledger row' if table == 'ledger' else f'the {table} row'} {row}"
+        if event_type is not None:
+            what += f" ({event_type!r})"
+        if written and written != RELEASE:
+            who = (f"this journal was last written by tablectl {written[:40]}: run that release (or a newer "
+                   "one), or restore the copy taken before the upgrade (deploy/README.md, section 8)")
+        else:
+            who = ("it verifies against the key, so it was written by a newer release of tablectl than this "
+                   "one, or by someone who holds the key: run the release that wrote it")
+        return UnreadableRow(f"journal {self.path}: {what} cannot be read by tablectl {RELEASE}: {reason}; {who}; "
+                             "keep the file as it is", table=table, row=row, event_type=event_type)
 
     def refusals(self, limit: int = 100) -> list[dict[str, Any]]:
         """The newest refused actions, newest first: when, what, who, and why."""
         rows = self.db.execute("SELECT seq, received_at, body, code, message FROM ledger WHERE kind = 'refusal' "
                                "ORDER BY seq DESC LIMIT ?", (limit,))
-        return [{"seq": seq, "at": at, "event": json.loads(body), "code": code, "message": message}
+        return [{"seq": seq, "at": at, "event": self._json("ledger", seq, body), "code": code, "message": message}
                 for seq, at, body, code, message in rows]
 
     def last_card(self) -> tuple[str, int] | None:
@@ -494,13 +738,14 @@ class JournalReader:
     # --- round records
     def rounds(self, offset: int = 0, limit: int = 20) -> list[dict[str, Any]]:
         """Settled rounds, newest first."""
-        rows = self.db.execute("SELECT record FROM rounds ORDER BY number DESC LIMIT ? OFFSET ?", (limit, offset))
-        return [json.loads(r[0]) for r in rows]
+        rows = self.db.execute("SELECT number, record FROM rounds ORDER BY number DESC LIMIT ? OFFSET ?",
+                               (limit, offset))
+        return [self._json("rounds", number, record) for number, record in rows]
 
     def round(self, number: int) -> dict[str, Any] | None:
         """One settled round's record."""
         row = self.db.execute("SELECT record FROM rounds WHERE number = ?", (number,)).fetchone()
-        return json.loads(row[0]) if row else None
+        return self._json("rounds", number, row[0]) if row else None
 
     def round_count(self) -> int:
         """How many rounds are recorded."""
@@ -524,20 +769,23 @@ class JournalReader:
     def settled_with_seq_since(self, since: datetime) -> list[tuple[int, str, dict[str, Any]]]:
         """(seq of the settling event, settled at, record) of every round settled at or after `since`."""
         rows = self.db.execute(
-            "SELECT r.seq, l.received_at, r.record FROM rounds r JOIN ledger l ON l.seq = r.seq "
+            "SELECT r.number, r.seq, l.received_at, r.record FROM rounds r JOIN ledger l ON l.seq = r.seq "
             "WHERE l.received_at >= ? ORDER BY r.number", (_utc(since),))
-        return [(seq, at, json.loads(body)) for seq, at, body in rows]
+        return [(seq, at, self._json("rounds", number, body)) for number, seq, at, body in rows]
 
     def bets_and_voids_since(self, since: datetime) -> list[tuple[int, dict[str, Any]]]:
         """(seq, event) of every accepted bet and void_round at or after `since`, in order."""
         rows = self.db.execute(
             "SELECT seq, body FROM ledger WHERE kind = 'event' AND received_at >= ? "
             "AND json_extract(body, '$.type') IN ('bet', 'void_round') ORDER BY seq", (_utc(since),))
-        return [(seq, json.loads(body)) for seq, body in rows]
+        return [(seq, self._json("ledger", seq, body)) for seq, body in rows]
 
     def close(self) -> None:
-        """Close the connection."""
+        """Close the connection (and remove the private copy it read, if any)."""
         self.db.close()
+        if self._private is not None:
+            shutil.rmtree(self._private, ignore_errors=True)
+            self._private = None
 
     def __enter__(self) -> "JournalReader":
         return self
@@ -561,11 +809,13 @@ class Journal(JournalReader):
     key: JournalKey  # a reader may have no key; the writer always has one
 
     def __init__(self, path: str | Path, key: JournalKey, *, create: bool = False,
-                 now: datetime | None = None) -> None:
+                 now: datetime | None = None, first: Event | None = None) -> None:
         """Open the journal at `path` (verifying every row), or create it there when `create` is set.
 
         A new journal records when it was created: `now`, the caller's clock reading (the journal
-        never reads a clock itself, so a replay or a test gives the same file at any date).
+        never reads a clock itself, so a replay or a test gives the same file at any date); and
+        it is made with its first row, the event `first` (the rules the table starts with),
+        received at `now`. So a journal is never empty: one with no rows lost them, and is refused.
         """
         self.path = Path(path)
         self.key = key
@@ -575,28 +825,34 @@ class Journal(JournalReader):
                 raise JournalNotFound(f"no journal at {self.path}")
             if now is None:
                 raise ValueError("a new journal needs the time it is created at (now=): time is passed in")
-            self._create(now)
+            if first is None:
+                raise ValueError("a new journal is made with its first row (first=: the rules the table starts with)")
+            self._create(now, first)
         elif not self.path.exists():
             raise WouldOverwrite(
                 f"{self.path} does not exist but {', '.join(p.name for p in exists)} does beside it: that is "
                 "journal data; a new journal is never created over it (move it away to start afresh)")
         try:
-            self.db = _connect(self.path, read_only=False)
-            # Before switching modes or writing anything: is this file ours at all?
-            self._check_identity()
-            self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.execute("PRAGMA synchronous=FULL")
-            # SQLite opens a file it cannot write read-only without a word: find out now, at
-            # start-up, not at the first card (a probe row, rolled back, never committed).
-            self.db.execute("BEGIN IMMEDIATE")
-            self.db.execute("INSERT INTO meta VALUES ('writable', 'probe')")
-            self.db.execute("ROLLBACK")
+            self.db = _connect(self.path, "rw")
+            try:
+                # Before switching modes or writing anything: is this file ours, and whole? (A refused
+                # journal is left exactly as it was found.)
+                self._check_identity()
+                self.verified = self.verify()
+                self.db.execute("PRAGMA journal_mode=WAL")
+                self.db.execute("PRAGMA synchronous=FULL")
+                # SQLite opens a file it cannot write read-only without a word: find out now, at
+                # start-up, not at the first card (a probe row, rolled back, never committed).
+                self.db.execute("BEGIN IMMEDIATE")
+                self.db.execute("INSERT INTO meta VALUES ('writable', 'probe')")
+                self.db.execute("ROLLBACK")
+            except BaseException:
+                if self.db.in_transaction:
+                    self.db.execute("ROLLBACK")
+                self.db.close()
+                raise
         except sqlite3.Error as exc:
-            db = getattr(self, "db", None)
-            if db is not None and db.in_transaction:
-                db.execute("ROLLBACK")
             raise _open_error(exc, self.path) from None
-        self.verified = self.verify()
         self.last_seq, self.last_mac = self.verified.head_seq, self.verified.head_mac
         self._check_space()
         # The service's metrics: `on_commit` is called with the seconds each committed write took, as
@@ -616,12 +872,21 @@ class Journal(JournalReader):
             raise DiskFull(f"{DiskFull.cause}: {self.path} ({free // 1024} KiB free; the table needs at least "
                            f"{MIN_FREE_BYTES // 1024} KiB to start)")
 
-    def _create(self, now: datetime) -> None:
+    def _create(self, now: datetime, first: Event) -> None:
+        try:
+            self._make(now, first)
+        except OSError as exc:
+            if isinstance(exc, JournalError):
+                raise
+            # (EROFS comes even from unlinking a file that is not there: the folder is read-only.)
+            raise _os_error(exc, self.path, f"create a journal in {self.path.parent}: making") from None
+
+    def _make(self, now: datetime, first: Event) -> None:
         tmp = self.path.with_name(self.path.name + ".new")
         for p in (tmp, *sidecars(tmp)):
             p.unlink(missing_ok=True)
         try:
-            db = _connect(tmp, read_only=False, new=True)
+            db = _connect(tmp, "rwc", header_checked=True)
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("BEGIN IMMEDIATE")
             for stmt in _SCHEMA.strip().split(";"):
@@ -629,8 +894,15 @@ class Journal(JournalReader):
                     db.execute(stmt)
             db.executemany("INSERT INTO meta VALUES (?, ?)", [
                 ("app", APP_ID), ("schema", str(SCHEMA_VERSION)), ("key_id", self.key.key_id),
-                ("created_at", _utc(now)),
+                ("created_at", _utc(now)), ("release", RELEASE),
             ])
+            # The first row comes with the file, in the same transaction: a journal is never empty.
+            if first.at is None:
+                first.at = now
+            row = LedgerRow(1, EVENT, _utc(now), event_body(first), None, None, None, None, "")
+            db.execute("INSERT INTO ledger VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                       (row.seq, row.kind, row.received_at, row.body, None, None, None, None,
+                        row_mac(self.key.secret, "", row)))
             db.execute("COMMIT")
             db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             db.close()
@@ -662,8 +934,16 @@ class Journal(JournalReader):
         seq = self.last_seq + 1
         row = LedgerRow(seq, kind, at, body, shoe_id, position, code, message, "")
         mac = row_mac(self.key.secret, self.last_mac, row)
-        self._write("INSERT INTO ledger VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (seq, kind, at, body, shoe_id, position, code, message, mac))
+        insert = ("INSERT INTO ledger VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                  (seq, kind, at, body, shoe_id, position, code, message, mac))
+        if self.meta.get("release") != RELEASE:
+            # The release that last wrote a row, so an older one that cannot read it can say which can
+            # (recorded with the first row it writes, not at opening: an older release that refuses a
+            # newer row never overwrites the name of the release that wrote it).
+            self._write(insert, ("INSERT OR REPLACE INTO meta VALUES ('release', ?)", (RELEASE,)))
+            self.meta["release"] = RELEASE
+        else:
+            self._write(*insert)
         self.last_seq, self.last_mac = seq, mac
         return seq
 
@@ -742,9 +1022,29 @@ class Journal(JournalReader):
         return self.db.execute("SELECT 1 FROM rounds WHERE number = ?", (number,)).fetchone() is not None
 
     def set_outbox(self, name: str, seq: int) -> None:
-        """Remember durably that the named outbox (the fleet broker) has acknowledged rows up to `seq`."""
-        mac = _bound_mac(self.key.secret, "outbox", name, seq)
-        self._write("INSERT OR REPLACE INTO outbox VALUES (?, ?, ?)", (name, seq, mac))
+        """Remember durably that the named outbox (the fleet broker) has acknowledged rows up to `seq`.
+
+        The mark's MAC is bound to row `seq`'s MAC (schema 3). In a schema-2 journal, the marks
+        already there are bound the same way and the journal becomes schema 3, in the same
+        transaction: from then on a release of schema 2 refuses it, naming the schema.
+        """
+        if not 0 <= seq <= self.last_seq:
+            raise ValueError(f"an outbox mark at row {seq} is beyond the ledger's last row {self.last_seq}")
+        key = self.key.secret
+        upgrade = self.meta["schema"] != str(SCHEMA_VERSION)
+        writes: list[tuple[str, tuple[object, ...]]] = []
+        if upgrade:
+            for other, at in self.db.execute("SELECT name, seq FROM outbox WHERE name != ?", (name,)).fetchall():
+                writes.append(("UPDATE outbox SET mac = ? WHERE name = ?",
+                               (_outbox_mac(key, SCHEMA_VERSION, other, at, self._mac_at(at) if at else ""), other)))
+            writes.append(("UPDATE meta SET value = ? WHERE key = 'schema'", (str(SCHEMA_VERSION),)))
+        mac = _outbox_mac(key, SCHEMA_VERSION, name, seq, self._mac_at(seq) if seq else "")
+        writes.append(("INSERT OR REPLACE INTO outbox VALUES (?, ?, ?)", (name, seq, mac)))
+        self._write(*writes)
+        if upgrade:
+            log.info("journal %s: now schema %d (outbox marks bound to their ledger rows); a release that reads "
+                     "schema %s alone refuses it", self.path, SCHEMA_VERSION, self.meta["schema"])
+            self.meta["schema"] = str(SCHEMA_VERSION)
 
     def _mac_at(self, seq: int) -> str:
         if seq == self.last_seq:

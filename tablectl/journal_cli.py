@@ -18,8 +18,9 @@ import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
-from controller.authority import export_session, replay_journal
-from controller.journal import JournalError, JournalKey, JournalReader, JournalTampered, sidecars
+from controller.authority import ReplayRefused, check_round_records, export_session, replay_journal
+from controller.journal import (JournalError, JournalKey, JournalKeyError, JournalNotFound, JournalReader,
+                                JournalTampered, StorageError, UnreadableRow, sidecars)
 from controller.replay_cli import format_rounds
 from controller.view import table_view
 
@@ -51,20 +52,43 @@ def run(args: argparse.Namespace) -> int:
     return int(args._run(args))
 
 
-def _key(db: str, key: str | None) -> JournalKey | None:
+def _load_key(path: str | Path, tool: str) -> JournalKey:
+    """The key file at `path`; a mode wider than 0600 is said on stderr (the key is still used)."""
+    return JournalKey.load(path, warn=lambda message: print(f"tablectl {tool}: warning: {message}", file=sys.stderr))
+
+
+def _key(db: str, key: str | None, tool: str) -> JournalKey | None:
     if key is not None:
-        return JournalKey.load(key)
+        return _load_key(key, tool)
     beside = Path(db).with_name(Path(db).name + ".key")
-    return JournalKey.load(beside) if beside.exists() else None
+    return _load_key(beside, tool) if beside.exists() or beside.is_symlink() else None
 
 
 def _open(db: str, key: str | None, tool: str) -> JournalReader:
-    reader = JournalReader(db, _key(db, key))
-    if reader.key is not None:
-        reader.verify()
-    else:
-        print(f"tablectl {tool}: no key for {db}: its rows are NOT verified (give --key FILE)", file=sys.stderr)
+    reader = JournalReader(db, _key(db, key, tool))
+    try:
+        if reader.key is not None:
+            reader.verify()
+        else:
+            print(f"tablectl {tool}: no key for {db}: its rows are NOT verified (give --key FILE)", file=sys.stderr)
+            if reader.head()[0] == 0:
+                raise reader.empty()
+    except BaseException:
+        reader.close()
+        raise
     return reader
+
+
+# Exit statuses of `status` and `journal export` (docs/service.md): like `run`'s, 3 when the journal
+# itself is refused (a person must look at the file), 2 when the tool cannot do its job otherwise.
+EXIT_CANNOT = 2  # no file at the path, its key file unusable or not this journal's, storage, arguments
+EXIT_REFUSED = 3  # not a journal, damaged, altered, empty, or a row this release cannot read
+
+
+def _tool_status(exc: Exception) -> int:
+    if isinstance(exc, JournalError) and not isinstance(exc, (JournalNotFound, JournalKeyError, StorageError)):
+        return EXIT_REFUSED
+    return EXIT_CANNOT
 
 
 def run_export(args: argparse.Namespace) -> int:
@@ -73,9 +97,8 @@ def run_export(args: argparse.Namespace) -> int:
         since = _parse_time(args.since) if args.since else None
         if args.out:
             _refuse_overwriting_journal(Path(args.out), Path(args.db))
-        reader = _open(args.db, args.key, "journal export")
-        lines = [json.dumps(line, separators=(",", ":")) + "\n" for line in export_session(reader, since)]
-        reader.close()
+        with _open(args.db, args.key, "journal export") as reader:
+            lines = [json.dumps(line, separators=(",", ":")) + "\n" for line in export_session(reader, since)]
         if args.out:
             with open(args.out, "w", encoding="utf-8") as out:
                 out.writelines(lines)
@@ -83,7 +106,7 @@ def run_export(args: argparse.Namespace) -> int:
             sys.stdout.writelines(lines)
     except (JournalError, ValueError, OSError) as exc:
         print(f"tablectl journal export: {exc}", file=sys.stderr)
-        return 2
+        return _tool_status(exc)
     return 0
 
 
@@ -95,22 +118,40 @@ def _refuse_overwriting_journal(out: Path, db: Path) -> None:
 
 
 def run_verify(args: argparse.Namespace) -> int:
-    """Verify a journal: 0 and the row count and head MAC, or 1 naming the first row that fails."""
+    """Verify a journal: 0 and the row count and head MAC, 1 naming the first row that fails, 2 if it cannot check.
+
+    Every table is checked: the ledger's chain, each round record, snapshot and outbox mark against
+    the ledger row it is bound to (none beyond the last row), and, by a replay of the whole ledger,
+    that every round it settles has its record.
+    """
     try:
-        reader = JournalReader(args.db, JournalKey.load(args.key))
+        reader = JournalReader(args.db, _load_key(args.key, "journal verify"))
     except JournalError as exc:
         print(f"tablectl journal verify: {exc}", file=sys.stderr)
         return 2
     try:
         result = reader.verify()
+        if result.bad_snapshots:  # (the service ignores such a snapshot; surveillance is told)
+            seq = result.bad_snapshots[0]
+            raise JournalTampered(f"journal {reader.path}: the snapshot after row {seq} does not verify: it was "
+                                  "altered or forged; keep the file for investigation", table="snapshots", row=seq)
         if args.head is not None:
             _check_head(reader, *args.head)
+        try:
+            check_round_records(reader)  # every round the ledger settles has its record: replayed, by this release
+        except (UnreadableRow, ReplayRefused) as exc:
+            print(f"tablectl journal verify: every MAC verifies, but the round records cannot be checked: {exc}",
+                  file=sys.stderr)
+            return 2
     except JournalTampered as exc:
         if args.json:
             print(json.dumps({"ok": False, "table": exc.table, "row": exc.row, "message": str(exc)}))
         else:
             print(f"NOT VERIFIED: {exc}")
         return 1
+    except StorageError as exc:  # the disk, not the journal: nothing is said of its rows
+        print(f"tablectl journal verify: {exc}", file=sys.stderr)
+        return 2
     except JournalError as exc:
         print(json.dumps({"ok": False, "message": str(exc)}) if args.json else f"NOT VERIFIED: {exc}")
         return 1
@@ -174,14 +215,11 @@ def configure_status_parser(p: argparse.ArgumentParser) -> None:
 def run_status(args: argparse.Namespace) -> int:
     """Print the table's state as the journal leaves it, without the service (read-only)."""
     try:
-        reader = _open(args.db, args.key, "status")
-        if reader.head()[0] == 0:
-            raise JournalError(f"{args.db} holds no events")
-        table = replay_journal(reader)
-        reader.close()
+        with _open(args.db, args.key, "status") as reader:
+            table = replay_journal(reader)
     except JournalError as exc:
         print(f"tablectl status: {exc}", file=sys.stderr)
-        return 2
+        return _tool_status(exc)
     view = table_view(table, reveal_hole=True)
     if args.json:
         print(json.dumps(view))

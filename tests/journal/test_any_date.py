@@ -19,6 +19,7 @@ import pytest
 
 from controller.authority import TableAuthority, export_session
 from controller.engine import IllegalAction
+from controller.events import SetRules
 from controller.journal import Journal, JournalKey, JournalReader
 from controller.replay import replay_lines
 from controller.rules import build_rules
@@ -94,7 +95,7 @@ def test_a_journal_opened_before_or_after_its_rows_times_replays_to_the_same_clo
 def test_a_new_journal_records_the_time_it_was_given_not_the_wall_clock(tmp_path: Path, instant: Instant) -> None:
     with frozen(instant):
         key = JournalKey.generate(tmp_path / "k")
-        Journal(tmp_path / "j.sqlite", key, create=True, now=T0).close()
+        Journal(tmp_path / "j.sqlite", key, create=True, now=T0, first=SetRules()).close()
         reader = JournalReader(tmp_path / "j.sqlite", key)
         try:
             created = reader.db.execute("SELECT value FROM meta WHERE key = 'created_at'").fetchone()[0]
