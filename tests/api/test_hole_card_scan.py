@@ -13,7 +13,7 @@ import re
 import pytest
 
 from tests.support.client import call, deal, sse_events
-from tests.support.harness import DEALER_KEY, SUPERVISOR_KEY, VIEWER_KEY, Table
+from tests.support.harness import DEALER_KEY, FLOOR_KEY, SUPERVISOR_KEY, VIEWER_KEY, Table
 
 # Served outside the OpenAPI schema: scanned too, so a new page cannot slip past the list.
 UNDOCUMENTED_GETS = ("/", "/favicon.ico")
@@ -46,10 +46,10 @@ def holds(text: str, card: str) -> bool:
     return re.search(rf"(?<![A-Za-z0-9]){re.escape(card)}(?![A-Za-z0-9])", text) is not None
 
 
-def test_no_get_route_shows_the_hole_card_to_a_viewer_or_a_dealer(hole_down):
+def test_no_get_route_shows_the_hole_card_to_a_viewer_a_dealer_or_the_floor(hole_down):
     t, hole, _ = hole_down
-    routes = get_routes(t.api)
-    for key in (VIEWER_KEY, DEALER_KEY):
+    routes = get_routes(t.api) + ["/api/ledger?limit=500"]
+    for key in (VIEWER_KEY, DEALER_KEY, FLOOR_KEY):
         for url in routes:
             if url == "/api/events":
                 continue  # a stream that never ends: scanned by the next test

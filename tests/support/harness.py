@@ -20,6 +20,7 @@ from tablectl.config import ApiKey
 DEALER_KEY = "dealer-key"
 SUPERVISOR_KEY = "supervisor-key"
 VIEWER_KEY = "viewer-key"
+FLOOR_KEY = "floor-key"  # the casino floor's key: it reads the ledger as published, nothing else
 
 
 def free_port() -> int:
@@ -33,7 +34,7 @@ def write_config(directory: Path, shoe_link: str, port: int, profile: str = "ru-
     keys = "".join(
         f'[[api.keys]]\nname = "{name}"\nrole = "{role}"\nsha256 = "{ApiKey.hash(key)}"\n'
         for name, role, key in (("dealer", "dealer", DEALER_KEY), ("pit", "supervisor", SUPERVISOR_KEY),
-                                ("tv", "viewer", VIEWER_KEY))
+                                ("tv", "viewer", VIEWER_KEY), ("floor", "floor", FLOOR_KEY))
     )
     cfg = directory / "config.toml"
     cfg.write_text(
