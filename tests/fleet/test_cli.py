@@ -27,6 +27,11 @@ def test_fleet_sim_refuses_bad_arguments(tmp_path):
     assert r.returncode == 2 and "--tables" in r.stderr
     r = tablectl("fleet-sim", "--tables", "2", "--broker", "http://127.0.0.1:1", "--dir", str(tmp_path))
     assert r.returncode == 2 and "--broker" in r.stderr and "Traceback" not in r.stderr
+    (tmp_path / "two-words").write_text("two words\n")
+    for key_file in (tmp_path / "missing", tmp_path / "two-words"):
+        r = tablectl("fleet-sim", "--tables", "1", "--broker", "mqtt://127.0.0.1:1", "--dir", str(tmp_path),
+                     "--api-port", "1", "--floor-key-file", str(key_file))
+        assert r.returncode == 2 and "--floor-key-file" in r.stderr and "Traceback" not in r.stderr
 
 
 def test_the_floor_example_config_validates_and_shows_every_default():
