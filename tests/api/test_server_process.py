@@ -1,0 +1,110 @@
+"""The API through the real processes (the virtual shoe on a pty, `tablectl run` with uvicorn): what an
+in-process table cannot show. The live stream (SSE: resumed without gaps, the hole card on it only for
+the supervisor), and a few hundred rounds played by the virtual dealer over HTTP and the shoe's control
+socket, replayed from the exported journal.
+
+The routes themselves are tested in-process (test_api.py and its neighbours, tests.support.inprocess).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+
+import pytest
+
+from controller.replay import replay_lines
+from simulators.virtual_dealer import VirtualDealer
+from tests.support.client import call, deal
+from tests.support.client import sse_events as _sse_events
+from tests.support.harness import DEALER_KEY, SUPERVISOR_KEY, VIEWER_KEY, Table, tablectl
+
+
+@pytest.fixture(scope="module")
+def table(tmp_path_factory):
+    with Table(tmp_path_factory.mktemp("table"), seed=3) as t:
+        yield t
+
+
+@pytest.fixture(scope="module")
+def hole_down(tmp_path_factory):
+    """A table whose first round stands with the hole card face down; yields (table, hole, first seq)."""
+    with Table(tmp_path_factory.mktemp("holecard"), seed=4, profile="us-holecard", decks=1) as t:
+        start = call(t.api, "GET", "/api/table", VIEWER_KEY).json()["last_seq"]
+        assert call(t.api, "POST", "/api/actions", DEALER_KEY, json={"type": "bet", "box": 1, "amount": 10}).status_code == 200
+        hole = deal(t.api, t.shoe, VIEWER_KEY, 4)[-1]  # box, dealer up, box, the hole card
+        table = call(t.api, "GET", "/api/table", SUPERVISOR_KEY).json()
+        assert table["phase"] in ("players", "insurance"), f"seed 4 should leave the hole card down: {table['phase']}"
+        yield t, hole, start
+
+
+# ---------------------------------------------------------------------------- the stream and the dealer
+def test_a_few_hundred_rounds_match_the_replay_of_the_exported_journal(table):
+    """End to end: the virtual dealer plays; the API's rounds equal `tablectl replay` of the journal."""
+    stream: list[dict] = []
+    first_seq = call(table.api, "GET", "/api/table", VIEWER_KEY).json()["last_seq"]
+
+    def listen() -> None:
+        stream.extend(_sse_events(table.api, VIEWER_KEY, first_seq, want=40))
+
+    listener = threading.Thread(target=listen, daemon=True)
+    listener.start()
+    dealer = VirtualDealer(table.api, DEALER_KEY, table.shoe.control_path, seed=2, max_boxes=4)
+    final = dealer.run(200, timeout=400)
+    assert final["rounds_played"] >= 200
+    alerts = {a["kind"] for a in final["alerts"]}
+    assert alerts <= {"shuffle_due"}, final["alerts"]  # nothing but the cut card's shuffles
+    api_rounds = []
+    page = 1
+    while True:
+        body = call(table.api, "GET", "/api/rounds", VIEWER_KEY, params={"page": page, "size": 200}).json()
+        assert "rounds" in body, body
+        api_rounds += body["rounds"]
+        if len(api_rounds) >= body["total"]:
+            break
+        page += 1
+    api_rounds.reverse()
+    assert all(r.pop("settled_at") for r in api_rounds)  # the API adds when each was settled; the replay has no clock
+    export = tablectl("journal", "export", "--db", str(table.journal))
+    assert export.returncode == 0, export.stderr
+    replayed = replay_lines(export.stdout.splitlines())
+    assert replayed.error is None
+    assert replayed.rounds == api_rounds
+    one = call(table.api, "GET", f"/api/rounds/{api_rounds[5]['number']}", VIEWER_KEY).json()
+    assert one.pop("settled_at") and one == api_rounds[5]
+    listener.join(10)
+    ids = [e["id"] for e in stream]
+    assert ids == list(range(first_seq + 1, first_seq + 1 + len(ids)))  # the live stream has no gaps
+
+
+def test_sse_resumes_from_last_event_id_without_gaps(table):
+    if call(table.api, "GET", "/api/table", VIEWER_KEY).json()["last_seq"] < 40:
+        # Alone (or first on its worker) the table is fresh: play until the stream has 30 events to resume in,
+        # else the reads below would wait for events that never come.
+        VirtualDealer(table.api, DEALER_KEY, table.shoe.control_path, seed=5, max_boxes=2).run(4, timeout=120)
+    last = call(table.api, "GET", "/api/table", VIEWER_KEY).json()["last_seq"]
+    assert last >= 40
+    first = _sse_events(table.api, VIEWER_KEY, last - 30, want=10)
+    assert [e["id"] for e in first] == list(range(last - 29, last - 19))
+    resumed = _sse_events(table.api, VIEWER_KEY, first[-1]["id"], want=20)
+    assert [e["id"] for e in resumed] == list(range(last - 19, last + 1))
+
+
+# ---------------------------------------------------------------------------- the hole card (issue 12)
+def test_hole_card_is_secret_from_viewer_and_dealer_keys(hole_down):
+    t, hole, start = hole_down
+    dealt = 5  # after `start`: the bet, then the four cards, the last of them the hole card
+    table = call(t.api, "GET", "/api/table", DEALER_KEY).json()
+    if table["phase"] in ("players", "insurance"):
+        assert table["dealer"]["cards"][1] == "XX" and table["dealer"]["hole_hidden"]
+        for key in (VIEWER_KEY, DEALER_KEY):
+            body = call(t.api, "GET", "/api/table", key).text
+            assert hole not in json.loads(body)["dealer"]["cards"]
+            events = _sse_events(t.api, key, start, want=dealt)
+            assert events[-1]["data"]["event"]["card"] == "XX"
+            assert hole not in json.dumps(events[-1])
+        sup = call(t.api, "GET", "/api/table", SUPERVISOR_KEY).json()
+        assert sup["dealer"]["cards"][1] == hole
+        assert _sse_events(t.api, SUPERVISOR_KEY, start, want=dealt)[-1]["data"]["event"]["card"] == hole
+    else:
+        pytest.fail(f"seed 4 should leave the round in play after the peek, got {table['phase']}")
