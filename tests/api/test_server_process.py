@@ -1,7 +1,7 @@
 """The API through the real processes (the virtual shoe on a pty, `tablectl run` with uvicorn): what an
 in-process table cannot show. The live stream (SSE: resumed without gaps, the hole card on it only for
-the supervisor), and a few hundred rounds played by the virtual dealer over HTTP and the shoe's control
-socket, replayed from the exported journal.
+the supervisor), the service's own log, and a few hundred rounds played by the virtual dealer over HTTP
+and the shoe's control socket, replayed from the exported journal.
 
 The routes themselves are tested in-process (test_api.py and its neighbours, tests.support.inprocess).
 """
@@ -17,6 +17,7 @@ from controller.replay import replay_lines
 from simulators.virtual_dealer import VirtualDealer
 from tests.support.client import call, deal
 from tests.support.client import sse_events as _sse_events
+from tests.support.club import holds
 from tests.support.harness import DEALER_KEY, SUPERVISOR_KEY, VIEWER_KEY, Table, tablectl
 
 
@@ -108,3 +109,21 @@ def test_hole_card_is_secret_from_viewer_and_dealer_keys(hole_down):
         assert _sse_events(t.api, SUPERVISOR_KEY, start, want=dealt)[-1]["data"]["event"]["card"] == hole
     else:
         pytest.fail(f"seed 4 should leave the round in play after the peek, got {table['phase']}")
+
+
+def test_the_event_stream_shows_the_hole_card_only_to_the_supervisor(hole_down):
+    t, hole, start = hole_down
+    last = call(t.api, "GET", "/api/table", SUPERVISOR_KEY).json()["last_seq"]
+    for key in (VIEWER_KEY, DEALER_KEY):
+        events = _sse_events(t.api, key, start, want=last - start)
+        assert [e["id"] for e in events] == list(range(start + 1, last + 1))
+        assert not any(holds(str(e["data"]), hole) for e in events)
+    supervisor = _sse_events(t.api, SUPERVISOR_KEY, start, want=last - start)
+    assert any(holds(str(e["data"]), hole) for e in supervisor)
+
+
+def test_the_service_log_never_names_the_hole_card(hole_down):
+    t, hole, _ = hole_down
+    log = (t.directory / "service.log").read_text()
+    assert "journal head" in log  # the log is the one the service writes
+    assert not holds(log, hole)
