@@ -1,7 +1,7 @@
 """The API through the real processes (the virtual shoe on a pty, `tablectl run` with uvicorn): what an
-in-process table cannot show. The live stream (SSE: resumed without gaps, the hole card on it only for
-the supervisor), the service's own log, and a few hundred rounds played by the virtual dealer over HTTP
-and the shoe's control socket, replayed from the exported journal.
+in-process table cannot show. The live stream (SSE: resumed without gaps, the hole card and the club's
+closed cards on it only for the supervisor), the service's own log, and a few hundred rounds played by
+the virtual dealer over HTTP and the shoe's control socket, replayed from the exported journal.
 
 The routes themselves are tested in-process (test_api.py and its neighbours, tests.support.inprocess).
 """
@@ -17,7 +17,7 @@ from controller.replay import replay_lines
 from simulators.virtual_dealer import VirtualDealer
 from tests.support.client import call, deal
 from tests.support.client import sse_events as _sse_events
-from tests.support.club import holds
+from tests.support.club import ClubCroupier, assert_no_closed_card_leaks, card_strings, holds, sse_until
 from tests.support.harness import DEALER_KEY, SUPERVISOR_KEY, VIEWER_KEY, Table, tablectl
 
 
@@ -37,6 +37,19 @@ def hole_down(tmp_path_factory):
         table = call(t.api, "GET", "/api/table", SUPERVISOR_KEY).json()
         assert table["phase"] in ("players", "insurance"), f"seed 4 should leave the hole card down: {table['phase']}"
         yield t, hole, start
+
+
+@pytest.fixture(scope="module")
+def club_table(tmp_path_factory):
+    with Table(tmp_path_factory.mktemp("club21"), seed=7, profile="club-21", decks=2) as t:
+        yield t
+
+
+@pytest.fixture(scope="module")
+def club36(tmp_path_factory):
+    with Table(tmp_path_factory.mktemp("club36"), seed=3, profile="club-21-36", decks=1,
+               shoe_args=("--pack", "36")) as t:
+        yield t
 
 
 # ---------------------------------------------------------------------------- the stream and the dealer
@@ -127,3 +140,40 @@ def test_the_service_log_never_names_the_hole_card(hole_down):
     log = (t.directory / "service.log").read_text()
     assert "journal head" in log  # the log is the one the service writes
     assert not holds(log, hole)
+
+
+# ---------------------------------------------------------------------------- the club games' closed cards
+def test_no_closed_card_reaches_a_viewer_or_dealer_by_any_get_route_or_the_stream(club_table):
+    t = club_table
+    croupier = ClubCroupier(t)
+    # A round whose boxes play on closed cards (one settled by a natural in the deal shows all).
+    start, v = croupier.deal_until_players({1: 10, 2: 20})
+    assert v["phase"] == "players", v
+    secret = assert_no_closed_card_leaks(t, start, (VIEWER_KEY, DEALER_KEY))
+    assert len(secret) >= 4  # two boxes' and the banker's: the scan had something to find
+    sup = croupier.view(SUPERVISOR_KEY)
+    for key in (VIEWER_KEY, DEALER_KEY):
+        table = croupier.view(key)
+        for box in table["boxes"]:  # club-21: every box's card is closed in the deal and the boxes' turns
+            assert all(h["closed"] and set(h["cards"]) == {"XX"} for h in box["hands"]), box
+        assert table["dealer"]["closed"] and set(table["dealer"]["cards"]) == {"XX"}
+        cards = [e for e in sse_until(t.api, key, start, sup["last_seq"]) if e["data"]["event"]["type"] == "card"]
+        closed = sum(len(h["cards"]) for b in sup["boxes"] for h in b["hands"]) + len(sup["dealer"]["cards"])
+        assert sum(e["data"]["event"]["card"] == "XX" for e in cards) == closed
+    final = croupier.finish_round()  # settled: every card is turned, for everyone
+    assert final["round"] is None
+    assert secret <= card_strings(json.dumps(croupier.view(VIEWER_KEY)["settled"]))
+
+
+def test_no_closed_card_of_a_duel_reaches_a_viewer_or_dealer(club36):
+    t = club36
+    croupier = ClubCroupier(t)
+    start, v = croupier.deal_until_players({1: 10, 2: 20, 3: 10})
+    assert v["phase"] == "players", v
+    viewer = croupier.view(VIEWER_KEY)
+    assert viewer["dealer"]["cards"] == ["XX"] and viewer["bank"]["duel"]["box"] == viewer["turn"]["box"]
+    secret = assert_no_closed_card_leaks(t, start, (VIEWER_KEY, DEALER_KEY))
+    assert len(secret) >= 3
+    final = croupier.finish_round()
+    assert final["round"] is None
+    assert secret <= card_strings(json.dumps(croupier.view(VIEWER_KEY)["settled"]))
