@@ -414,6 +414,11 @@ class _DealersHands:
         """The shoe loaded now."""
         return self._shoe.core.shoe_id
 
+    @property
+    def empty(self) -> bool:
+        """Every card of the loaded shoe released."""
+        return self._shoe.core.cards_left <= 0
+
     def load(self) -> None:
         """A fresh shoe."""
         assert self._shoe.request("shuffle")["ok"]
@@ -428,7 +433,7 @@ async def play_rounds(t: InProcessTable, rounds: int, *, seed: int, max_boxes: i
     """Play until ``rounds`` rounds are settled: the virtual dealer's decisions (basic strategy, seeded bets;
     `simulators.memory_table.InProcessDealer`) handed to the service, the cards from the shoe. Returns the
     table as a viewer sees it then."""
-    dealer = InProcessDealer(t.service, _DealersHands(t.shoe), seed=seed, max_boxes=max_boxes)  # type: ignore[arg-type]
+    dealer = InProcessDealer(t.service, _DealersHands(t.shoe), seed=seed, max_boxes=max_boxes)
     end = time.monotonic() + timeout
     while True:
         view = dealer.table()
