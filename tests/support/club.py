@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 import firmware_bridge as fb
 
 from tests.support.client import call, sse_read
-from tests.support.harness import DEALER_KEY, SUPERVISOR_KEY, tablectl_in_process
+from tests.support.harness import DEALER_KEY, FLOOR_KEY, SUPERVISOR_KEY, tablectl_in_process
 
 from controller.replay import replay_lines
 
@@ -386,13 +386,19 @@ def assert_no_closed_card_leaks(t: Any, start: int, keys: tuple[str, ...]) -> se
             assert n == sup["shoe"]["remaining_by_rank"][rank] + by_rank.get(rank, 0), (key, rank)
         for route in get_routes(t.api):
             r = call(t.api, "GET", route, key)
-            assert r.status_code in (200, 404), (route, r.status_code, r.text[:300])
+            # The floor's route (scanned as the floor's key below) refuses these keys; every other answers.
+            want = (403,) if route == "/api/ledger" else (200, 404)
+            assert r.status_code in want, (route, r.status_code, r.text[:300])
             leaked = card_strings(r.text) & hidden
             assert not leaked, (key, route, leaked)
         stream = sse_until(t.api, key, start, last)
         assert stream and stream[-1]["id"] == last
         leaked = card_strings(json.dumps(stream)) & hidden
         assert not leaked, (key, "/api/events", leaked)
+    # The floor's key reads the whole ledger as published: every closed card's row masked.
+    ledger = call(t.api, "GET", "/api/ledger?limit=500", FLOOR_KEY)
+    assert ledger.status_code == 200 and ledger.text.count("\n") == last
+    assert not card_strings(ledger.text) & hidden, ("/api/ledger", card_strings(ledger.text) & hidden)
     # The supervisor's stream has every card as it is.
     assert secret <= card_strings(json.dumps(sse_until(t.api, SUPERVISOR_KEY, start, last)))
     return secret
