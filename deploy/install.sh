@@ -247,10 +247,11 @@ import sys
 from tablectl.config import load_settings
 print(load_settings(sys.argv[1]).journal.key_path)
 ' "$ETC/config.toml")"
+    # Read-only through a URI: the path quoted, so a "?", "#" or "%" in it stays part of the name.
     old_schema="$("$PYTHON" -c '
-import sqlite3, sys
+import sqlite3, sys, urllib.parse
 try:
-    db = sqlite3.connect(f"file:{sys.argv[1]}?mode=ro", uri=True)
+    db = sqlite3.connect("file:" + urllib.parse.quote(sys.argv[1]) + "?mode=ro", uri=True)
     print(dict(db.execute("SELECT key, value FROM meta")).get("schema", ""))
 except Exception:
     print("")
@@ -298,8 +299,8 @@ if [ "$CUR" != "$ID" ]; then
     if [ -f "$ROOT$JOURNAL" ]; then
         bak="$STATE/backups/journal-before-$ID-$(date -u +%Y%m%dT%H%M%SZ).sqlite"
         "$PYTHON" -c '
-import sqlite3, sys
-src = sqlite3.connect(f"file:{sys.argv[1]}?mode=ro", uri=True)
+import sqlite3, sys, urllib.parse
+src = sqlite3.connect("file:" + urllib.parse.quote(sys.argv[1]) + "?mode=ro", uri=True)
 dst = sqlite3.connect(sys.argv[2])
 src.backup(dst)
 dst.close()

@@ -255,3 +255,14 @@ def test_real_venv_offline_refuses_a_bad_config_then_runs(src, tmp_path):
     v = subprocess.run(["systemd-analyze", "verify", f"--root={root}", "tablectl.service"],
                        capture_output=True, text=True, timeout=60)
     assert v.returncode == 0 and v.stdout + v.stderr == "", v.stdout + v.stderr
+
+
+def test_journal_paths_with_uri_characters(tmp_path):
+    """The journal is read through a SQLite URI: a "?", "#" or "%" in its path stays part of the name."""
+    src = make_source(tmp_path / "src")
+    root = tmp_path / "root #1?%20"
+    install(src, root, "--skip-venv")
+    journal = make_journal(root, 25)
+    install(make_source(tmp_path / "src2", version="0.2.0"), root, "--skip-venv")
+    (backup,) = (root / "var/lib/tablectl/backups").glob("journal-before-0.2.0-*.sqlite")
+    assert count(backup) == 25 and count(journal) == 25
