@@ -12,8 +12,8 @@ from typing import Any, Callable, TextIO
 
 from controller.journal import JournalError, StorageError
 
-from .api.guard import ListenError, scheme
 from .config import ConfigError, Settings, load_settings
+from .listening import ListenError, scheme
 from .service import TableService
 
 log = logging.getLogger(__name__)
@@ -35,6 +35,16 @@ EXIT_LISTEN = 6  # the API could not listen on its address
 SWITCH_INTERVAL_SECONDS = 0.001
 
 
+def prepare_process() -> None:
+    """What the service's process sets before it imports the API (`tablectl run` only).
+
+    FastAPI asks of every model a route names whether it is a pydantic.v1 model, importing
+    pydantic.v1 to find out: 1.8 MB of the service's RSS for an answer that is always no (none of
+    ours is; benchmarks/rss.py). Marked absent, that import fails at once, and FastAPI, written
+    for a pydantic without v1, takes the failure for the same no. Only in the service's own
+    process: a test process or the demo may hold pydantic.v1 for other reasons.
+    """
+    sys.modules.setdefault("pydantic.v1", None)  # type: ignore[arg-type]  # None: "not importable"
 
 
 def one_line(text: str) -> str:
@@ -177,10 +187,13 @@ async def serve(settings: Settings, *, gpio: bool = True, api: bool = True,
             on_ready(service)
 
     # The floor's publisher (off unless [fleet] enabled): stopped before the service closes the journal,
-    # so its last outbox mark is recorded.
-    from .fleet import publisher as fleet
+    # so its last outbox mark is recorded. Imported only for a table that publishes: the MQTT client
+    # (aiomqtt, paho) is 4.6 MB of the service's RSS (benchmarks/rss.py).
+    fleet_task = None
+    if settings.fleet.enabled:
+        from .fleet import publisher as fleet
 
-    fleet_task = fleet.start(service)
+        fleet_task = fleet.start(service)
     service_stop = stop
     stopper = None
     if fleet_task is not None:
@@ -280,6 +293,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"tablectl run: {exc}", file=sys.stderr)
         return EXIT_CONFIG
     setup_logging(settings.log_level)
+    prepare_process()
     if args.check:
         return check(settings)
     try:
