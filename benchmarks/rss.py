@@ -6,8 +6,9 @@ Starts a virtual shoe on a pty and `tablectl run --config CFG` against it (a tem
 config: the shoe's pty, a fresh journal, the API on a free loopback port, mock GPIO pins
 with the MAX7219 chain as on a Pi, less lgpio) and prints:
 
-- the service's RSS (VmRSS of /proc/PID/status) the moment it announces READY, each of
-  `--runs` starts (a fresh journal each time), and its peak (VmHWM);
+- the service's RSS (VmRSS of /proc/PID/status, in MB of 2**20 bytes as writes.py and
+  docs/service.md give it) the moment it announces READY, each of `--runs` starts (a fresh
+  journal each time);
 - what the imports cost: the order the service finished loading its modules in (`python -X
   importtime`), each module then imported alone in that order in a fresh interpreter with the
   RSS read after each, summed per top-level package (so a package's dependencies are charged
@@ -36,6 +37,7 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parents[1]
+MB = 1024 * 1024  # a "MB" here is 2**20 bytes, as in writes.py and the figures in docs/service.md
 sys.path.insert(0, str(HERE))
 
 from simulators.shoe.process import SimProcess  # noqa: E402
@@ -150,8 +152,8 @@ def import_costs(order: list[str], tree: Path, tmp: Path) -> tuple[list[tuple[st
     out = subprocess.run([sys.executable, "-c", IMPORTER, str(names)], cwd=tree, capture_output=True, text=True,
                          env={**os.environ, "PYTHONPATH": str(tree)}, timeout=120, check=True)
     steps = json.loads(out.stdout)
-    costs = [(name, (rss - before) / 1e6) for (_, before), (name, rss) in zip(steps, steps[1:])]
-    return costs, steps[0][1] / 1e6, steps[-1][1] / 1e6
+    costs = [(name, (rss - before) / MB) for (_, before), (name, rss) in zip(steps, steps[1:])]
+    return costs, steps[0][1] / MB, steps[-1][1] / MB
 
 
 def main() -> int:
@@ -183,12 +185,12 @@ def main() -> int:
             sim.stop()
         order = import_order(d / "importtime.log")
         costs, bare, imported = import_costs([n for n, _ in order], tree, d)
-    rss = [r["VmRSS"] / 1000 for r in ready]
+    rss = [r["VmRSS"] / 1024 for r in ready]
     at_ready = statistics.median(rss)
     print(f"tablectl run {'--no-gpio ' if args.no_gpio else ''}(tree {tree}): virtual shoe on a pty, fresh journal, "
           "mock pins")
     print(f"RSS at READY: {at_ready:.1f} MB median (runs: {', '.join(f'{r:.1f}' for r in rss)}); "
-          f"anon {ready[-1]['RssAnon'] / 1000:.1f} MB, file {ready[-1]['RssFile'] / 1000:.1f} MB")
+          f"anon {ready[-1]['RssAnon'] / 1024:.1f} MB, file {ready[-1]['RssFile'] / 1024:.1f} MB")
     print(f"of which: the interpreter {bare:.1f} MB, the modules loaded at READY {imported - bare:.1f} MB "
           f"(imported alone, in the service's order: {imported:.1f} MB), the rest ({at_ready - imported:.1f} MB) "
           "the app, the journal, the threads")

@@ -1,8 +1,9 @@
 """What the table service loads before it is ready: only what it needs (issue 22: at most 60 MB).
 
 `benchmarks/rss.py` prints the RSS at READY and what each package costs; these tests keep the
-trims it led to: the floor's MQTT client only with `[fleet]` on, and no `pydantic.v1`, which
-FastAPI imports only to ask whether a model is a v1 model (none of ours is).
+trims it led to: the floor's MQTT client only with `[fleet]` on; no `pydantic.v1`, which
+FastAPI imports only to ask whether a model is a v1 model (none of ours is); no prometheus-client
+(the service writes /metrics itself); the fleet's wire models only where they are used.
 """
 
 from __future__ import annotations
@@ -50,6 +51,8 @@ def test_the_service_loads_no_broker_client_nor_pydantic_v1(tmp_path: Path) -> N
     tops = {name.split(".")[0] for name in loaded}
     assert not tops & {"aiomqtt", "paho"}, "the MQTT client is loaded with [fleet] off"
     assert "pydantic.v1" not in loaded
+    assert "prometheus_client" not in tops  # /metrics is written by tablectl.metrics itself
+    assert "tablectl.fleet.wire" not in loaded  # (its models are the floor's; the config needs two patterns)
 
 
 def test_the_broker_client_is_loaded_when_the_table_publishes(tmp_path: Path) -> None:
