@@ -26,6 +26,7 @@ EXIT_JOURNAL = 3  # the journal is refused: damaged, altered, foreign, or its ke
 EXIT_STORAGE = 4  # the journal's storage failed: disk full, read-only, I/O error
 EXIT_INTERNAL = 5  # a bug: the table stopped rather than guess
 EXIT_LISTEN = 6  # the API could not listen on its address
+EXIT_HARDWARE = 7  # the table's hardware cannot be used: lgpio, the board, the GPIO chip, SPI, a pin in use
 
 # The shoe's port thread needs the interpreter's lock the moment a card's bytes arrive; while
 # another thread computes (an export, a table view in the API's pool), it waits up to the switch
@@ -106,14 +107,15 @@ def configure_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-gpio", action="store_true", help="do not drive displays, bell and console")
     p.add_argument("--no-api", action="store_true", help="do not serve the HTTP API")
     p.add_argument("--check", action="store_true",
-                   help="open and verify the config and the journal (made where nothing is), then exit")
+                   help="check the config, key, journal, pins, SPI, API port and shoe; make nothing, serve nothing")
 
 
 def build_gpio(service: TableService, settings: Settings, loop: asyncio.AbstractEventLoop,
-               terminal_stream: TextIO | None = None) -> Any:
+               terminal_stream: TextIO | None = None, pin_factory: Any = None) -> Any:
     """Displays, bell and console from the [gpio] wiring, plugged into the service.
 
-    ``terminal_stream`` is where the terminal driver draws (default: stderr, the log).
+    ``terminal_stream`` is where the terminal driver draws (default: stderr, the log);
+    ``pin_factory`` the one made already (default: the wiring's). Raises GpioUnavailable.
     """
     from display.console import asyncio_action_sink
     from display.factory import build_outputs
@@ -122,7 +124,7 @@ def build_gpio(service: TableService, settings: Settings, loop: asyncio.Abstract
     from .outputs import BellOutput, DisplayOutput
 
     io = build_outputs(settings.gpio, on_action=asyncio_action_sink(loop, lambda a: handle_console_action(a, service)),
-                       terminal_stream=terminal_stream)
+                       terminal_stream=terminal_stream, pin_factory=pin_factory)
     service.outputs.append(DisplayOutput(io.show, lambda: service.health.link_up,
                                          settled_seconds=settings.gpio.settled_seconds, call_later=loop.call_later))
     service.outputs.append(BellOutput(io.bell.ring))
@@ -140,6 +142,13 @@ async def serve(settings: Settings, *, gpio: bool = True, api: bool = True,
     """
     loop = asyncio.get_running_loop()
     sys.setswitchinterval(SWITCH_INTERVAL_SECONDS)
+    pin_factory = None
+    if gpio and service is None:
+        # The pin factory first: a Pi that cannot drive its pins (no lgpio, not a Pi) stops here,
+        # before a journal is opened, let alone made.
+        from display.factory import make_pin_factory
+
+        pin_factory = make_pin_factory(settings.gpio.pin_factory)
     service = service or TableService(settings)
     # The head in the log lets a copy taken off the table show later whether rows were cut from the tail;
     # its MAC is withheld while a card is face down, as below supervisor in the API (controller.view.head_view).
@@ -148,7 +157,11 @@ async def serve(settings: Settings, *, gpio: bool = True, api: bool = True,
     context = TableContext(service)
     for handler in logging.getLogger().handlers:
         handler.addFilter(context)
-    io = build_gpio(service, settings, loop, terminal_stream) if gpio else None
+    try:
+        io = build_gpio(service, settings, loop, terminal_stream, pin_factory) if gpio else None
+    except Exception:
+        service.authority.journal.close()
+        raise
     if stop is None:
         stop = asyncio.Event()
         for sig in (signal.SIGTERM, signal.SIGINT):
@@ -262,27 +275,34 @@ def exit_status(exc: BaseException | None) -> int:
         return EXIT_STORAGE
     if isinstance(exc, ListenError):
         return EXIT_LISTEN
+    from display.factory import GpioUnavailable
+
+    if isinstance(exc, GpioUnavailable):
+        return EXIT_HARDWARE
     if isinstance(exc, JournalError):
         return EXIT_JOURNAL if type(exc) is not JournalError else EXIT_INTERNAL
     return EXIT_INTERNAL
 
 
-def check(settings: Settings) -> int:
-    """`tablectl run --check`: the config, the key and the journal open and verify; nothing is served."""
-    from controller.authority import TableAuthority
+def check(settings: Settings, *, gpio: bool = True, api: bool = True) -> int:
+    """`tablectl run --check`: every part the table needs, checked; nothing made, nothing served (tablectl.checks).
 
-    from .service import journal_key, utc_now
+    What is fine goes to stdout, a line each; each fault to stderr, one line with what to do and its
+    exit status. The status is the first fault's, 0 when there is none.
+    """
+    from .checks import run_checks
 
-    try:
-        authority = TableAuthority.open(settings.journal.path, journal_key(settings), settings.table.rules(),
-                                        settings.journal.snapshot_every_rounds, now=utc_now())
-    except JournalError as exc:
-        print(f"tablectl run: {exc}", file=sys.stderr)
-        return exit_status(exc)
-    seq, mac = authority.journal.head()
-    authority.journal.close()
-    print(f"journal {settings.journal.path}: verified, {seq} rows, head MAC {mac}, phase {authority.phase.value}")
-    return EXIT_OK
+    status = EXIT_OK
+    for finding in run_checks(settings, gpio=gpio, api=api,
+                              warn=lambda message: print(f"tablectl run --check: warning: {message}", file=sys.stderr)):
+        if not finding.ok:
+            print(f"tablectl run --check: {finding.text} (exit {finding.status})", file=sys.stderr)
+            status = status or finding.status
+        elif finding.warning:
+            print(f"tablectl run --check: warning: {finding.text}", file=sys.stderr)
+        else:
+            print(finding.text)
+    return status
 
 
 def run(args: argparse.Namespace) -> int:
@@ -295,13 +315,21 @@ def run(args: argparse.Namespace) -> int:
     setup_logging(settings.log_level)
     prepare_process()
     if args.check:
-        return check(settings)
+        print(f"config {args.config or '(embedded defaults)'}: valid")
+        return check(settings, gpio=not args.no_gpio, api=not args.no_api)
+    from display.factory import GpioUnavailable
+
     try:
         failure = asyncio.run(serve(settings, gpio=not args.no_gpio, api=not args.no_api))
-    except (JournalError, ListenError) as exc:
+    except (JournalError, ListenError, GpioUnavailable) as exc:
         log.error("%s", exc)
         print(f"tablectl run: {exc}", file=sys.stderr)
         return exit_status(exc)
+    except Exception as exc:  # a bug: one line and the documented status, the traceback only at DEBUG
+        log.debug("the table could not start", exc_info=True)
+        print(f"tablectl run: internal error: {type(exc).__name__}: {one_line(str(exc))}; the table stopped "
+              'rather than guess (log_level = "DEBUG" shows where; report it with the log)', file=sys.stderr)
+        return EXIT_INTERNAL
     if failure is not None:
         print(f"tablectl run: {failure}", file=sys.stderr)
     return exit_status(failure)

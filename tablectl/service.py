@@ -123,7 +123,11 @@ def journal_key(settings: Settings) -> JournalKey:
         raise JournalKeyError(f"the journal {journal} exists but its key file {path} is missing: without the "
                               "key nothing in the journal can be trusted; put the key back (never make a new one "
                               "for an old journal)")
-    key = JournalKey.generate(path)
+    try:
+        key = JournalKey.generate(path)
+    except JournalKeyError as exc:
+        raise JournalKeyError(f"{exc}: a new table's key is made by deploy/install.sh, or by `tablectl journal init "
+                              "--config FILE` run as the service's user") from None
     log.info("made a new journal key at %s for the new journal %s", path, journal)
     return key
 
