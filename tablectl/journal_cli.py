@@ -1,9 +1,9 @@
-"""The journal tools: `tablectl journal export|verify|keygen|init` and `tablectl status`.
+"""The journal tools: `tablectl journal export|verify|keygen|init|backup` and `tablectl status`.
 
 Every tool that reads a journal opens it read-only (SQLite ``mode=ro``): it
 never changes a byte of the file it inspects, and never writes an output file
 over the journal or the files beside it. `init` makes a journal only where
-nothing is. With the table's key (``--key``, by
+nothing is; `backup` reads the journal through SQLite's online backup. With the table's key (``--key``, by
 default the ``.key`` file beside the journal when there is one) the journal is
 verified before anything is read from it; without one the output says it is
 unverified.
@@ -27,7 +27,7 @@ from controller.view import table_view
 
 
 def configure_parser(p: argparse.ArgumentParser) -> None:
-    """Register `journal export`, `verify`, `keygen` and `init`."""
+    """Register `journal export`, `verify`, `keygen`, `init` and `backup`."""
     sub = p.add_subparsers(dest="journal_command", metavar="SUBCOMMAND")
     sub.required = True
     export = sub.add_parser("export", help="write the journal as a session file (what `tablectl replay` reads)")
@@ -53,6 +53,15 @@ def configure_parser(p: argparse.ArgumentParser) -> None:
     init.add_argument("--key", help="key file (without --config; default: the journal's path with .key appended)")
     init.add_argument("--rules", default="ru-standard", help="rule profile of the first row (without --config)")
     init.set_defaults(_run=run_init)
+    backup = sub.add_parser("backup", help="copy the journal into a folder (SQLite's online backup, safe while the "
+                                           "service writes), then verify the copy with the key")
+    backup.add_argument("--to", required=True, metavar="DIR", help="folder for the copy (a USB stick, a share)")
+    backup.add_argument("--config", help="the table's config: its [journal] path and key_file")
+    backup.add_argument("--db", help="journal file (without --config)")
+    backup.add_argument("--key", help="key file (without --config; default: the journal's path with .key appended)")
+    backup.add_argument("--keep", type=int, default=0, metavar="N",
+                        help="keep the newest N copies of this journal in DIR, remove older ones (default: keep all)")
+    backup.set_defaults(_run=run_backup)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -272,6 +281,85 @@ def run_init(args: argparse.Namespace) -> int:
         print(f"tablectl journal init: {exc}", file=sys.stderr)
         return _tool_status(exc) if isinstance(exc, JournalError) else EXIT_CANNOT
     return 0
+
+
+def run_backup(args: argparse.Namespace) -> int:
+    """Copy the journal into --to DIR with SQLite's online backup, then verify the copy with the key.
+
+    Consistent while the service writes (the copy is one read transaction's view). The copy is
+    written under a temporary name and gets its final one, ``NAME-YYYYMMDDTHHMMSSZ.sqlite``,
+    only once it verifies. Exit 0 (copied and verified), 1 (the copy does NOT verify: the
+    journal itself does not; it is removed, the journal left as it is), 2 (cannot: no journal,
+    the key, DIR missing or not writable, storage, arguments).
+    """
+    import re
+    import sqlite3
+
+    try:
+        db, key_path, _, name = _target(args, "journal backup")
+        if args.keep < 0:
+            raise ValueError("--keep N: N is 0 (keep every copy) or more")
+        to = Path(args.to)
+        if not to.is_dir():  # never made here: an unmounted stick's mount point is a folder on the SD card
+            raise ValueError(f"--to {to} is not a folder: is the stick or share mounted there?")
+        key = _load_key(key_path, "journal backup")
+        name = re.sub(r"[^A-Za-z0-9_-]", "_", name) or "journal"
+        final = to / f"{name}-{datetime.now(timezone.utc).strftime('%Y%m%dT%H%M%SZ')}.sqlite"
+        partial = final.with_name(f"{final.name}.{os.getpid()}.partial")  # (each run its own: two never share one)
+        for p in (partial, *sidecars(partial)):
+            p.unlink(missing_ok=True)
+        with JournalReader(db, key) as source:
+            try:
+                copy = sqlite3.connect(partial)
+                try:
+                    source.db.backup(copy)
+                finally:
+                    copy.close()
+            except sqlite3.Error as exc:
+                raise StorageError(f"cannot copy {db} to {partial}: {exc}") from None
+        try:
+            with open(partial, "rb") as f:
+                os.fsync(f.fileno())
+            with JournalReader(partial, key) as reader:
+                result = _verified(reader)
+                check_round_records(reader)
+            os.link(partial, final)  # verified: it takes its name (never over a file: one of the same second is refused)
+        except (JournalTampered, UnreadableRow, ReplayRefused) as exc:
+            print(f"NOT VERIFIED: the copy of {db} does not verify, so neither does the journal (tablectl journal "
+                  f"verify --db {db} --key {key_path}): {exc}; the copy is removed")
+            return 1
+        finally:
+            for p in (partial, *sidecars(partial)):
+                p.unlink(missing_ok=True)
+        _sync_folder(to)
+        removed = _prune(to, name, args.keep) if args.keep else []
+    except (JournalError, ValueError, OSError) as exc:
+        print(f"tablectl journal backup: {exc}", file=sys.stderr)
+        return EXIT_CANNOT
+    print(f"backed up {db} to {final}: verified, {result.rows} rows, {result.rounds} round records, head row "
+          f"{result.head_seq} MAC {result.head_mac}" + (f"; removed {len(removed)} older copies" if removed else ""))
+    return 0
+
+
+def _sync_folder(folder: Path) -> None:
+    """The new name in the folder reaches the disk too (the copy's bytes were synced before)."""
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _prune(folder: Path, name: str, keep: int) -> list[Path]:
+    """Remove all but the newest `keep` copies named NAME-<time>.sqlite (the times sort as they read)."""
+    import re
+
+    pattern = re.compile(re.escape(name) + r"-\d{8}T\d{6}Z\.sqlite")
+    copies = sorted(p for p in folder.iterdir() if pattern.fullmatch(p.name))
+    old = copies[:-keep]
+    for p in old:
+        p.unlink()
+    return old
 
 
 def _parse_time(text: str) -> datetime:

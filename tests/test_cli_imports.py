@@ -49,7 +49,7 @@ def journal(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.mark.parametrize("command", ["replay", "journal verify", "journal export", "status", "simulate",
-                                     "journal init"])
+                                     "journal init", "journal backup"])
 def test_an_offline_subcommand_does_not_import_the_api(command: str, journal: Path, tmp_path: Path) -> None:
     key_for(journal)
     key = str(journal.with_name(journal.name + ".key"))
@@ -60,6 +60,7 @@ def test_an_offline_subcommand_does_not_import_the_api(command: str, journal: Pa
         "status": ["status", "--db", str(journal)],
         "simulate": ["simulate", "--rounds", "20", "--workers", "1", "--seed", "1"],
         "journal init": ["journal", "init", "--db", str(tmp_path / "new.sqlite")],
+        "journal backup": ["journal", "backup", "--db", str(journal), "--key", key, "--to", str(tmp_path)],
     }[command]
     code, loaded = _loaded(*argv)
     assert code == 0
