@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any, AsyncIterator
+from typing import Any, AsyncIterator, Protocol
 
 import firmware_bridge as fb
 from controller.engine import IllegalAction
@@ -126,10 +126,21 @@ class MemoryShoe:
             self._queue.put_nowait(msg)
 
 
+class DealersShoe(Protocol):
+    """What the in-process dealer does with a shoe: a `MemoryShoe`, or a test's wired virtual shoe."""
+
+    @property
+    def shoe_id(self) -> str: ...  # the shoe loaded now
+    @property
+    def empty(self) -> bool: ...  # every card of the loaded shoe released
+    def load(self) -> None: ...  # a freshly shuffled shoe
+    def deal(self) -> bool: ...  # the next card, if the gate lets it out
+
+
 class InProcessDealer(VirtualDealer):
     """The virtual dealer's decisions (basic strategy, seeded bets), acting in-process, never blocking."""
 
-    def __init__(self, service: Any, shoe: MemoryShoe, seed: int, max_boxes: int = 4) -> None:
+    def __init__(self, service: Any, shoe: DealersShoe, seed: int, max_boxes: int = 4) -> None:
         super().__init__("http://in-process", "", "", seed=seed, max_boxes=max_boxes)
         self.service, self.shoe = service, shoe
         self.pending: list[Any] = []  # actions step() chose, for flush() to hand to the service

@@ -77,12 +77,18 @@ class JournalSettings(_Section):
 
 
 class Role(str, Enum):
-    """What an API key may do; each role includes the ones before it."""
+    """What an API key may do; each of viewer, dealer, supervisor and admin includes the ones before it.
+
+    `floor` stands apart: the casino floor's key, which reads the ledger as the table publishes it
+    (`GET /api/ledger`) and nothing else. It is not a supervisor's key, because the floor holds the
+    table's journal key: with a view of the hole card, or a MAC chained over it, it would have the card.
+    """
 
     VIEWER = "viewer"
     DEALER = "dealer"
     SUPERVISOR = "supervisor"
     ADMIN = "admin"
+    FLOOR = "floor"
 
 
 class ApiKey(_Section):

@@ -27,6 +27,9 @@ def configure_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument("--api-port", type=int, default=0,
                    help="serve each table's API and dashboard: the first table (--first) on PORT, the next on "
                         "PORT+1, and so on (the floor's tiles link to them)")
+    p.add_argument("--floor-key-file", default=None,
+                   help="with --api-port: each table's API lets the key in this file read its ledger as the floor "
+                        "does (an [[api.keys]] of role floor), so a floor can fill its gaps from it")
     p.add_argument("--drain-seconds", type=float, default=30.0,
                    help="at the end, wait this long at most for the broker to have every row")
     p.add_argument("--log-level", default="WARNING", choices=("DEBUG", "INFO", "WARNING", "ERROR"))
@@ -46,11 +49,25 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"tablectl fleet-sim: --broker: {str(exc).splitlines()[-1].strip()}", file=sys.stderr)
         return 2
+    floor_key = ""
+    if args.floor_key_file:
+        from tablectl.config import ApiKey
+
+        try:
+            with open(args.floor_key_file, encoding="ascii") as f:
+                secret = f.read(1100).strip()
+        except (OSError, UnicodeDecodeError) as exc:
+            print(f"tablectl fleet-sim: --floor-key-file: {exc}", file=sys.stderr)
+            return 2
+        if not secret or len(secret) > 1024 or not secret.isprintable() or " " in secret:
+            print("tablectl fleet-sim: --floor-key-file: not a key (one line of visible characters)", file=sys.stderr)
+            return 2
+        floor_key = ApiKey.hash(secret)
     setup_logging(args.log_level)
     directory = Path(args.dir).resolve()
     directory.mkdir(parents=True, exist_ok=True)
     try:
-        results = asyncio.run(_main(args, directory))
+        results = asyncio.run(_main(args, directory, floor_key))
     except ConfigError as exc:
         print(f"tablectl fleet-sim: {exc}", file=sys.stderr)
         return 2
@@ -59,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-async def _main(args: argparse.Namespace, directory: Path) -> list[dict]:
+async def _main(args: argparse.Namespace, directory: Path, floor_key: str) -> list[dict]:
     from tablectl.fleet_sim import run_fleet
 
     stop = asyncio.Event()
@@ -72,4 +89,4 @@ async def _main(args: argparse.Namespace, directory: Path) -> list[dict]:
                            step_seconds=args.step_seconds, rounds=args.rounds, directory=directory,
                            prefix=args.prefix, seed=args.seed, profile=args.rules,
                            api_port=args.api_port or None, stop=stop,
-                           drain_seconds=args.drain_seconds)
+                           drain_seconds=args.drain_seconds, floor_key_sha256=floor_key)

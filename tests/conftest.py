@@ -26,6 +26,12 @@ def start_sim(tmp_path: Path) -> Iterator[Callable[..., SimProcess]]:
         sim.stop()
 
 
+@pytest.fixture
+def anyio_backend() -> str:
+    """The in-process table tests (``pytest.mark.anyio``, tests.support.inprocess) run on asyncio, the service's loop."""
+    return "asyncio"
+
+
 @pytest.fixture(params=DATES, ids=[d.label for d in DATES])
 def any_date(request: pytest.FixtureRequest) -> Iterator[object]:
     """Run the test with the wall clock frozen at each instant of ``DATES``, in its time zone.

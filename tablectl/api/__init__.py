@@ -1,9 +1,10 @@
 """The local HTTP API: the pit, the dealer's panel and the virtual dealer speak to the table here.
 
 A package of routers in FastAPI's "bigger applications" layout: `auth` (the one
-gate for keys), `tables` (reads), `actions` (writes), `stream` (the live event
-stream), `dashboard` (the pit's page), with `errors` giving every answer of
-every route, the framework's own included, one documented shape. Writes go
+gate for keys), `tables` (reads), `ledger` (the rows as the floor gets them),
+`actions` (writes), `stream` (the live event stream), `dashboard` (the pit's
+page), with `errors` giving every answer of every route, the framework's own
+included, one documented shape. Writes go
 through the service's single ordered path and the journal, with the caller as
 actor. A hole card is shown only to a supervisor until the dealer turns it.
 """
@@ -14,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from fastapi import FastAPI
 
-from . import actions, dashboard, stream, tables
+from . import actions, dashboard, ledger, stream, tables
 from .auth import KeyRing
 from .guard import edge_app
 from .errors import ERRORS, ApiError, ErrorBody, ErrorResponse, install_error_handlers
@@ -35,7 +36,7 @@ def create_app(service: "TableService") -> FastAPI:
     app.state.service = service
     app.state.keys = KeyRing(service.settings.api)
     install_error_handlers(app)
-    for module in (tables, actions, stream, dashboard):
+    for module in (tables, ledger, actions, stream, dashboard):
         app.include_router(module.router)
     dashboard.mount_static(app)
     mount_metrics(app, service)

@@ -30,7 +30,15 @@ class Caller(BaseModel):
     role: Role
 
     def may(self, role: Role) -> bool:
-        """True when this caller's role includes `role`."""
+        """True when this caller's role includes `role`.
+
+        The floor's role is apart from the ranks: a floor key may read the ledger as published and
+        nothing else, and the ledger as published is open to a supervisor (who sees more) as well.
+        """
+        if role is Role.FLOOR:
+            return self.role in (Role.FLOOR, Role.SUPERVISOR, Role.ADMIN)
+        if self.role is Role.FLOOR:
+            return False
         return RANK[self.role] >= RANK[role]
 
     @property
@@ -110,3 +118,4 @@ def is_loopback(request: Request) -> bool:
 Viewer = Annotated[Caller, Depends(need(Role.VIEWER))]
 Dealer = Annotated[Caller, Depends(need(Role.DEALER))]
 Supervisor = Annotated[Caller, Depends(need(Role.SUPERVISOR))]
+Floor = Annotated[Caller, Depends(need(Role.FLOOR))]

@@ -31,7 +31,7 @@ from controller.view import head_view
 from . import BrokerUnavailable, FleetConfigError
 from . import broker as mqtt
 from .settings import FleetSettings
-from .wire import MAX_STATE_BYTES, LedgerRow, ledger_payload, topic
+from .wire import MAX_STATE_BYTES, LedgerRow, published_form, topic
 
 if TYPE_CHECKING:  # pragma: no cover
     from tablectl.service import TableService
@@ -171,14 +171,14 @@ class Publisher:
             if finals:
                 rows = [r for r in self.source.rows(finals[0] - 1, finals[-1] - finals[0] + 1)
                         if r.seq in self.published_masked][:WINDOW]
-                await self._send(conn, rows, masked, low)
+                await self._send(conn, rows, masked)
                 for r in rows:
                     self.published_masked.discard(r.seq)
                 continue
             rows = self.source.rows(self.acked, WINDOW)
             if not rows:
                 return
-            await self._send(conn, rows, masked, low)
+            await self._send(conn, rows, masked)
             for r in rows:
                 if low is not None and r.seq >= low:
                     self.published_masked.add(r.seq)
@@ -189,9 +189,8 @@ class Publisher:
             await self._maybe_state(conn)
             await asyncio.sleep(0)  # let a card in between two windows
 
-    async def _send(self, conn: mqtt.Connection, rows: list[LedgerRow], masked: set[int], low: int | None) -> None:
-        payloads = [ledger_payload(self.table_id, r, mask_card=r.seq in masked,
-                                   withhold_mac=low is not None and r.seq >= low) for r in rows]
+    async def _send(self, conn: mqtt.Connection, rows: list[LedgerRow], masked: set[int]) -> None:
+        payloads = published_form(self.table_id, rows, masked)
         results = await asyncio.gather(*(conn.publish(self.t_ledger, p) for p in payloads), return_exceptions=True)
         for res in results:
             if isinstance(res, BaseException):

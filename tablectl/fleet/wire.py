@@ -22,7 +22,7 @@ import json
 import math
 import re
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Collection, Iterable, Literal
 from urllib.parse import urlsplit
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, JsonValue, ValidationError
@@ -32,7 +32,8 @@ from controller.journal import JournalKey, JournalKeyError, LedgerRow, row_mac
 # (The patterns live in the package, where the table's config reads them without this module's models.)
 from . import PREFIX as PREFIX, TABLE_ID as TABLE_ID, BadMessage
 
-__all__ = ["LedgerRow", "row_mac", "read_key", "WireRow", "ledger_payload", "parse_ledger", "TableState",
+__all__ = ["LedgerRow", "row_mac", "read_key", "WireRow", "ledger_payload", "published_form", "parse_ledger",
+           "TableState",
            "parse_state", "topic", "BadMessage"]
 
 _TABLE_ID_RE = re.compile(TABLE_ID)
@@ -107,6 +108,19 @@ def ledger_payload(table: str, row: LedgerRow, *, mask_card: bool = False, withh
                        "body": body, "shoe_id": row.shoe_id, "position": row.position, "code": row.code,
                        "message": row.message, "mac": None if masked else row.mac, "masked": masked},
                       separators=(",", ":"), ensure_ascii=True).encode()
+
+
+def published_form(table: str, rows: Iterable[LedgerRow], masked: Collection[int]) -> list[bytes]:
+    """The ledger messages of `rows` as the table gives them out while `masked` holds a card face down.
+
+    The one rule for the publisher and the table's `GET /api/ledger`: a row in `masked` goes with its card
+    as ``XX``, and from the first masked row on every row goes without its MAC (each is chained over the
+    card). `masked` must be read at the same instant as the rows' head, so no row is given out final
+    that was not final then.
+    """
+    low = min(masked) if masked else None
+    return [ledger_payload(table, r, mask_card=r.seq in masked, withhold_mac=low is not None and r.seq >= low)
+            for r in rows]
 
 
 class _EventBody(BaseModel):

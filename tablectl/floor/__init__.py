@@ -4,7 +4,8 @@
 keeps every ledger row per table in sequence order (SQLite), notices and
 reports a gap in a table's sequence, verifies each row's MAC where it holds the
 table's key, and serves the floor dashboard and API. It only reads: nothing
-it does reaches a table. See docs/floor.md.
+it does changes a table; a gap the broker can no longer fill it asks of the
+table's own API, at the address configured for it (`recovery`). See docs/floor.md.
 """
 
 from __future__ import annotations

@@ -30,7 +30,9 @@ from tablectl.fleet.wire import (
     split_topic,
 )
 
+from . import FloorConfigError
 from .keys import load_keys
+from .recovery import Recovery, Target
 from .settings import FloorSettings
 from .store import FloorStore
 
@@ -58,12 +60,19 @@ class FloorService:
         self._key_tried: dict[str, float] = {}
         self.subscribed = asyncio.Event()  # set once the broker has our subscriptions
         self._commit_seconds = 0.001  # recent time a batch's commit takes (sizes the batching window)
+        try:  # the tables' API keys and certificates are read now: one that cannot be used stops the floor
+            self.recovery = Recovery(settings, self.store, self.is_known) if settings.floor.tables else None
+        except FloorConfigError:
+            self.store.close()
+            raise
 
     # ------------------------------------------------------------------ running
     async def run(self, stop: asyncio.Event) -> None:
         """Consume until `stop` is set."""
         tasks = [asyncio.create_task(self._consume_forever(), name="floor-consumer"),
                  asyncio.create_task(self._watch_gaps(), name="floor-gaps")]
+        if self.recovery is not None:  # its own task: a table's slow answer never holds the consumer
+            tasks.append(asyncio.create_task(self.recovery.run(), name="floor-recovery"))
         try:
             await stop.wait()
         finally:
@@ -311,7 +320,12 @@ class FloorService:
             "bad_macs": t.bad_macs,
             "conflicts": t.conflicts,
             "state_at": t.state_at,
+            # Filling its gaps from its API: None where the floor has no [[floor.tables]] entry for it.
+            "recovery": target.status() if (target := self._recovery_target(table)) is not None else None,
         }
+
+    def _recovery_target(self, table: str) -> Target | None:
+        return self.recovery.targets.get(table) if self.recovery is not None else None
 
 
 def _alert(a: AlertState, now: float) -> dict[str, Any]:

@@ -487,6 +487,28 @@ class FloorStore:
             out.append((t.max_seq + 1, upto))
         return out
 
+    def stuck_masked(self, table: str, before: float) -> list[tuple[int, int]]:
+        """Masked rows of `table` below a final row stored before `before`, as ranges.
+
+        A row after a face-down card goes out final only once the card is turned, and the publisher sends the
+        final forms of the rows it sent masked before any row after them: a masked row below a final one had
+        its final form lost on the way (a floor away without its session), and would stop the export there.
+        """
+        t = self.tracks.get(table)
+        if t is None or not t.masked:
+            return []
+        found = self.db.execute("SELECT seq FROM rows WHERE table_id = ? AND seq > ? AND masked = 0 AND stored_at <= ? "
+                                "ORDER BY seq DESC LIMIT 1", (table, min(t.masked), before)).fetchone()
+        if found is None:
+            return []
+        ranges: list[tuple[int, int]] = []
+        for seq in sorted(s for s in t.masked if s < found[0]):
+            if ranges and seq == ranges[-1][1] + 1:
+                ranges[-1] = (ranges[-1][0], seq)
+            else:
+                ranges.append((seq, seq))
+        return ranges
+
     def _verify(self, table: str, t: Track, now: float) -> None:
         """Verify the chain from `verified_upto` on, while rows are here and final; stop at one that does not verify.
 

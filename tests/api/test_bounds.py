@@ -2,16 +2,21 @@
 
 The routes and fields come from the app's own OpenAPI document, so a new route or field is
 covered without touching this test: each integer or number in a path, a query or an action's
-body is sent far past 64 bits, negative, and (for query numbers) not finite.
+body is sent far past 64 bits, negative, and (for query numbers) not finite. In-process
+(tests.support.inprocess): the bounds are the routes' own.
 """
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
-import httpx
-from tests.support.client import call
+import pytest
+
 from tests.support.harness import SUPERVISOR_KEY
+from tests.support.inprocess import call
+
+pytestmark = pytest.mark.anyio
 
 HUGE = 2**63  # one past SQLite's largest integer: what overflowed before
 
@@ -40,20 +45,20 @@ def _action_numbers(doc: dict[str, Any]) -> Iterator[tuple[str, str]]:
                 yield kind, name
 
 
-def test_every_number_out_of_range_is_a_422(table):
-    doc = httpx.get(table.api + "/openapi.json").json()
+async def test_every_number_out_of_range_is_a_422(table):
+    doc = (await table.api.get("/openapi.json")).json()
     params = list(_numbers(doc))
     assert ("/api/rounds/{number}", "path", "number") in params and ("/api/export", "query", "round") in params
     for path, where, name in params:
         for value in (str(HUGE), str(-HUGE), "-1") + (("nan", "inf") if where == "query" else ()):
             url = path.replace("{" + name + "}", value) if where == "path" else path
             query = {name: value} if where == "query" else None
-            r = call(table.api, "GET", url, SUPERVISOR_KEY, params=query)
+            r = await call(table.api, "GET", url, SUPERVISOR_KEY, params=query)
             assert r.status_code == 422, (path, name, value, r.status_code, r.text)
             assert r.json()["error"]["field"] == f"{where}.{name}", r.text
     fields = list(_action_numbers(doc))
     assert ("ack_alert", "alert_id") in fields and ("bet", "box") in fields
     for kind, name in fields:
         for value in (HUGE, -HUGE, 0):
-            r = call(table.api, "POST", "/api/actions", SUPERVISOR_KEY, json={"type": kind, name: value})
+            r = await call(table.api, "POST", "/api/actions", SUPERVISOR_KEY, json={"type": kind, name: value})
             assert r.status_code == 422, (kind, name, value, r.status_code, r.text)

@@ -21,7 +21,7 @@ from controller.cards import ALL_CARDS
 from controller.journal import JournalKey, JournalReader, LedgerRow, row_mac
 from tests.support.client import call, deal, sse_events
 from tests.support.club import ClubCroupier, closed_cards, get_routes
-from tests.support.harness import DEALER_KEY, SUPERVISOR_KEY, VIEWER_KEY, Table
+from tests.support.harness import DEALER_KEY, FLOOR_KEY, SUPERVISOR_KEY, VIEWER_KEY, Table
 
 
 def _ledger(t: Table) -> tuple[bytes, list[LedgerRow]]:
@@ -62,15 +62,20 @@ def _crack(secret: bytes, rows: list[LedgerRow], first_secret: int, head: dict) 
 
 
 def _scan(t: Table, macs: set[str], first_secret: int, start: int) -> list[str]:
-    """Where a viewer or a dealer is handed one of `macs`: every GET route, /metrics and the stream."""
+    """Where a viewer, a dealer or the floor is handed one of `macs`: every GET route, /metrics, the stream."""
     found = []
     routes = get_routes(t.api) + ["/favicon.ico"]
     last = call(t.api, "GET", "/api/table", SUPERVISOR_KEY).json()["last_seq"]
-    for key in (VIEWER_KEY, DEALER_KEY):
+    for key in (VIEWER_KEY, DEALER_KEY, FLOOR_KEY):
         for url in routes:
             r = call(t.api, "GET", url, key)
             assert r.status_code < 500, url
             found += [f"{url} ({key})" for mac in macs if mac in r.text]
+    # The floor's key reads the ledger (and holds the table's journal key): the whole of it, as published.
+    ledger = call(t.api, "GET", "/api/ledger?limit=500", FLOOR_KEY)
+    assert ledger.status_code == 200 and ledger.text.count("\n") == last
+    found += [f"/api/ledger ({FLOOR_KEY})" for mac in macs if mac in ledger.text]
+    for key in (VIEWER_KEY, DEALER_KEY):  # the floor's key may not read the stream (403)
         events = sse_events(t.api, key, start, want=last - start)
         found += [f"/api/events ({key})" for mac in macs if mac in json.dumps(events)]
     return found

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from tests.support.harness import tablectl
 
@@ -27,6 +29,11 @@ def test_fleet_sim_refuses_bad_arguments(tmp_path):
     assert r.returncode == 2 and "--tables" in r.stderr
     r = tablectl("fleet-sim", "--tables", "2", "--broker", "http://127.0.0.1:1", "--dir", str(tmp_path))
     assert r.returncode == 2 and "--broker" in r.stderr and "Traceback" not in r.stderr
+    (tmp_path / "two-words").write_text("two words\n")
+    for key_file in (tmp_path / "missing", tmp_path / "two-words"):
+        r = tablectl("fleet-sim", "--tables", "1", "--broker", "mqtt://127.0.0.1:1", "--dir", str(tmp_path),
+                     "--api-port", "1", "--floor-key-file", str(key_file))
+        assert r.returncode == 2 and "--floor-key-file" in r.stderr and "Traceback" not in r.stderr
 
 
 def test_the_floor_example_config_validates_and_shows_every_default():
@@ -41,6 +48,10 @@ def test_the_floor_example_config_validates_and_shows_every_default():
     defaults = floor_settings({}).model_dump(mode="json")
     for section, values in defaults.items():
         for key, value in values.items():
-            if key in {"keys", "tls_certfile", "tls_keyfile"}:
+            if key in {"keys", "tls_certfile", "tls_keyfile", "tables"}:
                 continue  # shown commented out: no default that means anything
             assert data[section][key] == value, f"{section}.{key}"
+    # The commented examples validate too.
+    uncommented = re.sub(r"(?m)^# ((?:\[.*\])|(?:[a-z_0-9]+ = .*))$", r"\1", path.read_text())
+    examples = floor_settings(tomllib.loads(uncommented))
+    assert [t.id for t in examples.floor.tables] == ["table-1"] and examples.api.keys[0].role.value == "supervisor"

@@ -95,3 +95,23 @@ def test_topics_state_and_status():
     for bad in (b"[1]", b'{"a":1}', b'{"table":"t2"}', b'{"table":"t1","head":"x"}'):
         with pytest.raises(BadMessage):
             parse_state(bad, "t1")
+
+
+def test_the_mac_formula_docs_floor_md_gives_is_the_journal_s():
+    """docs/floor.md's worked example, recomputed from its formula with hmac alone, is what row_mac gives:
+    the first row chains on the empty string, a null column is `~` and an empty string `0:`."""
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "floor.md").read_text()
+    zero = bytes(32)
+    first = LedgerRow(1, "event", "2026-11-30T20:00:00+00:00", '{"profile":"ru-standard","type":"rules"}', None,
+                      None, None, None, "")
+    text = '\n1|event|25:2026-11-30T20:00:00+00:00|40:{"profile":"ru-standard","type":"rules"}|~|~|~|~'
+    mac = hmac.new(zero, text.encode(), hashlib.sha256).hexdigest()
+    assert row_mac(zero, "", first) == mac and mac.startswith("109b4279") and mac.endswith("0a7da2")
+    assert "`" + text.replace("\n", "\\n") + "`" in doc and "(`109b4279…0a7da2`)" in doc
+    refusal = LedgerRow(2, "refusal", "2026-11-30T20:00:01+00:00", '{"box":1,"type":"stand"}', None, None,
+                        "not_your_turn", "", "")
+    text = f'{mac}\n2|refusal|25:2026-11-30T20:00:01+00:00|24:{{"box":1,"type":"stand"}}|~|~|13:not_your_turn|0:'
+    assert row_mac(zero, mac, refusal) == hmac.new(zero, text.encode(), hashlib.sha256).hexdigest()
+    assert "`…|~|~|13:not_your_turn|0:`" in doc

@@ -4,16 +4,28 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import httpx
 
 
-def call(api: str, method: str, path: str, key: str | None = None, **kw: Any) -> httpx.Response:
-    headers = kw.pop("headers", {})
+# How long a test waits for one answer before it fails.
+TIMEOUT = 10
+
+
+def authorized(key: str | None, headers: dict[str, str] | None = None) -> dict[str, str]:
+    """``headers`` with ``key`` presented as the API takes it (``Authorization: Bearer KEY``); none for None."""
+    headers = dict(headers or {})
     if key is not None:
         headers["Authorization"] = f"Bearer {key}"
-    return httpx.request(method, api + path, headers=headers, timeout=10, **kw)
+    return headers
+
+
+def call(api: str, method: str, path: str, key: str | None = None, **kw: Any) -> httpx.Response:
+    """One request to the API at ``api`` (its base URL) as the holder of ``key`` (None: no key)."""
+    headers = authorized(key, kw.pop("headers", None))
+    return httpx.request(method, api + path, headers=headers, timeout=TIMEOUT, **kw)
 
 
 def sse_events(api: str, key: str, last_id: int | None, want: int, timeout: float = 20) -> list[dict[str, Any]]:

@@ -12,12 +12,14 @@ import asyncio
 import json
 import re
 import time
-from typing import Any, AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Generator
+from dataclasses import dataclass
+from typing import Any, TypeVar
 
 import firmware_bridge as fb
 
 from tests.support.client import call, sse_read
-from tests.support.harness import DEALER_KEY, SUPERVISOR_KEY, tablectl
+from tests.support.harness import DEALER_KEY, FLOOR_KEY, SUPERVISOR_KEY, tablectl_in_process
 
 from controller.replay import replay_lines
 
@@ -81,6 +83,123 @@ class ScriptedShoe:
 
 
 # ---------------------------------------------------------------------------- a club round through the API
+# A croupier's play is written once, as a generator of the moves it makes at the table (each answered by
+# the table); `ClubCroupier` carries the moves out at a real service, `tests.support.inprocess.AsyncClubCroupier`
+# at one in this process, awaited. The decisions live here alone.
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class View:
+    """Read the table as ``key`` sees it; answered with the view."""
+
+    key: str = SUPERVISOR_KEY
+
+
+@dataclass(frozen=True)
+class Act:
+    """An action with ``key`` that must be accepted; answered with the API's result."""
+
+    body: dict[str, Any]
+    key: str = DEALER_KEY
+
+
+@dataclass(frozen=True)
+class Deal:
+    """One card from the shoe, once its gate is open; answered (with the shoe's answer) once journalled."""
+
+
+@dataclass(frozen=True)
+class Shuffle:
+    """A fresh pack in the shoe; answered once the journal has moved past ``after`` (its last sequence)."""
+
+    after: int
+
+
+Move = View | Act | Deal | Shuffle
+Play = Generator[Move, Any, T]
+
+
+def ready_play() -> Play[dict[str, Any]]:
+    """Between rounds with a bottom card in place (shuffling again on an ace at the bottom)."""
+    for _ in range(20):
+        v = yield View()
+        if v["phase"] == "waiting_for_shuffle":
+            yield Shuffle(v["last_seq"])
+        elif v["next_card"] == "bottom":
+            yield Deal()
+        else:
+            return v
+    raise AssertionError("no bottom card after 20 shuffles")
+
+
+def open_bank_play(amount: int = 500) -> Play[None]:
+    """club-21-36: the supervisor puts up a bank, unless one is open."""
+    bank = (yield View()).get("bank")
+    if bank is not None and not bank["open"]:
+        yield Act({"type": "open_bank", "amount": amount}, SUPERVISOR_KEY)
+
+
+def deal_round_play(bets: dict[int, int]) -> Play[dict[str, Any]]:
+    """Bets, then the deal; returns the view once the boxes play (or the deal settled the round)."""
+    yield from ready_play()
+    yield from open_bank_play()
+    for box, amount in bets.items():
+        yield Act({"type": "bet", "box": box, "amount": amount})
+    dealt = False
+    while True:
+        v = yield View()
+        if dealt and v["round"] is None:
+            return v  # settled in the deal (a natural)
+        if v["phase"] not in ("betting", "dealing", "contra") or v["next_card"] is None:
+            return v
+        yield Deal()
+        dealt = True
+
+
+def deal_until_players_play(bets: dict[int, int], tries: int = 10) -> Play[tuple[int, dict[str, Any]]]:
+    """Deal rounds of ``bets`` until one leaves its boxes to play on closed cards (a round the deal
+    settled, a natural, is finished and dealt again), at most ``tries`` times. Returns the journal's
+    last sequence before that round, and the view once its boxes play (or the last one tried)."""
+    for _ in range(tries):
+        start = (yield from ready_play())["last_seq"]
+        v = yield from deal_round_play(bets)
+        if v["phase"] == "players":
+            break
+        yield from finish_round_play()
+    return start, v
+
+
+def finish_round_play(draw_below: int = 17) -> Play[dict[str, Any]]:
+    """Play the round to its settlement: each box draws below ``draw_below``, then the banker does."""
+    while True:
+        v = yield View()
+        if v["round"] is None:
+            return v
+        phase = v["phase"]
+        if phase == "players":
+            box = next(b for b in v["boxes"] if b["box"] == v["turn"]["box"])
+            hand = box["hands"][v["turn"]["hand"]]
+            if (len(hand["cards"]) < 2 or _best(hand["totals"]) < draw_below) and "hit" in v["legal_actions"]:
+                yield Deal()
+            else:
+                yield Act({"type": "stand"})
+        elif phase == "dealer":
+            if "hit" in v["legal_actions"] and _best(v["dealer"]["totals"]) < draw_below:
+                yield Deal()
+            else:
+                yield Act({"type": "banker_stand"})
+        elif phase == "pack_out":
+            box = next(b for b in v["boxes"] if b["choice"] is None and any(h["outcome"] is None for h in b["hands"]))
+            yield Act({"type": "double", "box": box["box"]})
+        elif phase == "contra":
+            yield Deal()  # no contra: the next card closes the window
+        elif phase == "dealing":
+            yield Deal()  # club-21-36: the banker's new card for the next duel
+        else:
+            raise AssertionError(f"the round stopped in {phase}: {v['alerts']}")
+
+
 def _wait(predicate: Callable[[], Any], what: str, timeout: float = 20.0) -> Any:
     """Poll until ``predicate()`` is truthy (its value is returned), or fail naming what never came."""
     end = time.monotonic() + timeout
@@ -122,82 +241,47 @@ class ClubCroupier:
         _wait(lambda: self.view()["last_seq"] > seq, "the card journalled")
         return answer
 
+    def shuffle(self, after: int) -> None:
+        """A fresh pack in the shoe; returns once the table has journalled it."""
+        assert self.t.shoe.request("shuffle")["ok"]
+        _wait(lambda: self.view()["last_seq"] > after, "the shuffle journalled")
+
     def ready(self) -> dict[str, Any]:
-        """Between rounds with a bottom card in place (shuffling again on an ace at the bottom)."""
-        for _ in range(20):
-            v = self.view()
-            if v["phase"] == "waiting_for_shuffle":
-                seq = v["last_seq"]
-                assert self.t.shoe.request("shuffle")["ok"]
-                _wait(lambda: self.view()["last_seq"] > seq, "the shuffle journalled")
-            elif v["next_card"] == "bottom":
-                self.deal()
-            else:
-                return v
-        raise AssertionError("no bottom card after 20 shuffles")
+        """`ready_play`."""
+        return self._play(ready_play())
 
     def open_bank(self, amount: int = 500) -> None:
-        """club-21-36: the supervisor puts up a bank, unless one is open."""
-        bank = self.view().get("bank")
-        if bank is not None and not bank["open"]:
-            self.act({"type": "open_bank", "amount": amount}, SUPERVISOR_KEY)
+        """`open_bank_play`."""
+        self._play(open_bank_play(amount))
 
     def deal_round(self, bets: dict[int, int]) -> dict[str, Any]:
-        """Bets, then the deal; returns the view once the boxes play (or the deal settled the round)."""
-        self.ready()
-        self.open_bank()
-        for box, amount in bets.items():
-            self.act({"type": "bet", "box": box, "amount": amount})
-        dealt = False
-        while True:
-            v = self.view()
-            if dealt and v["round"] is None:
-                return v  # settled in the deal (a natural)
-            if v["phase"] not in ("betting", "dealing", "contra") or v["next_card"] is None:
-                return v
-            self.deal()
-            dealt = True
+        """`deal_round_play`."""
+        return self._play(deal_round_play(bets))
 
     def deal_until_players(self, bets: dict[int, int], tries: int = 10) -> tuple[int, dict[str, Any]]:
-        """Deal rounds of ``bets`` until one leaves its boxes to play on closed cards (a round the deal
-        settled, a natural, is finished and dealt again), at most ``tries`` times. Returns the journal's
-        last sequence before that round, and the view once its boxes play (or the last one tried)."""
-        for _ in range(tries):
-            start = self.ready()["last_seq"]
-            v = self.deal_round(bets)
-            if v["phase"] == "players":
-                break
-            self.finish_round()
-        return start, v
+        """`deal_until_players_play`."""
+        return self._play(deal_until_players_play(bets, tries))
 
     def finish_round(self, draw_below: int = 17) -> dict[str, Any]:
-        """Play the round to its settlement: each box draws below ``draw_below``, then the banker does."""
+        """`finish_round_play`."""
+        return self._play(finish_round_play(draw_below))
+
+    def _play(self, play: Play[T]) -> T:
+        answer: Any = None
         while True:
-            v = self.view()
-            if v["round"] is None:
-                return v
-            phase = v["phase"]
-            if phase == "players":
-                box = next(b for b in v["boxes"] if b["box"] == v["turn"]["box"])
-                hand = box["hands"][v["turn"]["hand"]]
-                if (len(hand["cards"]) < 2 or _best(hand["totals"]) < draw_below) and "hit" in v["legal_actions"]:
-                    self.deal()
-                else:
-                    self.act({"type": "stand"})
-            elif phase == "dealer":
-                if "hit" in v["legal_actions"] and _best(v["dealer"]["totals"]) < draw_below:
-                    self.deal()
-                else:
-                    self.act({"type": "banker_stand"})
-            elif phase == "pack_out":
-                box = next(b for b in v["boxes"] if b["choice"] is None and any(h["outcome"] is None for h in b["hands"]))
-                self.act({"type": "double", "box": box["box"]})
-            elif phase == "contra":
-                self.deal()  # no contra: the next card closes the window
-            elif phase == "dealing":
-                self.deal()  # club-21-36: the banker's new card for the next duel
+            try:
+                move = play.send(answer)
+            except StopIteration as end:
+                return end.value
+            if isinstance(move, View):
+                answer = self.view(move.key)
+            elif isinstance(move, Act):
+                answer = self.act(move.body, move.key)
+            elif isinstance(move, Deal):
+                answer = self.deal()
             else:
-                raise AssertionError(f"the round stopped in {phase}: {v['alerts']}")
+                self.shuffle(move.after)
+                answer = None
 
 
 def _best(totals: list[int]) -> int:
@@ -209,7 +293,7 @@ def _best(totals: list[int]) -> int:
 def assert_journal_replays(t: Any, rounds: list[dict[str, Any]]) -> None:
     """The table's journal, exported by ``tablectl journal export``, replays to ``rounds`` (the API's
     ``/api/rounds``, newest first; their ``settled_at`` is the service's own and is dropped)."""
-    export = tablectl("journal", "export", "--db", str(t.journal))
+    export = tablectl_in_process("journal", "export", "--db", str(t.journal))
     assert export.returncode == 0, export.stderr
     replayed = replay_lines(export.stdout.splitlines())
     assert replayed.error is None
@@ -231,6 +315,11 @@ CARD_STRING = re.compile(r'"((?:10|[2-9TJQKA])[SHDC])"')
 def card_strings(text: str) -> set[str]:
     """Every card code written as a whole quoted string in ``text`` (JSON, JSON Lines, Prometheus labels)."""
     return set(CARD_STRING.findall(text))
+
+
+def holds(text: str, card: str) -> bool:
+    """True where ``text`` names ``card`` (its code as a word of its own, quoted or not: a log line too)."""
+    return re.search(rf"(?<![A-Za-z0-9]){re.escape(card)}(?![A-Za-z0-9])", text) is not None
 
 
 # ---------------------------------------------------------------------------- what a viewer must never receive
@@ -297,13 +386,19 @@ def assert_no_closed_card_leaks(t: Any, start: int, keys: tuple[str, ...]) -> se
             assert n == sup["shoe"]["remaining_by_rank"][rank] + by_rank.get(rank, 0), (key, rank)
         for route in get_routes(t.api):
             r = call(t.api, "GET", route, key)
-            assert r.status_code in (200, 404), (route, r.status_code, r.text[:300])
+            # The floor's route (scanned as the floor's key below) refuses these keys; every other answers.
+            want = (403,) if route == "/api/ledger" else (200, 404)
+            assert r.status_code in want, (route, r.status_code, r.text[:300])
             leaked = card_strings(r.text) & hidden
             assert not leaked, (key, route, leaked)
         stream = sse_until(t.api, key, start, last)
         assert stream and stream[-1]["id"] == last
         leaked = card_strings(json.dumps(stream)) & hidden
         assert not leaked, (key, "/api/events", leaked)
+    # The floor's key reads the whole ledger as published: every closed card's row masked.
+    ledger = call(t.api, "GET", "/api/ledger?limit=500", FLOOR_KEY)
+    assert ledger.status_code == 200 and ledger.text.count("\n") == last
+    assert not card_strings(ledger.text) & hidden, ("/api/ledger", card_strings(ledger.text) & hidden)
     # The supervisor's stream has every card as it is.
     assert secret <= card_strings(json.dumps(sse_until(t.api, SUPERVISOR_KEY, start, last)))
     return secret

@@ -4,6 +4,8 @@ separate processes (a real pty, a real SQLite file, a real uvicorn server), and 
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import signal
@@ -20,6 +22,20 @@ from tablectl.config import ApiKey
 DEALER_KEY = "dealer-key"
 SUPERVISOR_KEY = "supervisor-key"
 VIEWER_KEY = "viewer-key"
+FLOOR_KEY = "floor-key"  # the casino floor's key: it reads the ledger as published, nothing else
+
+# What every test table is configured with, as a process (`write_config`) or in this one (tests.support.inprocess).
+TABLE_NAME = "e2e"
+SNAPSHOT_EVERY_ROUNDS = 5
+JOURNAL_FILE = "journal.sqlite"
+
+
+def api_keys() -> list[dict[str, str]]:
+    """The test tables' `[[api.keys]]`: a dealer, a supervisor (the pit), a viewer (the TV) and the casino
+    floor's key, each hashed."""
+    return [{"name": name, "role": role, "sha256": ApiKey.hash(key)}
+            for name, role, key in (("dealer", "dealer", DEALER_KEY), ("pit", "supervisor", SUPERVISOR_KEY),
+                                    ("tv", "viewer", VIEWER_KEY), ("floor", "floor", FLOOR_KEY))]
 
 
 def free_port() -> int:
@@ -30,16 +46,13 @@ def free_port() -> int:
 
 def write_config(directory: Path, shoe_link: str, port: int, profile: str = "ru-standard",
                  extra: str = "", api_options: str = "") -> Path:
-    keys = "".join(
-        f'[[api.keys]]\nname = "{name}"\nrole = "{role}"\nsha256 = "{ApiKey.hash(key)}"\n'
-        for name, role, key in (("dealer", "dealer", DEALER_KEY), ("pit", "supervisor", SUPERVISOR_KEY),
-                                ("tv", "viewer", VIEWER_KEY))
-    )
+    keys = "".join(f'[[api.keys]]\nname = "{k["name"]}"\nrole = "{k["role"]}"\nsha256 = "{k["sha256"]}"\n'
+                   for k in api_keys())
     cfg = directory / "config.toml"
     cfg.write_text(
-        f'[table]\nname = "e2e"\nprofile = "{profile}"\n'
+        f'[table]\nname = "{TABLE_NAME}"\nprofile = "{profile}"\n'
         f'[shoe]\nport = "{shoe_link}"\n'
-        f'[journal]\npath = "{directory / "journal.sqlite"}"\nsnapshot_every_rounds = 5\n'
+        f'[journal]\npath = "{directory / JOURNAL_FILE}"\nsnapshot_every_rounds = {SNAPSHOT_EVERY_ROUNDS}\n'
         f'[api]\nport = {port}\n{api_options}{keys}{extra}'
     )
     return cfg
@@ -124,7 +137,7 @@ class Table:
 
     @property
     def journal(self) -> Path:
-        return self.directory / "journal.sqlite"
+        return self.directory / JOURNAL_FILE
 
     def shoe_log(self) -> list[dict[str, Any]]:
         path = self.directory / "shoe-log.jsonl"
@@ -134,6 +147,18 @@ class Table:
 def tablectl(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "tablectl.cli", *args], capture_output=True, text=True,
                           timeout=timeout, env={**os.environ})
+
+
+def tablectl_in_process(*args: str) -> subprocess.CompletedProcess[str]:
+    """`tablectl ARGS` run by `tablectl.cli.main` in this process, its output captured as `tablectl` captures a
+    child's: the same code without a Python start-up, for the tools that only read files (`journal export`).
+    The command line as a process is tested with `tablectl` (tests/service)."""
+    from tablectl.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(list(args))
+    return subprocess.CompletedProcess(["tablectl", *args], code, out.getvalue(), err.getvalue())
 
 
 async def until(predicate, timeout: float = 15.0) -> None:  # noqa: ANN001 - any zero-argument callable

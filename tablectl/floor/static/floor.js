@@ -37,6 +37,8 @@ function tile(t) {
   const ledger = el("div", { class: "ledger", "data-testid": "ledger" },
     `rows ${t.contiguous}/${Math.max(t.head_seq, t.max_seq)}`,
     t.gaps ? el("span", { class: "bad" }, ` · ${t.gaps} gap${t.gaps > 1 ? "s" : ""}`) : null,
+    t.recovery && t.recovery.failing
+      ? el("span", { class: "bad", title: t.recovery.error || "", "data-testid": "recovery" }, " · table API unreachable") : null,
     " · MAC ", el("span", { class: t.mac === "bad" ? "bad" : "" }, t.mac.replace("_", " ")));
   const body = [
     el("div", { class: "head" },
