@@ -20,10 +20,10 @@ import threading
 import time
 from typing import Any, Callable, TextIO
 
+from .exits import EXIT_CONFIG, EXIT_HARDWARE
+
 STEPS = ("shoe", "displays", "bell", "console")
-EXIT_CONFIG = 2
-EXIT_UNFINISHED = 3
-EXIT_HARDWARE = 7
+EXIT_UNFINISHED = 3  # a step was not finished (the technician did not see every button, say)
 
 
 def configure_parser(p: argparse.ArgumentParser) -> None:

@@ -27,11 +27,9 @@ from controller.journal import JournalError, JournalKey, JournalKeyError, ReadOn
 if TYPE_CHECKING:  # pragma: no cover  (pydantic-settings only for annotations: `journal init --db` needs none)
     from .config import Settings
 
+from .exits import EXIT_HARDWARE, EXIT_JOURNAL, EXIT_LISTEN, EXIT_STORAGE, exit_status
+
 OK = 0
-EXIT_JOURNAL = 3
-EXIT_STORAGE = 4
-EXIT_LISTEN = 6
-EXIT_HARDWARE = 7
 
 
 def journal_exists(path: Path) -> bool:
@@ -78,7 +76,6 @@ def check_journal(settings: Settings, key: JournalKey) -> Finding:
     from controller.engine import Table
     from controller.journal import Journal
 
-    from .run import exit_status
 
     path = settings.journal.path
     if not journal_exists(path):

@@ -10,23 +10,14 @@ import signal
 import sys
 from typing import Any, Callable, TextIO
 
-from controller.journal import JournalError, StorageError
+from controller.journal import JournalError
 
 from .config import ConfigError, Settings, load_settings
+from .exits import EXIT_CONFIG, EXIT_INTERNAL, EXIT_OK, exit_status
 from .listening import ListenError, scheme
 from .service import TableService
 
 log = logging.getLogger(__name__)
-
-# Exit statuses (docs/service.md). The unit restarts the service on the transient ones (storage,
-# the API's port) and not on those a person must fix first (RestartPreventExitStatus=2 3).
-EXIT_OK = 0
-EXIT_CONFIG = 2  # the configuration cannot run
-EXIT_JOURNAL = 3  # the journal is refused: damaged, altered, foreign, or its key is wrong or missing
-EXIT_STORAGE = 4  # the journal's storage failed: disk full, read-only, I/O error
-EXIT_INTERNAL = 5  # a bug: the table stopped rather than guess
-EXIT_LISTEN = 6  # the API could not listen on its address
-EXIT_HARDWARE = 7  # the table's hardware cannot be used: lgpio, the board, the GPIO chip, SPI, a pin in use
 
 # The shoe's port thread needs the interpreter's lock the moment a card's bytes arrive; while
 # another thread computes (an export, a table view in the API's pool), it waits up to the switch
@@ -265,23 +256,6 @@ async def _watchdog(notify: Any) -> None:
     while True:
         notify.watchdog()
         await asyncio.sleep(period / 2)
-
-
-def exit_status(exc: BaseException | None) -> int:
-    """The documented exit status for how the service ended."""
-    if exc is None:
-        return EXIT_OK
-    if isinstance(exc, StorageError):
-        return EXIT_STORAGE
-    if isinstance(exc, ListenError):
-        return EXIT_LISTEN
-    from display.factory import GpioUnavailable
-
-    if isinstance(exc, GpioUnavailable):
-        return EXIT_HARDWARE
-    if isinstance(exc, JournalError):
-        return EXIT_JOURNAL if type(exc) is not JournalError else EXIT_INTERNAL
-    return EXIT_INTERNAL
 
 
 def check(settings: Settings, *, gpio: bool = True, api: bool = True) -> int:
