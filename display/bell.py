@@ -33,7 +33,7 @@ class BellSignal(enum.Enum):
     ATTENTION = "attention"  # unexpected card, integrity: the pit must come now
     FAULT = "fault"  # shoe fault or link down
     CALL_PIT = "call_pit"  # the dealer's button
-    SHUFFLE_DUE = "shuffle_due"
+    SHUFFLE_DUE = "shuffle_due"  # no alert rings it (a notice is silent, issue 23): kept for configs and bring-up
 
     @property
     def priority(self) -> int:

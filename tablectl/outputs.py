@@ -15,7 +15,7 @@ from dataclasses import replace
 from decimal import Decimal
 from typing import Any, Callable, Protocol
 
-from controller.alerts import AlertKind
+from controller.alerts import AlertKind, AlertLevel
 from controller.cards import soft_total
 from controller.effects import AlertRaised, Effect, ShoeLock
 from controller.engine import Table
@@ -67,21 +67,23 @@ _BELL_FOR_ALERT = {
     AlertKind.SHOE_FAULT: BellSignal.FAULT,
     AlertKind.LINK_DOWN: BellSignal.FAULT,
     AlertKind.CALL_PIT: BellSignal.CALL_PIT,
-    AlertKind.SHUFFLE_DUE: BellSignal.SHUFFLE_DUE,
-    AlertKind.SHOE_EMPTY: BellSignal.SHUFFLE_DUE,  # the shoe must be loaded again
 }
 
 
 class BellOutput:
-    """Rings the pattern that says why, each time an alert is raised."""
+    """Rings the pattern that says why, each time an alert that needs a person is raised.
+
+    A notice (controller.alerts.ALERT_LEVEL: a due shuffle, an empty shoe) is shown but never rung:
+    it comes every shoe, and a bell that rings for routine teaches the pit to ignore it.
+    """
 
     def __init__(self, ring: Callable[[BellSignal], None]) -> None:
         self._ring = ring
 
     def handle(self, effects: list[Effect], table: Table) -> None:
-        """Ring for every new alert."""
+        """Ring for every new alert of level action or alarm."""
         for effect in effects:
-            if isinstance(effect, AlertRaised):
+            if isinstance(effect, AlertRaised) and effect.alert.level is not AlertLevel.NOTICE:
                 # A kind added to the engine later still rings (the pit must look) rather than failing the output.
                 self._ring(_BELL_FOR_ALERT.get(effect.alert.kind, BellSignal.ATTENTION))
 

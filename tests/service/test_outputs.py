@@ -68,9 +68,10 @@ def test_settled_seconds_end_the_payouts_earlier() -> None:
     assert render_table(shown[-1], 8)["box1"] == "      --"  # the expired round does not come back
 
 
-def test_every_kind_of_alert_rings_its_pattern():
-    """A kind missing from the bell's table was a KeyError in the output, so the bell stayed silent."""
-    from controller.alerts import Alert, AlertKind
+def test_every_kind_of_alert_that_needs_a_person_rings_its_pattern():
+    """A kind missing from the bell's table was a KeyError in the output, so the bell stayed silent.
+    A notice (issue 23: a due shuffle, every shoe) is shown but never rung."""
+    from controller.alerts import Alert, AlertKind, AlertLevel
     from controller.effects import AlertRaised
     from display.bell import BellSignal
     from tablectl.outputs import BellOutput
@@ -78,6 +79,20 @@ def test_every_kind_of_alert_rings_its_pattern():
     rung: list[BellSignal] = []
     bell = BellOutput(rung.append)
     table = Table(build_rules("ru-standard"))
+    loud = [k for k in AlertKind if Alert(1, k, "m", AT).level is not AlertLevel.NOTICE]
     for kind in AlertKind:
         bell.handle([AlertRaised(Alert(id=1, kind=kind, message="m", raised_at=AT))], table)
-    assert len(rung) == len(AlertKind) and all(isinstance(s, BellSignal) for s in rung)
+    assert len(rung) == len(loud) and all(isinstance(s, BellSignal) for s in rung)
+
+
+def test_a_due_shuffle_does_not_ring_the_bell():
+    """Issue 23: the shuffle due at every shoe rang the bell like a stopped table."""
+    from controller.alerts import Alert, AlertKind
+    from controller.effects import AlertRaised
+    from tablectl.outputs import BellOutput
+
+    rung: list[object] = []
+    bell = BellOutput(rung.append)
+    table = Table(build_rules("ru-standard"))
+    bell.handle([AlertRaised(Alert(id=1, kind=AlertKind.SHUFFLE_DUE, message="m", raised_at=AT))], table)
+    assert rung == []
