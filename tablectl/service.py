@@ -375,6 +375,7 @@ class TableService:
         elif type(msg) is fb.Status:
             self.last_status = msg
             self._reconcile(msg)
+            self._clear_faults(msg)
         elif type(msg) is fb.LinkUp:
             self.health.link_up = True
             log.info("shoe link up: %s", msg.hello)
@@ -401,6 +402,14 @@ class TableService:
             self._on_fault(msg)
         elif type(msg) is fb.Button:
             self._submit(ev.CallPit(), f"shoe button {msg.name}")
+
+    def _clear_faults(self, status: fb.Status) -> None:
+        """The shoe's heartbeat says a jam or an open lid is gone: journal it, so the cause ends at once
+        and the gate opens by itself (the alert stays on the board until a supervisor has seen it)."""
+        for kind, standing in ((fb.FaultKind.JAM, status.jammed), (fb.FaultKind.LID_OPEN, status.lid_open)):
+            if not standing and self.table.shoe_fault_active(kind.value):
+                log.info("shoe reports its %s gone", kind.value)
+                self._submit(ev.ShoeFaultCleared(kind=kind.value), "shoe status")  # its ShoeLock opens the gate
 
     def _reconcile(self, status: fb.Status) -> None:
         """Catch up from the shoe's heartbeat on a shuffle or cut card whose own message was lost.

@@ -96,3 +96,18 @@ def test_a_due_shuffle_does_not_ring_the_bell():
     table = Table(build_rules("ru-standard"))
     bell.handle([AlertRaised(Alert(id=1, kind=AlertKind.SHUFFLE_DUE, message="m", raised_at=AT))], table)
     assert rung == []
+
+
+def test_a_cleared_jam_leaves_the_displays_headline():
+    """Issue 23: after the shoe's clear, the displays still said the shoe was faulted until a supervisor
+    acknowledged the alert. The cause gone, the headline goes with it; the alert waits on the board."""
+    from display.model import TableMessage
+    from tablectl.outputs import display_view
+
+    table = Table(build_rules("ru-standard"))
+    table.apply(ev.Shuffle(shoe_id="S1", at=AT))
+    table.apply(ev.ShoeFault(kind="jam", at=AT))
+    assert TableMessage.SHOE_FAULT in display_view(table, True).messages
+    table.apply(ev.ShoeFaultCleared(kind="jam", at=AT))
+    assert TableMessage.SHOE_FAULT not in display_view(table, True).messages
+    assert [a.active for a in table.open_alerts()] == [False]

@@ -360,7 +360,8 @@ function renderAlerts(alerts) {
       el("div", { class: "kind", text: `${a.kind.replaceAll("_", " ")} #${a.id}` }),
       el("div", { class: "text", text: alertText(a) + (a.count > 1 ? ` (×${a.count})` : "") }),
       el("div", { class: "muted small", text: (a.acknowledged ? `acknowledged by ${a.acknowledged_by}` : "not acknowledged")
-        + (a.active ? " · cause active" : "") + (how && a.active ? ` · ${how}` : "") }),
+        // A cause that has gone (a cleared jam) says so at once; the alert waits only for a look.
+        + (a.active ? " · cause active" : " · cause gone") + (how && a.active ? ` · ${how}` : "") }),
       el("div", { class: "btns" }, btns));
   }));
 }
