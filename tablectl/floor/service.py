@@ -266,10 +266,12 @@ class FloorService:
 
     # ------------------------------------------------------------------ reading
     def tiles(self, now: float | None = None) -> list[dict[str, Any]]:
-        """One tile per table, tables with open alerts first (oldest alert first), then by id."""
+        """One tile per table: the most urgent level first (alarm, action, notice, none), then the oldest
+        alert, then by id. A table waiting for a shuffle does not push one that needs the pit down."""
         now = time.time() if now is None else now
         tiles = [self.tile(tid, now) for tid in self.tables()]
-        return sorted(tiles, key=lambda t: (not t["alerts"], -(t["alerts"][0]["age_s"] or 0) if t["alerts"] else 0,
+        return sorted(tiles, key=lambda t: (-_LEVEL_RANK.get(t["level"], -1),
+                                            -(t["alerts"][0]["age_s"] or 0) if t["alerts"] else 0,
                                             t["online"], t["id"]))
 
     def tile(self, table: str, now: float | None = None) -> dict[str, Any]:
@@ -329,6 +331,9 @@ class FloorService:
 
     def _recovery_target(self, table: str) -> Target | None:
         return self.recovery.targets.get(table) if self.recovery is not None else None
+
+
+_LEVEL_RANK = {level.value: level.rank for level in AlertLevel}
 
 
 def level_of_published(a: AlertState) -> AlertLevel:

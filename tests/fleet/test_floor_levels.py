@@ -25,6 +25,7 @@ def test_a_due_shuffle_is_a_notice_and_not_counted_with_alerts(tmp_path):
     assert floor.tile("t4", NOW)["level"] is None
     body = api_client(floor).get("/api/floor").json()
     assert body["with_alerts"] == 2  # t2 and t3: the due shuffle alone needs nobody
+    assert [t["id"] for t in body["tables"]] == ["t3", "t2", "t1", "t4"]  # the most urgent first
 
 
 def test_the_floor_reads_the_engines_level_and_an_unknown_kind_is_an_alarm(tmp_path):
