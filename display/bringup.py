@@ -50,8 +50,8 @@ def display_steps(chain: Sequence[str], digits: int) -> list[DisplayStep]:
 
 
 _BELL_SOUNDS = {
-    BellSignal.ATTENTION: "the pit must come now (unexpected card, integrity)",
-    BellSignal.FAULT: "the shoe faulted or its link is down",
+    BellSignal.ATTENTION: "the pit must come now (an alarm: integrity, link down)",
+    BellSignal.FAULT: "the table waits for the dealer or the pit (an action: held card, shoe fault)",
     BellSignal.CALL_PIT: "the dealer calls the pit",
     BellSignal.SHUFFLE_DUE: "a shuffle is due",
 }

@@ -61,13 +61,11 @@ class ShoeLockOutput:
         self._lock()
 
 
-_BELL_FOR_ALERT = {
-    AlertKind.UNEXPECTED_CARD: BellSignal.ATTENTION,
-    AlertKind.INTEGRITY: BellSignal.ATTENTION,
-    AlertKind.SHOE_FAULT: BellSignal.FAULT,
-    AlertKind.LINK_DOWN: BellSignal.FAULT,
-    AlertKind.CALL_PIT: BellSignal.CALL_PIT,
-}
+# The pattern follows the alert's level (controller.alerts.ALERT_LEVEL), so the pit knows by ear
+# whether it must come (an alarm: the rapid bursts) or the table waits for someone (an action:
+# long-short-long). The dealer's call keeps its own two long rings: the pit knows who asks.
+_BELL_FOR_LEVEL = {AlertLevel.ALARM: BellSignal.ATTENTION, AlertLevel.ACTION: BellSignal.FAULT}
+_BELL_FOR_KIND = {AlertKind.CALL_PIT: BellSignal.CALL_PIT}
 
 
 class BellOutput:
@@ -84,12 +82,12 @@ class BellOutput:
         """Ring for every new alert of level action or alarm."""
         for effect in effects:
             if isinstance(effect, AlertRaised) and effect.alert.level is not AlertLevel.NOTICE:
-                # A kind added to the engine later still rings (the pit must look) rather than failing the output.
-                self._ring(_BELL_FOR_ALERT.get(effect.alert.kind, BellSignal.ATTENTION))
+                alert = effect.alert
+                self._ring(_BELL_FOR_KIND.get(alert.kind) or _BELL_FOR_LEVEL[alert.level])
 
     def stopped(self, reason: str) -> None:
-        """The table stopped: call the pit with the fault pattern."""
-        self._ring(BellSignal.FAULT)
+        """The table stopped (its storage failed): the pit must come, so it rings the alarm's pattern."""
+        self._ring(_BELL_FOR_LEVEL[AlertLevel.ALARM])
 
 
 class DisplayOutput:

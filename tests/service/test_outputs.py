@@ -111,3 +111,24 @@ def test_a_cleared_jam_leaves_the_displays_headline():
     table.apply(ev.ShoeFaultCleared(kind="jam", at=AT))
     assert TableMessage.SHOE_FAULT not in display_view(table, True).messages
     assert [a.active for a in table.open_alerts()] == [False]
+
+
+def test_the_bell_pattern_follows_the_level():
+    """Issue 23: a held card (action) rang the same bursts as an integrity alarm, and a jam (action) the
+    same pattern as a lost link (alarm): the pit could not tell by ear whether it must come. The pattern
+    is now the level's; the dealer's call keeps its own. A stopped table (storage) is an alarm."""
+    from controller.alerts import ALERT_LEVEL, Alert, AlertKind, AlertLevel
+    from controller.effects import AlertRaised
+    from display.bell import BellSignal
+    from tablectl.outputs import BellOutput
+
+    table = Table(build_rules("ru-standard"))
+    for kind in AlertKind:
+        rung: list[BellSignal] = []
+        BellOutput(rung.append).handle([AlertRaised(Alert(id=1, kind=kind, message="m", raised_at=AT))], table)
+        expected = {AlertLevel.NOTICE: [], AlertLevel.ACTION: [BellSignal.FAULT],
+                    AlertLevel.ALARM: [BellSignal.ATTENTION]}[ALERT_LEVEL[kind]]
+        assert rung == ([BellSignal.CALL_PIT] if kind is AlertKind.CALL_PIT else expected), kind
+    rung = []
+    BellOutput(rung.append).stopped("the disk is full")
+    assert rung == [BellSignal.ATTENTION]
