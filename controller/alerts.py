@@ -26,6 +26,41 @@ class AlertKind(str, Enum):
     SHOE_EMPTY = "shoe_empty"
 
 
+class AlertLevel(str, Enum):
+    """How much an alert asks of people; the bell, the banner, the floor's tile and count follow it."""
+
+    NOTICE = "notice"  # routine: shown, no bell, not red (a due shuffle, an empty shoe)
+    ACTION = "action"  # the table waits for the dealer or the pit (a held card, a jam, a call)
+    ALARM = "alarm"  # the pit must come (integrity, a lost link)
+
+    @property
+    def rank(self) -> int:
+        """Higher is more urgent: the highest level open on a table is the table's."""
+        return _LEVEL_ORDER.index(self)
+
+
+_LEVEL_ORDER = (AlertLevel.NOTICE, AlertLevel.ACTION, AlertLevel.ALARM)
+
+# The level of each kind of alert: the one table the bell, the banner, the floor's tile colour and
+# its "with alerts" count read (docs/service.md, "Alert levels"). A due shuffle comes every shoe,
+# so it must not sound like a stopped table; a jam or a held card waits for a person; integrity
+# and a lost link may cost money, so the pit must come.
+ALERT_LEVEL: dict[AlertKind, AlertLevel] = {
+    AlertKind.SHUFFLE_DUE: AlertLevel.NOTICE,
+    AlertKind.SHOE_EMPTY: AlertLevel.NOTICE,
+    AlertKind.UNEXPECTED_CARD: AlertLevel.ACTION,
+    AlertKind.SHOE_FAULT: AlertLevel.ACTION,
+    AlertKind.CALL_PIT: AlertLevel.ACTION,
+    AlertKind.INTEGRITY: AlertLevel.ALARM,
+    AlertKind.LINK_DOWN: AlertLevel.ALARM,
+}
+
+
+def level_of(kind: AlertKind) -> AlertLevel:
+    """The level of an alert of `kind` (from ALERT_LEVEL)."""
+    return ALERT_LEVEL[kind]
+
+
 # Kinds that stop the game until a supervisor has looked: the shoe stays locked.
 LOCKING_KINDS = frozenset({AlertKind.UNEXPECTED_CARD, AlertKind.INTEGRITY, AlertKind.SHOE_FAULT})
 # Alerts of one kind on the board at most: the last one counts every further alert of the kind.
@@ -59,6 +94,11 @@ class Alert:
     secret: str | None = None
     # How many times it was raised while on the board (a repeat asks for a new look).
     count: int = 1
+
+    @property
+    def level(self) -> AlertLevel:
+        """How much it asks of people (ALERT_LEVEL)."""
+        return ALERT_LEVEL[self.kind]
 
     @property
     def open(self) -> bool:
@@ -96,6 +136,7 @@ class Alert:
         out: dict[str, object] = {
             "id": self.id,
             "kind": self.kind.value,
+            "level": self.level.value,
             "message": self.message,
             "raised_at": self.raised_at.isoformat() if self.raised_at else None,
             "active": self.active,

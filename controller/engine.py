@@ -463,7 +463,19 @@ class Table:
 
     def _on_shoe_fault(self, e: ev.ShoeFault) -> None:
         detail = f": {e.detail}" if e.detail else ""
-        self._raise_alert(AlertKind.SHOE_FAULT, f"shoe fault {e.kind}{detail}", e.at)
+        self._raise_alert(AlertKind.SHOE_FAULT, f"{_fault_prefix(e.kind)}{detail}", e.at)
+
+    def _on_shoe_fault_cleared(self, e: ev.ShoeFaultCleared) -> None:
+        # The cause is gone, not the alert: it stays on the board (and in the journal) until a
+        # supervisor has seen it, but no longer locks the gate, so play resumes by itself.
+        for alert in self.alerts:
+            if alert.active and _is_fault(alert, e.kind):
+                alert.resolve()
+        self._drop_closed_alerts()
+
+    def shoe_fault_active(self, kind: str) -> bool:
+        """A shoe fault of `kind` (``jam``, ``lid_open``...) is on the board with its cause active."""
+        return any(a.active and _is_fault(a, kind) for a in self.alerts)
 
     def _on_link_down(self, e: ev.LinkDown) -> None:
         self.link_up = False
@@ -568,6 +580,7 @@ Table._DISPATCH = {
     ev.VoidRound: (Table._check_void, Table._on_void),
     ev.Tick: (None, Table._on_tick),
     ev.ShoeFault: (None, Table._on_shoe_fault),
+    ev.ShoeFaultCleared: (None, Table._on_shoe_fault_cleared),
     ev.LinkDown: (None, Table._on_link_down),
     ev.LinkUp: (None, Table._on_link_up),
     ev.CallPit: (None, Table._on_call_pit),
@@ -575,6 +588,17 @@ Table._DISPATCH = {
     ev.ShoeGate: (Table._check_gate, Table._on_gate),
     ev.ShoeCount: (None, Table._on_shoe_count),
 }
+
+def _fault_prefix(kind: str) -> str:
+    """How a shoe fault's alert begins: its kind, which `shoe_fault_cleared` names to end its cause."""
+    return f"shoe fault {kind}"
+
+
+def _is_fault(alert: Alert, kind: str) -> bool:
+    """`alert` is a shoe fault of `kind` (its message is `_fault_prefix(kind)`, then its detail)."""
+    prefix = _fault_prefix(kind)
+    return alert.kind is AlertKind.SHOE_FAULT and (alert.message == prefix or alert.message.startswith(prefix + ": "))
+
 
 _LOCK_REASON = {
     AlertKind.UNEXPECTED_CARD: "an unexpected card is held",

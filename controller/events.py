@@ -220,6 +220,14 @@ class ShoeFault(Event):
 
 
 @dataclass(slots=True, kw_only=True)
+class ShoeFaultCleared(Event):
+    """The shoe reports a fault's cause gone (its jam cleared, its lid closed), from its heartbeat."""
+
+    type: Literal["shoe_fault_cleared"] = "shoe_fault_cleared"
+    kind: Name
+
+
+@dataclass(slots=True, kw_only=True)
 class LinkDown(Event):
     """The shoe link was lost."""
 
@@ -335,7 +343,7 @@ AnyEvent = Annotated[
     Union[
         SetRules, Shuffle, PlaceBet, Reserve, CardDrawn, CutCardOut, Stand, Double, Split,
         Surrender, Insure, EvenMoney, CloseInsurance, DiscardCard, VoidRound, Tick,
-        ShoeFault, LinkDown, LinkUp, CallPit, AcknowledgeAlert, ShoeGate, ShoeCount,
+        ShoeFault, ShoeFaultCleared, LinkDown, LinkUp, CallPit, AcknowledgeAlert, ShoeGate, ShoeCount,
         BankerStand, Fold, Dark, Contra, Recontra, OpenBank, CloseBank, Withdraw,
     ],
     Field(discriminator="type"),

@@ -30,10 +30,11 @@ log = logging.getLogger(__name__)
 class BellSignal(enum.Enum):
     """Why the bell rings. Declaration order is priority order, highest first."""
 
-    ATTENTION = "attention"  # unexpected card, integrity: the pit must come now
-    FAULT = "fault"  # shoe fault or link down
+    # The service rings these by the alert's level (tablectl.outputs; controller.alerts.ALERT_LEVEL).
+    ATTENTION = "attention"  # an alarm (integrity, link down): the pit must come now
+    FAULT = "fault"  # an action (held card, shoe fault): the table waits for the dealer or the pit
     CALL_PIT = "call_pit"  # the dealer's button
-    SHUFFLE_DUE = "shuffle_due"
+    SHUFFLE_DUE = "shuffle_due"  # no alert rings it (a notice is silent, issue 23): kept for configs and bring-up
 
     @property
     def priority(self) -> int:

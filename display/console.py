@@ -1,4 +1,4 @@
-"""The dealer's console: gpiozero Buttons turned into typed ConsoleActions.
+"""The dealer's console: gpiozero inputs turned into typed ConsoleActions.
 
 Debounce and long-press are ours, against an injected clock (gpiozero's mock pins
 do not debounce, and its hold timer runs on wall-clock threads):
@@ -33,7 +33,7 @@ import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 
-from gpiozero import Button
+from gpiozero import DigitalInputDevice
 from gpiozero.pins import Factory
 
 from display.clock import Clock
@@ -231,7 +231,7 @@ ActionCallback = Callable[[ConsoleAction], None]
 
 
 class DealerConsole:
-    """The console's gpiozero Buttons (wired to ground, internal pull-ups) and its logic.
+    """The console's buttons on gpiozero inputs (wired to ground, internal pull-ups) and its logic.
 
     ``pins`` maps each button to its BCM pin. With ``start=False`` no ticker thread
     runs and the owner calls :meth:`tick` after moving the clock (tests).
@@ -260,13 +260,16 @@ class DealerConsole:
         self._clock = clock
         self._cond = threading.Condition()
         self._closed = False
-        self.buttons: dict[ButtonId, Button] = {}
+        # Plain inputs, not gpiozero's Button: holds are timed by our logic, and a Button starts a hold
+        # thread of its own for each pin (14 threads on a 7-box table, for nothing).
+        self.buttons: dict[ButtonId, DigitalInputDevice] = {}
         try:
             for button_id in self.logic.buttons:
-                # bounce_time=None: debouncing is ours, so it is the same on every pin factory.
-                btn = Button(pins[button_id], pull_up=True, bounce_time=None, pin_factory=pin_factory)
-                btn.when_pressed = self._edge_handler(button_id, True)
-                btn.when_released = self._edge_handler(button_id, False)
+                # pull_up: wired to ground, so pressed is low (active). bounce_time=None: debouncing is
+                # ours, so it is the same on every pin factory.
+                btn = DigitalInputDevice(pins[button_id], pull_up=True, bounce_time=None, pin_factory=pin_factory)
+                btn.when_activated = self._edge_handler(button_id, True)
+                btn.when_deactivated = self._edge_handler(button_id, False)
                 self.buttons[button_id] = btn
         except Exception:
             self.close()
@@ -317,13 +320,8 @@ class DealerConsole:
         thread = getattr(self, "_thread", None)
         if thread is not None:
             thread.join(timeout=5.0)
-        # Each gpiozero Button stops a hold thread that polls every 0.1 s; closing them
-        # side by side keeps shutdown (and the test suite) from paying that per button.
-        closers = [threading.Thread(target=btn.close) for btn in self.buttons.values()]
-        for closer in closers:
-            closer.start()
-        for closer in closers:
-            closer.join()
+        for btn in self.buttons.values():
+            btn.close()
 
 
 def asyncio_action_sink(

@@ -27,15 +27,45 @@ from display.wiring import DriverName, GpioWiring, PinFactoryName
 log = logging.getLogger(__name__)
 
 
+class GpioUnavailable(RuntimeError):
+    """The wiring's pin factory, or a part on its pins, cannot be used here.
+
+    The message is one line: the setting or the part, what went wrong, and what to do.
+    """
+
+
+LGPIO_MISSING = ('[gpio] pin_factory = "lgpio", but the lgpio module is not installed: on the Pi, '
+                 "sudo apt-get install python3-lgpio, then run deploy/install.sh again (it links lgpio into the "
+                 'venv); on another machine use pin_factory = "mock" or --no-gpio')
+
+
 def make_pin_factory(name: PinFactoryName) -> Factory:
-    """The gpiozero pin factory named in the wiring (lgpio imported only when asked for)."""
+    """The gpiozero pin factory named in the wiring (lgpio imported only when asked for).
+
+    GpioUnavailable says why lgpio cannot be used: not installed, a board gpiozero does not know
+    as a Raspberry Pi (PinUnknownPi), or a GPIO chip that cannot be opened.
+    """
     if name is PinFactoryName.MOCK:
         from gpiozero.pins.mock import MockFactory
 
         return MockFactory()
-    from gpiozero.pins.lgpio import LGPIOFactory
+    try:
+        from gpiozero.pins.lgpio import LGPIOFactory
+    except ImportError:
+        raise GpioUnavailable(LGPIO_MISSING) from None
+    from gpiozero.exc import PinUnknownPi
 
-    return LGPIOFactory()
+    try:
+        return LGPIOFactory()
+    except PinUnknownPi as exc:
+        raise GpioUnavailable(
+            f'[gpio] pin_factory = "lgpio", but gpiozero does not recognise this board as a Raspberry Pi '
+            f'(PinUnknownPi: {exc}): run on the table\'s Pi (3, 4 or 5), or use pin_factory = "mock" or '
+            "--no-gpio elsewhere") from None
+    except Exception as exc:  # lgpio.error and OSError: no /dev/gpiochip*, or no right to it
+        raise GpioUnavailable(
+            f'[gpio] pin_factory = "lgpio": cannot open the GPIO chip ({type(exc).__name__}: {exc}): the '
+            "service's user must be in the gpio group (deploy/install.sh) and /dev/gpiochip0 must exist") from None
 
 
 def make_driver(
@@ -60,6 +90,27 @@ def make_driver(
         return TerminalDisplay(ids, wiring.digits, stream=terminal_stream, style=wiring.terminal.style.value,
                                columns=wiring.terminal.columns)
     return NullDisplay(ids, wiring.digits)
+
+
+def spi_device(wiring: GpioWiring) -> str | None:
+    """The spidev device the MAX7219 chain is driven through on a Pi, or None (software SPI, no SPI).
+
+    gpiozero (lgpio) uses the kernel's SPI0 when the chain is on its pins, SCLK GPIO11 and MOSI
+    GPIO10, with CE0 (GPIO8, /dev/spidev0.0) or CE1 (GPIO7, /dev/spidev0.1) as LOAD; on other
+    pins it clocks the bits out itself.
+    """
+    if wiring.driver is not DriverName.MAX7219 or (wiring.spi.clock, wiring.spi.mosi) != (11, 10):
+        return None
+    return {8: "/dev/spidev0.0", 7: "/dev/spidev0.1"}.get(wiring.spi.select)
+
+
+def _displays(wiring: GpioWiring) -> str:
+    s = wiring.spi
+    if wiring.driver is DriverName.MAX7219:
+        device = spi_device(wiring)
+        return (f"the displays (MAX7219 chain on {device or 'software SPI'}: CLK GPIO{s.clock}, DIN GPIO{s.mosi}, "
+                f"LOAD GPIO{s.select})")
+    return f"the displays (driver = {wiring.driver.value!r})"
 
 
 def console_pins(wiring: GpioWiring) -> dict[ButtonId, int]:
@@ -127,6 +178,7 @@ def build_outputs(
     """
     factory = pin_factory if pin_factory is not None else make_pin_factory(wiring.pin_factory)
     built: list[_Closeable] = []
+    part = _displays(wiring)
     try:
         driver = make_driver(wiring, factory, terminal_stream=terminal_stream)
         displays = DisplayChain(
@@ -137,6 +189,7 @@ def build_outputs(
             start=start_threads,
         )
         built.append(displays)
+        part = f"the bell (bell_pin = GPIO{wiring.bell_pin})"
         bell = Bell(
             wiring.bell_pin,
             pin_factory=factory,
@@ -149,8 +202,10 @@ def build_outputs(
         tower = None
         if wiring.tower_light is not None:
             t = wiring.tower_light
+            part = "the tower light ([gpio.tower_light])"
             tower = TowerLight(t.red, t.amber, t.green, pin_factory=factory)
             built.append(tower)
+        part = "the dealer console's buttons ([gpio.buttons])"
         console = DealerConsole(
             console_pins(wiring),
             on_action,
@@ -162,9 +217,14 @@ def build_outputs(
             selection_timeout=wiring.selection_timeout_s,
             start=start_threads,
         )
-    except Exception:
-        for part in reversed(built):
-            part.close()
-        raise
+    except Exception as exc:
+        for made in reversed(built):
+            made.close()
+        if isinstance(exc, (ValueError, GpioUnavailable)):  # (a wiring the config let through is a bug: as it is)
+            raise
+        raise GpioUnavailable(
+            f"{part}: {type(exc).__name__}: {exc}: is another program using these pins (the service: sudo "
+            "systemctl stop tablectl), SPI enabled (deploy/README.md, section 1), and the service's user in the "
+            "gpio and spi groups?") from None
     displays.set_brightness(wiring.brightness)
     return TableIO(wiring, factory, displays, bell, console, tower)

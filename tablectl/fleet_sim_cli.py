@@ -44,6 +44,14 @@ def run(args: argparse.Namespace) -> int:
     if not 1 <= args.tables <= 500:
         print("tablectl fleet-sim: --tables must be 1..500", file=sys.stderr)
         return 2
+    from controller.rules import profiles
+
+    if args.rules not in profiles("blackjack"):
+        # The fleet's in-process dealer plays blackjack only; a club game's croupier banks and deals
+        # by another rule (simulators.club_dealer), which it does not drive yet.
+        print(f"tablectl fleet-sim: --rules {args.rules!r}: fleet-sim plays the blackjack profiles "
+              f"({', '.join(profiles('blackjack'))})", file=sys.stderr)
+        return 2
     try:
         BrokerSettings(url=args.broker)
     except ValueError as exc:

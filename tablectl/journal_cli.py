@@ -1,8 +1,9 @@
-"""The journal tools: `tablectl journal export|verify|keygen` and `tablectl status`.
+"""The journal tools: `tablectl journal export|verify|keygen|init|backup` and `tablectl status`.
 
 Every tool that reads a journal opens it read-only (SQLite ``mode=ro``): it
 never changes a byte of the file it inspects, and never writes an output file
-over the journal or the files beside it. With the table's key (``--key``, by
+over the journal or the files beside it. `init` makes a journal only where
+nothing is; `backup` reads the journal through SQLite's online backup. With the table's key (``--key``, by
 default the ``.key`` file beside the journal when there is one) the journal is
 verified before anything is read from it; without one the output says it is
 unverified.
@@ -20,13 +21,13 @@ from pathlib import Path
 
 from controller.authority import ReplayRefused, check_round_records, export_session, replay_journal
 from controller.journal import (JournalError, JournalKey, JournalKeyError, JournalNotFound, JournalReader,
-                                JournalTampered, StorageError, UnreadableRow, sidecars)
+                                JournalTampered, StorageError, UnreadableRow, Verified, sidecars)
 from controller.replay_cli import format_rounds
 from controller.view import table_view
 
 
 def configure_parser(p: argparse.ArgumentParser) -> None:
-    """Register `journal export`, `journal verify` and `journal keygen`."""
+    """Register `journal export`, `verify`, `keygen`, `init` and `backup`."""
     sub = p.add_subparsers(dest="journal_command", metavar="SUBCOMMAND")
     sub.required = True
     export = sub.add_parser("export", help="write the journal as a session file (what `tablectl replay` reads)")
@@ -45,6 +46,22 @@ def configure_parser(p: argparse.ArgumentParser) -> None:
     keygen = sub.add_parser("keygen", help="make a new key file for a new table's journal")
     keygen.add_argument("--key", required=True, help="where to write it (never over an existing file)")
     keygen.set_defaults(_run=run_keygen)
+    init = sub.add_parser("init", help="make a new table's journal (and its key, if there is none); "
+                                       "a journal that exists and verifies is left as it is")
+    init.add_argument("--config", help="the table's config: its [journal] path and key_file, and its rules")
+    init.add_argument("--db", help="journal file (without --config)")
+    init.add_argument("--key", help="key file (without --config; default: the journal's path with .key appended)")
+    init.add_argument("--rules", default="ru-standard", help="rule profile of the first row (without --config)")
+    init.set_defaults(_run=run_init)
+    backup = sub.add_parser("backup", help="copy the journal into a folder (SQLite's online backup, safe while the "
+                                           "service writes), then verify the copy with the key")
+    backup.add_argument("--to", required=True, metavar="DIR", help="folder for the copy (a USB stick, a share)")
+    backup.add_argument("--config", help="the table's config: its [journal] path and key_file")
+    backup.add_argument("--db", help="journal file (without --config)")
+    backup.add_argument("--key", help="key file (without --config; default: the journal's path with .key appended)")
+    backup.add_argument("--keep", type=int, default=0, metavar="N",
+                        help="keep the newest N copies of this journal in DIR, remove older ones (default: keep all)")
+    backup.set_defaults(_run=run_backup)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -130,13 +147,7 @@ def run_verify(args: argparse.Namespace) -> int:
         print(f"tablectl journal verify: {exc}", file=sys.stderr)
         return 2
     try:
-        result = reader.verify()
-        if result.bad_snapshots:  # (the service ignores such a snapshot; surveillance is told)
-            seq = result.bad_snapshots[0]
-            raise JournalTampered(f"journal {reader.path}: the snapshot after row {seq} does not verify: it was "
-                                  "altered or forged; keep the file for investigation", table="snapshots", row=seq)
-        if args.head is not None:
-            _check_head(reader, *args.head)
+        result = _verified(reader, args.head)
         try:
             check_round_records(reader)  # every round the ledger settles has its record: replayed, by this release
         except (UnreadableRow, ReplayRefused) as exc:
@@ -167,6 +178,18 @@ def run_verify(args: argparse.Namespace) -> int:
     return 0
 
 
+def _verified(reader: JournalReader, head: tuple[int, str] | None = None) -> Verified:
+    """Every MAC, every snapshot (one that does not verify is NOT VERIFIED here), and `head` if given."""
+    result = reader.verify()
+    if result.bad_snapshots:  # (the service ignores such a snapshot; surveillance is told)
+        seq = result.bad_snapshots[0]
+        raise JournalTampered(f"journal {reader.path}: the snapshot after row {seq} does not verify: it was "
+                              "altered or forged; keep the file for investigation", table="snapshots", row=seq)
+    if head is not None:
+        _check_head(reader, *head)
+    return result
+
+
 def _head(text: str) -> tuple[int, str]:
     seq, _, mac = text.partition(":")
     if not seq.isdigit() or len(mac) != 64 or any(c not in "0123456789abcdef" for c in mac):
@@ -193,6 +216,150 @@ def run_keygen(args: argparse.Namespace) -> int:
         return 2
     print(f"wrote {args.key} (key id {key.key_id}); keep it readable by the service alone, and a copy in the safe")
     return 0
+
+
+def _target(args: argparse.Namespace, tool: str) -> tuple[Path, Path, str, str]:
+    """(journal, key file, rule profile, the table's name) from --config, or from --db/--key/--rules."""
+    if args.config:
+        if args.db or args.key:
+            raise ValueError("give --config, or --db (and --key), not both")
+        from tablectl.config import load_settings  # (pydantic-settings: only for the tools that read a config)
+
+        settings = load_settings(args.config)
+        return (settings.journal.path, settings.journal.key_path, settings.table.profile, settings.table.name)
+    if not args.db:
+        raise ValueError("give --config FILE (the table's config) or --db JOURNAL")
+    db = Path(args.db)
+    key = Path(args.key) if args.key else db.with_name(db.name + ".key")
+    return db, key, getattr(args, "rules", "ru-standard"), db.stem
+
+
+def _owned_like_its_folder(path: Path) -> str:
+    """Run as root, a file made for the service goes to the owner of the journal's folder (the service's user)."""
+    if os.geteuid() != 0:
+        return ""
+    folder = path.parent.stat()
+    if folder.st_uid == 0:
+        return ""
+    os.chown(path, folder.st_uid, folder.st_gid)
+    return f" (owned by uid {folder.st_uid}, as its folder)"
+
+
+def run_init(args: argparse.Namespace) -> int:
+    """A new table's journal, with its first row (the rules), and its key if it has none; 0 also when one verifies.
+
+    Never over anything: a journal (or a WAL of one) already there is verified and left as it
+    is; a journal without its key is refused. Exit 0 (made, or there and verified), 2 (cannot:
+    arguments, config, the key file, storage), 3 (the journal there is refused).
+    """
+    from controller.authority import TableAuthority
+    from controller.rules import RuleError, build_rules
+
+    from tablectl.checks import journal_exists
+
+    try:
+        db, key_path, profile, _ = _target(args, "journal init")
+        rules = build_rules(profile)
+        if journal_exists(db):
+            with _open(str(db), str(key_path), "journal init") as reader:
+                seq, mac = reader.head()
+            print(f"journal {db} exists and verifies ({seq} rows, head MAC {mac}): nothing done")
+            return 0
+        made_key = not (key_path.exists() or key_path.is_symlink())
+        if made_key:
+            key = JournalKey.generate(key_path)
+            print(f"made the key {key_path}{_owned_like_its_folder(key_path)} (key id {key.key_id}): keep a copy "
+                  "in the safe, and give the floor and surveillance theirs")
+        else:
+            key = _load_key(key_path, "journal init")
+        authority = TableAuthority.open(db, key, rules, now=datetime.now(timezone.utc))
+        seq, mac = authority.journal.head()
+        authority.journal.close()
+        owner = _owned_like_its_folder(db)
+        print(f"made the journal {db}{owner}: {seq} row (the rules: {rules.name}), head MAC {mac}")
+    except (JournalError, RuleError, ValueError, OSError) as exc:
+        print(f"tablectl journal init: {exc}", file=sys.stderr)
+        return _tool_status(exc) if isinstance(exc, JournalError) else EXIT_CANNOT
+    return 0
+
+
+def run_backup(args: argparse.Namespace) -> int:
+    """Copy the journal into --to DIR with SQLite's online backup, then verify the copy with the key.
+
+    Consistent while the service writes (the copy is one read transaction's view). The copy is
+    written under a temporary name and gets its final one, ``NAME-YYYYMMDDTHHMMSSZ.sqlite``,
+    only once it verifies. Exit 0 (copied and verified), 1 (the copy does NOT verify: the
+    journal itself does not; it is removed, the journal left as it is), 2 (cannot: no journal,
+    the key, DIR missing or not writable, storage, arguments).
+    """
+    import re
+    import sqlite3
+
+    try:
+        db, key_path, _, name = _target(args, "journal backup")
+        if args.keep < 0:
+            raise ValueError("--keep N: N is 0 (keep every copy) or more")
+        to = Path(args.to)
+        if not to.is_dir():  # never made here: an unmounted stick's mount point is a folder on the SD card
+            raise ValueError(f"--to {to} is not a folder: is the stick or share mounted there?")
+        key = _load_key(key_path, "journal backup")
+        name = re.sub(r"[^A-Za-z0-9_-]", "_", name) or "journal"
+        final = to / f"{name}-{datetime.now(timezone.utc).strftime('%Y%m%dT%H%M%SZ')}.sqlite"
+        partial = final.with_name(f"{final.name}.{os.getpid()}.partial")  # (each run its own: two never share one)
+        for p in (partial, *sidecars(partial)):
+            p.unlink(missing_ok=True)
+        with JournalReader(db, key) as source:
+            try:
+                copy = sqlite3.connect(partial)
+                try:
+                    source.db.backup(copy)
+                finally:
+                    copy.close()
+            except sqlite3.Error as exc:
+                raise StorageError(f"cannot copy {db} to {partial}: {exc}") from None
+        try:
+            with open(partial, "rb") as f:
+                os.fsync(f.fileno())
+            with JournalReader(partial, key) as reader:
+                result = _verified(reader)
+                check_round_records(reader)
+            os.link(partial, final)  # verified: it takes its name (never over a file: one of the same second is refused)
+        except (JournalTampered, UnreadableRow, ReplayRefused) as exc:
+            print(f"NOT VERIFIED: the copy of {db} does not verify, so neither does the journal (tablectl journal "
+                  f"verify --db {db} --key {key_path}): {exc}; the copy is removed")
+            return 1
+        finally:
+            for p in (partial, *sidecars(partial)):
+                p.unlink(missing_ok=True)
+        _sync_folder(to)
+        removed = _prune(to, name, args.keep) if args.keep else []
+    except (JournalError, ValueError, OSError) as exc:
+        print(f"tablectl journal backup: {exc}", file=sys.stderr)
+        return EXIT_CANNOT
+    print(f"backed up {db} to {final}: verified, {result.rows} rows, {result.rounds} round records, head row "
+          f"{result.head_seq} MAC {result.head_mac}" + (f"; removed {len(removed)} older copies" if removed else ""))
+    return 0
+
+
+def _sync_folder(folder: Path) -> None:
+    """The new name in the folder reaches the disk too (the copy's bytes were synced before)."""
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _prune(folder: Path, name: str, keep: int) -> list[Path]:
+    """Remove all but the newest `keep` copies named NAME-<time>.sqlite (the times sort as they read)."""
+    import re
+
+    pattern = re.compile(re.escape(name) + r"-\d{8}T\d{6}Z\.sqlite")
+    copies = sorted(p for p in folder.iterdir() if pattern.fullmatch(p.name))
+    old = copies[:-keep]
+    for p in old:
+        p.unlink()
+    return old
 
 
 def _parse_time(text: str) -> datetime:

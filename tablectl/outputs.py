@@ -15,7 +15,7 @@ from dataclasses import replace
 from decimal import Decimal
 from typing import Any, Callable, Protocol
 
-from controller.alerts import AlertKind
+from controller.alerts import AlertKind, AlertLevel
 from controller.cards import soft_total
 from controller.effects import AlertRaised, Effect, ShoeLock
 from controller.engine import Table
@@ -61,33 +61,33 @@ class ShoeLockOutput:
         self._lock()
 
 
-_BELL_FOR_ALERT = {
-    AlertKind.UNEXPECTED_CARD: BellSignal.ATTENTION,
-    AlertKind.INTEGRITY: BellSignal.ATTENTION,
-    AlertKind.SHOE_FAULT: BellSignal.FAULT,
-    AlertKind.LINK_DOWN: BellSignal.FAULT,
-    AlertKind.CALL_PIT: BellSignal.CALL_PIT,
-    AlertKind.SHUFFLE_DUE: BellSignal.SHUFFLE_DUE,
-    AlertKind.SHOE_EMPTY: BellSignal.SHUFFLE_DUE,  # the shoe must be loaded again
-}
+# The pattern follows the alert's level (controller.alerts.ALERT_LEVEL), so the pit knows by ear
+# whether it must come (an alarm: the rapid bursts) or the table waits for someone (an action:
+# long-short-long). The dealer's call keeps its own two long rings: the pit knows who asks.
+_BELL_FOR_LEVEL = {AlertLevel.ALARM: BellSignal.ATTENTION, AlertLevel.ACTION: BellSignal.FAULT}
+_BELL_FOR_KIND = {AlertKind.CALL_PIT: BellSignal.CALL_PIT}
 
 
 class BellOutput:
-    """Rings the pattern that says why, each time an alert is raised."""
+    """Rings the pattern that says why, each time an alert that needs a person is raised.
+
+    A notice (controller.alerts.ALERT_LEVEL: a due shuffle, an empty shoe) is shown but never rung:
+    it comes every shoe, and a bell that rings for routine teaches the pit to ignore it.
+    """
 
     def __init__(self, ring: Callable[[BellSignal], None]) -> None:
         self._ring = ring
 
     def handle(self, effects: list[Effect], table: Table) -> None:
-        """Ring for every new alert."""
+        """Ring for every new alert of level action or alarm."""
         for effect in effects:
-            if isinstance(effect, AlertRaised):
-                # A kind added to the engine later still rings (the pit must look) rather than failing the output.
-                self._ring(_BELL_FOR_ALERT.get(effect.alert.kind, BellSignal.ATTENTION))
+            if isinstance(effect, AlertRaised) and effect.alert.level is not AlertLevel.NOTICE:
+                alert = effect.alert
+                self._ring(_BELL_FOR_KIND.get(alert.kind) or _BELL_FOR_LEVEL[alert.level])
 
     def stopped(self, reason: str) -> None:
-        """The table stopped: call the pit with the fault pattern."""
-        self._ring(BellSignal.FAULT)
+        """The table stopped (its storage failed): the pit must come, so it rings the alarm's pattern."""
+        self._ring(_BELL_FOR_LEVEL[AlertLevel.ALARM])
 
 
 class DisplayOutput:

@@ -10,22 +10,14 @@ import signal
 import sys
 from typing import Any, Callable, TextIO
 
-from controller.journal import JournalError, StorageError
+from controller.journal import JournalError
 
-from .api.guard import ListenError, scheme
 from .config import ConfigError, Settings, load_settings
+from .exits import EXIT_CONFIG, EXIT_INTERNAL, EXIT_OK, exit_status
+from .listening import ListenError, scheme
 from .service import TableService
 
 log = logging.getLogger(__name__)
-
-# Exit statuses (docs/service.md). The unit restarts the service on the transient ones (storage,
-# the API's port) and not on those a person must fix first (RestartPreventExitStatus=2 3).
-EXIT_OK = 0
-EXIT_CONFIG = 2  # the configuration cannot run
-EXIT_JOURNAL = 3  # the journal is refused: damaged, altered, foreign, or its key is wrong or missing
-EXIT_STORAGE = 4  # the journal's storage failed: disk full, read-only, I/O error
-EXIT_INTERNAL = 5  # a bug: the table stopped rather than guess
-EXIT_LISTEN = 6  # the API could not listen on its address
 
 # The shoe's port thread needs the interpreter's lock the moment a card's bytes arrive; while
 # another thread computes (an export, a table view in the API's pool), it waits up to the switch
@@ -35,6 +27,16 @@ EXIT_LISTEN = 6  # the API could not listen on its address
 SWITCH_INTERVAL_SECONDS = 0.001
 
 
+def prepare_process() -> None:
+    """What the service's process sets before it imports the API (`tablectl run` only).
+
+    FastAPI asks of every model a route names whether it is a pydantic.v1 model, importing
+    pydantic.v1 to find out: 1.8 MB of the service's RSS for an answer that is always no (none of
+    ours is; benchmarks/rss.py). Marked absent, that import fails at once, and FastAPI, written
+    for a pydantic without v1, takes the failure for the same no. Only in the service's own
+    process: a test process or the demo may hold pydantic.v1 for other reasons.
+    """
+    sys.modules.setdefault("pydantic.v1", None)  # type: ignore[arg-type]  # None: "not importable"
 
 
 def one_line(text: str) -> str:
@@ -96,14 +98,15 @@ def configure_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-gpio", action="store_true", help="do not drive displays, bell and console")
     p.add_argument("--no-api", action="store_true", help="do not serve the HTTP API")
     p.add_argument("--check", action="store_true",
-                   help="open and verify the config and the journal (made where nothing is), then exit")
+                   help="check the config, key, journal, pins, SPI, API port and shoe; make nothing, serve nothing")
 
 
 def build_gpio(service: TableService, settings: Settings, loop: asyncio.AbstractEventLoop,
-               terminal_stream: TextIO | None = None) -> Any:
+               terminal_stream: TextIO | None = None, pin_factory: Any = None) -> Any:
     """Displays, bell and console from the [gpio] wiring, plugged into the service.
 
-    ``terminal_stream`` is where the terminal driver draws (default: stderr, the log).
+    ``terminal_stream`` is where the terminal driver draws (default: stderr, the log);
+    ``pin_factory`` the one made already (default: the wiring's). Raises GpioUnavailable.
     """
     from display.console import asyncio_action_sink
     from display.factory import build_outputs
@@ -112,7 +115,7 @@ def build_gpio(service: TableService, settings: Settings, loop: asyncio.Abstract
     from .outputs import BellOutput, DisplayOutput
 
     io = build_outputs(settings.gpio, on_action=asyncio_action_sink(loop, lambda a: handle_console_action(a, service)),
-                       terminal_stream=terminal_stream)
+                       terminal_stream=terminal_stream, pin_factory=pin_factory)
     service.outputs.append(DisplayOutput(io.show, lambda: service.health.link_up,
                                          settled_seconds=settings.gpio.settled_seconds, call_later=loop.call_later))
     service.outputs.append(BellOutput(io.bell.ring))
@@ -130,6 +133,13 @@ async def serve(settings: Settings, *, gpio: bool = True, api: bool = True,
     """
     loop = asyncio.get_running_loop()
     sys.setswitchinterval(SWITCH_INTERVAL_SECONDS)
+    pin_factory = None
+    if gpio and service is None:
+        # The pin factory first: a Pi that cannot drive its pins (no lgpio, not a Pi) stops here,
+        # before a journal is opened, let alone made.
+        from display.factory import make_pin_factory
+
+        pin_factory = make_pin_factory(settings.gpio.pin_factory)
     service = service or TableService(settings)
     # The head in the log lets a copy taken off the table show later whether rows were cut from the tail;
     # its MAC is withheld while a card is face down, as below supervisor in the API (controller.view.head_view).
@@ -138,7 +148,11 @@ async def serve(settings: Settings, *, gpio: bool = True, api: bool = True,
     context = TableContext(service)
     for handler in logging.getLogger().handlers:
         handler.addFilter(context)
-    io = build_gpio(service, settings, loop, terminal_stream) if gpio else None
+    try:
+        io = build_gpio(service, settings, loop, terminal_stream, pin_factory) if gpio else None
+    except Exception:
+        service.authority.journal.close()
+        raise
     if stop is None:
         stop = asyncio.Event()
         for sig in (signal.SIGTERM, signal.SIGINT):
@@ -177,10 +191,13 @@ async def serve(settings: Settings, *, gpio: bool = True, api: bool = True,
             on_ready(service)
 
     # The floor's publisher (off unless [fleet] enabled): stopped before the service closes the journal,
-    # so its last outbox mark is recorded.
-    from .fleet import publisher as fleet
+    # so its last outbox mark is recorded. Imported only for a table that publishes: the MQTT client
+    # (aiomqtt, paho) is 4.6 MB of the service's RSS (benchmarks/rss.py).
+    fleet_task = None
+    if settings.fleet.enabled:
+        from .fleet import publisher as fleet
 
-    fleet_task = fleet.start(service)
+        fleet_task = fleet.start(service)
     service_stop = stop
     stopper = None
     if fleet_task is not None:
@@ -241,35 +258,25 @@ async def _watchdog(notify: Any) -> None:
         await asyncio.sleep(period / 2)
 
 
-def exit_status(exc: BaseException | None) -> int:
-    """The documented exit status for how the service ended."""
-    if exc is None:
-        return EXIT_OK
-    if isinstance(exc, StorageError):
-        return EXIT_STORAGE
-    if isinstance(exc, ListenError):
-        return EXIT_LISTEN
-    if isinstance(exc, JournalError):
-        return EXIT_JOURNAL if type(exc) is not JournalError else EXIT_INTERNAL
-    return EXIT_INTERNAL
+def check(settings: Settings, *, gpio: bool = True, api: bool = True) -> int:
+    """`tablectl run --check`: every part the table needs, checked; nothing made, nothing served (tablectl.checks).
 
+    What is fine goes to stdout, a line each; each fault to stderr, one line with what to do and its
+    exit status. The status is the first fault's, 0 when there is none.
+    """
+    from .checks import run_checks
 
-def check(settings: Settings) -> int:
-    """`tablectl run --check`: the config, the key and the journal open and verify; nothing is served."""
-    from controller.authority import TableAuthority
-
-    from .service import journal_key, utc_now
-
-    try:
-        authority = TableAuthority.open(settings.journal.path, journal_key(settings), settings.table.rules(),
-                                        settings.journal.snapshot_every_rounds, now=utc_now())
-    except JournalError as exc:
-        print(f"tablectl run: {exc}", file=sys.stderr)
-        return exit_status(exc)
-    seq, mac = authority.journal.head()
-    authority.journal.close()
-    print(f"journal {settings.journal.path}: verified, {seq} rows, head MAC {mac}, phase {authority.phase.value}")
-    return EXIT_OK
+    status = EXIT_OK
+    for finding in run_checks(settings, gpio=gpio, api=api,
+                              warn=lambda message: print(f"tablectl run --check: warning: {message}", file=sys.stderr)):
+        if not finding.ok:
+            print(f"tablectl run --check: {finding.text} (exit {finding.status})", file=sys.stderr)
+            status = status or finding.status
+        elif finding.warning:
+            print(f"tablectl run --check: warning: {finding.text}", file=sys.stderr)
+        else:
+            print(finding.text)
+    return status
 
 
 def run(args: argparse.Namespace) -> int:
@@ -280,14 +287,23 @@ def run(args: argparse.Namespace) -> int:
         print(f"tablectl run: {exc}", file=sys.stderr)
         return EXIT_CONFIG
     setup_logging(settings.log_level)
+    prepare_process()
     if args.check:
-        return check(settings)
+        print(f"config {args.config or '(embedded defaults)'}: valid")
+        return check(settings, gpio=not args.no_gpio, api=not args.no_api)
+    from display.factory import GpioUnavailable
+
     try:
         failure = asyncio.run(serve(settings, gpio=not args.no_gpio, api=not args.no_api))
-    except (JournalError, ListenError) as exc:
+    except (JournalError, ListenError, GpioUnavailable) as exc:
         log.error("%s", exc)
         print(f"tablectl run: {exc}", file=sys.stderr)
         return exit_status(exc)
+    except Exception as exc:  # a bug: one line and the documented status, the traceback only at DEBUG
+        log.debug("the table could not start", exc_info=True)
+        print(f"tablectl run: internal error: {type(exc).__name__}: {one_line(str(exc))}; the table stopped "
+              'rather than guess (log_level = "DEBUG" shows where; report it with the log)', file=sys.stderr)
+        return EXIT_INTERNAL
     if failure is not None:
         print(f"tablectl run: {failure}", file=sys.stderr)
     return exit_status(failure)

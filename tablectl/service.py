@@ -123,7 +123,11 @@ def journal_key(settings: Settings) -> JournalKey:
         raise JournalKeyError(f"the journal {journal} exists but its key file {path} is missing: without the "
                               "key nothing in the journal can be trusted; put the key back (never make a new one "
                               "for an old journal)")
-    key = JournalKey.generate(path)
+    try:
+        key = JournalKey.generate(path)
+    except JournalKeyError as exc:
+        raise JournalKeyError(f"{exc}: a new table's key is made by deploy/install.sh, or by `tablectl journal init "
+                              "--config FILE` run as the service's user") from None
     log.info("made a new journal key at %s for the new journal %s", path, journal)
     return key
 
@@ -371,6 +375,7 @@ class TableService:
         elif type(msg) is fb.Status:
             self.last_status = msg
             self._reconcile(msg)
+            self._clear_faults(msg)
         elif type(msg) is fb.LinkUp:
             self.health.link_up = True
             log.info("shoe link up: %s", msg.hello)
@@ -397,6 +402,14 @@ class TableService:
             self._on_fault(msg)
         elif type(msg) is fb.Button:
             self._submit(ev.CallPit(), f"shoe button {msg.name}")
+
+    def _clear_faults(self, status: fb.Status) -> None:
+        """The shoe's heartbeat says a jam or an open lid is gone: journal it, so the cause ends at once
+        and the gate opens by itself (the alert stays on the board until a supervisor has seen it)."""
+        for kind, standing in ((fb.FaultKind.JAM, status.jammed), (fb.FaultKind.LID_OPEN, status.lid_open)):
+            if not standing and self.table.shoe_fault_active(kind.value):
+                log.info("shoe reports its %s gone", kind.value)
+                self._submit(ev.ShoeFaultCleared(kind=kind.value), "shoe status")  # its ShoeLock opens the gate
 
     def _reconcile(self, status: fb.Status) -> None:
         """Catch up from the shoe's heartbeat on a shuffle or cut card whose own message was lost.

@@ -48,7 +48,8 @@ def journal(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-@pytest.mark.parametrize("command", ["replay", "journal verify", "journal export", "status", "simulate"])
+@pytest.mark.parametrize("command", ["replay", "journal verify", "journal export", "status", "simulate",
+                                     "journal init", "journal backup"])
 def test_an_offline_subcommand_does_not_import_the_api(command: str, journal: Path, tmp_path: Path) -> None:
     key_for(journal)
     key = str(journal.with_name(journal.name + ".key"))
@@ -58,6 +59,8 @@ def test_an_offline_subcommand_does_not_import_the_api(command: str, journal: Pa
         "journal export": ["journal", "export", "--db", str(journal), "--out", str(tmp_path / "s.jsonl")],
         "status": ["status", "--db", str(journal)],
         "simulate": ["simulate", "--rounds", "20", "--workers", "1", "--seed", "1"],
+        "journal init": ["journal", "init", "--db", str(tmp_path / "new.sqlite")],
+        "journal backup": ["journal", "backup", "--db", str(journal), "--key", key, "--to", str(tmp_path)],
     }[command]
     code, loaded = _loaded(*argv)
     assert code == 0
@@ -70,3 +73,13 @@ def test_the_service_subcommand_still_gets_its_options() -> None:
                          text=True, timeout=60)
     assert out.returncode == 0
     assert "--config" in out.stdout
+
+
+def test_run_check_does_not_import_the_web_stack(tmp_path: Path) -> None:
+    """`run --check` (the technician's, and an upgrade's) asks about the API's port without FastAPI or uvicorn."""
+    cfg = tmp_path / "c.toml"
+    cfg.write_text(f'[journal]\npath = "{tmp_path / "j.sqlite"}"\n[shoe]\nport = "{tmp_path / "none"}"\n'
+                   '[gpio]\npin_factory = "mock"\n[api]\nport = 1\n')
+    code, loaded = _loaded("run", "--config", str(cfg), "--check", "--no-api")
+    assert code == 3  # (no journal yet: what it says is tests/service/test_pi_startup.py's)
+    assert loaded & {"fastapi", "starlette", "uvicorn", "aiomqtt"} == set()

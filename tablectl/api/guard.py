@@ -32,6 +32,9 @@ from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
+# (ListenError and scheme live where `run --check` reaches them without the web stack; named here too.)
+from tablectl.listening import ListenError as ListenError, bind, check_tls, scheme as scheme
+
 from .errors import error_response
 
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
@@ -253,10 +256,6 @@ def _host(scope: Scope) -> str:
     return ""
 
 
-class ListenError(OSError):
-    """The API could not listen where the config says; the message names the settings."""
-
-
 def edge_app(app: Any, settings: Any) -> Any:
     """An app's own edge from its `[api]` settings: the request guard (body size and time, requests in
     flight), outermost, then the Host check."""
@@ -287,37 +286,19 @@ def serving(app: Any, settings: Any, **extra: Any) -> tuple[Any, Any]:
     503 is plain text, and `RequestGuard` bounds the requests in flight in the error shape.
     Raises ListenError.
     """
-    import socket
-    import ssl
-
     import uvicorn
 
     a = settings
     tls: dict[str, Any] = {"ssl_certfile": str(a.tls_certfile), "ssl_keyfile": str(a.tls_keyfile)} if a.tls_certfile else {}
-    if tls:
-        try:
-            ssl.create_default_context(ssl.Purpose.CLIENT_AUTH).load_cert_chain(a.tls_certfile, a.tls_keyfile)
-        except (OSError, ssl.SSLError) as exc:
-            raise ListenError(f"[api] tls_certfile = {str(a.tls_certfile)!r}, tls_keyfile = "
-                              f"{str(a.tls_keyfile)!r}: cannot be used ({exc})") from None
+    check_tls(a)
     config = uvicorn.Config(app, host=a.host, port=a.port, log_level="warning", lifespan="off", access_log=False,
                             http=guarded_protocol(a.max_connections, a.header_timeout_seconds),
                             limit_concurrency=None, timeout_keep_alive=a.keep_alive_seconds,
                             backlog=min(ACCEPT_BURST, a.max_connections), h11_max_incomplete_event_size=16 * 1024,
                             **tls, **extra)
     _check_descriptors(a.max_connections)
-    family = socket.AF_INET6 if ":" in a.host else socket.AF_INET
-    try:
-        listening = socket.create_server((a.host, a.port), family=family, backlog=config.backlog)
-    except OSError as exc:
-        raise ListenError(f"[api] host = {a.host!r}, port = {a.port}: the API cannot listen there "
-                          f"({exc.strerror or exc}: the port is in use, or the address is not this machine's)") from None
+    listening = bind(a, config.backlog)
     server = uvicorn.Server(config)
     # uvicorn before 0.29 called this hook; later ones have no such method (they use capture_signals).
     server.install_signal_handlers = lambda: None  # type: ignore[attr-defined]  # uvicorn < 0.29 only
     return server, listening
-
-
-def scheme(settings: Any) -> str:
-    """http or https, as the `[api]` settings serve."""
-    return "https" if settings.tls_certfile else "http"

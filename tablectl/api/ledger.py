@@ -16,8 +16,6 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 from fastapi.responses import Response
 
-from tablectl.fleet.wire import published_form
-
 from .auth import Floor
 from .deps import Service
 from .errors import ERRORS
@@ -47,6 +45,10 @@ async def get_ledger(who: Floor, service: Service, after: Annotated[int, Query(g
     take = min(limit, max(0, head - after))
 
     def read() -> bytes:  # SQLite and JSON off the event loop, where the writer runs
+        # (Imported here, at a floor's first ask: the wire's pydantic models cost every table's service
+        # 0.4 MB of RSS from its start, benchmarks/rss.py, and most tables are never asked.)
+        from tablectl.fleet.wire import published_form
+
         if not take:
             return b""
         with service.reader() as journal:

@@ -122,6 +122,8 @@ class AlertModel(BaseModel):
 
     id: int
     kind: str
+    level: str = Field(description="notice (shown, no bell), action (the table waits for the dealer "
+                                             "or the pit) or alarm (the pit must come): controller/alerts.py ALERT_LEVEL")
     message: str
     raised_at: str | None
     active: bool

@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from .wire import PREFIX, TABLE_ID
+from . import PREFIX, TABLE_ID
 
 
 class BrokerSettings(BaseModel):

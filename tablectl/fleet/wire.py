@@ -29,14 +29,13 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, JsonValue, Va
 
 from controller.journal import JournalKey, JournalKeyError, LedgerRow, row_mac
 
-from . import BadMessage
+# (The patterns live in the package, where the table's config reads them without this module's models.)
+from . import PREFIX as PREFIX, TABLE_ID as TABLE_ID, BadMessage
 
 __all__ = ["LedgerRow", "row_mac", "read_key", "WireRow", "ledger_payload", "published_form", "parse_ledger",
            "TableState",
            "parse_state", "topic", "BadMessage"]
 
-TABLE_ID = r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$"
-PREFIX = r"^[A-Za-z0-9_-]{1,64}(/[A-Za-z0-9_-]{1,64}){0,3}$"
 _TABLE_ID_RE = re.compile(TABLE_ID)
 HIDDEN_CARD = "XX"
 

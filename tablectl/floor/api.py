@@ -21,7 +21,7 @@ from tablectl.fleet.wire import TABLE_ID
 
 from . import ExportError
 from .export import export_text
-from .service import FloorService
+from .service import FloorService, with_alerts
 
 STATIC = FsPath(__file__).with_name("static")
 TableId = Annotated[str, Path(pattern=TABLE_ID)]
@@ -55,7 +55,9 @@ async def healthz(request: Request) -> dict[str, Any]:
 async def get_floor(who: Viewer, request: Request) -> dict[str, Any]:
     """Every table's tile, tables with open alerts first."""
     floor = _floor(request)
-    return {"floor": floor.settings.floor.name, "connected": floor.connected, "tables": floor.tiles()}
+    tiles = floor.tiles()
+    return {"floor": floor.settings.floor.name, "connected": floor.connected, "tables": tiles,
+            "with_alerts": with_alerts(tiles)}
 
 
 @router.get("/api/tables/{table}", tags=["read"], responses=NOT_FOUND)

@@ -17,6 +17,7 @@ import time
 from datetime import datetime, timezone
 from typing import Any
 
+from controller.alerts import ALERT_LEVEL, AlertKind, AlertLevel
 from tablectl.fleet import BadMessage, BrokerUnavailable
 from tablectl.fleet import broker as mqtt
 from tablectl.fleet.wire import (
@@ -265,10 +266,12 @@ class FloorService:
 
     # ------------------------------------------------------------------ reading
     def tiles(self, now: float | None = None) -> list[dict[str, Any]]:
-        """One tile per table, tables with open alerts first (oldest alert first), then by id."""
+        """One tile per table: the most urgent level first (alarm, action, notice, none), then the oldest
+        alert, then by id. A table waiting for a shuffle does not push one that needs the pit down."""
         now = time.time() if now is None else now
         tiles = [self.tile(tid, now) for tid in self.tables()]
-        return sorted(tiles, key=lambda t: (not t["alerts"], -(t["alerts"][0]["age_s"] or 0) if t["alerts"] else 0,
+        return sorted(tiles, key=lambda t: (-_LEVEL_RANK.get(t["level"], -1),
+                                            -(t["alerts"][0]["age_s"] or 0) if t["alerts"] else 0,
                                             t["online"], t["id"]))
 
     def tile(self, table: str, now: float | None = None) -> dict[str, Any]:
@@ -299,6 +302,8 @@ class FloorService:
             "round": view.round if view is not None else None,
             "rounds_played": view.rounds_played if view is not None else None,
             "alerts": alerts,
+            # The most urgent level open: notice tiles are not red, and are not counted "with alerts".
+            "level": max((AlertLevel(a["level"]) for a in alerts), key=lambda lv: lv.rank).value if alerts else None,
             "penetration": shoe.penetration if shoe is not None else None,
             "shoe_id": shoe.id if shoe is not None else None,
             "rounds_per_hour": figures.rounds_per_hour if figures is not None else None,
@@ -328,6 +333,31 @@ class FloorService:
         return self.recovery.targets.get(table) if self.recovery is not None else None
 
 
+_LEVEL_RANK = {level.value: level.rank for level in AlertLevel}
+
+
+def level_of_published(a: AlertState) -> AlertLevel:
+    """An alert's level: the engine's table for a kind the floor knows, else what the table sent.
+
+    A kind from a newer table than the floor is taken at its published level, or as an alarm when it
+    sends none a floor understands: an alert nobody can place must not look routine.
+    """
+    try:
+        return ALERT_LEVEL[AlertKind(a.kind)]
+    except ValueError:
+        pass
+    sent = (a.model_extra or {}).get("level")
+    try:
+        return AlertLevel(sent) if isinstance(sent, str) else AlertLevel.ALARM
+    except ValueError:
+        return AlertLevel.ALARM
+
+
+def with_alerts(tiles: list[dict[str, Any]]) -> int:
+    """How many tables need a person: a notice (a due shuffle) is shown but not counted."""
+    return sum(t["level"] in (AlertLevel.ACTION.value, AlertLevel.ALARM.value) for t in tiles)
+
+
 def _alert(a: AlertState, now: float) -> dict[str, Any]:
     """An alert on a tile, with its age (a time without a zone is taken as UTC)."""
     age = None
@@ -336,7 +366,7 @@ def _alert(a: AlertState, now: float) -> dict[str, Any]:
         if raised.tzinfo is None:
             raised = raised.replace(tzinfo=timezone.utc)
         age = max(0.0, now - raised.timestamp())
-    return {"id": a.id, "kind": a.kind, "message": a.message, "raised_at": a.raised_at,
+    return {"id": a.id, "kind": a.kind, "level": level_of_published(a).value, "message": a.message, "raised_at": a.raised_at,
             "age_s": round(age, 1) if age is not None else None, "active": a.active, "acknowledged": a.acknowledged}
 
 

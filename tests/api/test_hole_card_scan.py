@@ -19,7 +19,7 @@ import pytest
 
 from tests.support.club import holds
 from tests.support.harness import DEALER_KEY, FLOOR_KEY, SUPERVISOR_KEY, VIEWER_KEY
-from tests.support.inprocess import InProcessTable, call, deal
+from tests.support.inprocess import InProcessTable, call, hole_card_down
 
 pytestmark = pytest.mark.anyio
 
@@ -30,14 +30,8 @@ UNDOCUMENTED_GETS = ("/", "/favicon.ico")
 @pytest.fixture
 async def hole_down(tmp_path: Path) -> AsyncIterator[tuple[InProcessTable, str, int]]:
     """A table whose first round stands with the hole card face down; yields (table, hole, first seq)."""
-    async with InProcessTable(tmp_path, seed=4, profile="us-holecard", decks=1) as t:
-        start = (await call(t.api, "GET", "/api/table", VIEWER_KEY)).json()["last_seq"]
-        bet = {"type": "bet", "box": 1, "amount": 10}
-        assert (await call(t.api, "POST", "/api/actions", DEALER_KEY, json=bet)).status_code == 200
-        hole = (await deal(t.api, t.shoe, VIEWER_KEY, 4))[-1]  # box, dealer up, box, the hole card
-        table = (await call(t.api, "GET", "/api/table", SUPERVISOR_KEY)).json()
-        assert table["phase"] in ("players", "insurance"), f"seed 4 should leave the hole card down: {table['phase']}"
-        yield t, hole, start
+    async with hole_card_down(tmp_path) as down:
+        yield down
 
 
 async def get_routes(api: httpx.AsyncClient) -> list[str]:

@@ -20,7 +20,7 @@ from controller.journal import JournalKey, JournalReader, LedgerRow
 from tablectl.fleet.wire import ledger_payload
 from tests.support.club import holds
 from tests.support.harness import DEALER_KEY, FLOOR_KEY, SUPERVISOR_KEY, VIEWER_KEY
-from tests.support.inprocess import InProcessTable, call, deal
+from tests.support.inprocess import InProcessTable, call, deal, hole_card_down
 
 pytestmark = pytest.mark.anyio
 
@@ -38,15 +38,9 @@ async def _ledger(t: InProcessTable, key: str | None = FLOOR_KEY, **params: int)
 
 @pytest.fixture
 async def hole_down(tmp_path: Path) -> AsyncIterator[tuple[InProcessTable, str, int]]:
-    """A us-holecard round whose hole card is face down; yields (table, hole card, seq before the round)."""
-    async with InProcessTable(tmp_path, seed=4, profile="us-holecard", decks=1) as t:
-        start = (await call(t.api, "GET", "/api/table", VIEWER_KEY)).json()["last_seq"]
-        bet = {"type": "bet", "box": 1, "amount": 10}
-        assert (await call(t.api, "POST", "/api/actions", DEALER_KEY, json=bet)).status_code == 200
-        hole = (await deal(t.api, t.shoe, VIEWER_KEY, 4))[-1]  # box, dealer up, box, the hole card
-        table = (await call(t.api, "GET", "/api/table", SUPERVISOR_KEY)).json()
-        assert table["phase"] in ("players", "insurance"), f"seed 4 should leave the hole card down: {table['phase']}"
-        yield t, hole, start
+    """A table whose first round stands with the hole card face down; yields (table, hole, first seq)."""
+    async with hole_card_down(tmp_path) as down:
+        yield down
 
 
 async def test_the_floor_key_gets_the_rows_as_published_the_hole_card_masked_and_no_mac_over_it(hole_down):

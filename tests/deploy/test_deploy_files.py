@@ -197,7 +197,7 @@ def test_the_unit_bounds_descriptors_and_memory_and_does_not_retry_what_needs_a_
                 if "=" in line and not line.startswith("#"))
     assert int(unit["LimitNOFILE"]) > 4 * 256  # well above [api] max_connections' default
     assert unit["MemoryMax"].endswith("M")
-    assert set(unit["RestartPreventExitStatus"].split()) == {"2", "3"}
+    assert set(unit["RestartPreventExitStatus"].split()) == {"2", "3", "7"}  # config, journal, hardware
 
 
 def test_journald_caps_the_logs():
@@ -205,3 +205,44 @@ def test_journald_caps_the_logs():
     settings = dict(line.split("=", 1) for line in text.splitlines() if "=" in line and not line.startswith("#"))
     assert settings["SystemMaxUse"].endswith("M") and int(settings["SystemMaxUse"][:-1]) <= 500
     assert "SystemKeepFree" in settings and "MaxRetentionSec" in settings
+
+
+BACKUP_UNITS = ("tablectl-backup.service", "tablectl-backup.timer")
+
+
+def test_backup_units_verify_cleanly(tmp_path):
+    """The journal's nightly backup (deploy/README.md, section 11): both units, as the main unit is checked."""
+    root = tmp_path / "root"
+    shutil.copytree("/usr/lib/systemd/system", root / "usr/lib/systemd/system", symlinks=True)
+    (root / "etc/systemd/system").mkdir(parents=True)
+    for name in BACKUP_UNITS:
+        shutil.copy(DEPLOY / "systemd" / name, root / "etc/systemd/system" / name)
+    exe = root / "opt/tablectl/current/venv/bin/tablectl"
+    exe.parent.mkdir(parents=True)
+    exe.write_text("#!/bin/sh\n")
+    exe.chmod(0o755)
+    (root / "mnt/tablectl-backup").mkdir(parents=True)
+    r = subprocess.run(["systemd-analyze", "verify", f"--root={root}", *BACKUP_UNITS],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and r.stdout + r.stderr == "", r.stdout + r.stderr
+
+
+def test_backup_service_runs_the_verified_backup_as_the_service_user_locked_down():
+    unit = DEPLOY / "systemd" / "tablectl-backup.service"
+    settings: dict[str, list[str]] = {}
+    for line in unit.read_text().splitlines():
+        if "=" in line and not line.startswith(("#", "[")):
+            key, value = line.split("=", 1)
+            settings.setdefault(key, []).append(value)
+    (exec_start,) = settings["ExecStart"]
+    assert exec_start.startswith("/opt/tablectl/current/venv/bin/tablectl journal backup --config "
+                                 "/etc/tablectl/config.toml --to /mnt/tablectl-backup")
+    assert settings["User"] == ["tablectl"] and settings["Type"] == ["oneshot"]
+    assert settings["RequiresMountsFor"] == ["/mnt/tablectl-backup"]  # never onto the card when nothing is mounted
+    assert "/mnt/tablectl-backup" in settings["ReadWritePaths"][0].split()
+    timer = (DEPLOY / "systemd" / "tablectl-backup.timer").read_text()
+    assert "OnCalendar=" in timer and "Persistent=true" in timer
+    r = subprocess.run(["systemd-analyze", "security", "--offline=true", "--no-pager", str(unit)],
+                       capture_output=True, text=True, timeout=60)
+    m = re.search(r"Overall exposure level for tablectl-backup.service: ([\d.]+) (\w+)", r.stdout)
+    assert m and m.group(2) in ("PERFECT", "SAFE", "OK"), r.stdout[-500:]

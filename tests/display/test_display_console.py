@@ -242,3 +242,14 @@ def test_asyncio_sink_delivers_from_a_foreign_thread() -> None:
         return [first, *received]
 
     assert [a.kind for a in asyncio.run(main())] == [ConsoleKind.STAND, ConsoleKind.SPLIT]
+
+
+def test_the_console_runs_no_thread_per_button(factory: MockFactory, clock: ManualClock) -> None:
+    """Holds are timed by the console's logic, so its pins are plain inputs: gpiozero's Button would start a
+    hold thread for each of them (14 on a 7-box table), each a thread's memory in the service for nothing."""
+    before = threading.active_count()
+    con = DealerConsole(PINS, lambda action: None, boxes=3, pin_factory=factory, clock=clock, start=False)
+    try:
+        assert threading.active_count() == before
+    finally:
+        con.close()

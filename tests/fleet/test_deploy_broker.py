@@ -30,7 +30,8 @@ def _certs(d: Path) -> None:
     ec = ("-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes")
     _openssl("req", "-x509", *ec, "-keyout", "ca.key", "-out", "ca.crt", "-days", "2", "-subj", "/CN=floor CA", cwd=d)
     (d / "san.ext").write_text("subjectAltName=IP:127.0.0.1\n")
-    for name, cn in (("broker", "127.0.0.1"), ("table-001", "table-001"), ("floor", "tablectl-floor")):
+    for name, cn in (("broker", "127.0.0.1"), ("table-001", "table-001"), ("table-002", "table-002"),
+                     ("floor", "tablectl-floor")):
         _openssl("req", *ec, "-keyout", f"{name}.key", "-out", f"{name}.csr", "-subj", f"/CN={cn}", cwd=d)
         extra = ("-extfile", "san.ext") if name == "broker" else ()
         _openssl("x509", "-req", "-in", f"{name}.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial",
@@ -53,13 +54,18 @@ def tls_broker(tmp_path):
     b.stop()
 
 
+def _identity(b: Mosquitto, d: Path, name: str) -> BrokerSettings:
+    """How the client `name` connects to the TLS broker: its certificate and key from the test's CA."""
+    return BrokerSettings(url=f"mqtts://127.0.0.1:{b.port}", ca_file=str(d / "ca.crt"),
+                          cert_file=str(d / f"{name}.crt"), key_file=str(d / f"{name}.key"))
+
+
 def test_the_example_broker_config_and_acl(tls_broker):
     b, d = tls_broker
     url = f"mqtts://127.0.0.1:{b.port}"
 
     def who(name: str) -> BrokerSettings:
-        return BrokerSettings(url=url, ca_file=str(d / "ca.crt"), cert_file=str(d / f"{name}.crt"),
-                              key_file=str(d / f"{name}.key"))
+        return _identity(b, d, name)
 
     async def forge(topic: str) -> None:
         # Mosquitto refuses a publish outside the client's ACL; with MQTT 5 it may also drop the client.
@@ -104,25 +110,15 @@ def test_the_example_broker_config_and_acl(tls_broker):
         asyncio.run(anonymous())
 
 
-def _table_002(d: Path) -> None:
-    ec = ("-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes")
-    _openssl("req", *ec, "-keyout", "table-002.key", "-out", "table-002.csr", "-subj", "/CN=table-002", cwd=d)
-    _openssl("x509", "-req", "-in", "table-002.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial",
-             "-out", "table-002.crt", "-days", "2", cwd=d)
-
-
 def test_a_table_certificate_cannot_take_the_floor_or_another_table_s_client_id(tls_broker):
     """Issue 21: with the floor away and rows queued for it, table-002's certificate connected as
     client id `tablectl-floor` with a clean start and session expiry 0, and the broker dropped the
     floor's session and its queued rows for good; the same kicked a live floor or table off. Under
     the shipped config a client's id is its certificate's name, whatever id it asks for."""
     b, d = tls_broker
-    _table_002(d)
-    url = f"mqtts://127.0.0.1:{b.port}"
 
     def who(name: str) -> BrokerSettings:
-        return BrokerSettings(url=url, ca_file=str(d / "ca.crt"), cert_file=str(d / f"{name}.crt"),
-                              key_file=str(d / f"{name}.key"))
+        return _identity(b, d, name)
 
     async def claim(identifier: str) -> None:
         """table-002's certificate asks for someone else's client id, with a clean start."""

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from controller.journal import JournalKey, JournalKeyError
+from tests.support.harness import free_port
 from tests.support.journals import open_authority, play_rounds
 
 LIMIT = ["prlimit", "--as=2147483648"] if shutil.which("prlimit") else []
@@ -38,7 +39,9 @@ def journal(tmp_path: Path) -> tuple[Path, Path]:
 
 def config(tmp_path: Path, path: Path, key: Path) -> Path:
     cfg = tmp_path / "c.toml"
-    cfg.write_text(f'[journal]\npath = "{path}"\nkey_file = "{key}"\n[shoe]\nport = "{tmp_path / "no-shoe"}"\n')
+    # A free API port: `run --check` fails (exit 6) where the port is taken, and 8080 may be.
+    cfg.write_text(f'[journal]\npath = "{path}"\nkey_file = "{key}"\n[shoe]\nport = "{tmp_path / "no-shoe"}"\n'
+                   f'[api]\nport = {free_port()}\n')
     return cfg
 
 

@@ -68,9 +68,10 @@ def test_settled_seconds_end_the_payouts_earlier() -> None:
     assert render_table(shown[-1], 8)["box1"] == "      --"  # the expired round does not come back
 
 
-def test_every_kind_of_alert_rings_its_pattern():
-    """A kind missing from the bell's table was a KeyError in the output, so the bell stayed silent."""
-    from controller.alerts import Alert, AlertKind
+def test_every_kind_of_alert_that_needs_a_person_rings_its_pattern():
+    """A kind missing from the bell's table was a KeyError in the output, so the bell stayed silent.
+    A notice (issue 23: a due shuffle, every shoe) is shown but never rung."""
+    from controller.alerts import Alert, AlertKind, AlertLevel
     from controller.effects import AlertRaised
     from display.bell import BellSignal
     from tablectl.outputs import BellOutput
@@ -78,6 +79,56 @@ def test_every_kind_of_alert_rings_its_pattern():
     rung: list[BellSignal] = []
     bell = BellOutput(rung.append)
     table = Table(build_rules("ru-standard"))
+    loud = [k for k in AlertKind if Alert(1, k, "m", AT).level is not AlertLevel.NOTICE]
     for kind in AlertKind:
         bell.handle([AlertRaised(Alert(id=1, kind=kind, message="m", raised_at=AT))], table)
-    assert len(rung) == len(AlertKind) and all(isinstance(s, BellSignal) for s in rung)
+    assert len(rung) == len(loud) and all(isinstance(s, BellSignal) for s in rung)
+
+
+def test_a_due_shuffle_does_not_ring_the_bell():
+    """Issue 23: the shuffle due at every shoe rang the bell like a stopped table."""
+    from controller.alerts import Alert, AlertKind
+    from controller.effects import AlertRaised
+    from tablectl.outputs import BellOutput
+
+    rung: list[object] = []
+    bell = BellOutput(rung.append)
+    table = Table(build_rules("ru-standard"))
+    bell.handle([AlertRaised(Alert(id=1, kind=AlertKind.SHUFFLE_DUE, message="m", raised_at=AT))], table)
+    assert rung == []
+
+
+def test_a_cleared_jam_leaves_the_displays_headline():
+    """Issue 23: after the shoe's clear, the displays still said the shoe was faulted until a supervisor
+    acknowledged the alert. The cause gone, the headline goes with it; the alert waits on the board."""
+    from display.model import TableMessage
+    from tablectl.outputs import display_view
+
+    table = Table(build_rules("ru-standard"))
+    table.apply(ev.Shuffle(shoe_id="S1", at=AT))
+    table.apply(ev.ShoeFault(kind="jam", at=AT))
+    assert TableMessage.SHOE_FAULT in display_view(table, True).messages
+    table.apply(ev.ShoeFaultCleared(kind="jam", at=AT))
+    assert TableMessage.SHOE_FAULT not in display_view(table, True).messages
+    assert [a.active for a in table.open_alerts()] == [False]
+
+
+def test_the_bell_pattern_follows_the_level():
+    """Issue 23: a held card (action) rang the same bursts as an integrity alarm, and a jam (action) the
+    same pattern as a lost link (alarm): the pit could not tell by ear whether it must come. The pattern
+    is now the level's; the dealer's call keeps its own. A stopped table (storage) is an alarm."""
+    from controller.alerts import ALERT_LEVEL, Alert, AlertKind, AlertLevel
+    from controller.effects import AlertRaised
+    from display.bell import BellSignal
+    from tablectl.outputs import BellOutput
+
+    table = Table(build_rules("ru-standard"))
+    for kind in AlertKind:
+        rung: list[BellSignal] = []
+        BellOutput(rung.append).handle([AlertRaised(Alert(id=1, kind=kind, message="m", raised_at=AT))], table)
+        expected = {AlertLevel.NOTICE: [], AlertLevel.ACTION: [BellSignal.FAULT],
+                    AlertLevel.ALARM: [BellSignal.ATTENTION]}[ALERT_LEVEL[kind]]
+        assert rung == ([BellSignal.CALL_PIT] if kind is AlertKind.CALL_PIT else expected), kind
+    rung = []
+    BellOutput(rung.append).stopped("the disk is full")
+    assert rung == [BellSignal.ATTENTION]

@@ -140,7 +140,7 @@ def test_a_read_only_journal_or_folder_is_named_at_start_up(tmp_path, what):
     folder.mkdir()
     journal = folder / "journal.sqlite"
     cfg = _config(tmp_path, journal, str(tmp_path / "no-shoe"))
-    made = tablectl("run", "--config", str(cfg), "--check", timeout=60)
+    made = tablectl("journal", "init", "--config", str(cfg), timeout=60)
     assert made.returncode == 0, made.stderr
     assert not any(p.exists() for p in _sidecars(journal))  # a clean close folds the WAL back
     target = journal if what == "file" else folder

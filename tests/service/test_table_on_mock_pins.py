@@ -102,8 +102,8 @@ async def _scenario(tmp_path, factory: MockFactory) -> None:
         assert (await loop.run_in_executor(None, lambda: sim.request("deal")))["ok"]
         await until(lambda: service.authority.journal.last_seq > seq)
         assert service.table.phase is Phase.ATTENTION
-        assert factory.pin(17).state is True  # the attention pattern starts at once
-        assert io.bell.player.ringing is BellSignal.ATTENTION
+        assert factory.pin(17).state is True  # the action pattern (a held card waits for the pit) starts at once
+        assert io.bell.player.ringing is BellSignal.FAULT
         assert shown() == expected() and len(set(shown())) == 1  # every display says so
         await until(lambda: sim.request("status")["locked"] is True)
         refused = await loop.run_in_executor(None, lambda: sim.request("deal"))

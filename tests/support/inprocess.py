@@ -55,6 +55,7 @@ from tests.support.harness import (
     SNAPSHOT_EVERY_ROUNDS,
     SUPERVISOR_KEY,
     TABLE_NAME,
+    VIEWER_KEY,
     api_keys,
     until,
 )
@@ -315,6 +316,23 @@ async def deal(api: httpx.AsyncClient, shoe: WiredShoe, key: str, cards: int) ->
         while (await call(api, "GET", "/api/table", key)).json()["last_seq"] == seq:
             await asyncio.sleep(0.01)
     return dealt
+
+
+@contextlib.asynccontextmanager
+async def hole_card_down(directory: Path) -> AsyncIterator[tuple[InProcessTable, str, int]]:
+    """A us-holecard table whose first round stands with the hole card face down.
+
+    Yields (table, the hole card, the last seq before the round). The shoe's seed 4 leaves the
+    round in play after the fourth card, so every reader's view of a face-down card can be tested.
+    """
+    async with InProcessTable(directory, seed=4, profile="us-holecard", decks=1) as t:
+        start = (await call(t.api, "GET", "/api/table", VIEWER_KEY)).json()["last_seq"]
+        bet = {"type": "bet", "box": 1, "amount": 10}
+        assert (await call(t.api, "POST", "/api/actions", DEALER_KEY, json=bet)).status_code == 200
+        hole = (await deal(t.api, t.shoe, VIEWER_KEY, 4))[-1]  # box, dealer up, box, the hole card
+        table = (await call(t.api, "GET", "/api/table", SUPERVISOR_KEY)).json()
+        assert table["phase"] in ("players", "insurance"), f"seed 4 should leave the hole card down: {table['phase']}"
+        yield t, hole, start
 
 
 async def eventually(check: Callable[[], Awaitable[T]], what: str, timeout: float = 20.0) -> T:

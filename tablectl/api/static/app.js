@@ -272,11 +272,31 @@ function stopReasons(v) {
   return out;
 }
 
+const LEVEL_RANK = { notice: 0, action: 1, alarm: 2 };
+const BANNER_HEADS = { notice: "Notice", action: "Table waiting", alarm: "Table stopped: the pit must come" };
+
+// The most urgent level behind the banner: its open alerts' own, a held card or the shoe's state
+// (a jam, an open lid: the dealer acts) at least action, a lost link an alarm.
+function bannerLevel(v, reasons) {
+  const dev = v.shoe_device || {};
+  let rank = 0;
+  for (const a of v.alerts) if (a.active) rank = Math.max(rank, LEVEL_RANK[a.level] ?? 2);
+  if (v.phase === "attention" || dev.jammed || dev.lid_open) rank = Math.max(rank, 1);
+  if (!dev.link_up) rank = 2;
+  if (!(v.shuffle_due && reasons.length === 1) && rank === 0) rank = 1;  // a gate held shut waits for a person
+  return Object.keys(LEVEL_RANK).find((k) => LEVEL_RANK[k] === rank);
+}
+
 function renderBanner(v) {
   const reasons = stopReasons(v);
   const banner = $("stopped");
   banner.hidden = !reasons.length;
-  banner.className = "stopped" + (reasons.length === 1 && v.shuffle_due && v.phase !== "attention" ? " routine" : "");
+  // The banner follows the level (controller/alerts.py ALERT_LEVEL, issue 23): a due shuffle alone is
+  // a notice, not a stopped table.
+  const level = bannerLevel(v, reasons);
+  banner.className = "stopped " + level + (level === "notice" ? " routine" : "");
+  banner.dataset.level = level;
+  $("stopped-h").textContent = BANNER_HEADS[level];
   $("stopped-list").replaceChildren(...reasons.map(([what, how]) =>
     el("li", {}, el("b", { text: what }), el("span", { class: "how", text: " — " + how }))));
   // The shoe's own state (a jam cleared, a lid closed) changes without a journal event: look again soon.
@@ -340,7 +360,8 @@ function renderAlerts(alerts) {
       el("div", { class: "kind", text: `${a.kind.replaceAll("_", " ")} #${a.id}` }),
       el("div", { class: "text", text: alertText(a) + (a.count > 1 ? ` (×${a.count})` : "") }),
       el("div", { class: "muted small", text: (a.acknowledged ? `acknowledged by ${a.acknowledged_by}` : "not acknowledged")
-        + (a.active ? " · cause active" : "") + (how && a.active ? ` · ${how}` : "") }),
+        // A cause that has gone (a cleared jam) says so at once; the alert waits only for a look.
+        + (a.active ? " · cause active" : " · cause gone") + (how && a.active ? ` · ${how}` : "") }),
       el("div", { class: "btns" }, btns));
   }));
 }

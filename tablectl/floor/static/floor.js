@@ -29,10 +29,14 @@ function fact(label, value, testid) {
 }
 
 function tile(t) {
-  const cls = ["tile", t.alerts.length ? "alerting" : "", t.online ? "" : "offline"].join(" ").trim();
+  // The tile follows its most urgent alert's level (the engine's table, issue 23): a notice (a due
+  // shuffle, every shoe) is shown but the tile is not red and the table is not "alerting".
+  const needsPerson = t.level === "action" || t.level === "alarm";
+  const cls = ["tile", needsPerson ? "alerting" : "", t.level ? "level-" + t.level : "", t.online ? "" : "offline"]
+    .filter(Boolean).join(" ");
   const pen = t.penetration === null || t.penetration === undefined ? null : Math.round(t.penetration * 100);
   const alerts = el("ul", { class: "alerts", "aria-label": "open alerts" },
-    ...t.alerts.map(a => el("li", { class: a.acknowledged ? "acked" : "", "data-kind": a.kind },
+    ...t.alerts.map(a => el("li", { class: [a.level || "", a.acknowledged ? "acked" : ""].join(" ").trim(), "data-kind": a.kind },
       `${a.kind.replace(/_/g, " ")} · ${age(a.age_s)}`)));
   const ledger = el("div", { class: "ledger", "data-testid": "ledger" },
     `rows ${t.contiguous}/${Math.max(t.head_seq, t.max_seq)}`,
@@ -66,7 +70,8 @@ function draw(data) {
   $("floor-name").textContent = data.floor;
   const tables = data.tables;
   state.tables = tables;
-  const alerting = tables.filter(t => t.alerts.length).length;
+  // Counted by the floor service (with_alerts): a table whose only alert is a notice is not counted.
+  const alerting = data.with_alerts ?? tables.filter(t => t.alerts.length).length;
   const online = tables.filter(t => t.online).length;
   $("summary").textContent = `${tables.length} tables · ${online} online · ${alerting} with alerts`;
   $("tiles").replaceChildren(...tables.map(tile));

@@ -1,0 +1,61 @@
+"""What the table service loads before it is ready: only what it needs (issue 22: at most 60 MB).
+
+`benchmarks/rss.py` prints the RSS at READY and what each package costs; these tests keep the
+trims it led to: the floor's MQTT client only with `[fleet]` on; no `pydantic.v1`, which
+FastAPI imports only to ask whether a model is a v1 model (none of ours is); no prometheus-client
+(the service writes /metrics itself); the fleet's wire models only where they are used.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.support.harness import free_port
+
+# The service in a child, with mock pins and no shoe: on READY it prints every module loaded and stops.
+PROBE = """
+import asyncio, json, sys
+from tablectl import run
+from tablectl.config import load_settings
+
+def main() -> None:
+    settings = load_settings(sys.argv[1])
+    getattr(run, "prepare_process", lambda: None)()  # (what `tablectl run` does first)
+    stop = asyncio.Event()
+
+    def ready(service):
+        print(json.dumps(sorted(n for n, m in sys.modules.items() if m is not None)), flush=True)
+        stop.set()
+
+    asyncio.run(run.serve(settings, on_ready=ready, stop=stop, announce=False))
+
+main()
+"""
+
+
+def _loaded_at_ready(tmp_path: Path, extra: str = "") -> set[str]:
+    cfg = tmp_path / "c.toml"
+    cfg.write_text(f'[journal]\npath = "{tmp_path / "j.sqlite"}"\n[shoe]\nport = "{tmp_path / "no-shoe"}"\n'
+                   f'[api]\nport = {free_port()}\n[gpio]\npin_factory = "mock"\n{extra}')
+    out = subprocess.run([sys.executable, "-c", PROBE, str(cfg)], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    return set(json.loads(out.stdout.splitlines()[-1]))
+
+
+def test_the_service_loads_no_broker_client_nor_pydantic_v1(tmp_path: Path) -> None:
+    loaded = _loaded_at_ready(tmp_path)
+    assert "fastapi" in loaded and "uvicorn" in loaded  # (it did start its API)
+    tops = {name.split(".")[0] for name in loaded}
+    assert not tops & {"aiomqtt", "paho"}, "the MQTT client is loaded with [fleet] off"
+    assert "pydantic.v1" not in loaded
+    assert "prometheus_client" not in tops  # /metrics is written by tablectl.metrics itself
+    assert "tablectl.fleet.wire" not in loaded  # (its models are the floor's; the config needs two patterns)
+
+
+def test_the_broker_client_is_loaded_when_the_table_publishes(tmp_path: Path) -> None:
+    loaded = _loaded_at_ready(tmp_path, f'[fleet]\nenabled = true\n[fleet.broker]\nurl = "mqtt://127.0.0.1:{free_port()}"\n')
+    assert "aiomqtt" in loaded
+
