@@ -41,6 +41,6 @@ def test_prove_arm64() -> None:
     print(out)  # the figures, for -rP
     assert proc.returncode == 0, out[-4000:]
     figures = (REPO / "test-output/arm64" / suite / "figures.txt").read_text()
-    for step in ("install", "reinstall", "lgpio", "run --check", "demo", "simulate", "run ", "offline"):
+    for step in ("install", "reinstall", "lgpio", "journal init", "run --check", "demo", "simulate", "run ", "offline"):
         assert f"\n{step}" in figures, (step, figures)
     assert "READY in" in figures and "status 0" in figures
