@@ -19,6 +19,11 @@
 #   --root DIR        prefix every path with DIR (a throwaway root)
 #   --no-system       run no systemctl/udevadm/apt-get: print what would run
 #   --skip-venv       lay out a release without building its venv
+# Without a running systemd (a chroot, an image being built) the steps that need it
+# (restarts, daemon-reload, udevadm) are skipped and said; apt-get and `systemctl enable` run.
+# lgpio (pin_factory = "lgpio"): the OS's python3-lgpio where its archive has it (Raspberry
+# Pi OS), else the wheel pinned in requirements.lock (aarch64, CPython 3.9-3.12), else a
+# warning saying so; never an lgpio without its functions.
 set -euo pipefail
 
 SRC="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -72,6 +77,49 @@ sys() {
     if [ "$SYSTEM" = 1 ]; then "$@"; else echo "would run: $*"; fi
 }
 
+# systemctl restart/daemon-reload and udevadm talk to the running systemd and udev. A chroot
+# or an image being built has neither (sd_booted(3): no /run/systemd/system): there those
+# steps are said, not run (udevadm trigger would even reach the host's devices).
+LIVE=1
+if [ "$SYSTEM" = 1 ] && [ ! -d /run/systemd/system ]; then
+    LIVE=0
+    say "no running systemd here (a chroot or an image being built): its steps are skipped, each said below"
+fi
+live() {  # a step that needs the running systemd or udev
+    if [ "$SYSTEM" = 0 ]; then echo "would run: $*"
+    elif [ "$LIVE" = 0 ]; then echo "skipped (no running systemd): $*"
+    else "$@"; fi
+}
+
+# ---------------------------------------------------------------- apt, lgpio --
+APT_UPDATED=0
+apt_update() {  # once a run, and only when a package is wanted: a fresh image's lists are empty or old
+    [ "$APT_UPDATED" = 0 ] || return 0
+    APT_UPDATED=1
+    say "apt-get update"
+    apt-get update -qq || say "WARNING: apt-get update failed: using the package lists as they are"
+}
+apt_offers() {  # apt_offers PKG: this system's archive has PKG (an install candidate)
+    local candidate
+    candidate="$(apt-cache policy "$1" 2>/dev/null | awk '$1 == "Candidate:" { print $2 }')"
+    [ -n "$candidate" ] && [ "$candidate" != "(none)" ]
+}
+apt_install() {  # one package a line: one missing package never blocks another
+    say "apt-get install $*"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@"
+}
+# The OS's lgpio as PYTHON sees it: its two files, one a line. An lgpio without
+# gpiochip_open (PyPI's 0.0.0.2 is an empty module) does not count.
+LGPIO_FILES='import lgpio, _lgpio; lgpio.gpiochip_open; print(lgpio.__file__); print(_lgpio.__file__)'
+system_lgpio() { "$PYTHON" -c "$LGPIO_FILES" 2>/dev/null; }
+venv_has_lgpio() { "$1/bin/python" -c 'import lgpio; lgpio.gpiochip_open' 2>/dev/null; }
+link_lgpio() {  # link_lgpio VENV FILES: the OS's lgpio (its C library stays the OS's) into the venv
+    local site f
+    site="$("$1/bin/python" -c 'import sysconfig; print(sysconfig.get_path("purelib"))')"
+    while read -r f; do ln -sfn "$f" "$site/$(basename "$f")"; done <<<"$2"
+    say "lgpio: the system's python3-lgpio, linked into the venv"
+}
+
 # install_file SRC DEST MODE [OWNER:GROUP]: copy if the content differs; 0 = changed.
 install_file() {
     local src="$1" dest="$2" mode="$3" owner="${4:-0:0}"
@@ -98,7 +146,7 @@ id_of() {  # id_of passwd|group NAME: numeric id inside $ROOT
 
 restart_service() {
     if [ "$START" = 0 ]; then say "not started (--no-start): systemctl restart tablectl"; return 0; fi
-    sys systemctl restart tablectl.service
+    live systemctl restart tablectl.service
 }
 
 release_of() {  # release_of LINK: the release id a symlink points to, or nothing
@@ -120,18 +168,33 @@ if [ "$ROLLBACK" = 1 ]; then
 fi
 
 # ------------------------------------------------------------ prerequisites --
-if [ "$SYSTEM" = 1 ]; then
-    need=()
-    "$PYTHON" -c 'import venv, ensurepip' 2>/dev/null || need+=(python3-venv)
-    "$PYTHON" -c 'import lgpio' 2>/dev/null || need+=(python3-lgpio)
-    if [ ${#need[@]} -gt 0 ]; then
-        say "apt-get install ${need[*]}"
-        apt-get install -y --no-install-recommends "${need[@]}" ||
-            say "WARNING: apt-get install ${need[*]} failed"
-    fi
-fi
-"$PYTHON" -c 'import sys; assert sys.version_info >= (3, 11)' ||
+command -v "$PYTHON" >/dev/null || die "no Python at '$PYTHON' (apt-get install python3, or --python PATH)"
+"$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 11))' ||
     die "$PYTHON is older than Python 3.11"
+
+# The Debian packages a venv build needs, asked of apt only then (an already built release
+# asks nothing): python3-venv, or the build stops; python3-lgpio where the archive has it.
+SYSTEM_LGPIO=""
+prepare_system() {
+    if ! "$PYTHON" -c 'import venv, ensurepip' 2>/dev/null; then
+        [ "$SYSTEM" = 1 ] || die "$PYTHON cannot make a venv (no ensurepip): apt-get install python3-venv"
+        apt_update
+        apt_install python3-venv ||
+            die "apt-get install python3-venv failed: the release's venv cannot be built without it"
+        "$PYTHON" -c 'import venv, ensurepip' 2>/dev/null ||
+            die "python3-venv is installed but $PYTHON still has no ensurepip (is --python the system's python3?)"
+    fi
+    SYSTEM_LGPIO="$(system_lgpio)" && return 0
+    SYSTEM_LGPIO=""
+    [ "$SYSTEM" = 1 ] || return 0
+    apt_update
+    if apt_offers python3-lgpio; then
+        apt_install python3-lgpio || say "WARNING: apt-get install python3-lgpio failed"
+        SYSTEM_LGPIO="$(system_lgpio)" || SYSTEM_LGPIO=""
+    else
+        say "python3-lgpio is not in this system's archive (Raspberry Pi OS has it, plain Debian does not)"
+    fi
+}
 
 # ------------------------------------------------------------ user, groups --
 install_file "$SRC/deploy/tablectl.sysusers" "$ROOT/etc/sysusers.d/tablectl.conf" 0644 || true
@@ -185,6 +248,10 @@ REL="$OPT/releases/$ID"
 
 if [ -f "$REL/.complete" ]; then
     say "release $ID already built"
+    # python3-lgpio installed since the build (deploy/README.md, troubleshooting): link it in.
+    if [ -x "$REL/venv/bin/python" ] && ! venv_has_lgpio "$REL/venv" && lg="$(system_lgpio)"; then
+        link_lgpio "$REL/venv" "$lg"
+    fi
 else
     rm -rf "$REL"
     mkdir -p "$REL"
@@ -193,29 +260,51 @@ else
     if [ "$SKIP_VENV" = 1 ]; then
         say "release $ID laid out without a venv (--skip-venv)"
     else
+        prepare_system
         say "building release $ID in ${REL#"$ROOT"}"
+        stage="$(mktemp -d)"
+        trap 'rm -rf "$stage"' EXIT
+        # lgpio apart: the OS's where it has one; and a missing wheel (CPython 3.13) must not
+        # stop the rest of the venv.
+        lgpio_pin='^lgpio[[:space:]]*(==|;)'
+        grep -Ev "$lgpio_pin" "$SRC/deploy/requirements.lock" > "$stage/requirements.lock"
+        grep -E "$lgpio_pin" "$SRC/deploy/requirements.lock" > "$stage/lgpio.txt" || true
         # The venv is built where it stays: its scripts name their own path.
         "$PYTHON" -m venv "$REL/venv"
         PIP=("$REL/venv/bin/python" -m pip --disable-pip-version-check --no-input)
         idx=()
         [ -n "$WHEELHOUSE" ] && idx=(--no-index --find-links "$WHEELHOUSE")
         "${PIP[@]}" install --quiet --no-deps --only-binary=:all: "${idx[@]}" \
-            -r "$SRC/deploy/requirements.lock" -r "$SRC/deploy/build-requirements.lock"
-        stage="$(mktemp -d)"
-        trap 'rm -rf "$stage"' EXIT
-        (cd "$SRC" && source_files | grep -v '^deploy/' | xargs -d '\n' cp --parents -t "$stage")
-        "${PIP[@]}" install --quiet --no-deps --no-build-isolation --no-index "$stage"
+            -r "$stage/requirements.lock" -r "$SRC/deploy/build-requirements.lock"
+        mkdir "$stage/src"
+        (cd "$SRC" && source_files | grep -v '^deploy/' | xargs -d '\n' cp --parents -t "$stage/src")
+        "${PIP[@]}" install --quiet --no-deps --no-build-isolation --no-index "$stage/src"
+        # lgpio (pin_factory = "lgpio"): the OS's, else the pinned wheel (it bundles its own
+        # C library; its marker limits it to aarch64), else a warning.
+        pyver="$("$REL/venv/bin/python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')"
+        if [ -n "$SYSTEM_LGPIO" ]; then
+            link_lgpio "$REL/venv" "$SYSTEM_LGPIO"
+        elif [ ! -s "$stage/lgpio.txt" ]; then
+            say "WARNING: lgpio: no python3-lgpio, and deploy/requirements.lock pins none"
+        elif ! "${PIP[@]}" install --quiet --no-deps --only-binary=:all: "${idx[@]}" \
+                -r "$stage/lgpio.txt" 2>"$stage/lgpio.err"; then
+            say "WARNING: lgpio: no python3-lgpio here, and $(sed 's/ *;.*//' "$stage/lgpio.txt") has no wheel" \
+                "for CPython $pyver on $(uname -m)${WHEELHOUSE:+ in $WHEELHOUSE} (its wheels: aarch64, CPython 3.9-3.12):" \
+                "pin_factory = \"lgpio\" will not work (on Raspberry Pi OS: apt-get install python3-lgpio, then install.sh again);" \
+                "pip said: $(grep -m1 'ERROR' "$stage/lgpio.err" || tail -n1 "$stage/lgpio.err")"
+        elif venv_has_lgpio "$REL/venv"; then
+            say "lgpio: $(sed 's/ *;.*//' "$stage/lgpio.txt") from ${WHEELHOUSE:-PyPI} (the OS has no python3-lgpio)"
+        elif "$REL/venv/bin/python" -c 'import lgpio' 2>/dev/null; then
+            # Never left in place: gpiozero would take it for lgpio and fail on the first pin.
+            "${PIP[@]}" uninstall --quiet --yes lgpio
+            say "WARNING: lgpio: the installed lgpio has no gpiochip_open (an empty package): removed;" \
+                "pin_factory = \"lgpio\" will not work"
+        else
+            say "WARNING: lgpio: none for $(uname -m) (the pinned wheel is the Pi's, aarch64):" \
+                "pin_factory = \"lgpio\" will not work here (\"mock\" does)"
+        fi
         rm -rf "$stage"
         "${PIP[@]}" check
-        # lgpio (pin_factory = "lgpio") comes from Debian (python3-lgpio), linked in:
-        # its PyPI wheels miss Python 3.13 and bundle their own C library.
-        site="$("$REL/venv/bin/python" -c 'import sysconfig; print(sysconfig.get_path("purelib"))')"
-        if lg="$("$PYTHON" -c 'import lgpio, _lgpio; print(lgpio.__file__); print(_lgpio.__file__)' 2>/dev/null)"; then
-            while read -r f; do ln -sfn "$f" "$site/$(basename "$f")"; done <<<"$lg"
-            say "linked the system's lgpio into the venv"
-        else
-            say "WARNING: no python3-lgpio: pin_factory = \"lgpio\" will not work (apt-get install python3-lgpio)"
-        fi
         "$REL/venv/bin/python" -c 'import tablectl.cli, tablectl.config, tablectl.sdnotify'
     fi
     printf 'release=%s\nversion=%s\nbuilt=%s\npython=%s\n' "$ID" "$VERSION" \
@@ -247,10 +336,11 @@ import sys
 from tablectl.config import load_settings
 print(load_settings(sys.argv[1]).journal.key_path)
 ' "$ETC/config.toml")"
+    # Read-only through a URI: the path quoted, so a "?", "#" or "%" in it stays part of the name.
     old_schema="$("$PYTHON" -c '
-import sqlite3, sys
+import sqlite3, sys, urllib.parse
 try:
-    db = sqlite3.connect(f"file:{sys.argv[1]}?mode=ro", uri=True)
+    db = sqlite3.connect("file:" + urllib.parse.quote(sys.argv[1]) + "?mode=ro", uri=True)
     print(dict(db.execute("SELECT key, value FROM meta")).get("schema", ""))
 except Exception:
     print("")
@@ -298,8 +388,8 @@ if [ "$CUR" != "$ID" ]; then
     if [ -f "$ROOT$JOURNAL" ]; then
         bak="$STATE/backups/journal-before-$ID-$(date -u +%Y%m%dT%H%M%SZ).sqlite"
         "$PYTHON" -c '
-import sqlite3, sys
-src = sqlite3.connect(f"file:{sys.argv[1]}?mode=ro", uri=True)
+import sqlite3, sys, urllib.parse
+src = sqlite3.connect("file:" + urllib.parse.quote(sys.argv[1]) + "?mode=ro", uri=True)
 dst = sqlite3.connect(sys.argv[2])
 src.backup(dst)
 dst.close()
@@ -322,13 +412,14 @@ for old in $(ls -1t "$OPT/releases" | { grep -vxF -e "$ID" -e "${PREV:-/}" || tr
 done
 
 # ------------------------------------------------------------------ system --
-[ "$CHANGED_JOURNALD" = 1 ] && sys systemctl restart systemd-journald.service
+[ "$CHANGED_JOURNALD" = 1 ] && live systemctl restart systemd-journald.service
 if [ "$CHANGED_UDEV" = 1 ]; then
-    sys udevadm control --reload
-    sys udevadm trigger --action=add --subsystem-match=tty --subsystem-match=gpio \
+    live udevadm control --reload
+    live udevadm trigger --action=add --subsystem-match=tty --subsystem-match=gpio \
         --subsystem-match=spidev --subsystem-match=i2c-dev
 fi
-[ "$CHANGED_UNIT" = 1 ] && sys systemctl daemon-reload
+[ "$CHANGED_UNIT" = 1 ] && live systemctl daemon-reload
+# enable only makes links: it needs no running systemd, so it runs in a chroot too.
 sys systemctl enable tablectl.service
 if [ "$SWITCHED" = 1 ] || [ "$CHANGED_UNIT" = 1 ]; then
     if ! restart_service; then
@@ -341,4 +432,8 @@ if [ "$SWITCHED" = 1 ] || [ "$CHANGED_UNIT" = 1 ]; then
         die "tablectl did not start: journalctl -u tablectl -n 50"
     fi
 fi
-say "done: release $ID is current (systemctl status tablectl)"
+if [ "$SYSTEM" = 1 ] && [ "$LIVE" = 0 ]; then
+    say "done: release $ID is current; the service is enabled and starts when this system boots"
+else
+    say "done: release $ID is current (systemctl status tablectl)"
+fi

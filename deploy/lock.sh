@@ -2,6 +2,7 @@
 # Regenerate deploy/requirements.lock: pip freeze of a fresh venv after
 # 'pip install .' (run after changing dependencies in pyproject.toml, then
 # check that every pin still has a linux aarch64 wheel: make-wheelhouse.sh).
+# The section "The Pi's alone" at its end (lgpio) is kept as written.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 tmp="$(mktemp -d)"
@@ -13,6 +14,8 @@ for pkg in controller firmware_bridge display simulators tablectl; do cp -r "$ro
 {
     sed -n '1,/^# pydantic_core is/p' "$root/deploy/requirements.lock"
     "$tmp/venv/bin/pip" freeze --exclude tablectl
+    # The Pi's own pins (lgpio; environment markers) are kept as they are: a freeze here cannot see them.
+    sed -n "/^# The Pi's alone/,\$p" "$root/deploy/requirements.lock"
 } > "$root/deploy/requirements.lock.new"
 mv "$root/deploy/requirements.lock.new" "$root/deploy/requirements.lock"
 git -C "$root" diff --stat -- deploy/requirements.lock || true

@@ -44,24 +44,27 @@ def any_date(request: pytest.FixtureRequest) -> Iterator[object]:
 
 
 WIDE_SCOPES = ("module", "package", "session")
+# Markers of the runs left out of the default suite (pyproject.toml describes each).
+OPT_IN = ("slow", "arm64")
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the groups
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Group module-wide harnesses, and leave the long statistical runs (``slow``) out unless asked for.
+    """Group module-wide harnesses, and leave the long runs (``slow``, ``arm64``) out unless asked for.
 
-    Each slow run has a shorter run in the default suite. When every collected test is slow
+    Each slow run has a shorter run in the default suite; ``arm64`` is the arm64 proof under
+    qemu (scripts/prove-arm64, minutes). When every collected test is one of them
     (``./scripts/test tests/strategy/test_house_edge.py``), they all run: naming
     them is asking for them, and a run must never end with no test at all.
     """
     _group_module_harnesses(items)
     if config.getoption("markexpr"):
         return
-    slow = [item for item in items if item.get_closest_marker("slow")]
+    slow = [item for item in items if any(item.get_closest_marker(m) for m in OPT_IN)]
     if not slow or len(slow) == len(items):
         return
     config.hook.pytest_deselected(items=slow)
-    items[:] = [item for item in items if not item.get_closest_marker("slow")]
+    items[:] = [item for item in items if item not in slow]
 
 
 def _group_module_harnesses(items: list[pytest.Item]) -> None:

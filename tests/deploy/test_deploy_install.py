@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import platform
 import shutil
 import sqlite3
 import stat
@@ -255,3 +256,119 @@ def test_real_venv_offline_refuses_a_bad_config_then_runs(src, tmp_path):
     v = subprocess.run(["systemd-analyze", "verify", f"--root={root}", "tablectl.service"],
                        capture_output=True, text=True, timeout=60)
     assert v.returncode == 0 and v.stdout + v.stderr == "", v.stdout + v.stderr
+
+
+class FakeSystem:
+    """install.sh's system commands faked on PATH, each call logged: apt-get, apt-cache, systemctl, udevadm.
+
+    The archive has python3-lgpio (Raspberry Pi OS) or not (plain Debian); its "install" puts
+    an lgpio module where the system's Python (a wrapper around this one, for --python) finds it.
+    """
+
+    def __init__(self, tmp_path: Path, *, archive_has_lgpio: bool) -> None:
+        self.bin = tmp_path / "fake-bin"
+        self.site = tmp_path / "fake-dist-packages"
+        self.log = tmp_path / "fake-calls.log"
+        self.bin.mkdir()
+        self.site.mkdir()
+        self.log.touch()
+        candidate = "2.2-1+rpt1" if archive_has_lgpio else ""
+        self._tool("apt-get", f"""
+case "$*" in
+    *install*python3-lgpio*) [ -n "{candidate}" ] || exit 100; {self._put_lgpio_sh()} ;;
+esac""")
+        # plain Debian's apt-cache prints nothing at all for a package it has never heard of
+        self._tool("apt-cache", f"""
+if [ "$1 $2" = "policy python3-lgpio" ] && [ -n "{candidate}" ]; then
+    printf 'python3-lgpio:\\n  Installed: (none)\\n  Candidate: {candidate}\\n'
+fi""")
+        self._tool("systemctl", "")
+        self._tool("udevadm", "")
+        self.python = self.bin / "system-python3"
+        self.python.write_text(f'#!/bin/sh\nPYTHONPATH="{self.site}" exec "{sys.executable}" "$@"\n')
+        self.python.chmod(0o755)
+
+    def _put_lgpio_sh(self) -> str:
+        return (f"printf 'def gpiochip_open(chip, flags=0):\\n    return -1\\n' > '{self.site}/lgpio.py'; "
+                f": > '{self.site}/_lgpio.py'")
+
+    def _tool(self, name: str, body: str) -> None:
+        path = self.bin / name
+        path.write_text(f'#!/bin/sh\necho "{name} $*" >> "{self.log}"\n{body}\nexit 0\n')
+        path.chmod(0o755)
+
+    def put_system_lgpio(self) -> None:
+        """python3-lgpio installed by hand (the troubleshooting table's fix)."""
+        subprocess.run(["sh", "-c", self._put_lgpio_sh()], check=True)
+
+    def calls(self, tool: str) -> list[str]:
+        return [c for c in self.log.read_text().splitlines() if c.startswith(tool + " ")]
+
+    def install(self, src: Path, root: Path, *args: str) -> subprocess.CompletedProcess:
+        """install.sh with its system steps on (no --no-system), against the fakes."""
+        env = {**os.environ, "PATH": f"{self.bin}:{os.environ['PATH']}"}
+        return subprocess.run(
+            ["bash", str(src / "deploy/install.sh"), "--root", str(root), "--python", str(self.python), *args],
+            capture_output=True, text=True, timeout=180, env=env,
+        )
+
+
+def venv_python(root: Path, code: str) -> subprocess.CompletedProcess:
+    return subprocess.run([str(root / "opt/tablectl/current/venv/bin/python"), "-c", code],
+                          capture_output=True, text=True, timeout=60)
+
+
+def test_plain_debian_without_python3_lgpio_builds_the_venv_and_says_so(src, tmp_path):
+    """The issue's failure: the archive lacks python3-lgpio. The venv is built all the same."""
+    assert WHEELHOUSE.is_dir(), f"{WHEELHOUSE} is missing: run ./scripts/test, which downloads it"
+    fake = FakeSystem(tmp_path, archive_has_lgpio=False)
+    root = tmp_path / "root"
+    r = fake.install(src, root, "--wheelhouse", str(WHEELHOUSE))
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert fake.calls("apt-get") == ["apt-get update -qq"]  # asked once, nothing installed
+    assert "python3-lgpio is not in this system's archive" in r.stdout
+    lgpio_lines = [line for line in r.stdout.splitlines() if "lgpio:" in line]
+    assert len(lgpio_lines) == 1, r.stdout
+    if platform.machine() == "aarch64":  # the pinned wheel
+        assert "lgpio==0.2.2.0 from" in lgpio_lines[0]
+        assert venv_python(root, "import lgpio; lgpio.gpiochip_open").returncode == 0
+    else:  # the pin is the Pi's: nothing installed, and said
+        assert f"WARNING: lgpio: none for {platform.machine()}" in lgpio_lines[0]
+        assert venv_python(root, "import lgpio").returncode != 0  # never an empty lgpio
+    assert venv_python(root, "import tablectl.cli").returncode == 0
+
+    again = fake.install(src, root, "--wheelhouse", str(WHEELHOUSE))
+    assert again.returncode == 0 and "already built" in again.stdout
+    assert fake.calls("apt-get") == ["apt-get update -qq"]  # a built release asks apt nothing
+
+    if platform.machine() != "aarch64":
+        fake.put_system_lgpio()  # then python3-lgpio, installed by hand: the next run links it in
+        linked = fake.install(src, root, "--wheelhouse", str(WHEELHOUSE))
+        assert "lgpio: the system's python3-lgpio, linked into the venv" in linked.stdout, linked.stdout
+        found = venv_python(root, "import lgpio; lgpio.gpiochip_open; print(lgpio.__file__)")
+        assert found.returncode == 0 and Path(found.stdout.strip()).resolve() == fake.site / "lgpio.py"
+
+
+def test_raspberry_pi_os_lgpio_comes_from_the_archive(src, tmp_path):
+    """The archive has python3-lgpio: apt installs it, alone on its line, and the venv links it."""
+    fake = FakeSystem(tmp_path, archive_has_lgpio=True)
+    root = tmp_path / "root"
+    r = fake.install(src, root, "--wheelhouse", str(WHEELHOUSE))
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert fake.calls("apt-get") == [
+        "apt-get update -qq", "apt-get install -y -qq --no-install-recommends python3-lgpio"]
+    assert "lgpio: the system's python3-lgpio, linked into the venv" in r.stdout
+    found = venv_python(root, "import lgpio; lgpio.gpiochip_open; print(lgpio.__file__)")
+    assert found.returncode == 0 and Path(found.stdout.strip()).resolve() == fake.site / "lgpio.py"
+    assert "WARNING" not in r.stdout
+
+
+def test_journal_paths_with_uri_characters(tmp_path):
+    """The journal is read through a SQLite URI: a "?", "#" or "%" in its path stays part of the name."""
+    src = make_source(tmp_path / "src")
+    root = tmp_path / "root #1?%20"
+    install(src, root, "--skip-venv")
+    journal = make_journal(root, 25)
+    install(make_source(tmp_path / "src2", version="0.2.0"), root, "--skip-venv")
+    (backup,) = (root / "var/lib/tablectl/backups").glob("journal-before-0.2.0-*.sqlite")
+    assert count(backup) == 25 and count(journal) == 25
