@@ -394,6 +394,11 @@ class Verified:
     bad_snapshots: tuple[int, ...] = ()  # rows of the snapshots that do not verify (ignored by the service)
 
 
+def key_beside(path: Path) -> Path:
+    """Where a journal's key is kept unless the config names another file: beside it, `NAME.key`."""
+    return path.with_name(path.name + ".key")
+
+
 def sidecars(path: Path) -> list[Path]:
     """The files SQLite keeps beside a WAL database."""
     return [path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")]

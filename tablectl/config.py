@@ -16,6 +16,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from controller.journal import key_beside
 from controller.rules import RuleError, Rules, build_rules
 from display.wiring import GpioWiring, PinFactoryName
 
@@ -73,7 +74,7 @@ class JournalSettings(_Section):
     @property
     def key_path(self) -> Path:
         """Where the journal's key is kept."""
-        return self.key_file if self.key_file is not None else self.path.with_name(self.path.name + ".key")
+        return self.key_file if self.key_file is not None else key_beside(self.path)
 
 
 class Role(str, Enum):

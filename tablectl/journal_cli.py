@@ -21,7 +21,7 @@ from pathlib import Path
 
 from controller.authority import ReplayRefused, check_round_records, export_session, replay_journal
 from controller.journal import (JournalError, JournalKey, JournalKeyError, JournalNotFound, JournalReader,
-                                JournalTampered, StorageError, UnreadableRow, Verified, sidecars)
+                                JournalTampered, StorageError, UnreadableRow, Verified, key_beside, sidecars)
 from controller.replay_cli import format_rounds
 from controller.view import table_view
 
@@ -77,7 +77,7 @@ def _load_key(path: str | Path, tool: str) -> JournalKey:
 def _key(db: str, key: str | None, tool: str) -> JournalKey | None:
     if key is not None:
         return _load_key(key, tool)
-    beside = Path(db).with_name(Path(db).name + ".key")
+    beside = key_beside(Path(db))
     return _load_key(beside, tool) if beside.exists() or beside.is_symlink() else None
 
 
@@ -128,7 +128,7 @@ def run_export(args: argparse.Namespace) -> int:
 
 
 def _refuse_overwriting_journal(out: Path, db: Path) -> None:
-    for protected in (db, *sidecars(db), db.with_name(db.name + ".key")):
+    for protected in (db, *sidecars(db), key_beside(db)):
         if out.resolve() == protected.resolve() or (out.exists() and protected.exists()
                                                     and os.path.samefile(out, protected)):
             raise ValueError(f"--out {out} is the journal (or a file of it): refusing to write over it")
@@ -230,7 +230,7 @@ def _target(args: argparse.Namespace, tool: str) -> tuple[Path, Path, str, str]:
     if not args.db:
         raise ValueError("give --config FILE (the table's config) or --db JOURNAL")
     db = Path(args.db)
-    key = Path(args.key) if args.key else db.with_name(db.name + ".key")
+    key = Path(args.key) if args.key else key_beside(db)
     return db, key, getattr(args, "rules", "ru-standard"), db.stem
 
 

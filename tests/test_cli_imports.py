@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from controller.journal import key_beside
 from tests.support.journals import key_for, open_authority, play_rounds
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "tablectl" / "examples" / "session.jsonl"
@@ -52,7 +53,7 @@ def journal(tmp_path_factory: pytest.TempPathFactory) -> Path:
                                      "journal init", "journal backup"])
 def test_an_offline_subcommand_does_not_import_the_api(command: str, journal: Path, tmp_path: Path) -> None:
     key_for(journal)
-    key = str(journal.with_name(journal.name + ".key"))
+    key = str(key_beside(journal))
     argv = {
         "replay": ["replay", str(EXAMPLE), "--json"],
         "journal verify": ["journal", "verify", "--db", str(journal), "--key", key],

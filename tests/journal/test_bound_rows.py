@@ -22,6 +22,7 @@ import pytest
 from controller.journal import SCHEMA_VERSION, Journal, JournalTampered, NotAJournal, _bound_mac
 from tests.support.harness import tablectl
 from tests.support.journals import key_for, open_authority, play_rounds
+from controller.journal import key_beside
 
 
 def digest(path: Path) -> str:
@@ -47,7 +48,7 @@ def edit(path: Path, *statements: tuple[str, tuple[object, ...]]) -> None:
 
 
 def verify(path: Path, *extra: str) -> tuple[int, dict[str, object]]:
-    out = tablectl("journal", "verify", "--db", str(path), "--key", str(path.with_name(path.name + ".key")),
+    out = tablectl("journal", "verify", "--db", str(path), "--key", str(key_beside(path)),
                    "--json", *extra)
     assert "Traceback" not in out.stderr, out.stderr
     return out.returncode, json.loads(out.stdout) if out.stdout.strip() else {"stderr": out.stderr}

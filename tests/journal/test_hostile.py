@@ -21,6 +21,7 @@ from controller.engine import IllegalAction
 from controller.journal import Journal, JournalKey, JournalReader, JournalTampered, LedgerRow, row_mac
 from tests.support.harness import tablectl
 from tests.support.journals import T0, key_for, open_authority, play_rounds
+from controller.journal import key_beside
 
 
 def digest(path: Path) -> str:
@@ -61,7 +62,7 @@ def refused(path: Path) -> JournalTampered:
 
 
 def verify_cli(path: Path, *extra: str) -> tuple[int, dict]:
-    out = tablectl("journal", "verify", "--db", str(path), "--key", str(path.with_name(path.name + ".key")),
+    out = tablectl("journal", "verify", "--db", str(path), "--key", str(key_beside(path)),
                    "--json", *extra)
     assert "Traceback" not in out.stderr
     return out.returncode, json.loads(out.stdout) if out.stdout.strip() else {}

@@ -20,6 +20,7 @@ import pytest
 
 from tests.support.harness import free_port, tablectl
 from tests.support.journals import open_authority, play_rounds
+from controller.journal import key_beside
 
 # Each name, and the name SQLite opens for it when it is put into a URI unescaped.
 NAMES = {
@@ -46,12 +47,12 @@ def journal(path: Path, rounds: int) -> Path:
 
 def copy_journal(src: Path, dst: Path) -> Path:
     shutil.copy(src, dst)
-    shutil.copy(src.with_name(src.name + ".key"), dst.with_name(dst.name + ".key"))
+    shutil.copy(key_beside(src), key_beside(dst))
     return dst
 
 
 def key_of(path: Path) -> str:
-    return str(path.with_name(path.name + ".key"))
+    return str(key_beside(path))
 
 
 @pytest.mark.parametrize("name", list(NAMES))

@@ -27,6 +27,7 @@ import pytest
 
 from tests.support.harness import tablectl
 from tests.support.journals import open_authority, play_rounds
+from controller.journal import key_beside
 
 
 def digest(path: Path) -> str:
@@ -86,7 +87,7 @@ def journal_on(card: Path, tmp_path: Path, how: str) -> Path:
 
 
 def tools(journal: Path) -> dict[str, object]:
-    key = str(journal.with_name(journal.name + ".key"))
+    key = str(key_beside(journal))
     verify = tablectl("journal", "verify", "--db", str(journal), "--key", key, "--json")
     status = tablectl("status", "--db", str(journal), "--json")
     export = tablectl("journal", "export", "--db", str(journal))
@@ -151,7 +152,7 @@ def test_a_user_who_may_not_write_the_folder_checks_the_journal(tmp_path: Path, 
             p.chmod(0o644)  # readable by all, the key too: this test is about the folder
         before = {p.name: digest(p) for p in card.iterdir()}
         card.chmod(0o555)  # nobody (or this user, when not root) may not write the folder
-        key = str(journal.with_name(journal.name + ".key"))
+        key = str(key_beside(journal))
         runs = {name: subprocess.run([*cli, *args], capture_output=True, text=True, cwd="/", timeout=120)
                 for name, args in (("verify", ["journal", "verify", "--db", str(journal), "--key", key, "--json"]),
                                    ("status", ["status", "--db", str(journal), "--json"]),

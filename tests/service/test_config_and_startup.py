@@ -13,6 +13,7 @@ from tests.support.harness import tablectl
 from tests.support.journals import open_authority, play_rounds
 
 from tablectl.config import ConfigError, load_settings, settings_from_dict
+from controller.journal import key_beside
 
 
 @pytest.mark.parametrize("data, named", [
@@ -71,7 +72,7 @@ def test_run_refuses_a_journal_it_cannot_trust(tmp_path, kind):
         play_rounds(a, 1)
         a.journal.close()
         if kind == "keyless":
-            db.with_name(db.name + ".key").unlink()
+            key_beside(db).unlink()
         else:
             con = sqlite3.connect(db)
             con.execute("DELETE FROM ledger WHERE seq = 2")
@@ -211,7 +212,7 @@ def test_the_log_gives_the_journal_head_at_start_and_at_stop(tmp_path):
     log = (tmp_path / "service.log").read_text()
     heads = re.findall(r"journal head (\d+) ([0-9a-f]{64})", log)
     assert len(heads) >= 2 and "stopped: journal head" in log
-    key = str(t.journal.with_name(t.journal.name + ".key"))
+    key = str(key_beside(t.journal))
     out = tablectl("journal", "verify", "--db", str(t.journal), "--key", key, "--json")
     doc = json.loads(out.stdout)
     assert heads[-1] == (str(doc["head_seq"]), doc["head_mac"])

@@ -8,7 +8,7 @@ from pathlib import Path
 from controller import events as ev
 from controller.authority import TableAuthority
 from controller.cards import parse_card
-from controller.journal import JournalKey
+from controller.journal import JournalKey, key_beside
 from controller.rules import build_rules
 
 T0 = datetime(2026, 11, 30, 20, 0, tzinfo=timezone.utc)
@@ -20,7 +20,7 @@ ROUND_STEPS: tuple[tuple[str, str | None], ...] = (
 
 def key_for(journal: Path) -> JournalKey:
     """The key beside `journal` (`journal.key`, as the service looks for it), made if missing."""
-    path = journal.with_name(journal.name + ".key")
+    path = key_beside(journal)
     return JournalKey.load(path) if path.exists() else JournalKey.generate(path)
 
 
