@@ -53,6 +53,13 @@ def make_pin_factory(name: PinFactoryName) -> Factory:
         from gpiozero.pins.lgpio import LGPIOFactory
     except ImportError:
         raise GpioUnavailable(LGPIO_MISSING) from None
+    except OSError as exc:
+        # lgpio makes its notification pipes in LG_WD (default: the working directory) as it is
+        # imported, so a user who cannot write there gets an OSError before any pin is touched.
+        raise GpioUnavailable(
+            f'[gpio] pin_factory = "lgpio": lgpio cannot create its notification pipes '
+            f"({type(exc).__name__}: {exc}): set LG_WD to a folder this user may write (the service "
+            "unit uses LG_WD=/run/tablectl; by hand: sudo -u tablectl env LG_WD=/tmp tablectl ...)") from None
     from gpiozero.exc import PinUnknownPi
 
     try:

@@ -76,6 +76,33 @@ def test_lock_pins_every_dependency_exactly():
     assert re.search(r"(?m)^setuptools==\d", build)
 
 
+def test_lock_pins_nothing_the_service_does_not_need():
+    """The lock is exactly what the service's dependencies need here, so the Pi carries no spare package
+    (before: prometheus-client stayed pinned after the service stopped using it)."""
+    import importlib.metadata
+
+    from packaging.requirements import Requirement
+
+    with open(REPO / "pyproject.toml", "rb") as f:
+        todo = [Requirement(d).name for d in tomllib.load(f)["project"]["dependencies"]]
+    needed: set[str] = set()
+    while todo:
+        name = _req_name(todo.pop())
+        if name in needed:
+            continue
+        needed.add(name)
+        for line in importlib.metadata.requires(name) or []:
+            req = Requirement(line)
+            if req.marker is None or req.marker.evaluate({"extra": ""}):
+                todo.append(req.name)
+    lock = {_req_name(line) for line in (DEPLOY / "requirements.lock").read_text().splitlines()
+            if line and not line.startswith("#") and "platform_machine" not in line}
+    build = {_req_name(line) for line in (DEPLOY / "build-requirements.lock").read_text().splitlines()
+             if line and not line.startswith("#")}
+    assert lock - needed == set(), f"pinned but needed by nothing: {lock - needed} (run deploy/lock.sh)"
+    assert needed - lock - build == set()
+
+
 def _unit_settings() -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
     for line in UNIT.read_text().splitlines():

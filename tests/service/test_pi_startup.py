@@ -93,6 +93,27 @@ def test_check_names_pin_unknown_pi_too(tmp_path: Path, not_a_pi: Path) -> None:
     assert "journal" in out.stdout and "verified" in out.stdout  # the parts that are fine are said too
 
 
+# What lgpio does when imported in a folder its user may not write: it makes its notification pipes in
+# LG_WD, which defaults to the working directory, and the import fails with an OSError.
+LGPIO_PIPES_STUB = '''
+raise FileNotFoundError(2, "No such file or directory", ".lgd-nfy-1")
+'''
+
+
+def test_check_where_lgpio_cannot_make_its_pipes_names_lg_wd_with_exit_7(tmp_path: Path) -> None:
+    stub = tmp_path / "stub"
+    stub.mkdir()
+    (stub / "lgpio.py").write_text(LGPIO_PIPES_STUB)
+    journal_init(config(tmp_path))
+    out = run_with(stub, "run", "--config", str(config(tmp_path)), "--check")
+    assert out.returncode == 7, out.stdout + out.stderr
+    assert "Traceback" not in out.stderr, out.stderr
+    assert "notification pipes" in out.stderr and "LG_WD" in out.stderr and "(exit 7)" in out.stderr
+    out = run_with(stub, "run", "--config", str(config(tmp_path)))
+    assert out.returncode == 7, out.stderr
+    assert "LG_WD" in one_line_error(out)
+
+
 def test_check_on_the_example_config_off_a_pi_makes_nothing_and_says_what_to_do() -> None:
     before = {p: p.exists() for p in (Path("/etc/tablectl/journal.key"), Path("/var/lib/tablectl/journal.sqlite"))}
     out = tablectl("run", "--config", str(REPO / "deploy" / "config.example.toml"), "--check", timeout=60)
