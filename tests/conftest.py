@@ -58,6 +58,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     them is asking for them, and a run must never end with no test at all.
     """
     _group_module_harnesses(items)
+    _long_first(items)
     if config.getoption("markexpr"):
         return
     slow = [item for item in items if any(item.get_closest_marker(m) for m in OPT_IN)]
@@ -65,6 +66,16 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         return
     config.hook.pytest_deselected(items=slow)
     items[:] = [item for item in items if item not in slow]
+
+
+def _long_first(items: list[pytest.Item]) -> None:
+    """Put the tests marked ``long`` first, keeping every other order as it was.
+
+    xdist hands out the harness groups largest first, then single tests in collection order, so a
+    30-second test collected last kept one worker busy while the other had finished: started
+    first, it overlaps the rest of the suite instead.
+    """
+    items.sort(key=lambda item: item.get_closest_marker("long") is None)
 
 
 def _group_module_harnesses(items: list[pytest.Item]) -> None:

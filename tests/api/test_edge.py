@@ -81,6 +81,7 @@ def test_where_reads_are_open_only_loopback_names_are_answered(tmp_path):
         assert httpx.get(f"http://localhost:{t.port}/healthz").status_code == 200
 
 
+@pytest.mark.long
 def test_slow_clients_beyond_the_limit_do_not_starve_the_shoe_link(tmp_path):
     """Hundreds of connections that never finish their request line, in a process with few descriptors:
     they are capped and timed out, and an unplugged shoe is back as soon as its cable is."""

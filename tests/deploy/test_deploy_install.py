@@ -227,6 +227,7 @@ def test_uninstall_keeps_journal_and_config(src, tmp_path):
     assert count(journal) == 10
 
 
+@pytest.mark.long
 def test_real_venv_offline_refuses_a_bad_config_then_runs(src, tmp_path):
     # No skip: scripts/test fills the wheelhouse and installs systemd before any test runs.
     assert WHEELHOUSE.is_dir(), f"{WHEELHOUSE} is missing: run ./scripts/test, which downloads it"
@@ -318,6 +319,7 @@ def venv_python(root: Path, code: str) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=60)
 
 
+@pytest.mark.long
 def test_plain_debian_without_python3_lgpio_builds_the_venv_and_says_so(src, tmp_path):
     """The issue's failure: the archive lacks python3-lgpio. The venv is built all the same."""
     assert WHEELHOUSE.is_dir(), f"{WHEELHOUSE} is missing: run ./scripts/test, which downloads it"

@@ -12,6 +12,8 @@ import sqlite3
 import threading
 import time
 
+import pytest
+
 from tests.support.harness import DEALER_KEY, Table, tablectl
 
 from controller.replay import replay_lines
@@ -64,6 +66,7 @@ def _rounds(table: Table) -> list[dict]:
     return [{k: v for k, v in r.items() if k != "shoe_id"} for r in result.rounds]
 
 
+@pytest.mark.long
 def test_sigkill_at_many_instants_loses_nothing_and_changes_nothing(tmp_path):
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()

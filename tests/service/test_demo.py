@@ -42,6 +42,7 @@ def test_fast_demo_plays_its_rounds_and_the_journal_replays(tmp_path):
         assert ("(BJ)" in line) == bool(is_bj), line
 
 
+@pytest.mark.long
 def test_piped_round_lines_mark_splits_doubles_and_blackjacks(tmp_path):
     out = tablectl("demo", "--rounds", "60", "--pace", "fast", "--seed", "4", timeout=300)
     assert out.returncode == 0, out.stderr

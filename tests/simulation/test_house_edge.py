@@ -29,6 +29,7 @@ def _check_edge(profile: str, rounds: int) -> None:
     assert abs(result.house_edge_pct - exact) <= 3.5 * result.stderr_pct + 0.02, (result, exact)
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("profile", profiles("blackjack"))
 def test_simulated_edge_matches_the_exact_value(profile):
     _check_edge(profile, SHORT_ROUNDS)
@@ -79,6 +80,7 @@ def test_same_result_whatever_the_number_of_workers():
     assert other["house_edge_pct"] != runs[0]["house_edge_pct"]
 
 
+@pytest.mark.long
 def test_simulate_cli_workers_and_no_progress_bar_off_a_terminal():
     import json
     import subprocess

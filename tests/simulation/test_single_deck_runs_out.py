@@ -12,6 +12,8 @@ import asyncio
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from tests.support.harness import DEALER_KEY, Table
 
 from simulators.virtual_dealer import VirtualDealer
@@ -38,6 +40,7 @@ def test_the_fleet_sim_dealer_loads_a_new_shoe_when_one_deck_runs_out(tmp_path: 
     assert _ran_out(tmp_path / "table-002" / "journal.sqlite")  # the case really happened
 
 
+@pytest.mark.long
 def test_the_virtual_dealer_loads_a_new_shoe_when_one_deck_runs_out(tmp_path: Path) -> None:
     with Table(tmp_path, seed=1, profile="us-holecard", decks=1) as table:
         dealer = VirtualDealer(table.api, DEALER_KEY, table.shoe.control_path, seed=1, max_boxes=7)  # seven boxes: a round can outrun the cut card
