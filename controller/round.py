@@ -7,12 +7,32 @@ this module says what a round is made of and answers questions about it.
 from __future__ import annotations
 
 from datetime import datetime
+from enum import Enum
 from typing import Any
 
 from .hand import BoxInPlay, Hand
 from .money import money
 
 DEALER = -1  # deal-plan target for the dealer's hand
+
+
+class VoidReason(str, Enum):
+    """Why a round was voided: kept in its record (``void_reason``) and shown beside "void"."""
+
+    SUPERVISOR = "supervisor"
+    """The supervisor voided it (a misdeal)."""
+    PACK_RAN_OUT = "pack_ran_out"
+    """club-21: the pack ran out before every box and the banker had two cards."""
+    BOTTOM_ACE = "bottom_ace"
+    """club-21-36: an ace came up as the bottom card: the pack is shuffled and cut again."""
+
+
+VOID_REASON_TEXT: dict[VoidReason, str] = {
+    VoidReason.SUPERVISOR: "the supervisor voided it",
+    VoidReason.PACK_RAN_OUT: "the pack ran out",
+    VoidReason.BOTTOM_ACE: "an ace came up as the bottom card",
+}
+"""A void reason in the pit's words (the dashboard keeps the same words in app.js)."""
 
 
 def deal_plan(boxes: int, hole_card: bool) -> list[int]:
@@ -29,7 +49,7 @@ class Round:
     """One round from its first card to its settlement."""
 
     __slots__ = ("number", "shoe_id", "boxes", "dealer", "plan", "dealt", "box_i", "hand_i",
-                 "anyone_drew", "peeked", "started_at", "voided", "hole_turned", "_record")
+                 "anyone_drew", "peeked", "started_at", "voided", "void_reason", "hole_turned", "_record")
 
     def __init__(self, number: int, shoe_id: str | None, boxes: list[BoxInPlay], plan: list[int],
                  started_at: datetime | None) -> None:
@@ -45,6 +65,7 @@ class Round:
         self.peeked = False  # a hole-card dealer has checked for blackjack
         self.started_at = started_at
         self.voided = False
+        self.void_reason: VoidReason | None = None  # why it was voided (None: not voided, or an old snapshot's)
         self.hole_turned = False  # the dealer's hole card (a hole-card game) has been turned face up
         self._record: dict[str, Any] | None = None
 
@@ -118,5 +139,13 @@ def round_record(r: Round) -> dict[str, Any]:
         "hands": hands,
         "insurance": insurance,
         "net": money(total),
-        **({"void": True} if r.voided else {}),
+        **void_keys(r),
     }
+
+
+def void_keys(r: Round) -> dict[str, Any]:
+    """A voided round's record keys: ``void`` and, when known, ``void_reason`` (none at all otherwise, as
+    before: a round restored from an older snapshot was voided for a reason it did not keep)."""
+    if not r.voided:
+        return {}
+    return {"void": True, **({"void_reason": r.void_reason.value} if r.void_reason is not None else {})}

@@ -21,7 +21,7 @@ from .errors import SnapshotError
 from .hand import BoxInPlay, Hand, Outcome
 from .money import money, to_cents
 from .phase import IN_ROUND, Phase
-from .round import DEALER, Round
+from .round import DEALER, Round, VoidReason
 from .rules import RuleError, Rules
 from .rules import load_rules as rules_of
 from .shoe import ShoeTracker
@@ -62,6 +62,8 @@ CardCode = Annotated[str, AfterValidator(_card)]
 Amount = Annotated[str, AfterValidator(_amount)]
 Time = Annotated[str, AfterValidator(_time)]
 Count = Annotated[int, Field(ge=0)]
+# Why a round was voided: written only for a voided round, absent from older snapshots (then unknown).
+VoidReasonState = Annotated[VoidReason | None, Field(strict=False)]
 
 
 class _Model(BaseModel):
@@ -148,6 +150,7 @@ class RoundState(_Model):
     peeked: bool
     started_at: Time | None
     voided: bool
+    void_reason: VoidReasonState = None
     hole_turned: bool
 
     @model_validator(mode="after")
@@ -286,8 +289,14 @@ def dump_round(r: Round) -> dict[str, Any]:
         "peeked": r.peeked,
         "started_at": _t(r.started_at),
         "voided": r.voided,
+        **dump_void_reason(r),
         "hole_turned": r.hole_turned,
     }
+
+
+def dump_void_reason(r: Round) -> dict[str, Any]:
+    """``void_reason`` of a voided round, or nothing: a round's snapshot is as before unless it was voided."""
+    return {"void_reason": r.void_reason.value} if r.void_reason is not None else {}
 
 
 def dump_shoe(shoe: ShoeTracker) -> dict[str, Any]:
@@ -448,7 +457,7 @@ def load_round(state: RoundState) -> Round:
     for card in _cards(state.dealer):
         r.dealer.add(card)
     r.dealt, r.box_i, r.hand_i = state.dealt, state.box_i, state.hand_i
-    r.anyone_drew, r.peeked, r.voided = state.anyone_drew, state.peeked, state.voided
+    r.anyone_drew, r.peeked, r.voided, r.void_reason = state.anyone_drew, state.peeked, state.voided, state.void_reason
     r.hole_turned = state.hole_turned
     return r
 

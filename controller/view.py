@@ -18,6 +18,7 @@ from typing import Any, Collection
 
 from .cards import HIDDEN
 from .engine import Table
+from .games.base import ShoeFigure
 from .money import money
 from .phase import Phase
 
@@ -75,6 +76,9 @@ def table_view(table: Table, reveal_hole: bool = False) -> dict[str, Any]:
         "shoe": shoe_view,
         "shuffle_due": table.phase is Phase.WAITING_FOR_SHUFFLE,
         "right_to_cut": table.right_to_cut,
+        # Which shoe figures the game has (in one order): readers show these and ask nothing of the game's name.
+        "shoe_figures": [f.value for f in ShoeFigure if f in table.game.shoe_figures],
+        "dealer_title": table.game.dealer_title,
         "locked": table.locked,
         "gate_held": table.gate_held,
         "lock_reasons": table.lock_reasons(),

@@ -273,4 +273,4 @@ class _Printer:
             return
         for effect in effects:
             if isinstance(effect, RoundSettled):
-                self.screen.line(round_line(effect.round))
+                self.screen.line(round_line(effect.round, table.game.dealer_title))

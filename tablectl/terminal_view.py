@@ -10,6 +10,7 @@ from typing import Any
 
 from controller.engine import Round, money
 from controller.hand import Hand, Outcome
+from controller.round import VOID_REASON_TEXT
 
 
 def _totals(totals: list[int], done: bool = False) -> str:
@@ -63,23 +64,44 @@ def _marks(hand: Hand, club: bool = False) -> list[str]:
     return marks
 
 
-def round_line(r: Round) -> str:
-    """One line for a settled round: the dealer, every hand with its marks, and the house's result.
+def _club_total(hand: Hand) -> str:
+    """A club hand's total by its pack's values, or ``bust`` over 21."""
+    return "bust" if hand.hard > 21 else str(hand.total)
+
+
+def _duels(r: Round) -> bool:
+    """A round of duels (club-21-36): each box keeps the banker's hand of its own duel."""
+    return any(getattr(box, "banker", None) is not None for box in r.boxes)
+
+
+def round_line(r: Round, dealer_title: str = "Dealer") -> str:
+    """One line for a settled round: the dealer (``dealer_title``, the game's: `Game.dealer_title`), every
+    hand with its marks, and the house's result.
 
     ``round 7: dealer AS KD (BJ); box 2 9H 9D split: 9H 2C double takes 20 | 9D TS pays 10;
-    box 3 insured 5 pays 10; house +10``
+    box 3 insured 5 pays 10; house +10``. In a round of duels each box shows the banker's cards of its
+    own duel and their total (``box 1 9S TS vs banker KS 9H (19) takes 10``), never his cards of every
+    duel run together; a void round says why (``round 8 (VOID: the pack ran out): ...``).
     """
     d = r.dealer
     club = _is_club(r)
+    duels = _duels(r)
+    title = dealer_title.lower()
     if club:
-        dealer_total = "bust" if d.hard > 21 else str(d.total)
+        dealer_total = _club_total(d)
     elif d.is_blackjack:
         dealer_total = "BJ"
     elif d.is_bust:
         dealer_total = "bust"
     else:
         dealer_total = str(d.total)
-    parts = [f"round {r.number}: {'banker' if club else 'dealer'} {' '.join(c.code for c in d.cards)} ({dealer_total})"]
+    void = ""
+    if r.voided:
+        reason = r.void_reason
+        void = f" (VOID: {VOID_REASON_TEXT[reason]})" if reason is not None else " (VOID)"
+    # A round of duels has no one hand of the banker's to head it: each duel shows its own below.
+    parts = [f"round {r.number}{void}"] if duels else \
+        [f"round {r.number}{void}: {title} {' '.join(c.code for c in d.cards)} ({dealer_total})"]
     for box in r.boxes:
         hands = []
         for hand in box.hands:
@@ -87,7 +109,7 @@ def round_line(r: Round) -> str:
             words = [" ".join(c.code for c in hand.cards), *_marks(hand, club), _dealer_words(net)]
             duel = getattr(box, "banker", None)  # club-21-36: the banker's hand in this box's duel
             if duel is not None and duel.cards:
-                words.insert(1, "vs " + " ".join(c.code for c in duel.cards))
+                words.insert(1, f"vs {title} {' '.join(c.code for c in duel.cards)} ({_club_total(duel)})")
             hands.append(" ".join(w for w in words if w))
         text = f"box {box.number} " + (("split: " + " | ".join(hands)) if len(box.hands) > 1 else hands[0])
         if box.insurance is not None:
@@ -96,19 +118,36 @@ def round_line(r: Round) -> str:
             text += " (void)"
         parts.append(text)
     parts.append(f"house {_house(-r.net())}")
+    if duels:
+        return parts[0] + ": " + "; ".join(parts[1:])
     return "; ".join(parts)
+
+
+def _shoe_text(view: dict[str, Any], shoe: dict[str, Any]) -> str:
+    """The shoe's figures the game has (``shoe_figures``): ``shoe S1 40/312 (13%)  CUT CARD OUT`` at
+    blackjack, ``shoe S2 12/36 24 left  bottom card 9H shown`` at a club table."""
+    figures = set(view["shoe_figures"])
+    dealt, size = shoe.get("dealt", 0), shoe.get("size", 0)
+    text = f"shoe {shoe.get('id', '-')} {dealt}/{size}"
+    if "left" in figures:
+        text += f" {size - dealt} left"
+    if "penetration" in figures:
+        text += f" ({100 * shoe.get('penetration', 0):.0f}%)"
+    if "bottom_card" in figures and view.get("bottom_card"):
+        text += f"  bottom card {view['bottom_card']} shown"
+    if "cut_card" in figures and shoe.get("cut_card_out"):
+        text += "  CUT CARD OUT"
+    return text
 
 
 def draw(view: dict[str, Any], table: Any) -> str:
     """Lines showing the table as a dealer sees it (the displays are drawn by their own driver)."""
     shoe = view["shoe"] or {}
     lines = [
-        f"round {view['round'] or view['rounds_played']:<5} phase {view['phase']:<20} "
-        f"shoe {shoe.get('id', '-')} {shoe.get('dealt', 0)}/{shoe.get('size', 0)} "
-        f"({100 * shoe.get('penetration', 0):.0f}%){'  CUT CARD OUT' if shoe.get('cut_card_out') else ''}",
+        f"round {view['round'] or view['rounds_played']:<5} phase {view['phase']:<20} {_shoe_text(view, shoe)}",
     ]
     d = view["dealer"]
-    lines.append(f"  dealer   {' '.join(d['cards']):<24} {_totals(d['totals'])}")
+    lines.append(f"  {view['dealer_title'].lower():<9}{' '.join(d['cards']):<24} {_totals(d['totals'])}")
     for box in view["boxes"]:
         if box.get("next_round"):
             lines.append(f"  box {box['box']}    bet {sum(float(v) for v in box['bets'].values()):g} for the next round")
@@ -122,7 +161,7 @@ def draw(view: dict[str, Any], table: Any) -> str:
                          f"bet {hand['bet']:<5} {flags}")
     previous = table.previous
     if view["round"] is None and previous is not None:  # between rounds: the settled round stays on show
-        lines.append("  last " + round_line(previous))
+        lines.append("  last " + round_line(previous, view["dealer_title"]))
     for alert in view["alerts"]:
         lines.append(f"  ALERT {alert['kind']}: {alert['message']}")
     return "\n".join(lines)

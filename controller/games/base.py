@@ -15,10 +15,12 @@ the table's helpers: ``_set_phase``, ``_raise_alert``, ``_hold``, ``_finish_roun
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from enum import Enum
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping
 
 from ..cards import Card
 from ..legality import Action, Refusal
+from ..round import VoidReason
 
 if TYPE_CHECKING:  # the engine imports the games, never the other way round at run time
     from ..engine import Table
@@ -30,10 +32,43 @@ Handler = Callable[["Table", Any], None]
 Dispatch = Mapping[type, "tuple[Check | None, Handler]"]
 
 
+class ShoeFigure(str, Enum):
+    """A figure of the shoe the pit reads beside the table; each game says which it has (`Game.shoe_figures`).
+
+    The view lists them in this order (``shoe_figures``), so the API, the dashboard and the
+    terminal show a figure only where the game has it and never ask which game is played.
+    """
+
+    DEALT = "dealt"
+    """Cards dealt of the shoe's (the pack's) size."""
+    LEFT = "left"
+    """Cards left in the pack (a club pack is dealt down to its bottom card)."""
+    BURNED = "burned"
+    """Cards burned: dealt to nobody (blackjack's burn after the cut)."""
+    BOTTOM_CARD = "bottom_card"
+    """The pack's bottom card, shown face up under it (the club games)."""
+    PENETRATION = "penetration"
+    """How deep into the shoe the dealing has gone, against where the cut card lies."""
+    CUT_CARD = "cut_card"
+    """Where the rules place the cut card, or where it came out."""
+    RIGHT_TO_CUT = "right_to_cut"
+    """Who cuts the next shoe."""
+    COUNT = "count"
+    """The Hi-Lo running and true count of what is left (a 52-card shoe's figure)."""
+    RANKS_LEFT = "ranks_left"
+    """Cards of each rank left in the shoe."""
+
+
 class Game(ABC):
     """One family of games (blackjack, the club games): the round, behind the table's shared machinery."""
 
     name: ClassVar[str]
+
+    dealer_title: ClassVar[str]
+    """Who deals and plays against the boxes, as the felt and the terminal name him ("Dealer", "Banker")."""
+
+    shoe_figures: ClassVar[frozenset[ShoeFigure]]
+    """The shoe figures this game has: the only place that says which the pit is shown."""
 
     def __init__(self) -> None:
         # Built once per game: the game's events (and the shared ones it plays its own way).
@@ -86,8 +121,9 @@ class Game(ABC):
         """The decisions that may be taken now, as `Table.apply` would accept them."""
 
     @abstractmethod
-    def void(self, table: Table) -> None:
-        """The supervisor voids the round in play (a misdeal): settle it as void and finish it."""
+    def void(self, table: Table, reason: VoidReason = VoidReason.SUPERVISOR) -> None:
+        """Void the round in play (the supervisor's, for a misdeal, or the game's own ``reason``): settle it
+        as void, keep why (``Round.void_reason``) and finish it."""
 
     # ------------------------------------------------------------------ views and snapshots
     @abstractmethod

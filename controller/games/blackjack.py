@@ -31,9 +31,9 @@ from ..hand import Hand, Outcome
 from ..legality import Action, Refusal
 from ..money import money, to_cents
 from ..phase import PLAY, READY, Phase
-from ..round import DEALER, Round, deal_plan
+from ..round import DEALER, Round, VoidReason, deal_plan
 from ..rules import RuleProfile, SurrenderRule
-from .base import Dispatch, Game
+from .base import Dispatch, Game, ShoeFigure
 
 if TYPE_CHECKING:
     from ..engine import Table
@@ -46,6 +46,11 @@ class Blackjack(Game):
 
     name = "blackjack"
     blocked_by_attention = _BLOCKED
+    dealer_title = "Dealer"
+    # A shoe with a cut card (and a burn after the cut): every figure the pit has always read, the Hi-Lo
+    # count included (a 52-card shoe's).
+    shoe_figures = frozenset({ShoeFigure.DEALT, ShoeFigure.BURNED, ShoeFigure.PENETRATION, ShoeFigure.CUT_CARD,
+                              ShoeFigure.RIGHT_TO_CUT, ShoeFigure.COUNT, ShoeFigure.RANKS_LEFT})
 
     def events(self) -> Dispatch:
         """The players' decisions, insurance, and the cut card."""
@@ -272,11 +277,12 @@ class Blackjack(Game):
             hand.settle(outcome, net)
         t._finish_round(r)
 
-    def void(self, t: Table) -> None:
+    def void(self, t: Table, reason: VoidReason = VoidReason.SUPERVISOR) -> None:
         """rules.md: a voided round returns every bet on it, settled or not."""
         r = t.round
         assert r is not None
         r.voided = True
+        r.void_reason = reason
         for box in r.boxes:
             for hand in box.hands:
                 hand.settle(Outcome.VOID, 0)
@@ -465,6 +471,7 @@ def settled_view(r: Round) -> dict[str, Any]:
     return {
         "number": r.number,
         "void": r.voided,
+        "void_reason": r.void_reason.value if r.void_reason is not None else None,
         "dealer": {"cards": [c.code for c in d.cards], "hole_hidden": False,
                    "totals": total_of([c.value for c in d.cards]).shown() if d.cards else [], "done": True,
                    **_dealer_marks(r)},

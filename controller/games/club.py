@@ -32,8 +32,8 @@ from ..hand import BoxInPlay, Hand, Outcome
 from ..legality import Action, Refusal
 from ..money import money
 from ..phase import Phase
-from ..round import DEALER, Round
-from .base import Game
+from ..round import DEALER, Round, void_keys
+from .base import Game, ShoeFigure
 from .club_snapshot import ClubBoxState, ClubHandState
 
 if TYPE_CHECKING:
@@ -183,7 +183,7 @@ def club_record(r: ClubRound, game: str, dealer: dict[str, Any], hands: list[dic
         "net": money(net),
         "bottom_card": r.bottom.code if r.bottom is not None else None,
         **extra,
-        **({"void": True} if r.voided else {}),
+        **void_keys(r),
     }
 
 
@@ -363,6 +363,7 @@ def settled_club_view(r: Round, extra: Callable[[ClubBox], dict[str, Any]]) -> d
     return {
         "number": r.number,
         "void": r.voided,
+        "void_reason": r.void_reason.value if r.void_reason is not None else None,
         "dealer": banker_view(r.dealer, True, True),  # type: ignore[arg-type]  # club box/hand
         "boxes": boxes,
         "net": money(r.net()),
@@ -470,6 +471,12 @@ class ClubGame(Game):
     """What club-21 and club-21-36 play alike: closed cards, the bottom card after a shuffle, the
     croupier's stand as the banker, and the supervisor's withdraw of a box (``_withdraw_closed``
     says when the game keeps the stake in play)."""
+
+    dealer_title = "Banker"  # rules.md, club-21: the croupier is the banker
+    # rules.md, club-21: no cut card (the pack is dealt down to its bottom card, shown face up under it, not
+    # burned), so no penetration, no cut and no right to cut; a Hi-Lo count means nothing on a 36-card pack
+    # and nothing to a banker who plays every box. What is dealt and what is left of the pack is what matters.
+    shoe_figures = frozenset({ShoeFigure.DEALT, ShoeFigure.LEFT, ShoeFigure.BOTTOM_CARD, ShoeFigure.RANKS_LEFT})
 
     def hole_card_hidden(self, t: Table) -> bool:
         """The banker's cards are closed until he draws face up."""

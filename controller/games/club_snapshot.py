@@ -11,7 +11,7 @@ from typing import Annotated
 from pydantic import Field
 
 from ..hand import Outcome
-from ..snapshot import Amount, BetState, CardCode, Count, Time, _Model
+from ..snapshot import Amount, BetState, CardCode, Count, Time, VoidReasonState, _Model
 
 
 class ClubHandState(_Model):
@@ -56,6 +56,7 @@ class OchkoRoundState(_Model):
     hand_i: Count
     started_at: Time | None
     voided: bool
+    void_reason: VoidReasonState = None
     contra: bool
     pack_out: bool
     bottom: CardCode | None
@@ -72,6 +73,7 @@ class DuelsRoundState(_Model):
     box_i: Count
     started_at: Time | None
     voided: bool
+    void_reason: VoidReasonState = None
     duel_open: bool
     banker_card_due: bool
     bottom: CardCode | None

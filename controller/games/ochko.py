@@ -42,7 +42,7 @@ from ..cards import Card, parse_card
 from ..hand import Outcome
 from ..legality import Action, Refusal
 from ..phase import READY, Phase
-from ..round import Round
+from ..round import Round, VoidReason
 from ..rules import Club21Rules, NaturalAgainstNatural, Ties
 from . import club
 from .base import Dispatch
@@ -237,7 +237,7 @@ class Ochko(club.ClubGame):
         done = r.dealt == len(r.plan)
         if t.shoe is not None and t.shoe.spent and not done:
             # rules.md: the pack running out before every box and the banker have two cards voids the deal.
-            self.void(t)
+            self.void(t, VoidReason.PACK_RAN_OUT)
             return
         if not done:
             if target == BANKER and t.rules.contra:  # type: ignore[union-attr]  # this game's rules
@@ -334,10 +334,11 @@ class Ochko(club.ClubGame):
                 hand.settle(*settle_hand(hand, r.banker, rules))
         t._finish_round(r)
 
-    def void(self, t: Table) -> None:
+    def void(self, t: Table, reason: VoidReason = VoidReason.SUPERVISOR) -> None:
         """rules.md: a voided round returns every bet on it, settled or not."""
         r: OchkoRound = t.round  # type: ignore[assignment]  # this game's round, in play
         r.voided = True
+        r.void_reason = reason
         for box in r.boxes:
             for hand in box.hands:
                 hand.settle(Outcome.VOID, 0)
@@ -622,6 +623,7 @@ class Ochko(club.ClubGame):
             "hand_i": r.hand_i,
             "started_at": r.started_at.isoformat() if r.started_at is not None else None,
             "voided": r.voided,
+            **snap.dump_void_reason(r),
             "contra": r.contra,
             "pack_out": r.pack_out,
             "bottom": r.bottom.code if r.bottom is not None else None,
@@ -639,6 +641,7 @@ class Ochko(club.ClubGame):
         r.dealer = club.load_hand(state.banker, None, values)  # the banker's hand
         r.dealt, r.box_i, r.hand_i = state.dealt, state.box_i, state.hand_i
         r.voided, r.contra, r.pack_out = state.voided, state.contra, state.pack_out
+        r.void_reason = state.void_reason
         return r
 
 

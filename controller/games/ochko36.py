@@ -41,7 +41,7 @@ from ..hand import Outcome
 from ..legality import Action, Refusal
 from ..money import money, to_cents
 from ..phase import BETWEEN_ROUNDS, READY, Phase
-from ..round import Round
+from ..round import Round, VoidReason
 from ..rules import PROFILES, Club36Rules, DarkBothBust
 from . import club
 from .base import Dispatch
@@ -208,7 +208,7 @@ class Ochko36(club.ClubGame):
                     if not r.duel_open:
                         self._open_duel(t)
                 else:
-                    self.void(t)  # an ace: the pack is shuffled and cut again (the bottom's round is void)
+                    self.void(t, VoidReason.BOTTOM_ACE)  # an ace: the pack is shuffled and cut again (the bottom's round is void)
             elif phase is Phase.DEALING:
                 club.to_banker(t, r.banker, card, up=False)  # the banker's new card for this duel
                 r.banker_card_due = False
@@ -579,11 +579,12 @@ class Ochko36(club.ClubGame):
             r.box_i += 1
             self._duel_for(t, kept=True)
 
-    def void(self, t: Table) -> None:
+    def void(self, t: Table, reason: VoidReason = VoidReason.SUPERVISOR) -> None:
         """rules.md (decided for club-21-36): the duels already settled stand (their stakes have moved to or
         from the bank); the duel in play and the boxes still to play take their stakes back."""
         r: DuelsRound = t.round  # type: ignore[assignment]  # this game's round, in play
         r.voided = True
+        r.void_reason = reason
         for box in r.boxes:
             for hand in box.open_hands():  # type: ignore[attr-defined]  # club box/hand
                 hand.settle(Outcome.VOID, 0)
@@ -680,6 +681,7 @@ class Ochko36(club.ClubGame):
             "box_i": r.box_i,
             "started_at": r.started_at.isoformat() if r.started_at is not None else None,
             "voided": r.voided,
+            **snap.dump_void_reason(r),
             "duel_open": r.duel_open,
             "banker_card_due": r.banker_card_due,
             "bottom": r.bottom.code if r.bottom is not None else None,
@@ -706,6 +708,7 @@ class Ochko36(club.ClubGame):
             box.banker = banker
         r.dealer = bankers[state.banker_of]  # type: ignore[assignment]  # club box/hand
         r.dealt, r.box_i, r.voided = state.dealt, state.box_i, state.voided
+        r.void_reason = state.void_reason
         r.duel_open, r.banker_card_due, r.bank_closed = state.duel_open, state.banker_card_due, state.bank_closed
         r.bottom = parse_card(state.bottom) if state.bottom is not None else None
         return r

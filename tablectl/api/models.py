@@ -82,6 +82,8 @@ class SettledRoundModel(BaseModel):
 
     number: int
     void: bool
+    void_reason: str | None = Field(None, description="why a void round was voided: supervisor, pack_ran_out "
+                                                       "(club-21), bottom_ace (club-21-36)")
     dealer: DealerModel
     boxes: list[SettledBoxModel]
     net: str = Field(description="what the players won (+) or lost (-): the house's result is the opposite")
@@ -183,7 +185,13 @@ class RoundRecord(BaseModel):
     insurance: list[InsuranceRecord]
     net: str
     void: bool | None = None
+    void_reason: str | None = Field(None, description="why a void round was voided: supervisor, pack_ran_out "
+                                                      "(club-21: the pack ran out before everyone had two cards), "
+                                                      "bottom_ace (club-21-36: an ace as the bottom card); absent "
+                                                      "from older records")
     settled_at: str | None = Field(None, description="when the round was settled (ISO 8601, UTC)")
+    dealer_title: str | None = Field(None, description="who dealt it, as its game names him: Dealer (blackjack) or "
+                                                       "Banker (the club games); given by /api/rounds")
     game: str | None = Field(None, description="club games: club-21 or club-21-36 (blackjack records have none)")
     bottom_card: str | None = Field(None, description="club games: the pack's bottom card")
     contra: bool | None = Field(None, description="club-21: the banker doubled every stake")
@@ -247,6 +255,12 @@ class TableModel(BaseModel):
     shoe: ShoeModel | None
     shuffle_due: bool
     right_to_cut: str | None
+    shoe_figures: list[str] = Field(description="the shoe figures the game has (show only these), in this order: dealt, left (cards left in the "
+                                     "pack), burned, bottom_card, penetration, cut_card, right_to_cut, count (Hi-Lo), "
+                                     "ranks_left; controller/games/base.py ShoeFigure. Blackjack: all but left and "
+                                     "bottom_card; the club games: dealt, left, bottom_card, ranks_left")
+    dealer_title: str = Field(description="who deals and plays the boxes, as the felt names him: Dealer (blackjack) "
+                                          "or Banker (the club games)")
     locked: bool
     gate_held: bool = Field(description="a supervisor holds the shoe's gate shut")
     lock_reasons: list[str] = Field(description="why the shoe's gate is shut, in words (empty when open)")
@@ -333,4 +347,8 @@ class ShoeStatus(BaseModel):
     shoe: ShoeModel | None
     shuffle_due: bool
     right_to_cut: str | None
+    shoe_figures: list[str] = Field(description="the shoe figures the game has (show only these), in this order: dealt, left (cards left in the "
+                                     "pack), burned, bottom_card, penetration, cut_card, right_to_cut, count (Hi-Lo), "
+                                     "ranks_left; controller/games/base.py ShoeFigure. Blackjack: all but left and "
+                                     "bottom_card; the club games: dealt, left, bottom_card, ranks_left")
     locked: bool

@@ -15,6 +15,7 @@ from fastapi.responses import Response
 from pydantic import BaseModel, Field
 
 from controller.authority import export_shoe
+from controller.games import GAMES
 from controller.view import head_view, table_view
 
 from .auth import Viewer
@@ -27,6 +28,13 @@ router = APIRouter()
 
 # Every number a route takes is bounded, so nothing out of range reaches SQLite or the engine.
 RoundNumber = Annotated[int, Path(ge=1, le=2**62)]
+
+
+def _as_read(record: dict[str, Any], settled_at: str | None) -> dict[str, Any]:
+    """A kept round record as the API reads it out: when it was settled, and who dealt it as its game names
+    him (``dealer_title``; a record of a game this release does not play names the dealer)."""
+    game = GAMES.get(record.get("game", "blackjack"))
+    return {**record, "settled_at": settled_at, "dealer_title": game.dealer_title if game is not None else "Dealer"}
 
 
 class Health(BaseModel):
@@ -87,7 +95,7 @@ async def get_rounds(who: Viewer, service: Service, page: Annotated[int, Query(g
         rounds = journal.rounds((page - 1) * size, size)
         times = journal.round_times([r["number"] for r in rounds])
         return {"page": page, "size": size, "total": journal.round_count(),
-                "rounds": [{**r, "settled_at": times.get(r["number"])} for r in rounds]}
+                "rounds": [_as_read(r, times.get(r["number"])) for r in rounds]}
 
 
 @router.get("/api/rounds/{number}", tags=["read"], responses={**ERRORS, 404: {"model": ErrorResponse}},
@@ -99,7 +107,7 @@ async def get_round(number: RoundNumber, who: Viewer, service: Service) -> dict[
         settled_at = journal.round_times([number]).get(number)
     if record is None:
         raise ApiError(404, "no_such_round", f"round {number} has not been settled")
-    return {**record, "settled_at": settled_at}
+    return _as_read(record, settled_at)
 
 
 @router.get("/api/shoe", tags=["read"], responses=ERRORS, response_model=ShoeStatus,
@@ -108,7 +116,7 @@ async def get_shoe(who: Viewer, service: Service) -> dict[str, Any]:
     """The shoe: id, cards dealt, penetration, cut card, and cards remaining by rank."""
     view = table_view(service.table)
     return {"shoe": view["shoe"], "shuffle_due": view["shuffle_due"], "right_to_cut": view["right_to_cut"],
-            "locked": view["locked"]}
+            "shoe_figures": view["shoe_figures"], "locked": view["locked"]}
 
 
 @router.get("/api/alerts", tags=["read"], responses=ERRORS, response_model=list[AlertModel],

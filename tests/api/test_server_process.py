@@ -79,13 +79,14 @@ def test_a_few_hundred_rounds_match_the_replay_of_the_exported_journal(table):
         page += 1
     api_rounds.reverse()
     assert all(r.pop("settled_at") for r in api_rounds)  # the API adds when each was settled; the replay has no clock
+    assert all(r.pop("dealer_title") == "Dealer" for r in api_rounds)  # and who dealt it, as the game names him
     export = tablectl("journal", "export", "--db", str(table.journal))
     assert export.returncode == 0, export.stderr
     replayed = replay_lines(export.stdout.splitlines())
     assert replayed.error is None
     assert replayed.rounds == api_rounds
     one = call(table.api, "GET", f"/api/rounds/{api_rounds[5]['number']}", VIEWER_KEY).json()
-    assert one.pop("settled_at") and one == api_rounds[5]
+    assert one.pop("settled_at") and one.pop("dealer_title") and one == api_rounds[5]
     listener.join(10)
     ids = [e["id"] for e in stream]
     assert ids == list(range(first_seq + 1, first_seq + 1 + len(ids)))  # the live stream has no gaps

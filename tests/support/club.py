@@ -292,13 +292,14 @@ def _best(totals: list[int]) -> int:
 
 def assert_journal_replays(t: Any, rounds: list[dict[str, Any]]) -> None:
     """The table's journal, exported by ``tablectl journal export``, replays to ``rounds`` (the API's
-    ``/api/rounds``, newest first; their ``settled_at`` is the service's own and is dropped)."""
+    ``/api/rounds``, newest first; their ``settled_at`` and ``dealer_title`` are the API's own and are dropped)."""
     export = tablectl_in_process("journal", "export", "--db", str(t.journal))
     assert export.returncode == 0, export.stderr
     replayed = replay_lines(export.stdout.splitlines())
     assert replayed.error is None
     for r in rounds:
         r.pop("settled_at")
+        assert r.pop("dealer_title") == "Banker"
     assert replayed.rounds == list(reversed(rounds))
 
 

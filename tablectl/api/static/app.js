@@ -207,7 +207,7 @@ function renderTable(v) {
   if (club && v.contra) tableMarks.push("contra");
   if (club && v.pack_out) tableMarks.push("pack_out");
   $("dealer").replaceChildren(...kids(
-    el("span", { class: "label", text: club ? "Banker" : "Dealer" }),
+    el("span", { class: "label", text: v.dealer_title }),  // as the game names him: Dealer, Banker
     el("span", { class: "cards", "data-testid": "dealer-cards" }, d.cards.map((c, i) => cardEl(c, s ? null : `d${v.round}-${i}`))),
     el("span", { class: "total", "data-testid": "dealer-total", text: handTotal(d.totals, d.done) }),
     closedText(d) ? el("span", { class: "muted small", "data-testid": "dealer-closed", text: closedText(d) }) : null,
@@ -220,7 +220,7 @@ function renderTable(v) {
 
   let turn = "";
   if (v.turn && v.turn.box !== undefined) turn = `Box ${v.turn.box}` + (v.turn.hand ? `, hand ${v.turn.hand + 1}` : "") + " to act";
-  else if (dealerTurn) turn = club ? "Banker draws" : "Dealer draws";
+  else if (dealerTurn) turn = `${v.dealer_title} draws`;
   else if (v.phase === "contra") turn = "Contra? (the next card closes it)";
   else if (v.phase === "pack_out") turn = "Pack spent: each box doubles or folds";
   else if (v.next_card) turn = `Next card: ${v.next_card}`;
@@ -366,13 +366,24 @@ function renderAlerts(alerts) {
   }));
 }
 
+// Each game says which shoe figures it has (v.shoe_figures); a part of the panel marked data-figure shows only
+// where the game has that figure (the club games: no cut card, no penetration, no right to cut, no count).
+function showShoeFigures(v) {
+  const figures = new Set(v.shoe_figures || []);
+  for (const part of document.querySelectorAll(".shoe [data-figure]")) part.hidden = !figures.has(part.dataset.figure);
+  return figures;
+}
+
 function renderShoe(v) {
   const s = v.shoe;
+  const figures = showShoeFigures(v);
   $("shoe-due").textContent = v.shuffle_due ? "YES" : "no";
   $("shoe-rtc").textContent = v.right_to_cut || "–";
-  if (!s) { $("shoe-id").textContent = "none"; return; }
+  $("shoe-bottom").replaceChildren(...(v.bottom_card ? [cardEl(v.bottom_card), " shown"] : ["–"]));
+  if (!s) { $("shoe-id").textContent = "none"; $("shoe-left").textContent = "–"; return; }
   $("shoe-id").textContent = s.id;
-  $("shoe-dealt").textContent = `${s.dealt} / ${s.size}` + (s.burned ? ` (${s.burned} burned)` : "");
+  $("shoe-dealt").textContent = `${s.dealt} / ${s.size}` + (figures.has("burned") && s.burned ? ` (${s.burned} burned)` : "");
+  $("shoe-left").textContent = String(Math.max(0, s.size - s.dealt));
   $("shoe-pen").textContent = `${(s.penetration * 100).toFixed(1)} %`;
   $("pen-bar").style.width = `${Math.min(100, s.penetration * 100)}%`;
   const cut = $("pen-cut"), zone = $("pen-zone");
@@ -394,6 +405,7 @@ function renderShoe(v) {
   const tc = left ? rc / (left / 52) : 0;
   $("shoe-count").textContent = `${rc > 0 ? "+" : ""}${rc} / ${tc > 0 ? "+" : ""}${tc.toFixed(1)}`;
   const max = Math.max(1, ...Object.values(rem));
+  $("ranks").style.gridTemplateColumns = `repeat(${Object.keys(rem).length || 13}, 1fr)`;  // a 36-card pack has 9 ranks
   $("ranks").replaceChildren(...Object.entries(rem).map(([rank, n]) => el("div", { class: "rank", title: `${rank}: ${n} left` },
     el("i", { style: `height:${Math.round((60 * n) / max)}%` }), el("b", { text: rank === "T" ? "10" : rank }), el("span", { text: String(n) }))));
   const ex = $("export-shoe");
@@ -416,6 +428,13 @@ function recordMarks(r, h, boxHands) {
   return m;
 }
 
+// Why a round was voided (the record's void_reason; older records have none), in the pit's words.
+const VOID_TEXT = { supervisor: "the supervisor voided it", pack_ran_out: "the pack ran out",
+  bottom_ace: "an ace came up as the bottom card" };
+function voidText(r) {
+  return r.void_reason ? `VOID: ${VOID_TEXT[r.void_reason] || r.void_reason.replaceAll("_", " ")}` : "VOID";
+}
+
 function renderHistory(body) {
   state.history = { page: body.page, size: body.size, total: body.total };
   const pages = Math.max(1, Math.ceil(body.total / body.size));
@@ -423,19 +442,23 @@ function renderHistory(body) {
     const perBox = {};
     for (const h of r.hands) perBox[h.box] = (perBox[h.box] || 0) + 1;
     const dealerBj = r.dealer.cards.length === 2 && r.dealer.total === 21;
-    const who = r.game && r.game !== "blackjack" ? "banker" : "dealer";
+    const who = (r.dealer_title || "Dealer").toLowerCase();
+    // A round of duels (club-21-36): each hand holds the banker's cards of its own duel; his cards of the
+    // whole round, run together under one total, would mean nothing.
+    const duels = r.hands.some((h) => Array.isArray(h.banker));
     const det = el("details", { "data-round": r.number },
       el("summary", {}, el("span", { class: "n", text: `#${r.number}` }),
         el("time", { datetime: r.settled_at || "", text: fmtTime(r.settled_at) }),
-        el("span", { class: "cards" }, r.dealer.cards.map((c) => cardEl(c))),
-        el("span", { text: dealerBj ? (who === "banker" ? "banker 21" : "dealer BJ") : `${who} ${r.dealer.total}` }),
+        duels ? el("span", { text: `${r.hands.length} duel(s)` }) : el("span", { class: "cards" }, r.dealer.cards.map((c) => cardEl(c))),
+        duels ? null : el("span", { text: dealerBj ? (who === "dealer" ? "dealer BJ" : `${who} 21`) : `${who} ${r.dealer.total}` }),
         el("span", { text: `${Object.keys(perBox).length} box(es)` }),
-        house(r.net), r.void ? el("span", { class: "outcome void", text: "void" }) : null),
+        house(r.net), r.void ? el("span", { class: "outcome void", "data-testid": "void", text: voidText(r) }) : null),
       el("table", {}, el("thead", {}, el("tr", {}, ["Box", "Cards", "Bet", "Outcome", "House"].map((t) => el("th", { scope: "col", text: t })))),
         el("tbody", {}, r.hands.map((h) => el("tr", {}, el("td", { text: String(h.box) }),
           el("td", {}, el("span", { class: "cards" }, h.cards.map((c) => cardEl(c))),
-            h.banker && h.banker.length ? el("span", { class: "muted small" }, " vs banker ",
-              el("span", { class: "cards" }, h.banker.map((c) => cardEl(c)))) : null), el("td", { text: h.bet }),
+            h.banker && h.banker.length ? el("span", { class: "muted small", "data-testid": "duel-banker" }, ` vs ${who} `,
+              el("span", { class: "cards" }, h.banker.map((c) => cardEl(c))),
+              h.banker_total !== null && h.banker_total !== undefined ? ` (${h.banker_total})` : "") : null), el("td", { text: h.bet }),
           el("td", {}, el("span", { text: (OUTCOME_TEXT[h.outcome] || h.outcome || "") + " " }), marks(recordMarks(r, h, perBox[h.box]))),
           el("td", {}, house(h.net)))),
         (r.insurance || []).map((i) => el("tr", {}, el("td", { text: String(i.box) }), el("td", { text: "insurance" }),
