@@ -75,12 +75,14 @@ async def _demo(args: argparse.Namespace, profile: str, workdir: Path, pack: tup
     from tablectl.config import ApiKey, settings_from_dict
     from tablectl.run import serve, setup_logging
 
-    # The demo owns Ctrl-C and SIGTERM from the start: the dealer stops first, then the summary, then the service.
+    # The demo owns Ctrl-C, SIGTERM and a closed terminal from the start: the dealer stops first, then the
+    # summary, then the service, and the virtual shoe last (in its own process group, so the terminal's Ctrl-C
+    # never reaches it: a shoe gone before the service would read as an unplugged cable).
     loop = asyncio.get_running_loop()
     demo_stop = asyncio.Event()
-    for sig in (signal.SIGINT, signal.SIGTERM):
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         loop.add_signal_handler(sig, demo_stop.set)
-    sim = SimProcess(workdir, "--seed", str(args.seed), *pack).start()
+    sim = SimProcess(workdir, "--seed", str(args.seed), *pack, own_group=True).start()
     try:
         port = args.port or _free_port()
         dealer_key, supervisor_key, pit_key = (secrets.token_urlsafe(12) for _ in range(3))

@@ -72,3 +72,30 @@ def test_ctrl_c_or_sigterm_end_the_demo_with_its_summary(tmp_path, sig):
     assert {"rounds", "hands", "house_result"} <= summary.keys()
     assert "Traceback" not in err
     assert not list(tmp_path.glob("tablectl-demo-*"))  # no temporary folder left behind
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_ctrl_c_at_the_terminal_is_a_stop_not_an_unplugged_shoe(tmp_path, sig):
+    """A terminal's Ctrl-C goes to the whole process group (the demo and its virtual shoe), as `timeout -s INT`
+    does: the demo stops the table before the shoe goes, so nobody reads "unplugged" or "link down"."""
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    proc = subprocess.Popen([sys.executable, "-m", "tablectl.cli", "demo", "--rounds", "0", "--pace", "fast"],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
+                            start_new_session=True)  # its own group, as a shell's job is
+    assert proc.stdout is not None
+    lines = []
+    try:
+        for line in proc.stdout:  # the table is up and its link carries cards once a round has settled
+            lines.append(line)
+            if line.startswith("round "):
+                break
+        os.killpg(proc.pid, sig)
+        out, _ = proc.communicate(timeout=60)  # a guard against a hang, not a measure
+    finally:
+        proc.kill()
+    text = "".join(lines) + out
+    assert proc.returncode == 0, text
+    assert "unplugged" not in text and "link down" not in text, text
+    assert "Traceback" not in text
+    assert json.loads(text.strip().splitlines()[-1])["alerts"] in ([], ["shuffle_due"])
+    assert not list(tmp_path.glob("tablectl-demo-*"))
