@@ -155,10 +155,14 @@ async def _play(args: argparse.Namespace, settings: Any, api: str, dealer_key: s
         finally:
             loop.call_soon_threadsafe(demo_stop.set)
 
-    service.outputs.append(_Printer(screen))
+    printer = _Printer(screen, service.clock)
+    service.outputs.append(printer)
     thread = threading.Thread(target=play, name="virtual-dealer", daemon=True)
     thread.start()
+    ages = asyncio.create_task(_keep_ages_counting(printer, service, demo_stop)) if screen.live else None
     await demo_stop.wait()
+    if ages is not None:
+        ages.cancel()
     dealer.stop.set()  # wakes the dealer out of any wait; an HTTP call in flight answers at once
     await loop.run_in_executor(None, thread.join, 5.0)
     summary = _summary(service, first_round, kept)
@@ -171,6 +175,15 @@ async def _play(args: argparse.Namespace, settings: Any, api: str, dealer_key: s
           + (f"; journal kept in {kept}" if kept else ""), flush=True)
     print(json.dumps(summary), flush=True)
     return 1 if "error" in result else 0
+
+
+async def _keep_ages_counting(printer: "_Printer", service: Any, stop: asyncio.Event) -> None:
+    """Live, redraw each second while an alert is open: a table that waits for the pit gets no input
+    that would redraw it, and the alert's age must keep counting."""
+    while not stop.is_set():
+        await asyncio.sleep(1.0)
+        if service.table.open_alerts():
+            printer.handle([], service.table)
 
 
 def _signed(amount: str) -> str:
@@ -258,21 +271,26 @@ class _Screen:
 
 
 class _Printer:
-    """An output that draws the table after every input (live) or prints each settled round (piped)."""
+    """An output that draws the table after every input (live) or prints each settled round and each raised
+    alert (piped); the alerts' ages are counted on the service's clock."""
 
-    def __init__(self, screen: _Screen) -> None:
+    def __init__(self, screen: _Screen, clock: Any) -> None:
         self.screen = screen
+        self.clock = clock
 
     def handle(self, effects: list[Any], table: Any) -> None:
         """Draw, or log the rounds settled by this input."""
-        from controller.effects import RoundSettled
+        from controller.effects import AlertRaised, RoundSettled
         from controller.view import table_view
 
-        from .terminal_view import draw, round_line
+        from .terminal_view import alert_line, draw, round_line
 
+        now = self.clock()
         if self.screen.live:
-            self.screen.show_table(draw(table_view(table), table))
+            self.screen.show_table(draw(table_view(table), table, now))
             return
         for effect in effects:
             if isinstance(effect, RoundSettled):
                 self.screen.line(round_line(effect.round))
+            elif isinstance(effect, AlertRaised):
+                self.screen.line("alert: " + alert_line(effect.alert.as_dict(), now))

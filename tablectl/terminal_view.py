@@ -6,6 +6,7 @@ Amounts are the house's: ``pays 15`` / ``takes 20`` for a box, ``house +5`` for 
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from controller.engine import Round, money
@@ -99,8 +100,39 @@ def round_line(r: Round) -> str:
     return "; ".join(parts)
 
 
-def draw(view: dict[str, Any], table: Any) -> str:
-    """Lines showing the table as a dealer sees it (the displays are drawn by their own driver)."""
+def age(seconds: float) -> str:
+    """How long ago, in whole units: ``45 s``, ``3 min 05 s``, ``2 h 07 min``."""
+    whole = max(int(seconds), 0)  # a clock set back never shows a negative age
+    minutes, secs = divmod(whole, 60)
+    hours, minutes = divmod(minutes, 60)
+    if hours:
+        return f"{hours} h {minutes:02d} min"
+    if minutes:
+        return f"{minutes} min {secs:02d} s"
+    return f"{secs} s"
+
+
+def alert_line(alert: dict[str, Any], now: datetime) -> str:
+    """One open alert as the terminal shows it: its level, its message and how long it has been open.
+
+    ``action  the shoe is jammed (3 min 05 s)``; the level is ALERT_LEVEL's (notice, action, alarm), in
+    capitals for an alarm, so the one that needs the pit stands out.
+    """
+    level = str(alert.get("level", ""))
+    text = f"{level.upper() if level == 'alarm' else level:<6}  {alert['message']}"
+    if alert.get("count", 1) > 1:
+        text += f" (x{alert['count']})"
+    raised = alert.get("raised_at")
+    if raised:
+        text += f" (open {age((now - datetime.fromisoformat(raised)).total_seconds())})"
+    return text
+
+
+def draw(view: dict[str, Any], table: Any, now: datetime) -> str:
+    """Lines showing the table as a dealer sees it (the displays are drawn by their own driver).
+
+    ``now`` is the service's clock: the open alerts' ages are counted from it.
+    """
     shoe = view["shoe"] or {}
     lines = [
         f"round {view['round'] or view['rounds_played']:<5} phase {view['phase']:<20} "
@@ -123,6 +155,7 @@ def draw(view: dict[str, Any], table: Any) -> str:
     previous = table.previous
     if view["round"] is None and previous is not None:  # between rounds: the settled round stays on show
         lines.append("  last " + round_line(previous))
-    for alert in view["alerts"]:
-        lines.append(f"  ALERT {alert['kind']}: {alert['message']}")
+    if view["alerts"]:
+        lines.append("  open alerts:")
+        lines.extend("    " + alert_line(alert, now) for alert in view["alerts"])
     return "\n".join(lines)
