@@ -9,6 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from controller.alerts import age_text
 from controller.engine import Round, money
 from controller.hand import Hand, Outcome
 
@@ -100,18 +101,6 @@ def round_line(r: Round) -> str:
     return "; ".join(parts)
 
 
-def age(seconds: float) -> str:
-    """How long ago, in whole units: ``45 s``, ``3 min 05 s``, ``2 h 07 min``."""
-    whole = max(int(seconds), 0)  # a clock set back never shows a negative age
-    minutes, secs = divmod(whole, 60)
-    hours, minutes = divmod(minutes, 60)
-    if hours:
-        return f"{hours} h {minutes:02d} min"
-    if minutes:
-        return f"{minutes} min {secs:02d} s"
-    return f"{secs} s"
-
-
 def alert_line(alert: dict[str, Any], now: datetime) -> str:
     """One open alert as the terminal shows it: its level, its message and how long it has been open.
 
@@ -124,7 +113,7 @@ def alert_line(alert: dict[str, Any], now: datetime) -> str:
         text += f" (x{alert['count']})"
     raised = alert.get("raised_at")
     if raised:
-        text += f" (open {age((now - datetime.fromisoformat(raised)).total_seconds())})"
+        text += f" (open {age_text((now - datetime.fromisoformat(raised)).total_seconds())})"
     return text
 
 

@@ -10,7 +10,8 @@ from controller.engine import Table
 from controller.rules import build_rules
 from controller.view import table_view
 from tablectl.demo import _Printer
-from tablectl.terminal_view import age, alert_line, draw
+from controller.alerts import age_text as age
+from tablectl.terminal_view import alert_line, draw
 
 T0 = datetime(2026, 12, 1, 20, 0, tzinfo=timezone.utc)
 
