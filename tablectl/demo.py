@@ -28,9 +28,35 @@ def configure_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=1, help="seed of the shoe and the dealer (default 1)")
     p.add_argument("--rounds", type=int, default=30, help="rounds to play, 0 for until Ctrl-C (default 30)")
     p.add_argument("--pace", choices=("fast", "live"), default="live", help="table pace (default live)")
-    p.add_argument("--port", type=int, default=0, help="API port on 127.0.0.1 (default: a free one)")
+    p.add_argument("--port", type=_port, default=0, help="API port on 127.0.0.1 (default: a free one)")
     p.add_argument("--db", help="keep the journal here (for `tablectl journal export` and `replay` afterwards)")
     p.add_argument("--rules", default="ru-standard", help="rule profile (default ru-standard)")
+
+
+def _port(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is from 1 to 65535 (0 for a free one), got {text}")
+    return value
+
+
+def port_in_use(port: int) -> str:
+    """The one line the demo says when its API's port is taken (never the service's `[api]` words: the demo's
+    user wrote no config)."""
+    return (f"tablectl demo: port {port} on 127.0.0.1 is in use (another program listens there): "
+            f"give another with --port N, or leave --port out for a free one")
+
+
+def _port_free(port: int) -> bool:
+    """Whether the API could listen on `port` now (bound as the service binds it, then let go)."""
+    try:
+        with socket.create_server(("127.0.0.1", port)):
+            return True
+    except OSError:
+        return False
 
 
 def _free_port() -> int:
@@ -44,11 +70,17 @@ def run(args: argparse.Namespace) -> int:
     from controller.journal import JournalError
     from controller.rules import RuleError, build_rules
 
+    from .exits import EXIT_CONFIG, EXIT_LISTEN
+
     try:
         rules = build_rules(args.rules)
     except RuleError as exc:
         print(f"tablectl demo: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_CONFIG
+    # Before anything is started or printed: a URL and a key for a table that never starts mislead.
+    if args.port and not _port_free(args.port):
+        print(port_in_use(args.port), file=sys.stderr)
+        return EXIT_LISTEN
     workdir = Path(tempfile.mkdtemp(prefix="tablectl-demo-"))
     try:
         return asyncio.run(_demo(args, rules.name, workdir, shoe_args(rules)))
@@ -134,8 +166,14 @@ async def _play(args: argparse.Namespace, settings: Any, api: str, dealer_key: s
     waiting = asyncio.create_task(started.wait())
     await asyncio.wait({waiting, server}, return_when=asyncio.FIRST_COMPLETED)
     if "service" not in holder:  # the service could not start
+        from .exits import EXIT_LISTEN
+        from .listening import ListenError
+
         waiting.cancel()
         error = server.exception() if not server.cancelled() else None
+        if isinstance(error, ListenError):  # the port was taken between the demo's check and the service's bind
+            print(port_in_use(settings.api.port), file=sys.stderr)
+            return EXIT_LISTEN
         print(f"tablectl demo: the table could not start: {error}", file=sys.stderr)
         return 1
     service = holder["service"]

@@ -7,6 +7,7 @@ import json
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 from decimal import Decimal
@@ -99,3 +100,21 @@ def test_ctrl_c_at_the_terminal_is_a_stop_not_an_unplugged_shoe(tmp_path, sig):
     assert "Traceback" not in text
     assert json.loads(text.strip().splitlines()[-1])["alerts"] in ([], ["shuffle_due"])
     assert not list(tmp_path.glob("tablectl-demo-*"))
+
+
+def test_a_port_in_use_is_one_line_before_any_url_or_key(tmp_path):
+    """The demo on a taken port said its URL and key, then "[api] host/port" (a config the demo's user never
+    wrote): now one line naming the port and `--port`, exit 6 (the API cannot listen, as `run`), nothing else."""
+    from tablectl.exits import EXIT_LISTEN
+
+    with socket.create_server(("127.0.0.1", 0)) as holder:  # another program listens there
+        port = holder.getsockname()[1]
+        env = {**os.environ, "TMPDIR": str(tmp_path)}
+        out = subprocess.run([sys.executable, "-m", "tablectl.cli", "demo", "--port", str(port), "--rounds", "1",
+                              "--pace", "fast"], capture_output=True, text=True, timeout=60, env=env)
+    assert out.returncode == EXIT_LISTEN, out
+    assert out.stdout == ""  # no URL, no key for a table that never starts
+    (line,) = out.stderr.splitlines()
+    assert f"port {port}" in line and "in use" in line and "--port N" in line, line
+    assert "[api]" not in line and "Traceback" not in line
+    assert not list(tmp_path.glob("tablectl-demo-*"))  # nothing started, nothing left
