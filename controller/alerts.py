@@ -61,6 +61,19 @@ def level_of(kind: AlertKind) -> AlertLevel:
     return ALERT_LEVEL[kind]
 
 
+def age_text(seconds: float) -> str:
+    """How long an alert has been open (or took to be acknowledged), in whole units: ``45 s``,
+    ``3 min 05 s``, ``2 h 07 min``; never negative (a clock set back)."""
+    whole = max(int(seconds), 0)
+    minutes, secs = divmod(whole, 60)
+    hours, minutes = divmod(minutes, 60)
+    if hours:
+        return f"{hours} h {minutes:02d} min"
+    if minutes:
+        return f"{minutes} min {secs:02d} s"
+    return f"{secs} s"
+
+
 # Kinds that stop the game until a supervisor has looked: the shoe stays locked.
 LOCKING_KINDS = frozenset({AlertKind.UNEXPECTED_CARD, AlertKind.INTEGRITY, AlertKind.SHOE_FAULT})
 # Alerts of one kind on the board at most: the last one counts every further alert of the kind.

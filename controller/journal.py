@@ -226,8 +226,8 @@ class JournalKey:
             finally:
                 os.close(fd)
         except FileNotFoundError:
-            raise JournalKeyError(f"the journal's key file {path} is missing "
-                                  "(create one with: tablectl journal keygen --key FILE)") from None
+            # No advice here: a new key never verifies an old journal; each caller says where its key is.
+            raise JournalKeyError(f"the journal's key file {path} is missing") from None
         except OSError as exc:
             raise JournalKeyError(f"cannot read the journal's key file {path}: {exc.strerror or exc}") from None
         try:

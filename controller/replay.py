@@ -7,11 +7,14 @@ of the scenario tests, so what surveillance reviews is what the table decided.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from decimal import Decimal
 from typing import Any, Iterable
 
+from .alerts import AlertKind, AlertLevel, age_text
 from .engine import IllegalAction, Table
-from .events import BadEvent, Event, SetRules, parse_event_line
-from .effects import RoundSettled
+from .events import (AcknowledgeAlert, BadEvent, DiscardCard, Event, LinkUp, SetRules, ShoeFaultCleared, VoidRound,
+                     parse_event_line)
+from .effects import AlertRaised, RoundSettled
 from .rules import RuleError, build_rules, non_default_options
 
 
@@ -22,13 +25,21 @@ class ReplayResult:
     table: Table
     rounds: list[dict[str, Any]] = field(default_factory=list)
     error: dict[str, Any] | None = None
+    # What the pit's review looks for beside the rounds, in order (see `_incidents`).
+    incidents: list[dict[str, Any]] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
-        """The JSON document `tablectl replay --json` prints."""
+        """The JSON document `tablectl replay --json` prints (``incidents`` and ``totals`` added in issue 23)."""
+        voided = sum(1 for r in self.rounds if r.get("void"))
+        players = sum((Decimal(r["net"]) for r in self.rounds), Decimal(0))
         out: dict[str, Any] = {
             "rounds": self.rounds,
             "phase": self.table.phase.value,
             "alerts": [a.as_dict() for a in self.table.open_alerts()],
+            "incidents": self.incidents,
+            # The house's result, as everywhere but the rounds' own `net` (the players', kept as it was).
+            "totals": {"rounds_settled": len(self.rounds) - voided, "rounds_voided": voided,
+                       "house_result": str(-players) if players else "0"},
         }
         if self.error is not None:
             out["error"] = self.error
@@ -58,7 +69,7 @@ def replay_lines(
                     # table was built with): its time is the table's first, so the replay ends in
                     # the very state the live table did, clock included.
                     event = replace(event, profile=table.rules.name, options=non_default_options(table.rules))
-            _apply(result.table, event, result.rounds)
+            _apply(result.table, event, result.rounds, result.incidents)
         except (BadEvent, IllegalAction) as exc:
             if result is None:
                 result = ReplayResult(Table(build_rules(profile or "ru-standard", options)))
@@ -97,8 +108,62 @@ def _new_table(first: Event, profile: str | None, options: dict[str, Any] | None
     return Table(build_rules(profile or "ru-standard", options))
 
 
-def _apply(table: Table, event: Event, rounds: list[dict[str, Any]]) -> None:
+def _apply(table: Table, event: Event, rounds: list[dict[str, Any]], incidents: list[dict[str, Any]]) -> None:
+    before = _before(table, event) if type(event) in _PIT_ACTS else None
+    settled = len(rounds)  # an incident comes before the round its event settles (a void, an empty shoe)
     for effect in table.apply(event):
         if type(effect) is RoundSettled:
             rounds.append(effect.result)
+        elif type(effect) is AlertRaised and effect.alert.level is not AlertLevel.NOTICE:
+            # (a routine notice, a due shuffle every shoe, is no incident)
+            alert = effect.alert
+            text = f"held: {alert.message}" if alert.kind is AlertKind.UNEXPECTED_CARD else alert.message
+            incidents.append(_incident(event, text, alert.level.value, getattr(table.round, "number", None), settled))
+    if before is not None:
+        incidents.append(_incident(event, _act_text(event, before), None, before["round"], settled))
+
+
+# What people and the shoe did about an alert: each is an incident too.
+_PIT_ACTS = frozenset({ShoeFaultCleared, DiscardCard, VoidRound, AcknowledgeAlert, LinkUp})
+
+
+def _before(table: Table, event: Event) -> dict[str, Any]:
+    """What an act's words need from the table before it is applied: the held cards, the round, the alert."""
+    alert = next((a for a in table.alerts if a.id == event.alert_id), None) if isinstance(event, AcknowledgeAlert) \
+        else None
+    return {"held": [c.code for c in table.held], "round": getattr(table.round, "number", None), "alert": alert}
+
+
+def _act_text(event: Event, before: dict[str, Any]) -> str:
+    who = event.actor or "the supervisor"
+    if isinstance(event, ShoeFaultCleared):
+        return f"shoe fault {event.kind} cleared (the shoe reports its cause gone)"
+    if isinstance(event, LinkUp):
+        return "shoe link back up"
+    if isinstance(event, DiscardCard):
+        held = before["held"]
+        return f"{who} discards the held card{'s' if len(held) > 1 else ''} {' '.join(held)}".rstrip()
+    if isinstance(event, VoidRound):
+        n = before["round"]
+        return f"{who} voids round {n}" if n is not None else f"{who} voids the bets placed for the next round"
+    assert isinstance(event, AcknowledgeAlert)
+    alert = before["alert"]
+    text = f"{who} acknowledges alert {event.alert_id}"
+    if alert is not None:
+        text += f" ({alert.message})"
+        if alert.raised_at is not None and event.at is not None:
+            text += f" after {age_text((event.at - alert.raised_at).total_seconds())}"
+    return text
+
+
+def _incident(event: Event, text: str, level: str | None, round_number: int | None, settled: int) -> dict[str, Any]:
+    """One incident: when (the event's time, and the round in play, if any), what, and its alert's level."""
+    return {
+        "at": event.at.isoformat() if event.at is not None else None,
+        "type": event.type,
+        "round": round_number,
+        "after_rounds": settled,  # rounds in the replay's list before it: where it falls among them
+        "level": level,
+        "text": text,
+    }
 

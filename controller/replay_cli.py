@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -80,10 +81,32 @@ def _fail(args: argparse.Namespace, error: dict[str, Any]) -> int:
     return 2
 
 
+def signed(house: Decimal) -> str:
+    """The house's result signed as the dashboard and the terminal say it: ``+80``, ``-15``, ``0``."""
+    if house == 0:
+        return "0"
+    return f"+{house}" if house > 0 else str(house)
+
+
+def house_signed(players_net: str) -> str:
+    """The house's result, signed, for a record's ``net`` (the players', a decimal string)."""
+    return signed(-Decimal(players_net))
+
+
+def _count(n: int, what: str) -> str:
+    return f"{n} {what}" if n == 1 else f"{n} {what}s"
+
+
 def format_rounds(doc: dict[str, Any]) -> str:
-    """A readable table of the rounds, for a person at a terminal."""
-    out = []
-    for r in doc["rounds"]:
+    """A readable table of the rounds, for a person at a terminal: amounts are the house's (``House +80``,
+    as the dashboard, the floor and the demo say them), each incident in its place among the rounds
+    (a pit call, a shoe fault and its clearing, a held card, its discard, an acknowledgement), and the
+    totals at the end."""
+    out: list[str] = []
+    incidents = list(doc.get("incidents", []))
+    for index, r in enumerate(doc["rounds"]):
+        while incidents and incidents[0]["after_rounds"] <= index:
+            out.append(_incident_line(incidents.pop(0)))
         void = "  VOID" if r.get("void") else ""
         game = f"  {r['game']}" if "game" in r else ""
         out.append(f"Round {r['number']}  shoe {r.get('shoe_id')}{game}{void}")
@@ -92,20 +115,34 @@ def format_rounds(doc: dict[str, Any]) -> str:
         for h in r["hands"]:
             total = h["total"] if "total" in h else _total(h["cards"])  # a club record gives its pack's totals
             out.append(f"  box {h['box']:<4} {' '.join(h['cards']):<22} {total:>3}"
-                       f"  bet {h['bet']:>6}  {h['outcome']:<12} {h['net']:>7}")
+                       f"  bet {h['bet']:>6}  {h['outcome']:<12} house {house_signed(h['net'])}")
             if h.get("banker"):  # club-21-36: the banker's hand in this box's duel (none if it never played)
                 kept = " (kept)" if h.get("kept") else ""
                 out.append(f"    banker {' '.join(h['banker']):<22}{kept}  bank {h.get('bank_after')}")
         for i in r["insurance"]:
-            out.append(f"  box {i['box']:<4} insurance {i['amount']:>6}{'':>21}{i['net']:>7}")
+            out.append(f"  box {i['box']:<4} insurance {i['amount']:>6}{'':>21}house {house_signed(i['net'])}")
         if "bank" in r:
             out.append(f"  bank {r['bank']['before']} -> {r['bank']['after']}"
                        + ("  (closed)" if r["bank"].get("closed") else ""))
-        out.append(f"  round net for players: {r['net']}")
+        out.append(f"  House {house_signed(r['net'])}")
+    out.extend(_incident_line(i) for i in incidents)  # after the last settled round
+    totals = doc.get("totals")
+    if totals is not None:
+        out.append(f"Total: {_count(totals['rounds_settled'], 'round')} settled, {totals['rounds_voided']} voided; "
+                   f"House {signed(Decimal(totals['house_result']))}")
     out.append(f"phase: {doc['phase']}")
     for a in doc["alerts"]:
         out.append(f"alert {a['id']} [{a['kind']}] {a['message']}")
     return "\n".join(out)
+
+
+def _incident_line(incident: dict[str, Any]) -> str:
+    """``-- 20:14:03 round 4: action  shoe fault jam: card stuck``: when, the round in play, its level, what."""
+    at = incident.get("at")
+    when = f" {at[11:19]}" if at and len(at) >= 19 else ""  # the time of day, as the journal holds it
+    where = f" round {incident['round']}:" if incident.get("round") is not None else ""
+    level = f" {incident['level']}:" if incident.get("level") else ""
+    return f"--{when}{where}{level} {incident['text']}"
 
 
 def _total(codes: list[str]) -> int:

@@ -28,9 +28,35 @@ def configure_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=1, help="seed of the shoe and the dealer (default 1)")
     p.add_argument("--rounds", type=int, default=30, help="rounds to play, 0 for until Ctrl-C (default 30)")
     p.add_argument("--pace", choices=("fast", "live"), default="live", help="table pace (default live)")
-    p.add_argument("--port", type=int, default=0, help="API port on 127.0.0.1 (default: a free one)")
+    p.add_argument("--port", type=_port, default=0, help="API port on 127.0.0.1 (default: a free one)")
     p.add_argument("--db", help="keep the journal here (for `tablectl journal export` and `replay` afterwards)")
     p.add_argument("--rules", default="ru-standard", help="rule profile (default ru-standard)")
+
+
+def _port(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is from 1 to 65535 (0 for a free one), got {text}")
+    return value
+
+
+def port_in_use(port: int) -> str:
+    """The one line the demo says when its API's port is taken (never the service's `[api]` words: the demo's
+    user wrote no config)."""
+    return (f"tablectl demo: port {port} on 127.0.0.1 is in use (another program listens there): "
+            f"give another with --port N, or leave --port out for a free one")
+
+
+def _port_free(port: int) -> bool:
+    """Whether the API could listen on `port` now (bound as the service binds it, then let go)."""
+    try:
+        with socket.create_server(("127.0.0.1", port)):
+            return True
+    except OSError:
+        return False
 
 
 def _free_port() -> int:
@@ -44,11 +70,17 @@ def run(args: argparse.Namespace) -> int:
     from controller.journal import JournalError
     from controller.rules import RuleError, build_rules
 
+    from .exits import EXIT_CONFIG, EXIT_LISTEN
+
     try:
         rules = build_rules(args.rules)
     except RuleError as exc:
         print(f"tablectl demo: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_CONFIG
+    # Before anything is started or printed: a URL and a key for a table that never starts mislead.
+    if args.port and not _port_free(args.port):
+        print(port_in_use(args.port), file=sys.stderr)
+        return EXIT_LISTEN
     workdir = Path(tempfile.mkdtemp(prefix="tablectl-demo-"))
     try:
         return asyncio.run(_demo(args, rules.name, workdir, shoe_args(rules)))
@@ -75,12 +107,14 @@ async def _demo(args: argparse.Namespace, profile: str, workdir: Path, pack: tup
     from tablectl.config import ApiKey, settings_from_dict
     from tablectl.run import serve, setup_logging
 
-    # The demo owns Ctrl-C and SIGTERM from the start: the dealer stops first, then the summary, then the service.
+    # The demo owns Ctrl-C, SIGTERM and a closed terminal from the start: the dealer stops first, then the
+    # summary, then the service, and the virtual shoe last (in its own process group, so the terminal's Ctrl-C
+    # never reaches it: a shoe gone before the service would read as an unplugged cable).
     loop = asyncio.get_running_loop()
     demo_stop = asyncio.Event()
-    for sig in (signal.SIGINT, signal.SIGTERM):
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         loop.add_signal_handler(sig, demo_stop.set)
-    sim = SimProcess(workdir, "--seed", str(args.seed), *pack).start()
+    sim = SimProcess(workdir, "--seed", str(args.seed), *pack, own_group=True).start()
     try:
         port = args.port or _free_port()
         dealer_key, supervisor_key, pit_key = (secrets.token_urlsafe(12) for _ in range(3))
@@ -132,8 +166,14 @@ async def _play(args: argparse.Namespace, settings: Any, api: str, dealer_key: s
     waiting = asyncio.create_task(started.wait())
     await asyncio.wait({waiting, server}, return_when=asyncio.FIRST_COMPLETED)
     if "service" not in holder:  # the service could not start
+        from .exits import EXIT_LISTEN
+        from .listening import ListenError
+
         waiting.cancel()
         error = server.exception() if not server.cancelled() else None
+        if isinstance(error, ListenError):  # the port was taken between the demo's check and the service's bind
+            print(port_in_use(settings.api.port), file=sys.stderr)
+            return EXIT_LISTEN
         print(f"tablectl demo: the table could not start: {error}", file=sys.stderr)
         return 1
     service = holder["service"]
@@ -153,10 +193,14 @@ async def _play(args: argparse.Namespace, settings: Any, api: str, dealer_key: s
         finally:
             loop.call_soon_threadsafe(demo_stop.set)
 
-    service.outputs.append(_Printer(screen))
+    printer = _Printer(screen, service.clock)
+    service.outputs.append(printer)
     thread = threading.Thread(target=play, name="virtual-dealer", daemon=True)
     thread.start()
+    ages = asyncio.create_task(_keep_ages_counting(printer, service, demo_stop)) if screen.live else None
     await demo_stop.wait()
+    if ages is not None:
+        ages.cancel()
     dealer.stop.set()  # wakes the dealer out of any wait; an HTTP call in flight answers at once
     await loop.run_in_executor(None, thread.join, 5.0)
     summary = _summary(service, first_round, kept)
@@ -169,6 +213,15 @@ async def _play(args: argparse.Namespace, settings: Any, api: str, dealer_key: s
           + (f"; journal kept in {kept}" if kept else ""), flush=True)
     print(json.dumps(summary), flush=True)
     return 1 if "error" in result else 0
+
+
+async def _keep_ages_counting(printer: "_Printer", service: Any, stop: asyncio.Event) -> None:
+    """Live, redraw each second while an alert is open: a table that waits for the pit gets no input
+    that would redraw it, and the alert's age must keep counting."""
+    while not stop.is_set():
+        await asyncio.sleep(1.0)
+        if service.table.open_alerts():
+            printer.handle([], service.table)
 
 
 def _signed(amount: str) -> str:
@@ -256,21 +309,26 @@ class _Screen:
 
 
 class _Printer:
-    """An output that draws the table after every input (live) or prints each settled round (piped)."""
+    """An output that draws the table after every input (live) or prints each settled round and each raised
+    alert (piped); the alerts' ages are counted on the service's clock."""
 
-    def __init__(self, screen: _Screen) -> None:
+    def __init__(self, screen: _Screen, clock: Any) -> None:
         self.screen = screen
+        self.clock = clock
 
     def handle(self, effects: list[Any], table: Any) -> None:
         """Draw, or log the rounds settled by this input."""
-        from controller.effects import RoundSettled
+        from controller.effects import AlertRaised, RoundSettled
         from controller.view import table_view
 
-        from .terminal_view import draw, round_line
+        from .terminal_view import alert_line, draw, round_line
 
+        now = self.clock()
         if self.screen.live:
-            self.screen.show_table(draw(table_view(table), table))
+            self.screen.show_table(draw(table_view(table), table, now))
             return
         for effect in effects:
             if isinstance(effect, RoundSettled):
                 self.screen.line(round_line(effect.round, table.game.dealer_title))
+            elif isinstance(effect, AlertRaised):
+                self.screen.line("alert: " + alert_line(effect.alert.as_dict(), now))

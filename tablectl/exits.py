@@ -18,6 +18,13 @@ EXIT_INTERNAL = 5  # a bug: the table stopped rather than guess
 EXIT_LISTEN = 6  # the API could not listen on its address
 EXIT_HARDWARE = 7  # the table's hardware cannot be used: lgpio, the board, the GPIO chip, SPI, a pin in use
 
+# The journal tools' statuses (`status`, `journal export|verify|init|backup`; docs/service.md, "Tools").
+EXIT_NOT_VERIFIED = 1  # `verify`, `backup`: a row (or the copy) does not verify
+EXIT_CANNOT = 2  # the tool cannot do its job: no file at the path, the key file missing, unusable or not
+#                  this journal's, storage, bad arguments
+EXIT_REFUSED = EXIT_JOURNAL  # like `run`: the journal itself is refused (not a journal, damaged, altered, empty,
+#                              a row this release cannot read); a person must look at the file
+
 
 def exit_status(exc: BaseException | None) -> int:
     """The documented exit status for how the service ended."""

@@ -4,9 +4,9 @@ Every tool that reads a journal opens it read-only (SQLite ``mode=ro``): it
 never changes a byte of the file it inspects, and never writes an output file
 over the journal or the files beside it. `init` makes a journal only where
 nothing is; `backup` reads the journal through SQLite's online backup. With the table's key (``--key``, by
-default the ``.key`` file beside the journal when there is one) the journal is
-verified before anything is read from it; without one the output says it is
-unverified.
+default the key beside the journal, ``key_beside``) the journal is verified before anything is
+read from it; `status` and `export` without one say it is unverified, `verify` needs it.
+A missing key is never answered with a new one: a journal verifies only with the key that signed it.
 """
 
 from __future__ import annotations
@@ -25,6 +25,8 @@ from controller.journal import (JournalError, JournalKey, JournalKeyError, Journ
 from controller.replay_cli import format_rounds
 from controller.view import table_view
 
+from .exits import EXIT_CANNOT, EXIT_NOT_VERIFIED, EXIT_OK, EXIT_REFUSED
+
 
 def configure_parser(p: argparse.ArgumentParser) -> None:
     """Register `journal export`, `verify`, `keygen`, `init` and `backup`."""
@@ -32,13 +34,14 @@ def configure_parser(p: argparse.ArgumentParser) -> None:
     sub.required = True
     export = sub.add_parser("export", help="write the journal as a session file (what `tablectl replay` reads)")
     export.add_argument("--db", required=True, help="journal file")
-    export.add_argument("--key", help="the table's key file (default: the journal's .key file, if any)")
+    export.add_argument("--key", help="the table's key file (default: the key beside the journal, JOURNAL.key, "
+                                      "if there is one)")
     export.add_argument("--since", help="start at the first shuffle at or after this ISO-8601 time")
     export.add_argument("--out", help="output file (default: standard output)")
     export.set_defaults(_run=run_export)
     verify = sub.add_parser("verify", help="check every row of a journal against the table's key")
     verify.add_argument("--db", required=True, help="journal file")
-    verify.add_argument("--key", required=True, help="the table's key file")
+    verify.add_argument("--key", help="the key that signed the journal (default: the key beside it, JOURNAL.key)")
     verify.add_argument("--head", metavar="SEQ:MAC", type=_head,
                         help="a head recorded earlier (from /api/table or the log): the journal must still hold it")
     verify.add_argument("--json", action="store_true", help="print JSON")
@@ -69,16 +72,30 @@ def run(args: argparse.Namespace) -> int:
     return int(args._run(args))
 
 
-def _load_key(path: str | Path, tool: str) -> JournalKey:
-    """The key file at `path`; a mode wider than 0600 is said on stderr (the key is still used)."""
+def _load_key(path: str | Path, tool: str, db: str | Path | None = None) -> JournalKey:
+    """The key file at `path`; a mode wider than 0600 is said on stderr (the key is still used).
+
+    A missing one is said with where the journal's own key is kept, never with a new key (which
+    verifies no row written before it).
+    """
+    path = Path(path)
+    if db is not None and not path.exists():
+        raise JournalKeyError(missing_key(Path(db), path))
     return JournalKey.load(path, warn=lambda message: print(f"tablectl {tool}: warning: {message}", file=sys.stderr))
+
+
+def missing_key(db: Path, key: Path) -> str:
+    """What to do when the key for journal `db` is not at `key`: find the key that signed it."""
+    return (f"no key for the journal {db}: {key} is missing; a journal is verified only with the key that signed "
+            "it: the table's (/etc/tablectl/journal.key on the table) or the floor's copy (TABLE_ID.key in its "
+            "keys_dir); give it with --key FILE")
 
 
 def _key(db: str, key: str | None, tool: str) -> JournalKey | None:
     if key is not None:
-        return _load_key(key, tool)
+        return _load_key(key, tool, db)
     beside = key_beside(Path(db))
-    return _load_key(beside, tool) if beside.exists() or beside.is_symlink() else None
+    return _load_key(beside, tool, db) if beside.exists() or beside.is_symlink() else None
 
 
 def _open(db: str, key: str | None, tool: str) -> JournalReader:
@@ -94,12 +111,6 @@ def _open(db: str, key: str | None, tool: str) -> JournalReader:
         reader.close()
         raise
     return reader
-
-
-# Exit statuses of `status` and `journal export` (docs/service.md): like `run`'s, 3 when the journal
-# itself is refused (a person must look at the file), 2 when the tool cannot do its job otherwise.
-EXIT_CANNOT = 2  # no file at the path, its key file unusable or not this journal's, storage, arguments
-EXIT_REFUSED = 3  # not a journal, damaged, altered, empty, or a row this release cannot read
 
 
 def _tool_status(exc: Exception) -> int:
@@ -141,11 +152,12 @@ def run_verify(args: argparse.Namespace) -> int:
     the ledger row it is bound to (none beyond the last row), and, by a replay of the whole ledger,
     that every round it settles has its record.
     """
+    key = args.key if args.key is not None else key_beside(Path(args.db))  # as `status` and `export` find it
     try:
-        reader = JournalReader(args.db, _load_key(args.key, "journal verify"))
+        reader = JournalReader(args.db, _load_key(key, "journal verify", args.db))
     except JournalError as exc:
         print(f"tablectl journal verify: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_CANNOT
     try:
         result = _verified(reader, args.head)
         try:
@@ -153,19 +165,19 @@ def run_verify(args: argparse.Namespace) -> int:
         except (UnreadableRow, ReplayRefused) as exc:
             print(f"tablectl journal verify: every MAC verifies, but the round records cannot be checked: {exc}",
                   file=sys.stderr)
-            return 2
+            return EXIT_CANNOT
     except JournalTampered as exc:
         if args.json:
             print(json.dumps({"ok": False, "table": exc.table, "row": exc.row, "message": str(exc)}))
         else:
             print(f"NOT VERIFIED: {exc}")
-        return 1
+        return EXIT_NOT_VERIFIED
     except StorageError as exc:  # the disk, not the journal: nothing is said of its rows
         print(f"tablectl journal verify: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_CANNOT
     except JournalError as exc:
         print(json.dumps({"ok": False, "message": str(exc)}) if args.json else f"NOT VERIFIED: {exc}")
-        return 1
+        return EXIT_NOT_VERIFIED
     finally:
         reader.close()
     doc = {"ok": True, "rows": result.rows, "head_seq": result.head_seq, "head_mac": result.head_mac,
@@ -175,7 +187,7 @@ def run_verify(args: argparse.Namespace) -> int:
     else:
         print(f"verified: {result.rows} rows, {result.rounds} round records; head row {result.head_seq} "
               f"MAC {result.head_mac}")
-    return 0
+    return EXIT_OK
 
 
 def _verified(reader: JournalReader, head: tuple[int, str] | None = None) -> Verified:
@@ -213,7 +225,7 @@ def run_keygen(args: argparse.Namespace) -> int:
         key = JournalKey.generate(args.key)
     except JournalError as exc:
         print(f"tablectl journal keygen: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_CANNOT
     print(f"wrote {args.key} (key id {key.key_id}); keep it readable by the service alone, and a copy in the safe")
     return 0
 
@@ -271,7 +283,7 @@ def run_init(args: argparse.Namespace) -> int:
             print(f"made the key {key_path}{_owned_like_its_folder(key_path)} (key id {key.key_id}): keep a copy "
                   "in the safe, and give the floor and surveillance theirs")
         else:
-            key = _load_key(key_path, "journal init")
+            key = _load_key(key_path, "journal init", db)
         authority = TableAuthority.open(db, key, rules, now=datetime.now(timezone.utc))
         seq, mac = authority.journal.head()
         authority.journal.close()
@@ -302,7 +314,7 @@ def run_backup(args: argparse.Namespace) -> int:
         to = Path(args.to)
         if not to.is_dir():  # never made here: an unmounted stick's mount point is a folder on the SD card
             raise ValueError(f"--to {to} is not a folder: is the stick or share mounted there?")
-        key = _load_key(key_path, "journal backup")
+        key = _load_key(key_path, "journal backup", db)
         name = re.sub(r"[^A-Za-z0-9_-]", "_", name) or "journal"
         final = to / f"{name}-{datetime.now(timezone.utc).strftime('%Y%m%dT%H%M%SZ')}.sqlite"
         partial = final.with_name(f"{final.name}.{os.getpid()}.partial")  # (each run its own: two never share one)
@@ -327,7 +339,7 @@ def run_backup(args: argparse.Namespace) -> int:
         except (JournalTampered, UnreadableRow, ReplayRefused) as exc:
             print(f"NOT VERIFIED: the copy of {db} does not verify, so neither does the journal (tablectl journal "
                   f"verify --db {db} --key {key_path}): {exc}; the copy is removed")
-            return 1
+            return EXIT_NOT_VERIFIED
         finally:
             for p in (partial, *sidecars(partial)):
                 p.unlink(missing_ok=True)
@@ -375,7 +387,8 @@ def _parse_time(text: str) -> datetime:
 def configure_status_parser(p: argparse.ArgumentParser) -> None:
     """Register `status`."""
     p.add_argument("--db", required=True, help="journal file")
-    p.add_argument("--key", help="the table's key file (default: the journal's .key file, if any)")
+    p.add_argument("--key", help="the table's key file (default: the key beside the journal, JOURNAL.key, "
+                                 "if there is one)")
     p.add_argument("--json", action="store_true", help="print JSON")
 
 

@@ -6,8 +6,10 @@ Amounts are the house's: ``pays 15`` / ``takes 20`` for a box, ``house +5`` for 
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
+from controller.alerts import age_text
 from controller.engine import Round, money
 from controller.hand import Hand, Outcome
 from controller.round import VOID_REASON_TEXT
@@ -140,8 +142,27 @@ def _shoe_text(view: dict[str, Any], shoe: dict[str, Any]) -> str:
     return text
 
 
-def draw(view: dict[str, Any], table: Any) -> str:
-    """Lines showing the table as a dealer sees it (the displays are drawn by their own driver)."""
+def alert_line(alert: dict[str, Any], now: datetime) -> str:
+    """One open alert as the terminal shows it: its level, its message and how long it has been open.
+
+    ``action  the shoe is jammed (3 min 05 s)``; the level is ALERT_LEVEL's (notice, action, alarm), in
+    capitals for an alarm, so the one that needs the pit stands out.
+    """
+    level = str(alert.get("level", ""))
+    text = f"{level.upper() if level == 'alarm' else level:<6}  {alert['message']}"
+    if alert.get("count", 1) > 1:
+        text += f" (x{alert['count']})"
+    raised = alert.get("raised_at")
+    if raised:
+        text += f" (open {age_text((now - datetime.fromisoformat(raised)).total_seconds())})"
+    return text
+
+
+def draw(view: dict[str, Any], table: Any, now: datetime) -> str:
+    """Lines showing the table as a dealer sees it (the displays are drawn by their own driver).
+
+    ``now`` is the service's clock: the open alerts' ages are counted from it.
+    """
     shoe = view["shoe"] or {}
     lines = [
         f"round {view['round'] or view['rounds_played']:<5} phase {view['phase']:<20} {_shoe_text(view, shoe)}",
@@ -162,6 +183,7 @@ def draw(view: dict[str, Any], table: Any) -> str:
     previous = table.previous
     if view["round"] is None and previous is not None:  # between rounds: the settled round stays on show
         lines.append("  last " + round_line(previous, view["dealer_title"]))
-    for alert in view["alerts"]:
-        lines.append(f"  ALERT {alert['kind']}: {alert['message']}")
+    if view["alerts"]:
+        lines.append("  open alerts:")
+        lines.extend("    " + alert_line(alert, now) for alert in view["alerts"])
     return "\n".join(lines)

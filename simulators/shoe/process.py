@@ -5,7 +5,9 @@
         sim.control().request("deal")
 
 The child is ``python -m tablectl.cli shoe-sim --pty --link DIR/shoe ...``; it
-is stopped with SIGTERM (then SIGKILL) on exit.
+is stopped with SIGTERM (then SIGKILL) on exit. With ``own_group=True`` it runs in
+its own process group, so a terminal's Ctrl-C (or a signal to the owner's whole
+group) reaches only the owner, which stops the table first and then the shoe.
 """
 
 from __future__ import annotations
@@ -24,7 +26,8 @@ from simulators.shoe.client import ShoeControl
 class SimProcess:
     """A shoe-sim child process with its link symlink and control socket in ``directory``."""
 
-    def __init__(self, directory: str | os.PathLike[str], *args: str, name: str = "shoe") -> None:
+    def __init__(self, directory: str | os.PathLike[str], *args: str, name: str = "shoe", own_group: bool = False) -> None:
+        self.own_group = own_group
         self.directory = Path(directory)
         self.link = str(self.directory / name)
         self.control_path = str(self.directory / f"{name}.control")
@@ -38,7 +41,8 @@ class SimProcess:
         """Start the child and wait for its ready line."""
         cmd = [sys.executable, "-m", "tablectl.cli", "shoe-sim", "--pty", "--link", self.link, "--control", self.control_path]
         self._stderr = open(self.stderr_path, "wb")
-        self.proc = subprocess.Popen(cmd + self.args, stdout=subprocess.PIPE, stderr=self._stderr, stdin=subprocess.DEVNULL)
+        self.proc = subprocess.Popen(cmd + self.args, stdout=subprocess.PIPE, stderr=self._stderr, stdin=subprocess.DEVNULL,
+                                     process_group=0 if self.own_group else None)
         assert self.proc.stdout is not None
         line = self.proc.stdout.readline()  # the child prints it as soon as it serves
         if not line:

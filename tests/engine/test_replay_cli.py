@@ -34,6 +34,8 @@ def test_example_session_matches_the_documented_output():
         }],
         "phase": "betting",
         "alerts": [],
+        "incidents": [],
+        "totals": {"rounds_settled": 1, "rounds_voided": 0, "house_result": "10"},
     }
 
 

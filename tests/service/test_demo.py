@@ -7,6 +7,7 @@ import json
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 from decimal import Decimal
@@ -73,3 +74,48 @@ def test_ctrl_c_or_sigterm_end_the_demo_with_its_summary(tmp_path, sig):
     assert {"rounds", "hands", "house_result"} <= summary.keys()
     assert "Traceback" not in err
     assert not list(tmp_path.glob("tablectl-demo-*"))  # no temporary folder left behind
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_ctrl_c_at_the_terminal_is_a_stop_not_an_unplugged_shoe(tmp_path, sig):
+    """A terminal's Ctrl-C goes to the whole process group (the demo and its virtual shoe), as `timeout -s INT`
+    does: the demo stops the table before the shoe goes, so nobody reads "unplugged" or "link down"."""
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    proc = subprocess.Popen([sys.executable, "-m", "tablectl.cli", "demo", "--rounds", "0", "--pace", "fast"],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
+                            start_new_session=True)  # its own group, as a shell's job is
+    assert proc.stdout is not None
+    lines = []
+    try:
+        for line in proc.stdout:  # the table is up and its link carries cards once a round has settled
+            lines.append(line)
+            if line.startswith("round "):
+                break
+        os.killpg(proc.pid, sig)
+        out, _ = proc.communicate(timeout=60)  # a guard against a hang, not a measure
+    finally:
+        proc.kill()
+    text = "".join(lines) + out
+    assert proc.returncode == 0, text
+    assert "unplugged" not in text and "link down" not in text, text
+    assert "Traceback" not in text
+    assert json.loads(text.strip().splitlines()[-1])["alerts"] in ([], ["shuffle_due"])
+    assert not list(tmp_path.glob("tablectl-demo-*"))
+
+
+def test_a_port_in_use_is_one_line_before_any_url_or_key(tmp_path):
+    """The demo on a taken port said its URL and key, then "[api] host/port" (a config the demo's user never
+    wrote): now one line naming the port and `--port`, exit 6 (the API cannot listen, as `run`), nothing else."""
+    from tablectl.exits import EXIT_LISTEN
+
+    with socket.create_server(("127.0.0.1", 0)) as holder:  # another program listens there
+        port = holder.getsockname()[1]
+        env = {**os.environ, "TMPDIR": str(tmp_path)}
+        out = subprocess.run([sys.executable, "-m", "tablectl.cli", "demo", "--port", str(port), "--rounds", "1",
+                              "--pace", "fast"], capture_output=True, text=True, timeout=60, env=env)
+    assert out.returncode == EXIT_LISTEN, out
+    assert out.stdout == ""  # no URL, no key for a table that never starts
+    (line,) = out.stderr.splitlines()
+    assert f"port {port}" in line and "in use" in line and "--port N" in line, line
+    assert "[api]" not in line and "Traceback" not in line
+    assert not list(tmp_path.glob("tablectl-demo-*"))  # nothing started, nothing left

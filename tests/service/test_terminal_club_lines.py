@@ -4,11 +4,16 @@ of a club-21-36 round shows its own banker cards and total, the shoe line shows 
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
+
 from tests.support.engine_dsl import play
 
 from controller.cards import ALL_CARDS
 from controller.view import table_view
 from tablectl.terminal_view import draw, round_line
+
+# The terminal counts open alerts' ages from the service's clock; these tables have none open.
+NOW = datetime(2026, 1, 1, tzinfo=timezone.utc)
 
 # Box 1 9S, box 2 8H, the banker 7D, the bottom card 6C; box 1 draws TS (19) and stands, the banker draws KS 9H
 # (20); then his new card TD for box 2, which draws TC (18) and stands; he draws 7C (17) and must stop.
@@ -29,14 +34,14 @@ def test_each_duel_shows_the_banker_s_own_cards_and_total():
 
 def test_the_terminal_names_the_banker_at_a_club_table_and_the_dealer_at_blackjack():
     r = play(*DUELS[:5], profile="club-21-36")  # the deal and the bottom card: box 1's duel
-    lines = draw(table_view(r.table), r.table).splitlines()
+    lines = draw(table_view(r.table), r.table, NOW).splitlines()
     assert lines[1].startswith("  banker   XX")
     assert lines[0].endswith("shoe S1 4/36 32 left  bottom card 6C shown")  # no penetration, no cut card
     r = play("bet 1 10", "cards 9S 7D 9H")
-    lines = draw(table_view(r.table), r.table).splitlines()
+    lines = draw(table_view(r.table), r.table, NOW).splitlines()
     assert lines[1].startswith("  dealer   7D") and lines[0].endswith("shoe S1 3/312 (1%)")
     r = play("bet 1 10", "cards 9S 7D 9H", "cut", profile="ru-standard")
-    assert draw(table_view(r.table), r.table).splitlines()[0].endswith("(1%)  CUT CARD OUT")
+    assert draw(table_view(r.table), r.table, NOW).splitlines()[0].endswith("(1%)  CUT CARD OUT")
 
 
 def test_a_club_21_round_line_names_the_banker():
