@@ -87,7 +87,7 @@ class SimTable:
         self.publisher: Any = None
 
     async def run(self, rounds: int, pace: float, stop: asyncio.Event, drain_timeout: float = 30.0) -> dict[str, Any]:
-        """Play until the table has `rounds` rounds (or `stop`), then publish the rest and stop."""
+        """Play until the table has `rounds` rounds (0: until `stop`), then publish the rest and stop."""
         await self.start()
         try:
             await self.play(rounds, pace, stop)
@@ -122,12 +122,12 @@ class SimTable:
 
     async def play(self, rounds: int, pace: float, stop: asyncio.Event | None = None,
                    until: Callable[[], bool] | None = None) -> None:
-        """Deal until the table has `rounds` rounds (earlier runs counted) and none in play, or `until()`
-        holds, or `stop` is set; a step every `pace` seconds on average."""
+        """Deal until the table has `rounds` rounds (earlier runs counted; 0: no such end) and none in play,
+        or `until()` holds, or `stop` is set; a step every `pace` seconds on average."""
         service, dealer = self.service, self._dealer
         while not (stop is not None and stop.is_set()):
             table = service.table
-            if (table.rounds_played >= rounds and table.round is None) or (until is not None and until()):
+            if (rounds and table.rounds_played >= rounds and table.round is None) or (until is not None and until()):
                 break
             if self._runner.done():
                 raise RuntimeError(f"{self.id}: the service stopped: {self._runner.exception()!r}")
@@ -195,7 +195,9 @@ async def run_fleet(tables: int, broker: str, *, first: int = 1, pace: str = "li
                     api_port: int | None = None, stop: asyncio.Event | None = None,
                     drain_seconds: float = 30.0, step_seconds: float | None = None,
                     floor_key_sha256: str = "") -> list[dict[str, Any]]:
-    """Play `tables` virtual tables to `rounds` rounds each against `broker`; one summary per table."""
+    """Play `tables` virtual tables to `rounds` rounds each (0: until `stop`) against `broker`; one summary per
+    table. Every table runs in this process (no child process): when `stop` is set, each says offline, records
+    its outbox mark and closes its journal and API before this returns."""
     stop = stop or asyncio.Event()
     sims = [SimTable(SimTableConfig(i, directory, broker, prefix, seed, profile,
                                     api_port + i - first if api_port else None, floor_key_sha256=floor_key_sha256))
