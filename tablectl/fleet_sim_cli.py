@@ -28,6 +28,8 @@ def configure_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument("--dir", required=True, help="tables' journals (DIR/table-NNN/) and keys (DIR/keys/)")
     p.add_argument("--first", type=int, default=1,
                    help="number of the first table (table-NNN): several fleet-sim processes share a floor")
+    p.add_argument("--pit", default="", help="the pit every table of this process is in, e.g. A (the floor groups "
+                   "its tiles by pit; several fleet-sim processes with --first make several pits)")
     p.add_argument("--prefix", default="tablectl", help="topic prefix (default tablectl)")
     p.add_argument("--seed", type=int, default=1, help="seed of the shoes and the dealers")
     p.add_argument("--rules", default="ru-standard", help="rule profile of every table")
@@ -66,6 +68,13 @@ def run(args: argparse.Namespace) -> int:
         BrokerSettings(url=args.broker)
     except ValueError as exc:
         print(f"tablectl fleet-sim: --broker: {str(exc).splitlines()[-1].strip()}", file=sys.stderr)
+        return 2
+    from tablectl.fleet import check_pit
+
+    try:
+        check_pit(args.pit)
+    except ValueError as exc:
+        print(f"tablectl fleet-sim: --pit: {exc}", file=sys.stderr)
         return 2
     floor_key = ""
     if args.floor_key_file:
@@ -112,4 +121,4 @@ async def _main(args: argparse.Namespace, directory: Path, floor_key: str) -> li
                            step_seconds=args.step_seconds, rounds=args.rounds, directory=directory,
                            prefix=args.prefix, seed=args.seed, profile=args.rules,
                            api_port=args.api_port or None, stop=stop,
-                           drain_seconds=args.drain_seconds, floor_key_sha256=floor_key)
+                           drain_seconds=args.drain_seconds, floor_key_sha256=floor_key, pit=args.pit)
