@@ -42,6 +42,7 @@ class SimTableConfig:
     fleet: bool = True  # False: the same table without [fleet] (a baseline)
     floor_key_sha256: str = ""  # the floor's key (hashed) that the table's API answers GET /api/ledger for
     dashboard_url: str | None = None  # what the table publishes as its dashboard (None: its API's address)
+    pit: str = ""  # the pit the table says it is in ([fleet] pit; empty: none)
 
 
 def table_id(index: int) -> str:
@@ -80,14 +81,14 @@ class SimTable:
             "api": {"port": cfg.api_port or 8080, "open_reads_on_loopback": True, "keys": keys},
             "clock": {"tick_seconds": 30},
             "fleet": {"enabled": cfg.fleet, "table_id": self.id, "topic_prefix": cfg.prefix, "dashboard_url": url,
-                      "broker": {"url": cfg.broker}},
+                      "pit": cfg.pit, "broker": {"url": cfg.broker}},
         })
         self.rounds_done = 0
         self.service: Any = None
         self.publisher: Any = None
 
     async def run(self, rounds: int, pace: float, stop: asyncio.Event, drain_timeout: float = 30.0) -> dict[str, Any]:
-        """Play until the table has `rounds` rounds (or `stop`), then publish the rest and stop."""
+        """Play until the table has `rounds` rounds (0: until `stop`), then publish the rest and stop."""
         await self.start()
         try:
             await self.play(rounds, pace, stop)
@@ -122,12 +123,12 @@ class SimTable:
 
     async def play(self, rounds: int, pace: float, stop: asyncio.Event | None = None,
                    until: Callable[[], bool] | None = None) -> None:
-        """Deal until the table has `rounds` rounds (earlier runs counted) and none in play, or `until()`
-        holds, or `stop` is set; a step every `pace` seconds on average."""
+        """Deal until the table has `rounds` rounds (earlier runs counted; 0: no such end) and none in play,
+        or `until()` holds, or `stop` is set; a step every `pace` seconds on average."""
         service, dealer = self.service, self._dealer
         while not (stop is not None and stop.is_set()):
             table = service.table
-            if (table.rounds_played >= rounds and table.round is None) or (until is not None and until()):
+            if (rounds and table.rounds_played >= rounds and table.round is None) or (until is not None and until()):
                 break
             if self._runner.done():
                 raise RuntimeError(f"{self.id}: the service stopped: {self._runner.exception()!r}")
@@ -194,11 +195,14 @@ async def run_fleet(tables: int, broker: str, *, first: int = 1, pace: str = "li
                     prefix: str = "tablectl", seed: int = 1, profile: str = "ru-standard",
                     api_port: int | None = None, stop: asyncio.Event | None = None,
                     drain_seconds: float = 30.0, step_seconds: float | None = None,
-                    floor_key_sha256: str = "") -> list[dict[str, Any]]:
-    """Play `tables` virtual tables to `rounds` rounds each against `broker`; one summary per table."""
+                    floor_key_sha256: str = "", pit: str = "") -> list[dict[str, Any]]:
+    """Play `tables` virtual tables to `rounds` rounds each (0: until `stop`) against `broker`; one summary per
+    table. Every table runs in this process (no child process): when `stop` is set, each says offline, records
+    its outbox mark and closes its journal and API before this returns."""
     stop = stop or asyncio.Event()
     sims = [SimTable(SimTableConfig(i, directory, broker, prefix, seed, profile,
-                                    api_port + i - first if api_port else None, floor_key_sha256=floor_key_sha256))
+                                    api_port + i - first if api_port else None, floor_key_sha256=floor_key_sha256,
+                                    pit=pit))
             for i in range(first, first + tables)]
     step = PACES[pace] if step_seconds is None else step_seconds
     return list(await asyncio.gather(*(s.run(rounds, step, stop, drain_seconds) for s in sims)))

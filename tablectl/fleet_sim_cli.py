@@ -1,4 +1,9 @@
-"""`tablectl fleet-sim --tables N --broker URL`: N virtual tables publishing to a broker (see fleet_sim)."""
+"""`tablectl fleet-sim --tables N --broker URL`: N virtual tables publishing to a broker (see fleet_sim).
+
+It plays `--rounds` rounds a table (20 by default, about 5.5 minutes at live pace) and stops; `--rounds 0`
+plays until Ctrl-C. Ctrl-C or SIGTERM stops every table it started (they say offline on the broker), and it
+exits 0 with its summary. It starts no broker and no floor, and no process: every table runs inside it.
+"""
 
 from __future__ import annotations
 
@@ -17,10 +22,14 @@ def configure_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument("--pace", choices=("live", "fast"), default="live", help="a step a second (live) or flat out")
     p.add_argument("--step-seconds", type=float, default=None,
                    help="mean seconds between a dealer's steps, instead of --pace (tests)")
-    p.add_argument("--rounds", type=int, default=20, help="rounds each table plays in all, counting earlier runs")
+    p.add_argument("--rounds", type=int, default=20,
+                   help="rounds each table plays in all, counting earlier runs, then fleet-sim stops by itself "
+                        "(default 20, about 5.5 min at live pace); 0: play until Ctrl-C")
     p.add_argument("--dir", required=True, help="tables' journals (DIR/table-NNN/) and keys (DIR/keys/)")
     p.add_argument("--first", type=int, default=1,
                    help="number of the first table (table-NNN): several fleet-sim processes share a floor")
+    p.add_argument("--pit", default="", help="the pit every table of this process is in, e.g. A (the floor groups "
+                   "its tiles by pit; several fleet-sim processes with --first make several pits)")
     p.add_argument("--prefix", default="tablectl", help="topic prefix (default tablectl)")
     p.add_argument("--seed", type=int, default=1, help="seed of the shoes and the dealers")
     p.add_argument("--rules", default="ru-standard", help="rule profile of every table")
@@ -44,6 +53,9 @@ def run(args: argparse.Namespace) -> int:
     if not 1 <= args.tables <= 500:
         print("tablectl fleet-sim: --tables must be 1..500", file=sys.stderr)
         return 2
+    if args.rounds < 0:
+        print("tablectl fleet-sim: --rounds must be 0 (play until Ctrl-C) or more", file=sys.stderr)
+        return 2
     from controller.rules import profiles
 
     if args.rules not in profiles("blackjack"):
@@ -56,6 +68,13 @@ def run(args: argparse.Namespace) -> int:
         BrokerSettings(url=args.broker)
     except ValueError as exc:
         print(f"tablectl fleet-sim: --broker: {str(exc).splitlines()[-1].strip()}", file=sys.stderr)
+        return 2
+    from tablectl.fleet import check_pit
+
+    try:
+        check_pit(args.pit)
+    except ValueError as exc:
+        print(f"tablectl fleet-sim: --pit: {exc}", file=sys.stderr)
         return 2
     floor_key = ""
     if args.floor_key_file:
@@ -92,9 +111,14 @@ async def _main(args: argparse.Namespace, directory: Path, floor_key: str) -> li
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
     print(json.dumps({"ready": True, "tables": args.tables, "keys": str(directory / "keys"),
-                      "broker": args.broker}), flush=True)
+                      "broker": args.broker, "rounds": args.rounds}), flush=True)
+    # Said to the person at the terminal: the tables end by themselves, or not, and how to stop them.
+    ends = (f"until each has played {args.rounds} rounds, then stops by itself" if args.rounds
+            else "until stopped")
+    print(f"tablectl fleet-sim: {args.tables} table{'s' * (args.tables != 1)} playing {ends}; "
+          "Ctrl-C stops them all", file=sys.stderr, flush=True)
     return await run_fleet(args.tables, args.broker, first=args.first, pace=args.pace,
                            step_seconds=args.step_seconds, rounds=args.rounds, directory=directory,
                            prefix=args.prefix, seed=args.seed, profile=args.rules,
                            api_port=args.api_port or None, stop=stop,
-                           drain_seconds=args.drain_seconds, floor_key_sha256=floor_key)
+                           drain_seconds=args.drain_seconds, floor_key_sha256=floor_key, pit=args.pit)

@@ -14,6 +14,20 @@ from __future__ import annotations
 # config (settings.py) checks them without importing the wire's models (0.4 MB of the service's RSS).
 TABLE_ID = r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$"
 PREFIX = r"^[A-Za-z0-9_-]{1,64}(/[A-Za-z0-9_-]{1,64}){0,3}$"
+# A pit's name ("A", "Pit 3", "Salon privé"): the floor groups the tables by it. Short, so it fits a heading.
+MAX_PIT = 24
+
+
+def check_pit(value: str) -> str:
+    """A pit's name as the table's config and the floor accept it: empty (no pit), or at most MAX_PIT
+    printable characters, not starting or ending with a space (ValueError says what is wrong)."""
+    if len(value) > MAX_PIT:
+        raise ValueError(f"at most {MAX_PIT} characters")
+    if not value.isprintable():
+        raise ValueError("printable characters only (no control characters, tabs or new lines)")
+    if value != value.strip():
+        raise ValueError("no space at the start or the end")
+    return value
 
 
 class FleetError(Exception):

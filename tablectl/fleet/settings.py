@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from . import PREFIX, TABLE_ID
+from . import MAX_PIT, PREFIX, TABLE_ID, check_pit
 
 
 class BrokerSettings(BaseModel):
@@ -66,8 +66,15 @@ class FleetSettings(BaseModel):
     table_id: str = Field("table-1", pattern=TABLE_ID, description="this table's id on the floor and in its topics")
     topic_prefix: str = Field("tablectl", pattern=PREFIX, description="topics are PREFIX/TABLE_ID/ledger|state|status")
     dashboard_url: str = Field("", max_length=300, description="this table's dashboard as the floor links it")
+    pit: str = Field("", max_length=MAX_PIT, description="the pit this table is in, e.g. \"A\": the floor groups "
+                     "its tiles by it (empty: no pit)")
     state_every_seconds: float = Field(1.0, ge=0.1, le=60, description="at most one retained state this often")
     broker: BrokerSettings = Field(default_factory=BrokerSettings)
+
+    @field_validator("pit")
+    @classmethod
+    def _pit(cls, v: str) -> str:
+        return check_pit(v)
 
     @field_validator("dashboard_url")
     @classmethod

@@ -70,10 +70,13 @@ class ServiceSource:
             self._figures, self._figures_rounds = f, table.rounds_played
         view = table_view(table, reveal_hole=False)
         view["last_seq"] = head[0]
-        return {"table": table_id, "name": service.settings.table.name, "game": table.rules.game,
-                "profile": table.rules.name, "view": view, "figures": self._figures,
-                "head": {"seq": head[0], "mac": head[1]}, "dashboard_url": dashboard_url,
-                "published_at": service.clock().isoformat()}
+        state = {"table": table_id, "name": service.settings.table.name, "game": table.rules.game,
+                 "profile": table.rules.name, "view": view, "figures": self._figures,
+                 "head": {"seq": head[0], "mac": head[1]}, "dashboard_url": dashboard_url,
+                 "published_at": service.clock().isoformat()}
+        if service.settings.fleet.pit:  # only when set: a floor older than the setting reads the state as before
+            state["pit"] = service.settings.fleet.pit
+        return state
 
     def close(self) -> None:
         """Release the read connection."""

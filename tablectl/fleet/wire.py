@@ -30,7 +30,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, JsonValue, Va
 from controller.journal import JournalKey, JournalKeyError, LedgerRow, row_mac
 
 # (The patterns live in the package, where the table's config reads them without this module's models.)
-from . import PREFIX as PREFIX, TABLE_ID as TABLE_ID, BadMessage
+from . import MAX_PIT, PREFIX as PREFIX, TABLE_ID as TABLE_ID, BadMessage, check_pit
 
 __all__ = ["LedgerRow", "row_mac", "read_key", "WireRow", "ledger_payload", "published_form", "parse_ledger",
            "TableState",
@@ -254,6 +254,7 @@ class TableState(_Passed):
     figures: FiguresState | None = None
     head: HeadState | None = None
     dashboard_url: Annotated[str, Field(max_length=300), AfterValidator(_web_link)] = ""
+    pit: Annotated[str, Field(max_length=MAX_PIT), AfterValidator(check_pit)] | None = None  # [fleet] pit
     published_at: IsoTime | None = None
 
     def as_published(self) -> dict[str, Any]:

@@ -21,7 +21,7 @@ from tablectl.fleet.wire import TABLE_ID
 
 from . import ExportError
 from .export import export_text
-from .service import FloorService, with_alerts
+from .service import FloorService, pits, totals, with_alerts
 
 STATIC = FsPath(__file__).with_name("static")
 TableId = Annotated[str, Path(pattern=TABLE_ID)]
@@ -53,11 +53,12 @@ async def healthz(request: Request) -> dict[str, Any]:
 
 @router.get("/api/floor", tags=["read"], responses=ERRORS)
 async def get_floor(who: Viewer, request: Request) -> dict[str, Any]:
-    """Every table's tile, tables with open alerts first."""
+    """Every table's tile (alarms first, then the tables waiting, then by name), the floor's totals, and the
+    tables grouped by pit."""
     floor = _floor(request)
     tiles = floor.tiles()
     return {"floor": floor.settings.floor.name, "connected": floor.connected, "tables": tiles,
-            "with_alerts": with_alerts(tiles)}
+            "with_alerts": with_alerts(tiles), "totals": totals(tiles), "pits": pits(tiles)}
 
 
 @router.get("/api/tables/{table}", tags=["read"], responses=NOT_FOUND)

@@ -13,8 +13,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+import re
 import time
 from datetime import datetime, timezone
+from decimal import Decimal
 from typing import Any
 
 from controller.alerts import ALERT_LEVEL, AlertKind, AlertLevel
@@ -59,6 +61,9 @@ class FloorService:
         self.dropped = 0
         self._outage_logged = False
         self._key_tried: dict[str, float] = {}
+        # When the floor last took a valid message of each table (its clock): an offline table's "since".
+        # Not stored: after a restart the store's state_at stands in for it.
+        self.heard: dict[str, float] = {}
         self.subscribed = asyncio.Event()  # set once the broker has our subscriptions
         self._commit_seconds = 0.001  # recent time a batch's commit takes (sizes the batching window)
         try:  # the tables' API keys and certificates are read now: one that cannot be used stops the floor
@@ -196,12 +201,17 @@ class FloorService:
                     payload = _payload(m.payload)
                     if leaf == "ledger":
                         rows.append(parse_ledger(payload, table))
+                        self.heard[table] = now
                     elif leaf == "state":
                         if payload:  # an empty retained message clears the topic; the floor keeps the last state
                             self.store.set_state(table, parse_state(payload, table), now)
+                            self.heard[table] = now
                     else:
                         if payload:
-                            self.store.set_status(table, parse_status(payload), now)
+                            status = parse_status(payload)
+                            self.store.set_status(table, status, now)
+                            if status == "online":  # "offline" may be the broker's last will, not the table
+                                self.heard[table] = now
                 except BadMessage as exc:
                     self.dropped += 1
                     self.store.report(table, "bad_message", f"dropped a message on {name[:200]!r}: {exc}", now)
@@ -266,13 +276,10 @@ class FloorService:
 
     # ------------------------------------------------------------------ reading
     def tiles(self, now: float | None = None) -> list[dict[str, Any]]:
-        """One tile per table: the most urgent level first (alarm, action, notice, none), then the oldest
-        alert, then by id. A table waiting for a shuffle does not push one that needs the pit down."""
+        """One tile per table: alarms first (an offline table is one), then the tables waiting (action), then
+        the others (a notice, a due shuffle, is routine: it does not push a table up), each by table name."""
         now = time.time() if now is None else now
-        tiles = [self.tile(tid, now) for tid in self.tables()]
-        return sorted(tiles, key=lambda t: (-_LEVEL_RANK.get(t["level"], -1),
-                                            -(t["alerts"][0]["age_s"] or 0) if t["alerts"] else 0,
-                                            t["online"], t["id"]))
+        return sorted((self.tile(tid, now) for tid in self.tables()), key=tile_order)
 
     def tile(self, table: str, now: float | None = None) -> dict[str, Any]:
         """What the floor shows of one table (from its last state that validated, and its rows)."""
@@ -293,25 +300,43 @@ class FloorService:
         else:
             mac = "pending"
         head_seq = state.head.seq if state is not None and state.head is not None else 0
+        offline = t.status == "offline"
+        heard = self.heard.get(table) or t.state_at
+        offline_since = (heard or t.status_at) if offline else None
+        floor_alerts = []  # what the floor itself raises about the table (its own alerts come in its state)
+        if offline:
+            floor_alerts.append(_floor_alert("offline", AlertLevel.ALARM, "offline: the table has stopped "
+                                             "publishing (the time is the floor's last message from it)",
+                                             offline_since, now))
+        if mac == "no_key":
+            floor_alerts.append(_floor_alert("no_key", AlertLevel.ACTION, "no key for this table: its evidence "
+                                             "cannot be verified", None, now))
+        total = max(head_seq, t.max_seq)
         return {
             "id": table,
             "name": (state.name if state is not None else None) or table,
+            "pit": (state.pit if state is not None else None) or None,
             "game": state.game if state is not None else None,
             "profile": state.profile if state is not None else None,
             "phase": view.phase if view is not None else None,
             "round": view.round if view is not None else None,
             "rounds_played": view.rounds_played if view is not None else None,
             "alerts": alerts,
-            # The most urgent level open: notice tiles are not red, and are not counted "with alerts".
-            "level": max((AlertLevel(a["level"]) for a in alerts), key=lambda lv: lv.rank).value if alerts else None,
+            "floor_alerts": floor_alerts,
+            # The most urgent level open, the floor's own included (offline: alarm; no key: action). Notice tiles
+            # are not red, and are not counted "with alerts".
+            "level": _most_urgent([*alerts, *floor_alerts]),
             "penetration": shoe.penetration if shoe is not None else None,
             "shoe_id": shoe.id if shoe is not None else None,
             "rounds_per_hour": figures.rounds_per_hour if figures is not None else None,
             "hands_per_hour": figures.hands_per_hour if figures is not None else None,
             "house_result": figures.house_result if figures is not None else None,
             "online": t.status == "online",
+            "offline": offline,
             "status": t.status or "unknown",
             "status_since": t.status_at,
+            "heard_at": heard,
+            "offline_since": offline_since,
             "dashboard_url": (state.dashboard_url if state is not None else None) or None,
             "rows": t.rows,
             "contiguous": t.contiguous,
@@ -321,6 +346,7 @@ class FloorService:
             "masked": len(t.masked),
             "gaps": len(t.gaps),
             "mac": mac,
+            "evidence": _evidence(mac, t.contiguous, t.rows, total),
             "verified_upto": t.verified_upto,
             "bad_macs": t.bad_macs,
             "conflicts": t.conflicts,
@@ -331,9 +357,6 @@ class FloorService:
 
     def _recovery_target(self, table: str) -> Target | None:
         return self.recovery.targets.get(table) if self.recovery is not None else None
-
-
-_LEVEL_RANK = {level.value: level.rank for level in AlertLevel}
 
 
 def level_of_published(a: AlertState) -> AlertLevel:
@@ -356,6 +379,86 @@ def level_of_published(a: AlertState) -> AlertLevel:
 def with_alerts(tiles: list[dict[str, Any]]) -> int:
     """How many tables need a person: a notice (a due shuffle) is shown but not counted."""
     return sum(t["level"] in (AlertLevel.ACTION.value, AlertLevel.ALARM.value) for t in tiles)
+
+
+def _name_key(name: str) -> tuple[tuple[int, int | str], ...]:
+    """A name as a person orders it: "Table 2" before "Table 10" (numbers by value, letters without case)."""
+    return tuple((0, int(part)) if part.isdigit() else (1, part.casefold())
+                 for part in re.split(r"(\d+)", name) if part)
+
+
+def tile_order(tile: dict[str, Any]) -> tuple[Any, ...]:
+    """Where a tile goes among its pit's: alarms, then tables waiting (action), then the rest, each by name."""
+    rank = {AlertLevel.ALARM.value: 0, AlertLevel.ACTION.value: 1}.get(tile["level"], 2)
+    return rank, _name_key(tile["name"]), tile["id"]
+
+
+def pits(tiles: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The tiles grouped by pit, pits by name and the tables without one last ("No pit": `pit` null), each
+    group's tiles in `tile_order`: the ids, with how many tables of the group are at alarm and waiting."""
+    groups: dict[str | None, list[dict[str, Any]]] = {}
+    for t in sorted(tiles, key=tile_order):
+        groups.setdefault(t["pit"], []).append(t)
+    order = sorted(groups, key=lambda p: (p is None, _name_key(p or "")))
+    return [{"pit": p, "tables": [t["id"] for t in groups[p]],
+             "alarms": sum(t["level"] == AlertLevel.ALARM.value for t in groups[p]),
+             "waiting": sum(t["level"] == AlertLevel.ACTION.value for t in groups[p])} for p in order]
+
+
+# A shift's result as a table publishes it (tablectl.api.figures: the house's, a decimal of at most 2 places).
+_AMOUNT = re.compile(r"^-?\d{1,15}(\.\d{1,2})?$")
+
+
+def totals(tiles: list[dict[str, Any]]) -> dict[str, Any]:
+    """The floor's header: tables open (online), their rounds an hour, the shift's house result (every table's,
+    an offline one's last known included), the tables at alarm (an offline table is one), the offline ones among
+    them, and the tables waiting for a person (action)."""
+    online = [t for t in tiles if t["online"]]
+    house = sum((Decimal(t["house_result"]) for t in tiles
+                 if isinstance(t["house_result"], str) and _AMOUNT.match(t["house_result"])), Decimal(0))
+    return {"tables": len(tiles), "online": len(online), "offline": sum(t["offline"] for t in tiles),
+            "rounds_per_hour": round(sum(t["rounds_per_hour"] or 0 for t in online)),
+            "house_result": str(house),
+            "alarms": sum(t["level"] == AlertLevel.ALARM.value for t in tiles),
+            "waiting": sum(t["level"] == AlertLevel.ACTION.value for t in tiles)}
+
+
+def _most_urgent(alerts: list[dict[str, Any]]) -> str | None:
+    levels = [AlertLevel(a["level"]) for a in alerts]
+    return max(levels, key=lambda lv: lv.rank).value if levels else None
+
+
+def _floor_alert(kind: str, level: AlertLevel, message: str, since: float | None, now: float) -> dict[str, Any]:
+    """An alert the floor raises itself on a tile: not the table's (no id, nothing to acknowledge)."""
+    return {"kind": kind, "level": level.value, "message": message, "since": since,
+            "age_s": round(max(0.0, now - since), 1) if since is not None else None}
+
+
+def _evidence(mac: str, contiguous: int, received: int, total: int) -> dict[str, Any]:
+    """The table's rows as evidence, in one word and its numbers (the page words it, docs/floor.md):
+
+    - ``bad``: a row that does not verify arrived (a forgery, or a wrong key: the incidents say which);
+    - ``missing``: rows below the table's head are not on the floor (yet);
+    - ``no_key``: every row is here, but the floor has no key to verify them with;
+    - ``verifying``: every row is here, some not verified yet (a card face down holds the rest back);
+    - ``verified``: every row is here and verified;
+    - ``none``: no row yet.
+    """
+    if mac == "bad":
+        state = "bad"
+    elif contiguous < total:
+        state = "missing"
+    elif total == 0:
+        state = "none"
+    elif mac == "no_key":
+        state = "no_key"
+    elif mac == "ok":
+        state = "verified"
+    else:
+        state = "verifying"
+    received = min(received, total)
+    return {"state": state, "received": received, "total": total, "missing": total - received,
+            "verified": mac == "ok", "key": mac != "no_key"}
 
 
 def _alert(a: AlertState, now: float) -> dict[str, Any]:

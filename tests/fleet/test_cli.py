@@ -16,6 +16,7 @@ from tablectl.config import ConfigError, settings_from_dict
     ({"broker": {"url": "tcp://x:1"}}, "fleet.broker.url"),
     ({"broker": {"url": "mqtt://x:99999"}}, "fleet.broker.url"),
     ({"dashboard_url": "javascript:alert(1)"}, "fleet.dashboard_url"),
+    ({"pit": "A\nB"}, "fleet.pit"),
     ({"state_every_seconds": 0}, "fleet.state_every_seconds"),
     ({"brokr": {}}, "fleet.brokr"),
 ])
@@ -29,6 +30,9 @@ def test_fleet_sim_refuses_bad_arguments(tmp_path):
     assert r.returncode == 2 and "--tables" in r.stderr
     r = tablectl("fleet-sim", "--tables", "2", "--broker", "http://127.0.0.1:1", "--dir", str(tmp_path))
     assert r.returncode == 2 and "--broker" in r.stderr and "Traceback" not in r.stderr
+    r = tablectl("fleet-sim", "--tables", "1", "--broker", "mqtt://127.0.0.1:1", "--dir", str(tmp_path),
+                 "--pit", "A\tB")
+    assert r.returncode == 2 and "--pit: printable characters only" in r.stderr and "Traceback" not in r.stderr
     (tmp_path / "two-words").write_text("two words\n")
     for key_file in (tmp_path / "missing", tmp_path / "two-words"):
         r = tablectl("fleet-sim", "--tables", "1", "--broker", "mqtt://127.0.0.1:1", "--dir", str(tmp_path),
