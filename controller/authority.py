@@ -88,18 +88,22 @@ class TableAuthority:
             if refusal is not None:
                 self.journal.append_refusal(event, received_at, refusal.code, refusal.message)
                 raise IllegalAction(refusal)
-        seq = self.journal.append_event(event, received_at, shoe_id=shoe_id, position=position)
-        effects = table.apply(event)
-        self._track_secrets(seq, effects)
-        for effect in effects:
-            if type(effect) is RoundSettled:
-                self.journal.save_round(seq, effect.result)
-                self.rounds_since_snapshot += 1
-                if self.rounds_since_snapshot >= self.snapshot_every_rounds:
-                    state = table.snapshot()
-                    self.journal.save_snapshot(seq, state, state["format"])
-                    self.rounds_since_snapshot = 0
-                    log.info("snapshot after row %d; journal head %d %s", seq, *self.journal.head())
+        # The row and what it derives (a settled round's record, a snapshot) commit together, so no
+        # reader (a backup's copy, journal verify) ever sees a settled round without its record. Inside
+        # the service's batch this is its transaction already.
+        with self.journal.transaction():
+            seq = self.journal.append_event(event, received_at, shoe_id=shoe_id, position=position)
+            effects = table.apply(event)
+            self._track_secrets(seq, effects)
+            for effect in effects:
+                if type(effect) is RoundSettled:
+                    self.journal.save_round(seq, effect.result)
+                    self.rounds_since_snapshot += 1
+                    if self.rounds_since_snapshot >= self.snapshot_every_rounds:
+                        state = table.snapshot()
+                        self.journal.save_snapshot(seq, state, state["format"])
+                        self.rounds_since_snapshot = 0
+                        log.info("snapshot after row %d; journal head %d %s", seq, *self.journal.head())
         return seq, effects
 
     def _track_secrets(self, seq: int, effects: list[Effect]) -> None:

@@ -57,9 +57,24 @@ def test_it_copies_while_the_table_writes(tmp_path: Path) -> None:
         written += 1
     out, err = proc.communicate(timeout=60)
     authority.journal.close()
-    assert proc.returncode == 0, err
+    assert proc.returncode == 0, out + err
     (copy,) = copies(stick)
     assert tablectl("journal", "verify", "--db", str(copy), "--key", str(tmp_path / "table.sqlite.key")).returncode == 0
+
+
+def test_a_settled_round_and_its_record_commit_together(tmp_path: Path) -> None:
+    """What made the copy above fail now and then (NOT VERIFIED: "the record of round 87 ... is missing"): the
+    row settling a round and the round's record (and a snapshot) were two commits, so a copy taken between them
+    held a settled round without its record. Whoever calls the authority, they are now one."""
+    authority = open_authority(tmp_path / "t.sqlite", snapshot_every_rounds=1)
+    statements: list[str] = []
+    authority.journal.db.set_trace_callback(statements.append)
+    play_rounds(authority, 1)
+    authority.journal.close()
+    record = next(i for i, sql in enumerate(statements) if "INTO rounds" in sql)
+    settling = max(i for i, sql in enumerate(statements[:record]) if "INTO ledger" in sql)
+    snapshot = next(i for i, sql in enumerate(statements) if "INTO snapshots" in sql)
+    assert "COMMIT" not in statements[settling:max(record, snapshot)], statements[settling:]
 
 
 def test_a_journal_that_does_not_verify_leaves_no_copy_and_exits_1(tmp_path: Path) -> None:
