@@ -103,6 +103,9 @@ class Alert:
     active: bool = True
     acknowledged: bool = False
     acknowledged_by: str | None = None
+    # When the supervisor's acknowledgement was journalled (its event's time, as `raised_at` is the
+    # raising event's): the dashboard says how long the alert waited for a look.
+    acknowledged_at: datetime | None = None
     # What only a supervisor may read (a face-down card's code): never in `message`.
     secret: str | None = None
     # How many times it was raised while on the board (a repeat asks for a new look).
@@ -118,12 +121,13 @@ class Alert:
         """Still shown: the cause persists or nobody has acknowledged it yet."""
         return self.active or not self.acknowledged
 
-    def resolve(self, acknowledged_by: str | None = None) -> None:
-        """Its cause is gone; resolved by a person's act (``acknowledged_by``), it is acknowledged too."""
+    def resolve(self, acknowledged_by: str | None = None, at: datetime | None = None) -> None:
+        """Its cause is gone; resolved by a person's act (``acknowledged_by``, at ``at``), it is acknowledged too."""
         self.active = False
         if acknowledged_by is not None:
             self.acknowledged = True
             self.acknowledged_by = acknowledged_by
+            self.acknowledged_at = at
 
     def repeat(self, secret: str | None) -> None:
         """Its cause is raised again: counted here, active again, to be acknowledged again."""
@@ -131,16 +135,18 @@ class Alert:
         self.active = True
         self.acknowledged = False
         self.acknowledged_by = None
+        self.acknowledged_at = None
         if secret is not None:
             if self.secret is None:
                 self.secret = secret[:MAX_SECRET_CHARS]
             elif secret not in self.secret and len(self.secret) + len(secret) + 2 <= MAX_SECRET_CHARS:
                 self.secret = f"{self.secret}; {secret}"
 
-    def acknowledge(self, by: str | None) -> None:
-        """A supervisor has seen it; that resolves the kinds a supervisor resolves."""
+    def acknowledge(self, by: str | None, at: datetime | None = None) -> None:
+        """A supervisor has seen it (the event journalled at ``at``); that resolves the kinds a supervisor resolves."""
         self.acknowledged = True
         self.acknowledged_by = by
+        self.acknowledged_at = at
         if self.kind in RESOLVED_BY_ACKNOWLEDGEMENT:
             self.active = False
 
@@ -155,6 +161,7 @@ class Alert:
             "active": self.active,
             "acknowledged": self.acknowledged,
             "acknowledged_by": self.acknowledged_by,
+            "acknowledged_at": self.acknowledged_at.isoformat() if self.acknowledged_at else None,
             "count": self.count,
         }
         if reveal and self.secret is not None:

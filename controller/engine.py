@@ -218,11 +218,13 @@ class Table:
                 return alert
         return None
 
-    def _resolve_alerts(self, kind: AlertKind, acknowledged_by: str | None = None) -> None:
-        """The cause of every alert of this kind is gone; an acknowledged one leaves the board."""
+    def _resolve_alerts(self, kind: AlertKind, acknowledged_by: str | None = None,
+                        at: datetime | None = None) -> None:
+        """The cause of every alert of this kind is gone (by `acknowledged_by`'s act at `at`, if a person's);
+        an acknowledged one leaves the board."""
         for alert in self.alerts:
             if alert.kind is kind and alert.active:
-                alert.resolve(acknowledged_by)
+                alert.resolve(acknowledged_by, at or self.now)
         self._drop_closed_alerts()
 
     def _drop_closed_alerts(self) -> None:
@@ -397,13 +399,13 @@ class Table:
         shoe = self.shoe
         if self.round is not None:  # the spent shoe is replaced in the middle of its round
             self.shoe = self._new_shoe(e, 0)
-            self._resolve_alerts(AlertKind.SHOE_EMPTY, acknowledged_by=e.actor or "dealer")
+            self._resolve_alerts(AlertKind.SHOE_EMPTY, acknowledged_by=e.actor or "dealer", at=e.at)
             return
         repeats = shoe.repeats + 1 if shoe is not None and self._shuffle_is_repeat() else 0
         self.shoe = self._new_shoe(e, repeats)
         self.burn_left = self.rules.burn_cards
         self.right_to_cut = None
-        self._resolve_alerts(AlertKind.SHUFFLE_DUE, acknowledged_by=e.actor or "dealer")
+        self._resolve_alerts(AlertKind.SHUFFLE_DUE, acknowledged_by=e.actor or "dealer", at=e.at)
         self._set_phase(Phase.BETTING)
 
     def _check_rules(self, e: ev.SetRules) -> Refusal | None:
@@ -438,7 +440,7 @@ class Table:
         resume = self.resume_phase or Phase.BETTING
         self.resume_phase = None
         self._set_phase(resume)
-        self._resolve_alerts(AlertKind.UNEXPECTED_CARD, acknowledged_by=e.actor or "supervisor")
+        self._resolve_alerts(AlertKind.UNEXPECTED_CARD, acknowledged_by=e.actor or "supervisor", at=e.at)
 
     def _check_void(self, e: ev.VoidRound) -> Refusal | None:
         if self.round is None and not self.held and not self.pending:
@@ -451,7 +453,7 @@ class Table:
             self._fx.append(CardPlaced(card.code, "discard"))
         self.held = []
         self.resume_phase = None
-        self._resolve_alerts(AlertKind.UNEXPECTED_CARD, acknowledged_by=e.actor or "supervisor")
+        self._resolve_alerts(AlertKind.UNEXPECTED_CARD, acknowledged_by=e.actor or "supervisor", at=e.at)
         if r is None:
             self.pending = {}  # bets placed for a round that never started go back
             self._set_phase(Phase.WAITING_FOR_SHUFFLE if self._shuffle_due() else Phase.BETTING)
@@ -526,7 +528,7 @@ class Table:
     def _on_ack(self, e: ev.AcknowledgeAlert) -> None:
         for alert in self.alerts:
             if alert.id == e.alert_id:
-                alert.acknowledge(e.actor)
+                alert.acknowledge(e.actor, e.at or self.now)
         self._drop_closed_alerts()
 
     # ================================================================== what every game's round shares

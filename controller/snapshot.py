@@ -175,6 +175,8 @@ class AlertState(_Model):
     active: bool
     acknowledged: bool
     acknowledged_by: str | None
+    # Written only once acknowledged: a snapshot from before the field (or of no acknowledgement) reads as before.
+    acknowledged_at: Time | None = None
     secret: str | None
     count: Annotated[int, Field(ge=1)] = 1  # written only when repeated: a snapshot without repeats reads as before
 
@@ -330,6 +332,7 @@ def dump_alert(alert: Alert) -> dict[str, Any]:
         "acknowledged": alert.acknowledged,
         "acknowledged_by": alert.acknowledged_by,
         "secret": alert.secret,
+        **({"acknowledged_at": _t(alert.acknowledged_at)} if alert.acknowledged_at is not None else {}),
         # Only when repeated: a snapshot without repeats is the same as before counts (an older build reads it).
         **({"count": alert.count} if alert.count > 1 else {}),
     }
@@ -491,7 +494,7 @@ def load_table(t: Table, state: TableState) -> None:
     t.right_to_cut = state.right_to_cut
     t.held = _cards(state.held)
     t.alerts = [Alert(a.id, a.kind, a.message, _time_of(a.raised_at), a.active, a.acknowledged, a.acknowledged_by,
-                      a.secret, a.count) for a in state.alerts]
+                      _time_of(a.acknowledged_at), a.secret, a.count) for a in state.alerts]
     t.next_alert_id = state.next_alert_id
     t.now = _time_of(state.now)
     t.locked = state.locked

@@ -131,6 +131,8 @@ class AlertModel(BaseModel):
     active: bool
     acknowledged: bool
     acknowledged_by: str | None
+    acknowledged_at: str | None = Field(None, description="when the acknowledgement was journalled (null until "
+                                                         "acknowledged): with raised_at, how long it waited for a look")
     detail: str | None = Field(None, description="what only a supervisor may read (e.g. which face-down card)")
     count: int = Field(1, description="times raised while on the board: a repeat (call_pit again) is counted here, "
                                       "and the last alert of a kind past the board's bound counts the rest")

@@ -99,7 +99,7 @@ def test_every_mark_and_the_settled_round_stay_on_the_felt(browser, table):
     shot(page, "11-settled-felt-1024x768")
     # new bets do not clear the felt; the next round's first card does
     act(table, {"type": "bet", "box": 2, "amount": 10})
-    page.wait_for_selector("#boxes .box.next")
+    page.wait_for_selector("#next-boxes .box.next")  # apart from the settled round (issue 23)
     assert page.query_selector("[data-testid=settled]") is not None
     deal(table)
     page.wait_for_function("!document.querySelector('[data-testid=settled]')")

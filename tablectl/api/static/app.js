@@ -11,7 +11,14 @@ const $ = (id) => document.getElementById(id);
 const state = {
   key: null, view: null, sseSeq: 0, events: 0, gaps: 0, reconnects: 0, connected: false,
   seenCards: new Set(), openRounds: new Set(), lastEventAt: 0, controller: null, historyPage: 1, pollTimer: null,
+  // A key the server answered 401 to: reads no longer send it (they fall back to what needs no key),
+  // acting stays off until it is forgotten or replaced; readsNeedKey once a keyless read is refused too.
+  keyRejected: false, readsNeedKey: false,
+  skew: null, // the table's clock minus this one's (ms), from the first answer's Date: alert ages are the table's
+  leading: false, // this tab holds the browser's one live stream (see "one live stream per browser")
 };
+// A read that never answers is given up after this long, so it never blocks the refreshes after it.
+const READ_TIMEOUT_MS = 15000;
 window.tablectl = state; // for the browser tests and the curious
 
 // ------------------------------------------------------------------ the key
@@ -22,25 +29,55 @@ function loadKey() {
     history.replaceState(null, "", location.pathname + location.search); // keep the key out of the address bar
   }
   state.key = sessionStorage.getItem("tablectl.key");
-  $("key-state").textContent = state.key ? "key set" : "reads only";
+  showKeyState();
 }
 
-function headers(extra) {
+// What the key does now, in words. A rejected key is named as rejected, with one button to forget it.
+function showKeyState() {
+  const rejected = !!(state.key && state.keyRejected);
+  $("key-state").textContent = !state.key ? "view only — no key" : rejected ? "key rejected" : "key set";
+  $("key-rejected").hidden = !rejected;
+  $("key-rejected-text").textContent = state.readsNeedKey
+    ? "The key you entered was rejected, and this table needs a key even to read: forget it, then enter the right one."
+    : "The key you entered was rejected. The table is shown without it; acting needs the right key.";
+}
+
+// The key goes with every action, and with reads unless the server has rejected it.
+function headers(extra, acting) {
   const h = Object.assign({}, extra || {});
-  if (state.key) h.Authorization = "Bearer " + state.key;
+  if (state.key && (acting || !state.keyRejected)) h.Authorization = "Bearer " + state.key;
   return h;
+}
+
+function rejectKey() {
+  if (state.keyRejected) return;
+  state.keyRejected = true;
+  showKeyState();
 }
 
 async function api(path, options) {
   const opts = Object.assign({ cache: "no-store" }, options || {});
-  opts.headers = headers(opts.headers);
+  const acting = !!(opts.method && opts.method !== "GET");
+  opts.headers = headers(opts.headers, acting);
+  const withKey = "Authorization" in opts.headers;
+  if (!acting && !opts.signal && AbortSignal.timeout) opts.signal = AbortSignal.timeout(READ_TIMEOUT_MS);
   const r = await fetch(path, opts);
+  if (state.skew === null) {
+    const told = Date.parse(r.headers.get("date") || "");
+    if (!Number.isNaN(told)) state.skew = told - Date.now();
+  }
   let body = null;
   const type = r.headers.get("content-type") || "";
   if (type.includes("json")) body = await r.json();
   if (!r.ok) {
+    if (r.status === 401 && withKey) {  // the key is wrong, not the read: read again without it
+      rejectKey();
+      if (!acting) return api(path, options);
+    }
+    if (r.status === 401 && !withKey && !acting && !state.readsNeedKey) { state.readsNeedKey = true; showKeyState(); }
     const err = new Error((body && body.error && body.error.message) || "HTTP " + r.status);
     err.status = r.status;
+    err.withKey = withKey;
     throw err;
   }
   return body;
@@ -126,6 +163,12 @@ function dealerMarks(d) {
   return m;
 }
 
+// The phases in the pit's words (the API's names are for programs).
+const PHASE_TEXT = { betting: "bets open", dealing: "dealing", players: "players' turn", dealer: "dealer's turn",
+  insurance: "insurance", surrender: "surrender", attention: "attention: card held", waiting_for_shuffle: "shuffle due",
+  contra: "contra", pack_out: "pack spent" };
+const CLUB_PHASE_TEXT = { dealer: "banker's turn" };
+
 const OUTCOME_TEXT = { blackjack: "blackjack", win: "win", lose: "lose", bust: "bust", push: "push",
   surrender: "surrender", even_money: "even money", three_sevens: "three sevens", void: "void",
   natural: "natural 21", banker_bust: "banker bust", fold: "fold", withdrawn: "withdrawn", returned: "returned" };
@@ -135,16 +178,20 @@ function closedText(h) {
   return h.closed && (!h.totals || !h.totals.length) ? `closed · ${h.card_count ?? h.cards.length} cards` : "";
 }
 
-function handEl(h, hi, key) {
+// `alone`: the box's only hand, whose bet its header shows and whose result (once settled) the box's
+// line shows, so each figure is on the felt once (issue 23); a split's hands each show their own.
+function handEl(h, hi, key, alone) {
+  const settledBox = alone && alone.settled;
   return el("div", { class: "hand" + (h.in_play ? " in-play" : ""), "data-hand": hi },
     el("div", { class: "cards" }, h.cards.map((c, ci) => cardEl(c, key ? `${key}-${hi}-${ci}` : null))),
     el("div", { class: "meta" },
       el("span", { class: "total", "data-testid": "hand-total", text: handTotal(h.totals, h.done) }),
       closedText(h) ? el("span", { class: "muted small", "data-testid": "hand-closed", text: closedText(h) }) : null,
       marks(handMarks(h)),
-      el("span", { class: "bet", text: `bet ${h.bet}` })),
+      alone && Number(h.bet) === alone.bets ? null : el("span", { class: "bet", text: `bet ${h.bet}` })),
     h.outcome ? el("div", { class: "result" },
-      el("span", { class: "outcome " + h.outcome, text: OUTCOME_TEXT[h.outcome] || h.outcome }), house(h.net)) : null);
+      el("span", { class: "outcome " + h.outcome, text: OUTCOME_TEXT[h.outcome] || h.outcome }),
+      settledBox ? null : house(h.net)) : null);
 }
 
 // club-21-36: each box plays its own duel against the banker; the bank's balance after it.
@@ -179,13 +226,31 @@ function boxEl(b, v, settled) {
       el("span", { text: b.owner && b.owner !== `box${b.box}` ? b.owner : "" }),
       el("span", { text: `bet ${bets}` + (b.insurance ? ` · ins ${b.insurance}` : "") })),
     boxMarks.length ? marks(boxMarks) : null,
-    b.next_round ? el("div", { class: "muted small", text: "next round" }) : null,
-    b.hands.map((h, hi) => handEl(h, hi, settled ? null : `b${v.round}-${b.box}`)),
+    b.hands.map((h, hi) => handEl(h, hi, settled ? null : `b${v.round}-${b.box}`,
+      b.hands.length === 1 ? { bets, settled } : null)),
+    heldHere(v, settled ? null : b.box),
     duelEl(b, v),
     settled ? el("div", { class: "box-result", "data-testid": "box-result" },
       b.insurance_net !== null && b.insurance_net !== undefined ? el("span", { class: "muted small", text: "insurance " }) : null,
       b.insurance_net !== null && b.insurance_net !== undefined ? house(b.insurance_net) : null,
-      el("span", { class: "muted small", text: " box " }), house(b.net)) : null);
+      b.hands.length > 1 || (b.insurance_net !== null && b.insurance_net !== undefined)
+        ? el("span", { class: "muted small", text: " box " }) : null, house(b.net)) : null);
+}
+
+// A held card lies on the felt where it would have gone (the box or the dealer in turn, else in front
+// of the dealer), marked as held, until the supervisor discards it or voids the round.
+function heldPlace(v) {
+  if (!v.held_cards || !v.held_cards.length) return null;
+  if (v.turn && v.turn.box !== undefined && v.boxes.some((b) => b.box === v.turn.box && !b.next_round)) return v.turn.box;
+  return "dealer";
+}
+
+function heldHere(v, place) {
+  if (place === null || heldPlace(v) !== place) return null;
+  return el("div", { class: "held", "data-testid": "held-card" },
+    el("span", { class: "held-label", text: v.held_cards.length > 1 ? "held cards" : "held card" }),
+    el("span", { class: "cards" }, v.held_cards.map((c) => cardEl(c))),
+    el("span", { class: "muted small", text: "not in play: the supervisor discards it or voids the round" }));
 }
 
 function renderTable(v) {
@@ -193,9 +258,10 @@ function renderTable(v) {
   state.nextSeen = new Set();
   $("table-name").textContent = v.table || "table";
   const phase = $("phase");
-  phase.textContent = v.phase.replaceAll("_", " ") + (v.round ? ` · round ${v.round}` : "");
+  const phaseText = (isClub(v) && CLUB_PHASE_TEXT[v.phase]) || PHASE_TEXT[v.phase] || v.phase.replaceAll("_", " ");
+  phase.textContent = phaseText + (v.round ? ` · round ${v.round}` : "");
   phase.className = "badge phase-" + v.phase; // never a bare class name: "dealer" is also the felt's
-  document.title = `${v.table} · ${v.phase}${v.alerts.length ? " · " + v.alerts.length + " alert(s)" : ""}`;
+  document.title = `${v.table} · ${phaseText}${v.alerts.length ? " · " + plural(v.alerts.length, "alert", "alerts") : ""}`;
   $("limits").textContent = v.limits ? `Limits ${v.limits.min}–${v.limits.max}` : "";
 
   // Between rounds the settled round stays on the felt until the next round's first card.
@@ -216,7 +282,8 @@ function renderTable(v) {
     dealerTurn ? el("span", { class: "outcome push", text: "drawing" }) : null,
     club && v.bottom_card ? el("span", { class: "bottom muted small", "data-testid": "bottom-card" }, "bottom card ",
       cardEl(v.bottom_card)) : null,
-    bankEl(v.bank)));
+    bankEl(v.bank),
+    heldHere(v, "dealer")));
 
   let turn = "";
   if (v.turn && v.turn.box !== undefined) turn = `Box ${v.turn.box}` + (v.turn.hand ? `, hand ${v.turn.hand + 1}` : "") + " to act";
@@ -227,20 +294,24 @@ function renderTable(v) {
   else if (v.shuffle_due) turn = "Shuffle due";
   $("turn").textContent = turn;
 
+  // The last settled round and the bets taken for the next one are apart, each labelled (issue 23).
   const current = v.boxes.filter((b) => !b.next_round);
   const next = v.boxes.filter((b) => b.next_round);
-  $("boxes").replaceChildren(...(s ? s.boxes.map((b) => boxEl(b, v, true)) : current.map((b) => boxEl(b, v, false))),
-    ...next.map((b) => boxEl(b, v, false)));
+  $("boxes").replaceChildren(...(s ? s.boxes.map((b) => boxEl(b, v, true)) : current.map((b) => boxEl(b, v, false))));
+  $("boxes").setAttribute("aria-label", s ? `Round ${s.number}, settled: boxes in dealer order` : "Boxes in dealer order");
+  $("next-bets").hidden = !next.length;
+  $("next-bets-h").textContent = s || !v.round ? "Bets for the next round" : `Bets for the round after round ${v.round}`;
+  $("next-boxes").replaceChildren(...next.map((b) => boxEl(b, v, false)));
   state.seenCards = state.nextSeen;
 
   $("last-round").replaceChildren(s
-    ? el("span", { "data-testid": "settled" }, `Round ${s.number} settled` + (s.void ? " (void)" : "") + " · ", house(s.net))
+    ? el("span", { "data-testid": "settled" }, `Last round: round ${s.number}, settled` + (s.void ? " (void)" : "") + " · ", house(s.net))
     : "");
 
   renderBanner(v);
   renderAlerts(v.alerts);
   renderShoe(v);
-  $("seq").textContent = `seq ${state.sseSeq || v.last_seq}`;
+  showSeq(state.sseSeq || v.last_seq);
 }
 
 // ------------------------------------------------------------------ the table-stopped banner
@@ -268,7 +339,7 @@ function stopReasons(v) {
   if (fault && !dev.jammed && !dev.lid_open) out.push([alertText(fault), "Check the shoe, then acknowledge the alert."]);
   if (active("integrity")) out.push(["A card does not fit the shoe's composition", "Check the shoe, then acknowledge the alert."]);
   if (v.shuffle_due && !out.length) out.push(["Shuffle due: the shoe is locked", "Load a freshly shuffled shoe."]);
-  if ((v.locked || dev.gate_locked) && !out.length) out.push(["The shoe's gate is locked", "A supervisor releases it (POST /api/shoe/lock)."]);
+  if ((v.locked || dev.gate_locked) && !out.length) out.push(["The shoe's gate is locked", "A supervisor releases the gate."]);
   return out;
 }
 
@@ -337,6 +408,37 @@ function alertText(a) {
   return msg.charAt(0).toUpperCase() + msg.slice(1);
 }
 
+const KIND_TEXT = { unexpected_card: "Unexpected card", integrity: "Integrity", shoe_fault: "Shoe fault",
+  link_down: "Shoe link down", shuffle_due: "Shuffle due", call_pit: "Pit called", shoe_empty: "Shoe empty" };
+
+// The table's time now: this clock set by the table's (state.skew), so an age does not depend on the tablet's clock.
+const tableNow = () => Date.now() + (state.skew || 0);
+
+// A span of time in the pit's words: "45 s", "3 min", "1 h 5 min".
+function span(ms) {
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 60) return `${s} s`;
+  const m = Math.floor(s / 60);
+  return m < 60 ? `${m} min` : `${Math.floor(m / 60)} h` + (m % 60 ? ` ${m % 60} min` : "");
+}
+
+function ago(iso) {
+  const ms = tableNow() - Date.parse(iso);
+  return ms < 60000 ? "just now" : `${span(ms)} ago`;
+}
+
+// Who acknowledged an alert (the name of the key, without its role) and how long it had waited.
+function acknowledgedText(a) {
+  const who = (a.acknowledged_by || "").replace(/^(viewer|dealer|supervisor|admin):/, "") || "someone";
+  const after = a.acknowledged_at && a.raised_at ? ` after ${span(Date.parse(a.acknowledged_at) - Date.parse(a.raised_at))}` : "";
+  return `acknowledged by ${who}${after}`;
+}
+
+// The ages move on between updates.
+setInterval(() => {
+  for (const t of document.querySelectorAll("#alert-list time[data-testid=alert-age]")) t.textContent = ago(t.getAttribute("datetime"));
+}, 15000);
+
 function renderAlerts(alerts) {
   const sorted = [...alerts].sort((a, b) =>
     (b.active - a.active) || ((LOUDNESS[b.kind] || 0) - (LOUDNESS[a.kind] || 0)) || (b.id - a.id));
@@ -352,14 +454,14 @@ function renderAlerts(alerts) {
       btns.push(el("button", { "data-act": "discard", "data-alert": a.id }, "Resolve: discard held card"));
       btns.push(el("button", { class: "danger", "data-act": "void", "data-alert": a.id }, "Void round"));
     }
-    const when = a.raised_at ? new Date(a.raised_at).toLocaleTimeString() : "";
     const how = { link_down: "clears when the link is back", shuffle_due: "clears with the shuffle" }[a.kind];
     return el("li", { class: "alert" + (loud ? " sev-3" : "") + (a.acknowledged ? " acked" : ""),
         "data-alert-id": a.id, "data-kind": a.kind },
-      el("span", { class: "when", text: when }),
-      el("div", { class: "kind", text: `${a.kind.replaceAll("_", " ")} #${a.id}` }),
+      a.raised_at ? el("time", { class: "when", "data-testid": "alert-age", datetime: a.raised_at,
+        title: "raised at " + new Date(a.raised_at).toLocaleTimeString(), text: ago(a.raised_at) }) : null,
+      el("div", { class: "kind", text: `${KIND_TEXT[a.kind] || a.kind.replaceAll("_", " ")} · alert ${a.id}` }),
       el("div", { class: "text", text: alertText(a) + (a.count > 1 ? ` (×${a.count})` : "") }),
-      el("div", { class: "muted small", text: (a.acknowledged ? `acknowledged by ${a.acknowledged_by}` : "not acknowledged")
+      el("div", { class: "muted small", "data-testid": "alert-ack", text: (a.acknowledged ? acknowledgedText(a) : "not acknowledged")
         // A cause that has gone (a cleared jam) says so at once; the alert waits only for a look.
         + (a.active ? " · cause active" : " · cause gone") + (how && a.active ? ` · ${how}` : "") }),
       el("div", { class: "btns" }, btns));
@@ -397,8 +499,8 @@ function renderShoe(v) {
     zone.style.left = `${(100 * z[0]) / s.size}%`;
     zone.style.width = `${Math.max(0.5, (100 * (z[1] - z[0])) / s.size)}%`;
   } else zone.hidden = true;
-  $("shoe-cut").textContent = s.cut_card_out ? `out at card ${s.cut_card_position ?? "?"}`
-    : (z.length === 2 ? `in, between cards ${z[0]} and ${z[1]}` : "in");
+  $("shoe-cut").textContent = s.cut_card_out ? `came out at card ${s.cut_card_position ?? "?"}: shuffle after this round`
+    : (z.length === 2 ? `placed; reshuffle due after ${z[0]}–${z[1]} cards` : "placed");
   const rem = s.remaining_by_rank || {};
   let left = 0, rc = 0;
   for (const [rank, n] of Object.entries(rem)) { left += n; rc -= (HILO[rank] || 0) * n; } // Hi-Lo is balanced
@@ -481,7 +583,8 @@ function renderFigures(f) {
   $("fig-rounds").textContent = `${f.rounds} (${f.hands} hands)`;
   const houseEl = $("fig-house");
   const hold = Number(f.bets) ? `${((100 * Number(f.house_result)) / Number(f.bets)).toFixed(1)} % of ${f.bets} bet` : "";
-  houseEl.replaceChildren(house(-Number(f.house_result)), el("span", { class: "muted small", text: hold ? " (" + hold + ")" : "" }));
+  houseEl.replaceChildren(house(-Number(f.house_result)), " ",
+    hold ? el("span", { class: "muted small hold", "data-testid": "hold", text: "(" + hold + ")" }) : "");
   $("fig-boxes").replaceChildren(...f.boxes.map((b) => el("tr", {}, el("td", { text: `Box ${b.box}` }),
     el("td", { text: String(b.rounds) }), el("td", { text: String(b.hands) }), el("td", {}, house(-Number(b.house))))));
   $("fig-players").replaceChildren(...f.players.map((p) => el("tr", {}, el("td", { text: p.player }),
@@ -526,14 +629,24 @@ const refreshAll = () => Promise.all([refreshTable(), refreshHistory(), refreshF
 
 function note(e) {
   if (e && e.status === 401) {
-    $("action-msg").textContent = "This server needs an API key to read: enter one above.";
+    $("action-msg").textContent = state.keyRejected
+      ? "The key you entered was rejected, and this table needs a key even to read: enter the right one above."
+      : "This table needs a key even to read: enter one above.";
     $("key").focus();
-  } else if (e) $("action-msg").textContent = String(e.message || e);
+  } else if (e && e.name === "TimeoutError") $("action-msg").textContent = "The table did not answer in time: asking again.";
+  else if (e) $("action-msg").textContent = String(e.message || e);
 }
 
+const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;
 function stats() {
-  $("stats").textContent = `events ${state.events} · gaps ${state.gaps} · reconnects ${state.reconnects}`;
-  $("seq").textContent = `seq ${state.sseSeq}`;
+  $("stats").textContent = `live: ${plural(state.events, "update", "updates")}, ${state.gaps} missed, `
+    + plural(state.reconnects, "reconnect", "reconnects");
+  showSeq(state.sseSeq);
+}
+
+// The journal's number of the last update seen: the pit's word is "update", the number stays for support.
+function showSeq(seq) {
+  $("seq").textContent = seq ? `update ${seq}` : "";
 }
 
 // ------------------------------------------------------------------ the live stream
@@ -552,30 +665,91 @@ function onBlock(block) {
     const field = i < 0 ? line : line.slice(0, i), value = i < 0 ? "" : line.slice(i + 1).replace(/^ /, "");
     if (field === "id") id = value; else if (field === "event") type = value; else if (field === "data") data += value;
   }
-  if (type === "reset") { refreshAll(); return; } // too far behind the service's buffer: reload the state
+  if (type === "reset") { share({ type }); onUpdate(type); return; }
   if (type !== "table" || !data) return;
   const msg = JSON.parse(data);
-  const seq = Number(id || msg.seq);
+  // Only what the other tabs need is passed on: never a card (this tab's key may see more than theirs).
+  const update = { type, seq: Number(id || msg.seq), settled: msg.effects.some((e) => e.effect === "RoundSettled") };
+  share(update);
+  onUpdate(update.type, update.seq, update.settled);
+}
+
+// One update of the table, from this tab's stream or from the tab that holds it.
+function onUpdate(type, seq, settled) {
+  if (type === "reset") { refreshAll(); return; } // too far behind the service's buffer: reload the state
   if (seq <= state.sseSeq) return; // seen already (a resend after reconnecting)
   if (state.sseSeq && seq !== state.sseSeq + 1) { state.gaps += 1; refreshAll(); }
   state.sseSeq = seq;
   state.events += 1;
   stats();
   refreshTable();
-  if (msg.effects.some((e) => e.effect === "RoundSettled")) { refreshHistory(); refreshFigures(); }
+  if (settled) { refreshHistory(); refreshFigures(); }
+}
+
+// ------------------------------------------------------------------ one live stream per browser
+// Chromium keeps at most six connections to one host over HTTP/1.1, and a live stream holds one for
+// good: with six dashboards of one table open, every read of every tab waited for ever, so the shift
+// kept its "–" and nothing moved though it said "live" (issue 23). So one tab of the browser holds
+// the stream (a lease in localStorage, renewed every 2 s) and passes each update on to the others
+// (BroadcastChannel); another takes the lease over when that tab closes or stops renewing it.
+const TAB = Math.random().toString(36).slice(2) + Date.now().toString(36);
+const LEASE_KEY = "tablectl.stream", LEASE_MS = 6000;
+const bus = typeof BroadcastChannel === "function" ? new BroadcastChannel("tablectl.stream") : null;
+
+function share(message) { if (bus && state.leading) bus.postMessage(message); }
+
+function takeLease() {
+  if (!bus) return true; // no way to pass updates on: every tab streams
+  try {
+    const held = JSON.parse(localStorage.getItem(LEASE_KEY) || "null");
+    const now = Date.now();
+    if (held && held.tab !== TAB && now - held.at < LEASE_MS && held.at <= now) return false;
+    localStorage.setItem(LEASE_KEY, JSON.stringify({ tab: TAB, at: now }));
+    return true;
+  } catch (e) { return true; } // storage refused: this tab streams for itself
+}
+
+function follow(m) {
+  state.lastEventAt = Date.now();
+  if (m.live !== undefined) {
+    if (m.live !== state.connected) { setLive(m.live); if (m.live) refreshAll(); }
+    return;
+  }
+  onUpdate(m.type, m.seq, m.settled);
+}
+
+function startLive() {
+  if (bus) bus.onmessage = (ev) => { if (!state.leading) follow(ev.data); };
+  const tick = () => {
+    if (state.leading) {
+      if (takeLease()) share({ live: state.connected });
+      else { state.leading = false; if (state.controller) state.controller.abort(); } // another tab has it now
+    } else if (takeLease()) { state.leading = true; streamForever(); }
+  };
+  tick();
+  setInterval(tick, 2000);
+  addEventListener("pagehide", () => {
+    if (state.leading) try { localStorage.removeItem(LEASE_KEY); } catch (e) { /* nothing to hand over */ }
+  });
 }
 
 async function streamForever() {
   let backoff = 250;
-  for (;;) {
+  while (state.leading) {
     const controller = new AbortController();
     state.controller = controller;
     try {
       const h = headers({ Accept: "text/event-stream" });
       if (state.sseSeq) h["Last-Event-ID"] = String(state.sseSeq);
       const r = await fetch("/api/events", { headers: h, signal: controller.signal, cache: "no-store" });
-      if (!r.ok) { const e = new Error("stream: HTTP " + r.status); e.status = r.status; throw e; }
+      if (!r.ok) {
+        const e = new Error("stream: HTTP " + r.status);
+        e.status = r.status;
+        e.withKey = "Authorization" in h;
+        throw e;
+      }
       setLive(true);
+      share({ live: true });
       backoff = 250;
       state.lastEventAt = Date.now();
       refreshAll(); // whatever changed while we were away (a restart), then the stream keeps it current
@@ -590,10 +764,13 @@ async function streamForever() {
         while ((i = buf.indexOf("\n\n")) >= 0) { onBlock(buf.slice(0, i)); buf = buf.slice(i + 2); }
       }
     } catch (e) {
-      if (e && e.status === 401) note(e);
+      if (e && e.status === 401 && e.withKey) { rejectKey(); continue; } // at once, without the key
+      if (e && e.status === 401) { state.readsNeedKey = true; showKeyState(); note(e); }
     }
+    if (!state.leading) break; // another tab holds the stream now
     state.reconnects += 1;
     setLive(false);
+    share({ live: false });
     stats();
     await new Promise((res) => setTimeout(res, backoff));
     backoff = Math.min(backoff * 2, 4000);
@@ -610,26 +787,38 @@ setInterval(() => refreshFigures(), 60000);
 setInterval(() => { if (state.connected) refreshTable(); }, 2000);
 
 // ------------------------------------------------------------------ supervisor actions
+// Each action's result in words.
+const ACT_DONE = { ack: "Alert acknowledged", discard: "Held card discarded: play goes on", void: "Round voided: every bet is returned" };
+const ACT_FAILED = { ack: "Could not acknowledge the alert", discard: "Could not discard the held card", void: "Could not void the round" };
+
 async function act(kind, alertId) {
-  if (!state.key) {
-    $("action-msg").textContent = "A supervisor key is needed: enter it above, then press the button again.";
+  if (!state.key || state.keyRejected) {
+    $("action-msg").textContent = state.key
+      ? "The key you entered was rejected: forget it, enter the right one, then press the button again."
+      : "A supervisor key is needed: enter it above, then press the button again.";
     $("key").focus();
     return;
   }
   const body = kind === "ack" ? { type: "ack_alert", alert_id: alertId }
     : kind === "discard" ? { type: "discard_card" } : { type: "void_round" };
   if (kind === "void" && !confirm("Void the round? Every bet is returned.")) return;
+  if (kind === "discard") {
+    const held = ((state.view && state.view.held_cards) || []).map(cardName).join(", ") || "the held card";
+    if (!confirm(`Discard ${held}? It leaves the game and play goes on without it.`)) return;
+  }
   try {
     await api("/api/actions", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
-    $("action-msg").textContent = `${body.type} done`;
+    $("action-msg").textContent = ACT_DONE[kind];
   } catch (e) {
-    $("action-msg").textContent = `${body.type} refused: ${e.message}`;
+    $("action-msg").textContent = e.status === 401
+      ? `${ACT_FAILED[kind]}: the key you entered was rejected.`
+      : `${ACT_FAILED[kind]}: ${e.message}`;
   }
   refreshTable();
 }
 
 async function download(a, ev) {
-  if (!state.key) return; // open reads: the browser downloads it
+  if (!state.key || state.keyRejected) return; // open reads: the browser downloads it
   ev.preventDefault();
   try {
     const r = await fetch(a.href, { headers: headers() });
@@ -657,9 +846,21 @@ $("key-form").addEventListener("submit", (ev) => {
   const k = $("key").value.trim();
   if (k) sessionStorage.setItem("tablectl.key", k); else sessionStorage.removeItem("tablectl.key");
   $("key").value = "";
+  state.keyRejected = false; // a new key is tried afresh
   loadKey();
   $("action-msg").textContent = "";
   if (state.controller) state.controller.abort(); // reconnect with the key (a supervisor sees the hole card)
+  refreshAll();
+});
+
+// One click forgets a rejected key: the page goes on without it, and a reload stays that way.
+$("forget-key").addEventListener("click", () => {
+  sessionStorage.removeItem("tablectl.key");
+  state.keyRejected = false;
+  state.readsNeedKey = false;
+  loadKey();
+  $("action-msg").textContent = "Key forgotten: the table is shown without a key.";
+  if (state.controller) state.controller.abort();
   refreshAll();
 });
 
@@ -669,4 +870,4 @@ api("/api/table").then((v) => {
   state.sseSeq = v.last_seq; // the stream resumes right after the state we drew
   renderTable(v);
   state.firstDraw = performance.now() - started;
-}).catch(note).finally(() => { stats(); streamForever(); });
+}).catch(note).finally(() => { stats(); startLive(); });
