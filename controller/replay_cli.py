@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from .replay import replay_lines, session_rules
+from .round import VOID_REASON_TEXT, VoidReason
 from .rules import RuleError, build_rules, parse_set_options
 
 
@@ -108,6 +109,8 @@ def format_rounds(doc: dict[str, Any]) -> str:
         while incidents and incidents[0]["after_rounds"] <= index:
             out.append(_incident_line(incidents.pop(0)))
         void = "  VOID" if r.get("void") else ""
+        if void and r.get("void_reason") in {v.value for v in VoidReason}:  # an old record says only that it was voided
+            void += f": {VOID_REASON_TEXT[VoidReason(r['void_reason'])]}"
         game = f"  {r['game']}" if "game" in r else ""
         out.append(f"Round {r['number']}  shoe {r.get('shoe_id')}{game}{void}")
         d = r["dealer"]

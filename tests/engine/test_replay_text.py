@@ -65,7 +65,7 @@ def test_the_pit_call_the_jam_its_clearing_the_held_card_and_its_discard_are_tol
     call = lines.index("-- 20:01:25 action: dealer:ann calls the pit")
     discard = lines.index("-- 20:02:00 pit:mia discards the held card 4S")
     void = lines.index("-- 20:02:07 round 2: pit:mia voids round 2")
-    round_2 = lines.index("Round 2  shoe S1  VOID")
+    round_2 = lines.index("Round 2  shoe S1  VOID: the supervisor voided it")  # and why
     assert jam < cleared < acked < round_1 < held < call < discard < void < round_2
 
 

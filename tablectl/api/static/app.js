@@ -560,7 +560,7 @@ function renderHistory(body) {
           el("td", {}, el("span", { class: "cards" }, h.cards.map((c) => cardEl(c))),
             h.banker && h.banker.length ? el("span", { class: "muted small", "data-testid": "duel-banker" }, ` vs ${who} `,
               el("span", { class: "cards" }, h.banker.map((c) => cardEl(c))),
-              h.banker_total !== null && h.banker_total !== undefined ? ` (${h.banker_total})` : "") : null), el("td", { text: h.bet }),
+              h.banker_total !== null && h.banker_total !== undefined ? ` (${h.banker_total > 21 ? "bust" : h.banker_total})` : "") : null), el("td", { text: h.bet }),
           el("td", {}, el("span", { text: (OUTCOME_TEXT[h.outcome] || h.outcome || "") + " " }), marks(recordMarks(r, h, perBox[h.box]))),
           el("td", {}, house(h.net)))),
         (r.insurance || []).map((i) => el("tr", {}, el("td", { text: String(i.box) }), el("td", { text: "insurance" }),
