@@ -186,6 +186,8 @@ def test_the_header_gives_the_floors_totals_and_the_tiles_are_grouped_by_pit(bro
         page.press("#key", "Enter")
         page.wait_for_function("document.querySelectorAll('#tiles .tile').length === 4")
         page.wait_for_selector("#tiles .tile[data-table=table-001] .online")
+        # (its pit comes with its state, which may follow its "online": wait for the tile in pit A)
+        page.wait_for_selector("#tiles section.pit[data-pit=A] .tile[data-table=table-001]")
 
         # The header: the floor's totals, the offline table counted as an alarm, in the alarm's colour.
         summary = "#summary [data-testid={}]"
