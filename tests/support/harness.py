@@ -144,20 +144,39 @@ class Table:
         return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
+# The offline tools only read and write files and print: they run in the test's own process
+# (`tablectl_in_process`), the same `main` without a Python start-up. Started as processes they
+# were about 150 start-ups a suite, 50 s of CPU. `tablectl_process` starts a real one, for a test
+# that is about the process (a signal, an exit status as the shell sees it, the imports it makes).
+IN_PROCESS_COMMANDS = frozenset({"journal", "status", "replay"})
+
+
 def tablectl(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """`tablectl ARGS` with its output captured: in this process for the offline tools, else a process."""
+    if args and args[0] in IN_PROCESS_COMMANDS:
+        return tablectl_in_process(*args)
+    return tablectl_process(*args, timeout=timeout)
+
+
+def tablectl_process(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """`tablectl ARGS` as a real process (`python -m tablectl.cli`), its output captured."""
     return subprocess.run([sys.executable, "-m", "tablectl.cli", *args], capture_output=True, text=True,
                           timeout=timeout, env={**os.environ})
 
 
 def tablectl_in_process(*args: str) -> subprocess.CompletedProcess[str]:
-    """`tablectl ARGS` run by `tablectl.cli.main` in this process, its output captured as `tablectl` captures a
-    child's: the same code without a Python start-up, for the tools that only read files (`journal export`).
-    The command line as a process is tested with `tablectl` (tests/service)."""
+    """`tablectl ARGS` run by `tablectl.cli.main` in this process, its output captured as `tablectl_process`
+    captures a child's, its exit status the one the process would have (argparse's SystemExit included)."""
     from tablectl.cli import main
 
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main(list(args))
+        try:
+            code = main(list(args))
+        except SystemExit as exc:  # argparse's usage errors and --help, as the process would exit
+            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+            if isinstance(exc.code, str):
+                err.write(exc.code + "\n")
     return subprocess.CompletedProcess(["tablectl", *args], code, out.getvalue(), err.getvalue())
 
 
