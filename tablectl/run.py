@@ -161,7 +161,7 @@ async def serve(settings: Settings, *, gpio: bool = True, api: bool = True,
     server = None
     if api:
         from .api import create_app
-        from .api.guard import serving
+        from .web.guard import serving
 
         a = settings.api
         try:

@@ -81,7 +81,7 @@ def _export(settings, args: argparse.Namespace) -> int:  # noqa: ANN001 - FloorS
 
 
 async def _serve(settings) -> None:  # noqa: ANN001 - FloorSettings
-    from tablectl.api.guard import ListenError, scheme, serving
+    from tablectl.web.guard import ListenError, scheme, serving
 
     from .api import create_floor_app
     from .service import FloorService

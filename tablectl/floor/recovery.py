@@ -34,9 +34,9 @@ from typing import Callable
 import httpx
 from pydantic import ValidationError
 
-from tablectl.api.errors import ErrorResponse
 from tablectl.fleet import BadMessage
 from tablectl.fleet.wire import MAX_LEDGER_BYTES, WireRow, parse_ledger
+from tablectl.web.errors import ErrorResponse
 
 from . import FloorConfigError
 from .settings import FloorSettings, TableApi
