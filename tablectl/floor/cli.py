@@ -28,7 +28,7 @@ def configure_parser(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Serve the floor, or export a table; a bad config, store or table is a message and exit 2."""
     from tablectl.fleet import FleetError
-    from tablectl.run import setup_logging
+    from tablectl.logs import setup_logging
 
     from .settings import load_floor_settings
 
