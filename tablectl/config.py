@@ -105,6 +105,10 @@ class ApiKey(_Section):
         return hashlib.sha256(key.encode()).hexdigest()
 
 
+# The Host names an API answers to where reads need no key from this machine (see ApiSettings.hosts).
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+
+
 class ApiSettings(_Section):
     """The local HTTP API."""
 
@@ -132,8 +136,6 @@ class ApiSettings(_Section):
 
     def hosts(self) -> tuple[str, ...]:
         """The Host names the API answers to."""
-        from tablectl.api.guard import LOOPBACK_HOSTS
-
         if self.allowed_hosts:
             return tuple(self.allowed_hosts)
         return LOOPBACK_HOSTS if self.open_reads_on_loopback else ("*",)

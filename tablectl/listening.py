@@ -1,6 +1,6 @@
 """Where the API listens, checked without the web stack: the socket and the TLS pair from `[api]`.
 
-`tablectl.api.guard.serving` binds the service's socket here, and `tablectl run --check` asks
+`tablectl.web.guard.serving` binds the service's socket here, and `tablectl run --check` asks
 the same questions without serving, so both name the same settings in the same words. This
 module imports neither FastAPI nor uvicorn: `run --check` and the service's failure paths
 must not pay for them.

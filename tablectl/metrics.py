@@ -28,7 +28,7 @@ from controller.alerts import AlertKind
 from controller.effects import AlertRaised, CardPlaced, Effect, RoundSettled
 from controller.engine import Table
 
-from tablectl.api.auth import Viewer
+from tablectl.web.auth import Viewer
 
 if TYPE_CHECKING:  # pragma: no cover
     from tablectl.service import TableService

@@ -15,6 +15,7 @@ from controller.journal import JournalError
 from .config import ConfigError, Settings, load_settings
 from .exits import EXIT_CONFIG, EXIT_INTERNAL, EXIT_OK, exit_status
 from .listening import ListenError, scheme
+from .logs import one_line, setup_logging
 from .service import TableService
 
 log = logging.getLogger(__name__)
@@ -39,33 +40,6 @@ def prepare_process() -> None:
     sys.modules.setdefault("pydantic.v1", None)  # type: ignore[arg-type]  # None: "not importable"
 
 
-def one_line(text: str) -> str:
-    """`text` with every character that is not printable (a newline, an escape, a line separator) escaped.
-
-    A log line quotes what people and devices sent (a player's name in a refusal, a shoe's fault
-    detail); escaped, none of it can end the line and forge the next one.
-    """
-    if text.isprintable():
-        return text
-    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
-
-
-class KeyValueFormatter(logging.Formatter):
-    """One line per record: time, level, logger, message, then key=value context (journald-friendly).
-
-    The message and the context are escaped (`one_line`); only a traceback spans lines.
-    """
-
-    def format(self, record: logging.LogRecord) -> str:
-        extra = {k: v for k, v in record.__dict__.items() if k in ("round", "shoe", "seq", "box")}
-        tail = "".join(f" {k}={one_line(str(v))}" for k, v in extra.items())
-        line = (f"{self.formatTime(record, '%Y-%m-%dT%H:%M:%S')} {record.levelname} {record.name}: "
-                f"{one_line(record.getMessage())}{tail}")
-        if record.exc_info:
-            line += "\n" + self.formatException(record.exc_info)
-        return line
-
-
 class TableContext(logging.Filter):
     """Puts the round and shoe in play on every log line (round=12 shoe=3FA2B1C0.1)."""
 
@@ -80,16 +54,6 @@ class TableContext(logging.Filter):
         if table.shoe is not None and not hasattr(record, "shoe"):
             record.shoe = table.shoe.shoe_id
         return True
-
-
-def setup_logging(level: str) -> None:
-    """Log structured lines to stderr (journald keeps them under systemd)."""
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(KeyValueFormatter())
-    root = logging.getLogger()
-    root.handlers[:] = [handler]
-    root.setLevel(level)
-    logging.getLogger("uvicorn.access").setLevel(logging.WARNING)
 
 
 def configure_parser(p: argparse.ArgumentParser) -> None:
@@ -161,7 +125,7 @@ async def serve(settings: Settings, *, gpio: bool = True, api: bool = True,
     server = None
     if api:
         from .api import create_app
-        from .api.guard import serving
+        from .web.guard import serving
 
         a = settings.api
         try:

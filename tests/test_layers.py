@@ -8,7 +8,10 @@ inside a function (a lazy import still ties the modules together), except those 
   displays) stand alone: none imports another package of the project (``display`` not even
   the engine; the composition root translates between them);
 * ``simulators`` may import ``controller`` and ``firmware_bridge``;
-* ``tablectl`` is the composition root and may import everything.
+* ``tablectl`` is the composition root and may import everything, except that its top floor
+  does not import sideways: ``TOP_FLOOR`` names its sub-layers (the shared web layer below the
+  table's API and the floor's, which never import each other; the fleet's wire below the table's
+  publisher and the floor) and what each may import of the rest of ``tablectl``.
 """
 
 from __future__ import annotations
@@ -26,6 +29,35 @@ ALLOWED: dict[str, set[str]] = {
     "display": set(),
     "simulators": {"controller", "firmware_bridge"},
     "tablectl": {"controller", "firmware_bridge", "display", "simulators"},
+}
+
+# tablectl's top floor: each sub-layer (a module, or a package with its submodules but for those
+# named apart) and what of tablectl outside itself it may import. A module of tablectl under none
+# of these (the table's composition root: run, service, the command lines) may import any of them.
+TOP_FLOOR: dict[str, set[str]] = {
+    # the web layer both APIs stand on (keys, error envelope, edge): the settings' types and the socket only
+    "tablectl.web": {"tablectl.config", "tablectl.listening"},
+    # the table's API: the web layer, the table's service and settings, its figures and metrics, the ledger's wire
+    "tablectl.api": {"tablectl.web", "tablectl.config", "tablectl.service", "tablectl.figures", "tablectl.metrics",
+                     "tablectl.fleet"},
+    # the table's metrics (/metrics, mounted by the table's API): the web layer's roles
+    "tablectl.metrics": {"tablectl.web"},
+    # the floor: the web layer, the fleet's wire, broker and settings, the [api] settings' type, the log's format
+    "tablectl.floor": {"tablectl.web", "tablectl.fleet", "tablectl.config", "tablectl.logs"},
+    # the fleet's wire, broker and settings, spoken by the table's publisher and the floor alike: nothing above
+    "tablectl.fleet": set(),
+    # what a table publishes (its view and figures): never an API, nor the floor
+    "tablectl.fleet.source": {"tablectl.figures"},
+    # the table's publisher: the wire, the broker and its source; never an API, nor the floor
+    "tablectl.fleet.publisher": {"tablectl.fleet", "tablectl.fleet.source"},
+    # the shift's figures, from the journal alone: below the table's API and its publisher
+    "tablectl.figures": set(),
+    # the settings: the fleet's section only (FleetSettings), nothing that serves
+    "tablectl.config": {"tablectl.fleet"},
+    # where an API listens, checked without the web stack
+    "tablectl.listening": set(),
+    # the log's one format, for the table's service and the floor alike
+    "tablectl.logs": set(),
 }
 
 
@@ -119,6 +151,37 @@ def test_layering(package: str) -> None:
         for module, targets in GRAPH.items() if module.split(".")[0] == package
         for target in targets
         if target.split(".")[0] != package and target.split(".")[0] not in ALLOWED[package]
+    )
+    assert offenders == []
+
+
+def _sub_layer(module: str) -> str | None:
+    """The TOP_FLOOR sub-layer `module` belongs to: the longest one that is it or holds it."""
+    holders = [s for s in TOP_FLOOR if module == s or module.startswith(s + ".")]
+    return max(holders, key=len) if holders else None
+
+
+def test_the_top_floor_is_named() -> None:
+    """Every sub-layer names a module that exists (a rename must not loosen the rules), and the table keeps
+    the two APIs apart and the table's publisher below both."""
+    assert sorted(s for s in TOP_FLOOR if s not in MODULES) == []
+    assert sorted(a for allowed in TOP_FLOOR.values() for a in allowed if a not in MODULES) == []
+    assert not {"tablectl.floor"} & TOP_FLOOR["tablectl.api"]
+    assert not {"tablectl.api", "tablectl.metrics"} & TOP_FLOOR["tablectl.floor"]
+    for s in ("tablectl.web", "tablectl.fleet", "tablectl.fleet.source", "tablectl.fleet.publisher"):
+        assert not {"tablectl.api", "tablectl.floor", "tablectl.metrics"} & TOP_FLOOR[s], s
+    assert not {"tablectl.fleet.source", "tablectl.fleet.publisher"} & TOP_FLOOR["tablectl.floor"]
+
+
+@pytest.mark.parametrize("sub_layer", sorted(TOP_FLOOR))
+def test_the_top_floor_imports_no_sideways(sub_layer: str) -> None:
+    """A sub-layer of tablectl imports, of the rest of tablectl, only what TOP_FLOOR lets it (lazy imports too)."""
+    offenders = sorted(
+        f"{module} imports {target}"
+        for module, targets in GRAPH.items() if _sub_layer(module) == sub_layer
+        for target in targets
+        if target.split(".")[0] == "tablectl"
+        and (_sub_layer(target) or target) not in TOP_FLOOR[sub_layer] | {sub_layer}
     )
     assert offenders == []
 

@@ -1,10 +1,10 @@
 """The local HTTP API: the pit, the dealer's panel and the virtual dealer speak to the table here.
 
-A package of routers in FastAPI's "bigger applications" layout: `auth` (the one
-gate for keys), `tables` (reads), `ledger` (the rows as the floor gets them),
-`actions` (writes), `stream` (the live event stream), `dashboard` (the pit's
-page), with `errors` giving every answer of every route, the framework's own
-included, one documented shape. Writes go
+A package of routers in FastAPI's "bigger applications" layout: `tables` (reads),
+`ledger` (the rows as the floor gets them), `actions` (writes), `stream` (the live
+event stream), `dashboard` (the pit's page). The shared web layer, `tablectl.web`,
+gives the one gate for keys (`auth`), the edge (`guard`) and, in `errors`, one
+documented shape for every answer of every route, the framework's own included. Writes go
 through the service's single ordered path and the journal, with the caller as
 actor. A hole card is shown only to a supervisor until the dealer turns it.
 """
@@ -15,10 +15,11 @@ from typing import TYPE_CHECKING
 
 from fastapi import FastAPI
 
+from tablectl.web.auth import KeyRing
+from tablectl.web.errors import ERRORS, ApiError, ErrorBody, ErrorResponse, install_error_handlers
+from tablectl.web.guard import edge_app
+
 from . import actions, dashboard, ledger, stream, tables
-from .auth import KeyRing
-from .guard import edge_app
-from .errors import ERRORS, ApiError, ErrorBody, ErrorResponse, install_error_handlers
 
 if TYPE_CHECKING:  # pragma: no cover
     from tablectl.service import TableService

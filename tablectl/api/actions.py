@@ -12,12 +12,11 @@ from controller.engine import IllegalAction
 from controller.legality import SUPERVISOR_ACTIONS
 
 from tablectl.config import Role
-
-from .auth import Dealer, Supervisor
-from .deps import Service
 from tablectl.service import TableService, TableStopped
+from tablectl.web.auth import Dealer, Supervisor
+from tablectl.web.errors import ERRORS, ApiError, ErrorResponse
 
-from .errors import ERRORS, ApiError, ErrorResponse
+from .deps import Service
 
 router = APIRouter()
 

@@ -16,9 +16,10 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 from fastapi.responses import Response
 
-from .auth import Floor
+from tablectl.web.auth import Floor
+from tablectl.web.errors import ERRORS
+
 from .deps import Service
-from .errors import ERRORS
 
 router = APIRouter()
 

@@ -11,9 +11,10 @@ from fastapi.responses import StreamingResponse
 
 from controller.view import HIDDEN
 
-from .auth import Viewer
+from tablectl.web.auth import Viewer
+from tablectl.web.errors import ERRORS, ApiError
+
 from .deps import Service
-from .errors import ERRORS, ApiError
 
 if TYPE_CHECKING:  # for annotations only: the service module is not imported from here at run time
     from tablectl.service import StreamItem

@@ -18,10 +18,11 @@ from controller.authority import export_shoe
 from controller.games import GAMES
 from controller.view import head_view, table_view
 
-from .auth import Viewer
+from tablectl.figures import figures
+from tablectl.web.auth import Viewer
+from tablectl.web.errors import ERRORS, ApiError, ErrorResponse
+
 from .deps import Service
-from .errors import ERRORS, ApiError, ErrorResponse
-from .figures import figures
 from .models import AlertModel, FiguresModel, RoundRecord, RoundsPage, RulesModel, ShoeStatus, TableModel
 
 router = APIRouter()

@@ -59,7 +59,7 @@ class ServiceSource:
 
     def state(self, table_id: str, dashboard_url: str, head: tuple[int, str | None]) -> dict[str, Any]:
         """The retained state: the table as a viewer sees it, its figures, its head."""
-        from tablectl.api.figures import figures
+        from tablectl.figures import figures
 
         service = self.service
         table = service.table

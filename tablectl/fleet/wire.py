@@ -229,7 +229,7 @@ class ViewState(_Passed):
 
 
 class FiguresState(_Passed):
-    """The shift's figures (tablectl.api.figures)."""
+    """The shift's figures (tablectl.figures)."""
 
     rounds_per_hour: float | None = Field(None, ge=0)
     hands_per_hour: float | None = Field(None, ge=0)

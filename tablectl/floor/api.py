@@ -1,4 +1,4 @@
-"""The floor's HTTP API and dashboard, with the table API's key roles and error envelope.
+"""The floor's HTTP API and dashboard, with the key roles, error envelope and edge of the shared web layer.
 
 Reads only: nothing here reaches a table. Viewers see the tiles, gaps and
 incidents; the rows themselves and a table's session export need a
@@ -14,10 +14,10 @@ from fastapi import APIRouter, FastAPI, Path, Query, Request
 from fastapi.responses import FileResponse, Response
 from fastapi.staticfiles import StaticFiles
 
-from tablectl.api.guard import edge_app
-from tablectl.api.auth import KeyRing, Supervisor, Viewer
-from tablectl.api.errors import ERRORS, ApiError, ErrorResponse, install_error_handlers
 from tablectl.fleet.wire import TABLE_ID
+from tablectl.web.auth import KeyRing, Supervisor, Viewer
+from tablectl.web.errors import ERRORS, ApiError, ErrorResponse, install_error_handlers
+from tablectl.web.guard import edge_app
 
 from . import ExportError
 from .export import export_text

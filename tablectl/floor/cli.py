@@ -28,7 +28,7 @@ def configure_parser(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Serve the floor, or export a table; a bad config, store or table is a message and exit 2."""
     from tablectl.fleet import FleetError
-    from tablectl.run import setup_logging
+    from tablectl.logs import setup_logging
 
     from .settings import load_floor_settings
 
@@ -81,7 +81,7 @@ def _export(settings, args: argparse.Namespace) -> int:  # noqa: ANN001 - FloorS
 
 
 async def _serve(settings) -> None:  # noqa: ANN001 - FloorSettings
-    from tablectl.api.guard import ListenError, scheme, serving
+    from tablectl.web.guard import ListenError, scheme, serving
 
     from .api import create_floor_app
     from .service import FloorService

@@ -34,9 +34,9 @@ from typing import Callable
 import httpx
 from pydantic import ValidationError
 
-from tablectl.api.errors import ErrorResponse
 from tablectl.fleet import BadMessage
 from tablectl.fleet.wire import MAX_LEDGER_BYTES, WireRow, parse_ledger
+from tablectl.web.errors import ErrorResponse
 
 from . import FloorConfigError
 from .settings import FloorSettings, TableApi
@@ -345,7 +345,7 @@ def _merge(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
 
 
 def _printable(text: str) -> str:
-    """`text` with every character that is not printable escaped (as the service's log does, `run.one_line`)."""
+    """`text` with every character that is not printable escaped (as the log does, `tablectl.logs.one_line`)."""
     return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
 
 

@@ -405,7 +405,7 @@ def pits(tiles: list[dict[str, Any]]) -> list[dict[str, Any]]:
              "waiting": sum(t["level"] == AlertLevel.ACTION.value for t in groups[p])} for p in order]
 
 
-# A shift's result as a table publishes it (tablectl.api.figures: the house's, a decimal of at most 2 places).
+# A shift's result as a table publishes it (tablectl.figures: the house's, a decimal of at most 2 places).
 _AMOUNT = re.compile(r"^-?\d{1,15}(\.\d{1,2})?$")
 
 

@@ -11,7 +11,7 @@ import re
 
 import pytest
 
-from tablectl.run import KeyValueFormatter
+from tablectl.logs import KeyValueFormatter
 from tests.support.client import call
 from tests.support.harness import DEALER_KEY, SUPERVISOR_KEY, VIEWER_KEY, Table
 

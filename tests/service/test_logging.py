@@ -9,7 +9,8 @@ from decimal import Decimal
 from controller import events as ev
 from controller.cards import parse_card
 from tablectl.config import settings_from_dict
-from tablectl.run import KeyValueFormatter, TableContext
+from tablectl.logs import KeyValueFormatter
+from tablectl.run import TableContext
 from tablectl.service import TableService
 
 

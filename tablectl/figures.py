@@ -3,6 +3,9 @@
 Per box from the round records; per player from the accepted bets between two settlements
 (a round's bets are those placed after the previous round settled; a void of bets not yet
 dealt on returns them), a shared box's result split among its players by stake.
+
+From the table's journal alone: the table's API serves them (`GET /api/figures`) and its publisher
+(`tablectl.fleet`) sends them to the floor, so they sit below both.
 """
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
-"""The one gate for API keys: every route that needs a caller depends on :func:`need`.
+"""The one gate for API keys: every route of either API (the table's, the floor's) that needs a caller depends on
+:func:`need`.
 
 Keys arrive as ``Authorization: Bearer KEY`` (or ``X-Api-Key``), are hashed
 and compared in constant time against every configured key, whatever
-matches, so the time taken says nothing about which key was close. A table
+matches, so the time taken says nothing about which key was close. An API
 configured with ``open_reads_on_loopback`` lets a reader on 127.0.0.1 in as
 an anonymous viewer (the demo's setting).
 """

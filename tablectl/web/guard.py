@@ -1,4 +1,4 @@
-"""The API's edge: what a request may cost before anyone has looked at it.
+"""An API's edge (the table's and the floor's): what a request may cost before anyone has looked at it.
 
 uvicorn bounds a request's headers by size but not by time, nor its body by
 time, so a client that sends half a request line and stops, or whole headers
@@ -36,8 +36,6 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 from tablectl.listening import ListenError as ListenError, bind, check_tls, scheme as scheme
 
 from .errors import error_response
-
-LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 
 # asyncio accepts up to `backlog` sockets per wake-up, each holding a descriptor before any
 # protocol can refuse it, and closes a refused one only on a later turn of the loop: a small
