@@ -18,6 +18,7 @@ from pydantic import (AfterValidator, BeforeValidator, ConfigDict, Field, PlainS
                       WithJsonSchema)
 
 from .cards import BadCard, Card, parse_card
+from .explain import faults, plainly
 from .money import wire_amount
 
 
@@ -365,19 +366,18 @@ class BadEvent(ValueError):
 
 
 def _explain(exc: ValidationError) -> BadEvent:
-    err = exc.errors()[0]
-    if err["type"] == "union_tag_invalid":
-        tag = err.get("ctx", {}).get("tag")
-        return BadEvent("unknown_event", f"'{tag}' is not a table event (known: {', '.join(EVENT_TYPES)})")
-    if err["type"] == "union_tag_not_found":
+    fault = faults(exc, "event", skip=1)[0]  # where: inside the event, past its type (the union's tag)
+    if fault.kind == "union_tag_invalid":
+        tag = fault.ctx.get("tag")
+        known = ", ".join(dict.fromkeys(EVENT_TYPES))  # each once: a slots dataclass's first class may linger there
+        return BadEvent("unknown_event", f"'{tag}' is not a table event (known: {known})")
+    if fault.kind == "union_tag_not_found":
         return BadEvent("unknown_event", "the event has no 'type'")
-    field = ".".join(str(p) for p in err["loc"][1:]) or "event"
-    msg = err["msg"].removeprefix("Value error, ")
-    if err["type"] == "missing":
-        return BadEvent("missing_field", f"'{err['loc'][0]}' needs '{field}'")
-    if err["type"] in ("extra_forbidden", "unexpected_keyword_argument"):
-        return BadEvent("unknown_field", f"'{field}' is not a field of '{err['loc'][0]}'")
-    return BadEvent("bad_field", f"{field}: {msg}")
+    if fault.kind == "missing":
+        return BadEvent("missing_field", f"'{fault.loc[0]}' needs '{fault.where}'")
+    if fault.kind in ("extra_forbidden", "unexpected_keyword_argument"):
+        return BadEvent("unknown_field", f"'{fault.where}' is not a field of '{fault.loc[0]}'")
+    return BadEvent("bad_field", plainly(fault))
 
 
 def parse_event(data: Any) -> Event:

@@ -15,6 +15,7 @@ from typing import Annotated, Any, Iterable, Literal, Union
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from .cards import PACK_RANKS, pack_members, pack_values
+from .explain import Fault, explain
 
 
 class DoubleRule(str, Enum):
@@ -550,18 +551,13 @@ def profiles(game: str | None = None) -> list[str]:
 
 
 def _explain(exc: ValidationError, game: str) -> str:
-    parts = []
-    for err in exc.errors():
-        where = ".".join(str(p) for p in err["loc"]) or "options"
-        if err["type"] == "extra_forbidden":
-            parts.append(f"unknown rule option '{where}' (known: {', '.join(option_names(game))})")
-        elif err["type"] in ("enum", "literal_error"):
-            allowed = err.get("ctx", {}).get("expected", "")
-            parts.append(f"rule option '{where}' = {err.get('input')!r} is not allowed; use {allowed}")
-        else:
-            msg = err["msg"].removeprefix("Value error, ")
-            parts.append(f"rule option '{where}' = {err.get('input')!r}: {msg}" if err["loc"] else msg)
-    return "; ".join(parts)
+    def say(fault: Fault) -> str:
+        if fault.kind == "extra_forbidden":
+            return f"unknown rule option '{fault.where}' (known: {', '.join(option_names(game))})"
+        if fault.kind in ("enum", "literal_error"):
+            return f"rule option '{fault.where}' = {fault.input!r} is not allowed; use {fault.ctx.get('expected', '')}"
+        return f"rule option '{fault.where}' = {fault.input!r}: {fault.message}" if fault.loc else fault.message
+    return explain(exc, "options", say=say)
 
 
 def option_names(game: str = "blackjack") -> list[str]:

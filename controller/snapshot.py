@@ -18,6 +18,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationErr
 from .alerts import Alert, AlertKind
 from .cards import BadCard, Card, parse_card
 from .errors import SnapshotError
+from .explain import explain
 from .hand import BoxInPlay, Hand, Outcome
 from .money import money, to_cents
 from .phase import IN_ROUND, Phase
@@ -369,12 +370,7 @@ def dump_table(t: Table) -> dict[str, Any]:
 
 # ---------------------------------------------------------------------------- in
 def _explain(exc: ValidationError, prefix: tuple[str, ...]) -> str:
-    parts = []
-    for err in exc.errors()[:3]:
-        where = ".".join(str(p) for p in (*prefix, *err["loc"])) or "snapshot"
-        parts.append(f"{where}: {err['msg'].removeprefix('Value error, ')}")
-    more = len(exc.errors()) - 3
-    return "; ".join(parts) + (f" (and {more} more)" if more > 0 else "")
+    return explain(exc, "snapshot", prefix=prefix, first=3, more=" (and {} more)")
 
 
 def validate(data: Any) -> TableState:

@@ -10,29 +10,11 @@ and the shoe's control channel, and the tests carry it out on an engine in memor
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any, Literal
+from typing import Any
 
 from .club_strategy import BLIND_PLAYERS, BankerRule, PlayersRule, best_total
-
-MoveKind = Literal["deal", "act", "supervise", "shuffle", "wait"]
-
-
-@dataclass(frozen=True, slots=True)
-class Move:
-    """What the croupier does next: deal a card, send an action (``event``; ``supervise``: one the pit's
-    key must send, the bank's opening and closing), shuffle, or wait."""
-
-    kind: MoveKind
-    event: dict[str, Any] | None = None
-
-
-DEAL, SHUFFLE, WAIT = Move("deal"), Move("shuffle"), Move("wait")
-
-
-def _act(event: dict[str, Any]) -> Move:
-    return Move("act", event)
+from .dealer_moves import DEAL, SHUFFLE, WAIT, Move, act
 
 
 def cards_held(hand: dict[str, Any]) -> int:
@@ -68,9 +50,9 @@ def _players_move(t: dict[str, Any], players: PlayersRule) -> Move:
         return DEAL  # a new pack in the round: its first card is the bottom card, before anyone draws
     if "hit" in legal and players.draws(count, total):
         if not players.sighted and "dark" in legal and not hand.get("dark"):
-            return _act({"type": "dark", "box": box["box"]})
+            return act({"type": "dark", "box": box["box"]})
         return DEAL
-    return _act({"type": "stand"}) if "stand" in legal else WAIT
+    return act({"type": "stand"}) if "stand" in legal else WAIT
 
 
 def _banker_move(t: dict[str, Any], banker: BankerRule) -> Move:
@@ -82,7 +64,7 @@ def _banker_move(t: dict[str, Any], banker: BankerRule) -> Move:
     if "hit" in legal and (banker.draws(total) or "banker_stand" not in legal):
         return DEAL  # by his rule, or because the house binds him to draw
     if "banker_stand" in legal:
-        return _act({"type": "banker_stand"})
+        return act({"type": "banker_stand"})
     return WAIT
 
 
@@ -98,7 +80,7 @@ def _pack_out_move(t: dict[str, Any], players: PlayersRule) -> Move:
         total = best_total(hand["totals"]) if players.sighted else None
         drew = cards_held(hand) > 2 or hand.get("split", False)
         doubles = players.doubles_on_spent_pack(cards_held(hand), drew, total)
-        return _act({"type": "double" if doubles else "fold", "box": box["box"]})
+        return act({"type": "double" if doubles else "fold", "box": box["box"]})
     return WAIT
 
 

@@ -23,17 +23,16 @@ from decimal import Decimal
 from typing import Any, Callable
 
 from controller import events as ev
-from controller.cards import ALL_CARDS, Card
+from controller.cards import ALL_CARDS, PACK_RANKS, Card
 from controller.engine import Phase, Table
 from controller.legality import Action
 from controller.money import to_cents
 from controller.round import Round
 
 from .club_strategy import SIGHTED_PLAYERS, BankerRule, PlayersRule, banker_rule_for
-from .simulate import play_chunks
+from .simulate import ShuffledAsDealt, play_chunks
 
 CHUNK_ROUNDS = 20_000
-PACK_RANKS = {52: "23456789TJQKA", 36: "6789TJQKA"}
 
 
 @dataclass
@@ -106,14 +105,12 @@ class ClubResult:
         }
 
 
-class ClubShoe:
+class ClubShoe(ShuffledAsDealt):
     """The table's packs (``decks`` of 52 or 36 cards), shuffled one card at a time as they are dealt."""
 
     def __init__(self, pack: int, decks: int, rng: random.Random) -> None:
         ranks = PACK_RANKS[pack]
-        self.cards: list[Card] = [c for c in ALL_CARDS if c.rank in ranks] * decks
-        self.rng = rng
-        self.next = 0
+        super().__init__([c for c in ALL_CARDS if c.rank in ranks] * decks, rng)
         self.count = 0
         self.out: list[Card] = []  # cards left on the table when the pack was last shuffled
 
@@ -128,16 +125,6 @@ class ClubShoe:
             self.cards.remove(card)
             self.out.append(card)
         return ev.Shuffle(shoe_id=f"club-sim-{self.count}", card_count=len(self.cards))
-
-    def draw(self) -> Card:
-        """The next card (a Fisher-Yates step: uniform among the cards not dealt yet)."""
-        cards, i = self.cards, self.next
-        if i >= len(cards):
-            raise RuntimeError("the simulated shoe ran past its last card: the engine should have stopped it")
-        j = i + int(self.rng.random() * (len(cards) - i))
-        cards[i], cards[j] = cards[j], cards[i]
-        self.next = i + 1
-        return cards[i]
 
 
 def play_club_chunk(rules: Any, rounds: int, seed: str, boxes: int = 1, players: PlayersRule = SIGHTED_PLAYERS,

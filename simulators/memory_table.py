@@ -3,7 +3,8 @@
 `MemoryShoe` stands where the serial link stands (no pty, no port): the service
 reads its messages and acknowledges its cards exactly as it does a real shoe's.
 `InProcessDealer` makes the virtual dealer's decisions (basic strategy, seeded
-bets) and hands them to the service's ordered path. `tablectl fleet-sim` plays
+bets: :func:`simulators.blackjack_dealer.blackjack_move`, the same as the virtual
+dealer's) and hands them to the service's ordered path. `tablectl fleet-sim` plays
 a floor of such tables (`tablectl/fleet_sim.py`).
 """
 
@@ -17,9 +18,10 @@ import firmware_bridge as fb
 from controller.engine import IllegalAction
 from controller.events import BadEvent, parse_event
 from controller.view import table_view
+from simulators.blackjack_dealer import blackjack_move
 from simulators.shoe.deck import shuffled_shoe
 from simulators.strategy import strategy_for
-from simulators.virtual_dealer import VirtualDealer
+from simulators.virtual_dealer import DealerStats
 
 log = logging.getLogger(__name__)
 
@@ -137,15 +139,15 @@ class DealersShoe(Protocol):
     def deal(self) -> bool: ...  # the next card, if the gate lets it out
 
 
-class InProcessDealer(VirtualDealer):
+class InProcessDealer:
     """The virtual dealer's decisions (basic strategy, seeded bets), acting in-process, never blocking."""
 
     def __init__(self, service: Any, shoe: DealersShoe, seed: int, max_boxes: int = 4) -> None:
-        super().__init__("http://in-process", "", "", seed=seed, max_boxes=max_boxes)
         self.service, self.shoe = service, shoe
+        self.seed, self.max_boxes = seed, max_boxes
+        self.stats = DealerStats()
         self.pending: list[Any] = []  # actions step() chose, for flush() to hand to the service
-        self._rules = service.table.rules
-        self._strategy = strategy_for(self._rules)
+        self._strategy = strategy_for(service.table.rules)
 
     def table(self) -> dict[str, Any]:
         """The table as a viewer sees it."""
@@ -185,30 +187,20 @@ class InProcessDealer(VirtualDealer):
 
     def step(self, t: dict[str, Any]) -> None:
         """Take the one action the table waits for now (no waiting: the caller paces)."""
-        phase = t["phase"]
-        if phase == "attention":  # the sim's supervisor: the held card out, the alerts acknowledged
+        if t["phase"] == "attention":  # the sim's supervisor: the held card out, the alerts acknowledged
             if t["held_cards"]:
                 self.act({"type": "discard_card"})
             for a in t["alerts"]:
                 if not a["acknowledged"]:
                     self.act({"type": "ack_alert", "alert_id": a["id"]})
             return
-        if phase == "waiting_for_shuffle":
+        move = blackjack_move(t, self._strategy, self.seed, max_boxes=self.max_boxes)
+        if move.kind == "shuffle":
             shoe = t["shoe"] or {}
             if self.shoe.shoe_id == shoe.get("id") or not self.shoe.shoe_id:
                 self.shoe.load()
-            return
-        if phase == "insurance":
-            self.act({"type": "close_insurance"})
-            return
-        if phase in ("betting", "settled") and t["round"] is None:
-            missing = self._missing_bets(t)
-            if missing:
-                box, amount = missing[0]
-                self.act({"type": "bet", "box": box, "amount": str(amount)})
-                return
-        if t["legal_actions"] and t["turn"] and phase in ("players", "surrender"):
-            self._decide(t)
-            return
-        if t["next_card"]:
+        elif move.kind == "deal":
             self._deal(t)
+        elif move.kind == "act":
+            assert move.event is not None
+            self.act(move.event)

@@ -68,19 +68,36 @@ class ChunkResult:
     hands: int
 
 
-class VirtualShoe:
-    """A shoe with a cut card placed where the rules say, shuffled as it is dealt.
+class ShuffledAsDealt:
+    """A simulated shoe shuffled as it is dealt, the one card draw of every simulation.
 
     Each card is drawn uniformly from those not dealt yet (a Fisher-Yates shuffle done one
     step per card), which deals exactly as a shoe shuffled in full would, but costs only the
-    cards actually dealt.
+    cards actually dealt. Shuffling is gathering every card back: ``next = 0``.
     """
 
-    def __init__(self, rules: RuleProfile, rng: random.Random) -> None:
-        self.rules = rules
+    def __init__(self, cards: list[Card], rng: random.Random) -> None:
+        self.cards = cards
         self.rng = rng
-        self.cards: list[Card] = list(ALL_CARDS) * rules.decks
-        self.next = 0
+        self.next = 0  # the cards before it are dealt
+
+    def draw(self) -> Card:
+        """The next card out of the shoe."""
+        cards, i = self.cards, self.next
+        if i >= len(cards):
+            raise RuntimeError("the simulated shoe ran past its last card: the engine should have stopped it")
+        j = i + int(self.rng.random() * (len(cards) - i))
+        cards[i], cards[j] = cards[j], cards[i]
+        self.next = i + 1
+        return cards[i]
+
+
+class VirtualShoe(ShuffledAsDealt):
+    """A blackjack shoe (``decks`` packs of 52) with a cut card placed where the rules say, shuffled as it is dealt."""
+
+    def __init__(self, rules: RuleProfile, rng: random.Random) -> None:
+        super().__init__(list(ALL_CARDS) * rules.decks, rng)
+        self.rules = rules
         self.cut_at = 0
         self.count = 0
 
@@ -92,23 +109,14 @@ class VirtualShoe:
         self.count += 1
         return f"sim-{self.count}"
 
-    def draw(self) -> Card:
-        """The next card out of the shoe."""
-        cards, i = self.cards, self.next
-        j = i + int(self.rng.random() * (len(cards) - i))
-        cards[i], cards[j] = cards[j], cards[i]
-        self.next = i + 1
-        return cards[i]
-
 
 def play_chunk(rules: RuleProfile, rounds: int, seed: str, boxes: int = 1, unit: Decimal = Decimal(10),
                record: Callable[[ev.Event], None] | None = None) -> ChunkResult:
     """Play `rounds` rounds on a fresh table and shoe seeded by `seed`; `record` sees every event applied."""
     rng = random.Random(seed)
-    random_ = rng.random
     table = Table(rules)
     shoe = VirtualShoe(rules, rng)
-    cards = shoe.cards
+    deal = shoe.draw
     decide = strategy_for(rules).decide
     apply: Callable[[ev.Event], list[Effect]] = table.apply
     if record is not None:
@@ -132,17 +140,11 @@ def play_chunk(rules: RuleProfile, rounds: int, seed: str, boxes: int = 1, unit:
     hands = played = 0
 
     def draw() -> None:
-        i = shoe.next
-        if i == shoe.cut_at and cut_cards:
+        if shoe.next == shoe.cut_at and cut_cards:
             apply(cut_card)
             if table.phase is waiting:  # out with no bets down: shuffle first
                 apply(ev.Shuffle(shoe_id=shoe.shuffle()))
-                i = 0
-        j = i + int(random_() * (len(cards) - i))
-        card = cards[j]
-        cards[i], cards[j] = card, cards[i]
-        shoe.next = i + 1
-        apply(card_events[card.index])
+        apply(card_events[deal().index])
 
     while played < rounds:
         if table.phase is waiting:

@@ -52,7 +52,7 @@ from controller.rules import RuleProfile
 
 from .strategy_model import (
     BlackjackLoss,
-    Game,
+    HouseRules,
     Tables,
     dealer_distribution,
     hit_stand_tables,
@@ -69,16 +69,16 @@ Ranking = tuple[Action, ...]
 class _Situation:
     """One solved composition: draw probabilities, dealer odds, and hit/stand tables."""
 
-    __slots__ = ("game", "up", "q", "p_bj", "loss", "t")
+    __slots__ = ("house", "up", "q", "p_bj", "loss", "t")
 
-    def __init__(self, game: Game, counts: list[int], up: int) -> None:
-        self.game = game
+    def __init__(self, house: HouseRules, counts: list[int], up: int) -> None:
+        self.house = house
         self.up = up
         self.q = q = normalise(counts)
-        full = dealer_distribution(q, up, game.hits_soft17)
+        full = dealer_distribution(q, up, house.hits_soft17)
         no_bj = 1.0 - full[6]
         d = [p / no_bj for p in full[:6]]
-        self.loss = game.blackjack_loss(up)
+        self.loss = house.blackjack_loss(up)
         # Peeked (or impossible) blackjack: play happens only when there is none.
         self.p_bj = 0.0 if self.loss is BlackjackLoss.NONE else full[6]
         self.t: Tables = hit_stand_tables(q, d)
@@ -89,32 +89,32 @@ class _Situation:
     # ---- original (unsplit) two-card hand
     def original(self, a: int, b: int) -> dict[Action, float]:
         """Combined EV of each legal action on an original two-card hand (not a blackjack)."""
-        game, t = self.game, self.t
+        house, t = self.house, self.t
         hard, ace = a + b, a == 1 or b == 1
         total = playing_total(hard, ace)
         evs = {STAND: self.combine(-1.0, t.stand[total]), HIT: self.combine(-1.0, t.hit[hard][ace])}
-        if game.three_sevens and a == b == 7:
+        if house.three_sevens and a == b == 7:
             evs[HIT] = self._hit_seven_seven()
-        if game.may_double(hard, ace):
+        if house.may_double(hard, ace):
             ev, bust = t.double(hard, ace)
             lose = -2.0 if self.loss is BlackjackLoss.STAKE else -2.0 * bust - (1.0 - bust)
             evs[DOUBLE] = self.combine(lose, ev)
-        if game.may_surrender(self.up):
+        if house.may_surrender(self.up):
             evs[SURRENDER] = -0.5
-        if a == b and game.max_hands >= 2:
+        if a == b and house.max_hands >= 2:
             evs[SPLIT] = self.split(a, 1)
         return evs
 
     def _hit_seven_seven(self) -> float:
         q, best = self.q, self.t.best
-        bonus = self.game.sevens_bonus(self.up)
+        bonus = self.house.sevens_bonus(self.up)
         rest = sum(q[x] * (-1.0 if 14 + x > 21 else best[14 + x][x == 1]) for x in range(1, 11) if x != 7)
         return q[7] * bonus + self.combine(-(1.0 - q[7]), rest)
 
     # ---- split hands
     def split_hand(self, c: int, x: int) -> dict[Action, float]:
         """Combined EV per action of one split hand holding c, x (no further split)."""
-        game, t = self.game, self.t
+        house, t = self.house, self.t
         hard, ace = c + x, c == 1 or x == 1
         total = playing_total(hard, ace)
         # Per-hand stake at risk to a later dealer blackjack; under "original" the
@@ -123,14 +123,14 @@ class _Situation:
         if c == 1:  # split aces take one card
             return {STAND: self.combine(stake, t.stand[total])}
         evs = {STAND: self.combine(stake, t.stand[total]), HIT: self.combine(stake, t.hit[hard][ace])}
-        if game.das and game.may_double(hard, ace):
+        if house.das and house.may_double(hard, ace):
             evs[DOUBLE] = self.combine(2 * stake, t.double(hard, ace)[0])
         return evs
 
     def split(self, c: int, hands: int) -> float:
         """Combined EV of splitting c-c when the box already plays ``hands`` hands."""
-        game, q = self.game, self.q
-        p = q[c] / 4 if game.split_by_rank and c == 10 else q[c]
+        house, q = self.house, self.q
+        p = q[c] / 4 if house.split_by_rank and c == 10 else q[c]
         value = [0.0] * 11
         for x in range(1, 11):
             if q[x]:
@@ -138,7 +138,7 @@ class _Situation:
         mix = sum(q[x] * value[x] for x in range(1, 11))
         pair_value = value[c]
         other = (mix - p * pair_value) / (1.0 - p) if p < 1.0 else 0.0
-        may_resplit = c != 1 or game.resplit_aces
+        may_resplit = c != 1 or house.resplit_aces
 
         @lru_cache(maxsize=None)
         def count(n_hands: int, pending: int) -> tuple[float, float]:
@@ -146,7 +146,7 @@ class _Situation:
             if pending == 0:
                 return 0.0, 0.0
             a_done, p_done = count(n_hands, pending - 1)
-            if may_resplit and n_hands < game.max_hands:
+            if may_resplit and n_hands < house.max_hands:
                 a_re, p_re = count(n_hands + 1, pending + 1)
                 return (1 - p) * (a_done + 1) + p * a_re, (1 - p) * p_done + p * p_re
             return a_done + (1 - p), p_done + p
@@ -178,9 +178,9 @@ class BasicStrategy:
 
     def __init__(self, rules: RuleProfile) -> None:
         self.rules = rules
-        self.game = game = Game.of(rules)
+        self.house = house = HouseRules.of(rules)
         self.max_hands = rules.max_hands
-        shoe = game.shoe()
+        shoe = house.shoe()
         # Flat tables, indexed for speed: hit/stand by (hard, ace, up); two-card
         # rankings by (hard, ace, up); pair rankings by (value, up, hands_in_box).
         self._multi: list[Action] = [STAND] * (32 * 2 * 11)
@@ -199,10 +199,10 @@ class BasicStrategy:
         return (c * 11 + up) * (self.max_hands + 1) + hands
 
     def _build_up(self, shoe: list[int], up: int) -> None:
-        game = self.game
+        house = self.house
         rest = shoe.copy()
         rest[up] -= 1
-        generic = _Situation(game, rest, up)
+        generic = _Situation(house, rest, up)
         t = generic.t
         for hard in range(2, 22):
             for ace in (False, True):
@@ -225,7 +225,7 @@ class BasicStrategy:
                 w = rest[a] * (rest[b] - (a == b))
                 if w <= 0:
                     continue
-                sit = _Situation(game, counts, up)
+                sit = _Situation(house, counts, up)
                 evs = sit.original(a, b)
                 if a == b:
                     self._evs[("pair", a, up, 1)] = evs
@@ -254,7 +254,7 @@ class BasicStrategy:
         per_hand = sit.split_hand(c, c)
         for hands in range(2, self.max_hands + 1):
             evs = dict(per_hand)
-            if hands < self.max_hands and (c != 1 or self.game.resplit_aces):
+            if hands < self.max_hands and (c != 1 or self.house.resplit_aces):
                 evs[SPLIT] = sit.split(c, hands)
             self._evs[("split-pair", c, up, hands)] = evs
             if c == 1:

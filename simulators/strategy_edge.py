@@ -36,7 +36,7 @@ from functools import lru_cache
 from controller.rules import RuleProfile
 
 from .strategy import DOUBLE, SPLIT, STAND, SURRENDER, BasicStrategy, strategy_for
-from .strategy_model import BJ, BUST, BlackjackLoss, Game, playing_total
+from .strategy_model import BJ, BUST, BlackjackLoss, HouseRules, playing_total
 
 
 @dataclass(frozen=True)
@@ -65,7 +65,7 @@ class _Evaluator:
     """Plays a strategy's tables against a depleting shoe; memoises dealer outcomes and hand values."""
 
     def __init__(self, rules: RuleProfile, strategy: BasicStrategy) -> None:
-        self.game = Game.of(rules)
+        self.house = HouseRules.of(rules)
         self.s = strategy
         self._dealer: dict[tuple[tuple[int, ...], int], list[float]] = {}
         self._hands: dict[tuple, float] = {}
@@ -78,7 +78,7 @@ class _Evaluator:
         if got is not None:
             return got
         counts = list(shoe)
-        h17 = self.game.hits_soft17
+        h17 = self.house.hits_soft17
         memo: dict[tuple[int, ...], list[float]] = {}
 
         def draw(hard: int, ace: bool, n: int) -> list[float]:
@@ -191,7 +191,7 @@ class _Evaluator:
             if h > 21:
                 ev += p * self.bust(counts, n - 1, up, 1.0, kind)
             elif sevens and x == 7:
-                paid = self.game.sevens_bonus(up)
+                paid = self.house.sevens_bonus(up)
                 ev += p * paid * ((1.0 - self._bj_chance(counts, n - 1, up)) if kind.no_bj_only else 1.0)
             else:
                 cards.append(x)
@@ -219,11 +219,11 @@ class _Evaluator:
 
     def two_cards(self, counts: list[int], up: int, a: int, b: int, kind: "_Kind", hands: int) -> float:
         """A split hand's value on its first two cards (no further split)."""
-        game = self.game
+        house = self.house
         hard, ace = a + b, a == 1 or b == 1
         if a == 1:  # split aces: one card
             return self.stand(counts, up, playing_total(hard, ace), 1.0, kind)
-        act = self.s.decide([a, b], up, can_double=game.das and game.may_double(hard, ace), can_split=False,
+        act = self.s.decide([a, b], up, can_double=house.das and house.may_double(hard, ace), can_split=False,
                             can_surrender=False, hands_in_box=hands, is_split_hand=True)
         if act is DOUBLE:
             return self.double(counts, up, hard, ace, kind)
@@ -233,8 +233,8 @@ class _Evaluator:
 
     def split(self, rest: list[int], up: int, c: int, peeked: bool) -> float:
         """Value of splitting c-c on an original hand; ``rest`` excludes the pair and up card."""
-        game = self.game
-        kind = _Kind(split=True, no_bj_only=peeked or game.blackjack_loss(up) is not BlackjackLoss.STAKE,
+        house = self.house
+        kind = _Kind(split=True, no_bj_only=peeked or house.blackjack_loss(up) is not BlackjackLoss.STAKE,
                      takes_stake=True)
         n = sum(rest)
         values = [0.0] * 11
@@ -244,14 +244,14 @@ class _Evaluator:
                 values[x] = self.two_cards(rest, up, c, x, kind, 2)
                 rest[x] += 1
         p = rest[c] / n
-        if game.split_by_rank and c == 10:
+        if house.split_by_rank and c == 10:
             p /= 4
         mix = sum(rest[x] / n * values[x] for x in range(1, 11))
         other = (mix - p * values[c]) / (1.0 - p)
-        may_resplit = c != 1 or game.resplit_aces
+        may_resplit = c != 1 or house.resplit_aces
 
         def resplits(hands: int) -> bool:
-            if not may_resplit or hands >= game.max_hands:
+            if not may_resplit or hands >= house.max_hands:
                 return False
             return self.s.decide([c, c], up, can_double=False, can_split=True, can_surrender=False,
                                  hands_in_box=hands, is_split_hand=True) is SPLIT
@@ -268,26 +268,26 @@ class _Evaluator:
 
         non_pair, pairs = count(2, 2)
         ev = non_pair * other + pairs * values[c]
-        if not peeked and game.blackjack_loss(up) is BlackjackLoss.ORIGINAL:
+        if not peeked and house.blackjack_loss(up) is BlackjackLoss.ORIGINAL:
             ev -= self._bj_chance(rest, n, up)  # the box's one bet
         return ev
 
     # ------------------------------------------------------------------ one deal
     def deal(self, rest: list[int], up: int, a: int, b: int) -> float:
         """Expectation of an original hand a-b against ``up``; ``rest`` is the shoe without those cards."""
-        game = self.game
+        house = self.house
         n = sum(rest)
         p_bj = self._bj_chance(rest, n, up)
         if a + b == 11 and (a == 1 or b == 1):
-            return game.bj_pays * (1.0 - p_bj)
-        peeked = up in game.peek_ups
-        loss = game.blackjack_loss(up)
+            return house.bj_pays * (1.0 - p_bj)
+        peeked = up in house.peek_ups
+        loss = house.blackjack_loss(up)
         kind = _Kind(split=False, no_bj_only=peeked, takes_stake=loss is BlackjackLoss.STAKE)
         top = -p_bj if peeked else 0.0
         hard, ace = a + b, a == 1 or b == 1
-        pair_ok = a == b and game.max_hands >= 2 and not (game.split_by_rank and a == 10)
-        act = self.s.decide([a, b], up, can_double=game.may_double(hard, ace), can_split=pair_ok,
-                            can_surrender=game.may_surrender(up))
+        pair_ok = a == b and house.max_hands >= 2 and not (house.split_by_rank and a == 10)
+        act = self.s.decide([a, b], up, can_double=house.may_double(hard, ace), can_split=pair_ok,
+                            can_surrender=house.may_surrender(up))
         if act is SURRENDER:
             return top + (-0.5 * (1.0 - p_bj) if peeked else -0.5)
         if act is STAND:
@@ -296,7 +296,7 @@ class _Evaluator:
             return top + self.double(rest, up, hard, ace, kind)
         if act is SPLIT:
             return top + self.split(rest, up, a, peeked)
-        return top + self.draw(rest, up, hard, ace, [a, b], kind, sevens=game.three_sevens and a == b == 7)
+        return top + self.draw(rest, up, hard, ace, [a, b], kind, sevens=house.three_sevens and a == b == 7)
 
 
 @dataclass(frozen=True)
@@ -311,9 +311,9 @@ class _Kind:
 @lru_cache(maxsize=16)
 def house_edge(rules: RuleProfile) -> EdgeReport:
     """The exact (see module notes) expectation of the profile's basic strategy off the top of a shoe."""
-    game = Game.of(rules)
+    house = HouseRules.of(rules)
     ev_all = _Evaluator(rules, strategy_for(rules))
-    shoe = game.shoe()
+    shoe = house.shoe()
     total = sum(shoe)
     by_up: dict[int, float] = {}
     for up in range(1, 11):

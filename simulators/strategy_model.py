@@ -41,8 +41,9 @@ class BlackjackLoss(Enum):
 
 
 @dataclass(frozen=True, slots=True)
-class Game:
-    """The rule options the model reads, copied off a RuleProfile into plain values."""
+class HouseRules:
+    """The house rules the model plays by (the dealer's soft 17, doubles, splits, surrender, payouts...),
+    copied off a RuleProfile into plain values for speed; not the table's game (`controller.games.base.Game`)."""
 
     decks: int
     hits_soft17: bool
@@ -60,7 +61,7 @@ class Game:
     sevens_suited_pays: float
 
     @classmethod
-    def of(cls, rules: RuleProfile) -> "Game":
+    def of(cls, rules: RuleProfile) -> "HouseRules":
         """Read the options that matter for play and payouts."""
         peek_ups: frozenset[int] = frozenset()
         if rules.hole_card and rules.peek is Peek.ACE:

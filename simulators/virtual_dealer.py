@@ -1,14 +1,13 @@
 """The virtual dealer: plays a table through its API and the shoe's control channel, as a person would.
 
-It places random bets within the limits, asks the virtual shoe for the next
-card whenever the table waits for one, decides for the players by basic
-strategy (and now and then by a random legal choice), closes insurance and
-has the shoe shuffled when the table says so. In the club games (``club-21``) it is the
-croupier who banks: it plays the boxes by the blind players' rule and the banker by the
-banker's rule (:mod:`simulators.club_dealer`, :mod:`simulators.club_strategy`), from what
-its key may see, and loads the shoe with the table's packs. Every random choice is drawn
-from the seed and the table's own state (round, box, hand, cards), so after
-the service restarts the dealer makes the same decisions again: an
+This module is the dealer's I/O: it reads the table over HTTP, sends the actions, and works
+the virtual shoe (a card when the table waits for one, a shuffle when it says so). What to do
+next is decided from the view alone, with no I/O, by :mod:`simulators.blackjack_dealer`
+(seeded bets, basic strategy and now and then a random legal choice, insurance closed) and, in
+the club games, where the croupier banks, by :mod:`simulators.club_dealer` (the boxes by the
+blind players' rule, the banker by the banker's rule); the dealer loads the shoe with the club
+table's packs. Every random choice is drawn from the seed and the table's own state (round,
+box, hand, cards), so after the service restarts the dealer makes the same decisions again: an
 interrupted session settles the same rounds as an uninterrupted one.
 """
 
@@ -17,22 +16,21 @@ from __future__ import annotations
 import http.client
 import json
 import logging
-import random
 import threading
 import time
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
-from decimal import Decimal
 from typing import Any, Callable
 
-from controller.cards import parse_card
 from controller.rules import build_rules
 
-from .club_dealer import CardsOnTable, Move, bank_move, club_move, pack_spent_in_round
+from .blackjack_dealer import RANDOM_CHOICE, blackjack_move
+from .club_dealer import CardsOnTable, bank_move, club_move, pack_spent_in_round
 from .club_strategy import BLIND_PLAYERS, BankerRule, banker_rule_for
+from .dealer_moves import Move, bets_to_place, seeded
 from .shoe.client import ShoeControl
-from .strategy import strategy_for
+from .strategy import BasicStrategy, strategy_for
 
 log = logging.getLogger(__name__)
 
@@ -62,7 +60,7 @@ class VirtualDealer:
     """Drives one table until it has played `rounds` rounds."""
 
     def __init__(self, api: str, key: str, shoe_control: str, *, seed: int = 1, pace: float = 0.0,
-                 random_choice: float = 0.05, max_boxes: int | None = None,
+                 random_choice: float = RANDOM_CHOICE, max_boxes: int | None = None,
                  on_step: Callable[[dict[str, Any]], None] | None = None,
                  stop: threading.Event | None = None, supervisor_key: str | None = None) -> None:
         self.api = api.rstrip("/")
@@ -75,7 +73,7 @@ class VirtualDealer:
         self.on_step = on_step
         self.stats = DealerStats()
         self.stop = stop or threading.Event()
-        self._strategy: Any = None
+        self._strategy: BasicStrategy | None = None
         self._rules: Any = None  # the table's rules object, once read from /api/rules
         self._club = False  # a club game: the croupier banks (see club_dealer)
         self._banker: BankerRule | None = None
@@ -137,10 +135,7 @@ class VirtualDealer:
             return False
         return True
 
-    # ------------------------------------------------------------------ decisions
-    def _rng(self, *parts: object) -> random.Random:
-        return random.Random(":".join(str(p) for p in (self.seed, *parts)))
-
+    # ------------------------------------------------------------------ carrying out the decisions
     def _load_rules(self) -> None:
         status, body = self._http("GET", "/api/rules")
         if status != 200:
@@ -159,35 +154,16 @@ class VirtualDealer:
         if self._club:
             self._club_step(t)
             return
-        phase = t["phase"]
-        if phase == "attention":
-            self.stats.waits += 1
-            self._sleep(0.05)  # a supervisor must resolve it; the dealer waits
-            return
-        if phase == "waiting_for_shuffle":
-            table_shoe = (t["shoe"] or {}).get("id")
-            status = self._shoe("status")
-            if status.get("shoe_id") == table_shoe or status.get("position", 0) > 0:
-                self._shoe("shuffle")  # else the new shoe is loaded and on its way to the table
-            self._wait_for(lambda x: x["phase"] != "waiting_for_shuffle")
-            return
-        if phase == "insurance":
-            self.act({"type": "close_insurance"})  # basic strategy never insures
-            return
-        if phase in ("betting", "settled") and t["round"] is None:
-            missing = self._missing_bets(t)
-            if missing:
-                box, amount = missing[0]  # one bet a step: after a restart the rest still follow
-                self.act({"type": "bet", "box": box, "amount": str(amount)})
-                return
-        if t["legal_actions"] and t["turn"] and phase in ("players", "surrender"):
-            self._decide(t)
-            return
-        if t["next_card"]:
-            self._deal(t)
-            return
-        self.stats.waits += 1
-        self._sleep(0.01)
+        assert self._strategy is not None
+        self._carry_out(t, blackjack_move(t, self._strategy, self.seed, self.random_choice, self.max_boxes))
+
+    def _shuffle(self, t: dict[str, Any]) -> None:
+        """Have the shoe shuffled for the table waiting for it, unless the new shoe is on its way."""
+        table_shoe = (t["shoe"] or {}).get("id")
+        status = self._shoe("status")
+        if status.get("shoe_id") == table_shoe or status.get("position", 0) > 0:
+            self._shoe("shuffle")  # else the new shoe is loaded and on its way to the table
+        self._wait_for(lambda x: x["phase"] != "waiting_for_shuffle")
 
     # ------------------------------------------------------------------ the club games
     def _club_step(self, t: dict[str, Any]) -> None:
@@ -203,7 +179,7 @@ class VirtualDealer:
             if t.get("bank") is not None and not t["bank"]["open"]:
                 self._carry_out(t, Move("wait"))  # no bank, no stakes (club-21-36)
                 return
-            missing = self._missing_bets(t)
+            missing = bets_to_place(t, self._rules, self.seed, self.max_boxes)
             if missing:
                 box, amount = missing[0]  # one bet a step: after a restart the rest still follow
                 self.act({"type": "bet", "box": box, "amount": str(amount)})
@@ -230,7 +206,10 @@ class VirtualDealer:
             assert move.event is not None
             self.supervise(move.event)
         elif move.kind == "shuffle":
-            self._club_shuffle(t)
+            if self._club:
+                self._club_shuffle(t)
+            else:
+                self._shuffle(t)
         else:
             self.stats.waits += 1
             self._sleep(0.01 if t["phase"] != "attention" else 0.05)  # attention: the supervisor's to resolve
@@ -258,45 +237,6 @@ class VirtualDealer:
             self._shoe("shuffle", **fields)
         shuffled_from = table_shoe
         self._wait_for(lambda x: x["phase"] != "waiting_for_shuffle" and (x["shoe"] or {}).get("id") != shuffled_from)
-
-    def _missing_bets(self, t: dict[str, Any]) -> list[tuple[int, Decimal]]:
-        """This round's planned bets (drawn from the seed and the round number) not yet on the table."""
-        rules = self._rules
-        assert rules is not None
-        rng = self._rng("bets", t["rounds_played"])
-        boxes = list(range(1, rules.boxes + 1))[: self.max_boxes or rules.boxes]
-        chosen = sorted(rng.sample(boxes, rng.randint(1, len(boxes))))
-        steps = max(1, int(min(rules.table_max, rules.table_min * 10) / rules.table_min))
-        plan = [(box, rules.table_min * rng.randint(1, steps)) for box in chosen]
-        bank = t.get("bank")
-        if bank is not None and bank["open"]:  # club-21-36: a stake is at most the bank (all of it: va-banque)
-            balance = Decimal(bank["balance"])
-            plan = [(box, min(amount, balance)) for box, amount in plan]
-        placed = {b["box"] for b in t["boxes"] if b.get("next_round")}
-        return [(box, amount) for box, amount in plan if box not in placed]
-
-    def _decide(self, t: dict[str, Any]) -> None:
-        turn = t["turn"]
-        box = next(b for b in t["boxes"] if b["box"] == turn["box"] and not b.get("next_round"))
-        hand = box["hands"][turn["hand"]]
-        legal = t["legal_actions"]
-        rng = self._rng("play", t["round"], turn["box"], turn["hand"], len(hand["cards"]))
-        if rng.random() < self.random_choice:
-            choice = rng.choice(legal)
-        else:
-            values = [parse_card(c).value for c in hand["cards"]]
-            up = parse_card(t["dealer"]["cards"][0]).value
-            assert self._strategy is not None
-            action = self._strategy.decide(values, up, can_double="double" in legal, can_split="split" in legal,
-                                           can_surrender="surrender" in legal, hands_in_box=len(box["hands"]),
-                                           is_split_hand=hand["split"])
-            choice = action.value
-            if choice == "hit" and "hit" not in legal:
-                choice = "stand"
-        if choice == "hit":
-            self._deal(t)
-        else:
-            self.act({"type": choice})
 
     def _deal(self, t: dict[str, Any]) -> None:
         status = self._shoe("status")
@@ -360,4 +300,4 @@ class VirtualDealer:
                 continue
             backoff = 0.05
             if self.pace:
-                self._sleep(self.pace * self._rng("pace", time.monotonic()).uniform(0.5, 1.5))
+                self._sleep(self.pace * seeded(self.seed, "pace", time.monotonic()).uniform(0.5, 1.5))

@@ -16,6 +16,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from controller.explain import Fault
+from controller.explain import explain as explain_fields
 from controller.journal import key_beside
 from controller.rules import RuleError, Rules, build_rules
 from display.wiring import GpioWiring, PinFactoryName
@@ -166,19 +168,16 @@ class ConfigError(ValueError):
     """A configuration that cannot run; the message names the setting."""
 
 
+def _say_setting(fault: Fault) -> str:
+    if fault.kind == "extra_forbidden":
+        return f"{fault.where}: unknown setting"
+    shown = "" if isinstance(fault.input, dict) else f" (got {fault.input!r})"  # a whole section is not worth repeating
+    return f"{fault.where}: {fault.message}{shown}"
+
+
 def explain(exc: ValidationError) -> str:
     """A config's validation errors in one line, each naming its setting (for ConfigError and the floor's)."""
-    parts = []
-    for err in exc.errors():
-        where = ".".join(str(p) for p in err["loc"]) or "config"
-        msg = err["msg"].removeprefix("Value error, ")
-        if err["type"] == "extra_forbidden":
-            parts.append(f"{where}: unknown setting")
-        else:
-            got = err.get("input")
-            shown = "" if isinstance(got, dict) else f" (got {got!r})"
-            parts.append(f"{where}: {msg}{shown}")
-    return "; ".join(parts)
+    return explain_fields(exc, "config", say=_say_setting)
 
 
 def load_settings(path: str | Path | None) -> Settings:

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import random
 
-RANKS = "23456789TJQKA"
-SUITS = "SHDC"
-# The ranks of each pack kind, by the number of cards in one pack.
-PACK_RANKS: dict[int, str] = {52: RANKS, 36: "6789TJQKA"}
+from controller.cards import PACK_RANKS, RANKS, SUITS
+
+# A fresh pack lies two (or six) to ace in each suit, spades, hearts, diamonds, clubs: the order
+# every seeded shuffle starts from, so it stays as it was (a recorded shoe deals the same cards).
+ACE_HIGH = RANKS[1:] + RANKS[:1]
 PACKS = tuple(sorted(PACK_RANKS))
 
 
@@ -26,7 +27,7 @@ def fresh_cards(decks: int, pack: int = 52) -> list[str]:
     """``decks`` unshuffled packs of ``pack`` cards as two-character codes ("AS", "TD", "7H" ...)."""
     if decks < 1:
         raise ValueError(f"a shoe needs at least one deck, got {decks}")
-    ranks = PACK_RANKS[check_pack(pack)]
+    ranks = [rank for rank in ACE_HIGH if rank in PACK_RANKS[check_pack(pack)]]
     return [rank + suit for _ in range(decks) for suit in SUITS for rank in ranks]
 
 

@@ -27,6 +27,7 @@ from urllib.parse import urlsplit
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
+from controller.explain import explain
 from controller.journal import JournalKey, JournalKeyError, LedgerRow, row_mac
 
 # (The patterns live in the package, where the table's config reads them without this module's models.)
@@ -134,9 +135,7 @@ class _EventBody(BaseModel):
 
 def _explain(exc: ValidationError) -> str:
     """The first few things wrong, each with where (never the input itself: it may be huge)."""
-    errors = exc.errors(include_input=False, include_url=False)
-    said = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'message'}: {e['msg']}" for e in errors[:3])
-    return said + (f"; and {len(errors) - 3} more" if len(errors) > 3 else "")
+    return explain(exc, "message", first=3, inputs=False)
 
 
 def parse_ledger(payload: bytes, topic_table: str) -> WireRow:

@@ -115,3 +115,14 @@ def test_the_mac_formula_docs_floor_md_gives_is_the_journal_s():
     text = f'{mac}\n2|refusal|25:2026-11-30T20:00:01+00:00|24:{{"box":1,"type":"stand"}}|~|~|13:not_your_turn|0:'
     assert row_mac(zero, mac, refusal) == hmac.new(zero, text.encode(), hashlib.sha256).hexdigest()
     assert "`…|~|~|13:not_your_turn|0:`" in doc
+
+
+def test_a_refusal_says_what_is_wrong_without_pydantics_value_error_prefix():
+    # The floor's refusals read as the engine's and the config's do (controller.explain): where, then what.
+    with pytest.raises(BadMessage) as caught:
+        parse_state(b'{"table":"t1","dashboard_url":"ftp://x"}', "t1")
+    assert str(caught.value) == "malformed state message: dashboard_url: only http:// and https:// links with a host"
+    body = LedgerRow(1, "event", "2026-11-30T20:00:00+00:00", '{"type":"x","a":1e999}', None, None, None, None, "a" * 64)
+    with pytest.raises(BadMessage) as caught:
+        parse_ledger(ledger_payload("t1", body), "t1")
+    assert str(caught.value) == "ledger body is not a session-format event: a: not a finite number"

@@ -96,3 +96,9 @@ def test_simulate_cli_workers_and_no_progress_bar_off_a_terminal():
         del doc["rounds_per_second"]  # the machine's speed, not the result: benchmarks/ measure it
         runs.append(doc)
     assert runs[0] == runs[1]
+
+
+def test_a_seed_gives_the_figures_it_always_gave() -> None:
+    # Pinned: a refactor of the simulated shoe (its one card draw, its packs) must deal the same cards.
+    result = simulate(build_rules("ru-standard", {"decks": 2}), 4000, seed=3, boxes=3, chunk_rounds=1000)
+    assert (result.house_edge_pct, result.stderr_pct, result.hands) == pytest.approx((1.0667, 1.3747, 12342), abs=5e-5)

@@ -45,6 +45,13 @@ def test_a_36_card_pack_is_six_to_ace_in_four_suits(seed: int, number: int, deck
     assert set(Counter(shoe).values()) == {decks} and len(Counter(shoe)) == 36
 
 
+def test_a_known_36_card_shoe_stays_the_same_across_versions() -> None:
+    # The ranks of a pack are the engine's (controller.cards.PACK_RANKS, ace first); a fresh pack still
+    # lies six to ace in each suit, so a seed deals the shoes it always dealt.
+    assert fresh_cards(1, 36)[:10] == ["6S", "7S", "8S", "9S", "TS", "JS", "QS", "KS", "AS", "6H"]
+    assert shuffled_shoe(1, 1, 1, pack=36)[:6] == ["TH", "TC", "9C", "7C", "9D", "8H"]
+
+
 def test_the_52_card_pack_is_the_default_and_keeps_its_order() -> None:
     assert shuffled_shoe(1, 1, 1, pack=52) == shuffled_shoe(1, 1, 1)
     assert shuffled_shoe(1, 1, 1, pack=36) != shuffled_shoe(1, 1, 1)[:36]
