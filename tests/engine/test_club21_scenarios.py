@@ -242,9 +242,13 @@ def test_the_reveal_turns_every_closed_card():
 PACK_OUT_DEAL = ("bet 1 10", "bet 2 10", "card 7H", "cards TS 2S 9C QS 3S 8C")  # box 1 20, box 2 5, banker 17
 
 
-def _pack_out(*after: str):
+def _spent(*after: str):
     rest = rest_of_pack("7H", "TS", "2S", "9C", "QS", "3S", "8C")  # 45 cards: box 2 draws them all
     return club(*PACK_OUT_DEAL, "stand", "cards " + " ".join(rest), *after, decks=1)
+
+
+def _pack_out(*after: str):
+    return _spent("fold 2", *after)  # box 2 wants a card: it folds, and the run-out begins
 
 
 def test_the_pack_runs_out_while_a_box_still_plays():
@@ -257,15 +261,40 @@ def test_the_pack_runs_out_while_a_box_still_plays():
     assert _pack_out("double").error["code"] == "needs_box"
     assert _pack_out("stand").error["code"] == "not_players_turn"
     assert _pack_out("fold 3").error["code"] == "no_such_box"
-    assert _pack_out("fold 2", "fold 2").error["code"] == "already_chosen"
+    assert _pack_out("fold 2").error["code"] == "already_chosen"
     assert _pack_out("shuffle S2").error["code"] == "round_in_progress"
-    r = _pack_out("double 1", "fold 2")
+    r = _pack_out("double 1")
     rest = " ".join(rest_of_pack("7H", "TS", "2S", "9C", "QS", "3S", "8C"))
     assert hands(r) == [(1, "TS QS", "win", "20"), (2, "2S 3S " + rest, "fold", "-10")]
     assert r.rounds[-1]["pack_out"] is True and r.rounds[-1]["dealer"]["cards"] == ["9C", "8C"]
     assert r.table.phase is Phase.WAITING_FOR_SHUFFLE
     assert _pack_out("card 7H").table.phase is Phase.ATTENTION  # a card after that is unexpected
     assert club("bet 1 10", "card 7H", "cards TS 2D 8C 3D", "fold 1").error["code"] == "pack_not_spent"
+
+
+def test_the_pack_runs_out_only_when_a_box_asks_for_a_card():
+    """rules.md, club-21, The pack runs out while a box still wants cards (003: "Если понтёр просит добрать, а
+    колода кончилась"): a spent pack alone starts nothing; a box that stands settles normally; the run-out
+    begins at the first box that wants a card (it doubles or folds, or a card is read for it, which is
+    unexpected: held, never lost)."""
+    r = _spent()
+    assert r.table.phase is Phase.PLAYERS and r.table.shoe.spent and not r.table.round.pack_out
+    assert [a.value for a in r.table.legal_actions()] == ["stand", "double", "fold"]  # no card to hit with
+    assert table_view(r.table)["next_card"] is None
+    rest = " ".join(rest_of_pack("7H", "TS", "2S", "9C", "QS", "3S", "8C"))
+    r = _spent("stand")  # box 2 stands (over 21): the banker draws no more, the round settles as usual
+    assert hands(r) == [(1, "TS QS", "win", "10"), (2, "2S 3S " + rest, "bust", "-10")]
+    assert not r.rounds[-1].get("pack_out")
+    r = _spent("double")  # box 2 asks: it doubles, and box 1 (standing on 20, not settled) chooses too
+    assert r.table.phase is Phase.PACK_OUT and r.table.round.pack_out
+    r = _spent("double", "fold 1")
+    assert hands(r) == [(1, "TS QS", "fold", "-10"), (2, "2S 3S " + rest, "bust", "-20")]
+    assert _spent("fold 1").error["code"] == "not_your_turn"  # only the box in turn asks for a card
+    r = _spent("card 7H")  # a card read for box 2: it wanted one; the card is held
+    assert r.table.phase is Phase.ATTENTION and [c.code for c in r.table.held] == ["7H"]
+    assert r.table.round.pack_out and len(r.table.round.boxes[1].hands[0].cards) == 47
+    r = _spent("card 7H", "discard", "double 2", "double 1")
+    assert r.error is None and r.rounds[-1]["pack_out"] is True
 
 
 def test_the_pack_runs_out_in_the_banker_draw():

@@ -81,7 +81,7 @@ CLUB21_PLAUSIBLE: dict[Phase, tuple[str, ...]] = {
     Phase.DEALING: ("card",) * 15 + ("withdraw",),
     Phase.CONTRA: ("contra", "recontra", "recontra", "card", "card"),
     Phase.PLAYERS: ("card", "card", "card", "stand", "stand", "stand", "split", "double", "surrender") * 2
-    + ("withdraw",),
+    + ("withdraw", "fold"),  # fold: on a spent pack the box in turn asks for a card (the run-out begins)
     Phase.DEALER: ("card", "card", "banker_stand"),
     Phase.PACK_OUT: ("double_box", "fold", "double_box", "withdraw"),
     Phase.ATTENTION: ("discard_card", "discard_card", "void_round", "card", "cut_card"),
