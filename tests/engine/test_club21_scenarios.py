@@ -396,6 +396,17 @@ def test_natural_pays_3_to_2_and_two_aces_split():
     assert r.error["code"] == "split_not_allowed"
 
 
+def test_natural_pays_3_to_2_alone_is_the_variant():
+    """rules.md, club-21, Variants: natural_pays=3:2 (3:2 on a two-card 21 unless the banker has one too, then a
+    push (decided)): the one option gives the variant; natural_against_natural given explicitly still wins."""
+    assert build_rules(CLUB, {"natural_pays": "3:2"}).natural_against_natural.value == "push"
+    assert build_rules(CLUB, {"natural_pays": "3:2", "natural_against_natural": "lose"}) \
+        .natural_against_natural.value == "lose"
+    assert build_rules(CLUB).natural_against_natural.value == "lose"
+    r = club("bet 1 10", "card 7H", "cards AS AD KH KD", natural_pays="3:2")  # both a two-card 21
+    assert hands(r) == [(1, "AS KH", "push", "0")]
+
+
 def test_surrender_after_the_first_two_cards():
     """rules.md, club-21, Variants: surrender (after the first two cards, give up half the stake)."""
     steps = ("bet 1 10", "bet 2 10", "card 7H", "cards TS 9H 6D 5C 9C TD")
