@@ -10,11 +10,12 @@ from __future__ import annotations
 import json
 
 import pytest
-from tests.support.engine_dsl import hands, play
+from tests.support.engine_dsl import hands, play, session
 
 from controller.cards import ALL_CARDS
 from controller.effects import CardPlaced, CardsTurned
 from controller.engine import Phase
+from controller.replay import replay_lines
 from controller.rules import RuleError, build_rules
 from controller.view import table_view
 
@@ -420,6 +421,20 @@ def test_surrender_after_the_first_two_cards():
 
 
 # ---------------------------------------------------------------------------- secrecy
+def test_stand_and_split_name_the_box_in_turn():
+    """rules.md, club-21: the other boxes, from the croupier's left, draw one card at a time as long as they
+    like: a stand or split that names its box is refused unless that box is in turn (the dealer meant another)."""
+    steps = ("bet 1 10", "bet 2 10", "card 7H", "cards 8S 9H 6D 8D 9C TD")  # box 1 8-8, box 2 9-9
+    lines = session(*steps, profile=CLUB, pairs=True)
+    stand2, split2 = json.dumps({"type": "stand", "box": 2}), json.dumps({"type": "split", "box": 2})
+    r = replay_lines([*lines, stand2])
+    assert r.error["code"] == "not_your_turn" and "box 1's turn, not box 2's" in r.error["message"]
+    assert replay_lines([*lines, split2]).error["code"] == "not_your_turn"
+    r = replay_lines([*lines, json.dumps({"type": "stand", "box": 1}), split2])
+    assert r.error is None and len(r.table.round.boxes[1].hands) == 2
+    assert club(*steps, "stand", "stand").error is None  # the box stays optional
+
+
 def test_the_view_never_tells_a_closed_hand():
     """rules.md, club-21: the box displays show no player's total, only that the box has cards, until the
     reveal; what a viewer is offered does not depend on the closed cards (pairs)."""
