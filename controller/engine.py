@@ -29,7 +29,7 @@ from .effects import AlertCleared, AlertRaised, CardPlaced, Effect, ReservationL
 from .errors import EngineError, IllegalAction, SnapshotError
 from .games import GAMES, Game
 from .hand import BoxInPlay
-from .legality import Action, Refusal
+from .legality import Action, Refusal, named_box_refusal
 from .money import money, to_cents
 from .phase import BETWEEN_ROUNDS, IN_ROUND, Phase
 from .round import DEALER, Round, round_record
@@ -51,6 +51,16 @@ Handler = Callable[["Table", Any], None]
 _BLOCKED_BY_ATTENTION = frozenset({ev.PlaceBet, ev.Shuffle, ev.SetRules, ev.Reserve})
 _ATTENTION = Refusal("table_needs_attention",
                      "the table needs the supervisor: discard the held card or void the round first")
+
+
+def _in_turn_first(check: Check | None) -> Check:
+    """``check`` preceded by the named box's: a stand or split naming a box not in turn is refused first."""
+    def checked(t: Table, e: Any) -> Refusal | None:
+        refusal = named_box_refusal(t.phase, t.round, e.box)
+        if refusal is not None or check is None:
+            return refusal
+        return check(t, e)
+    return checked
 
 
 def _unknown_event(event: ev.Event) -> Refusal:
@@ -92,6 +102,10 @@ class Table:
     def _use_game(self, game: Game) -> None:
         self.game = game
         self._dispatch: dict[type, tuple[Check | None, Handler]] = {**self._DISPATCH, **game.dispatch}
+        for named in (ev.Stand, ev.Split):  # every game: a box named on these must be the box in turn
+            if named in self._dispatch:
+                check, handler = self._dispatch[named]
+                self._dispatch[named] = (_in_turn_first(check), handler)
         self._blocked = _BLOCKED_BY_ATTENTION | game.blocked_by_attention
         self._place = game.place  # the hot path: one lookup per card
 

@@ -134,9 +134,10 @@ class CutCardOut(Event):
 
 @dataclass(slots=True, kw_only=True)
 class Stand(Event):
-    """The hand in play takes no more cards."""
+    """The hand in play takes no more cards (``box``, if given, must be the box in turn: ``not_your_turn``)."""
 
     type: Literal["stand"] = "stand"
+    box: BoxNumber | None = None
 
 
 @dataclass(slots=True, kw_only=True)
@@ -153,9 +154,11 @@ class Double(Event):
 
 @dataclass(slots=True, kw_only=True)
 class Split(Event):
-    """The pair in play becomes two hands, each with a bet equal to the original."""
+    """The pair in play becomes two hands, each with a bet equal to the original (``box``, if given, must be
+    the box in turn: ``not_your_turn``)."""
 
     type: Literal["split"] = "split"
+    box: BoxNumber | None = None
 
 
 @dataclass(slots=True, kw_only=True)

@@ -136,6 +136,17 @@ def next_card(r: Round, phase: Phase) -> str | None:
     return None
 
 
+def named_box_refusal(phase: Phase, r: Round | None, number: int | None) -> Refusal | None:
+    """A decision that names its box (``stand``, ``split``) names the box in turn: the dealer meant that box,
+    and the table must not apply it to another. No box named, or no box in turn: nothing to check here."""
+    if number is None or r is None or phase not in PLAY or r.box_i >= len(r.boxes):
+        return None
+    box = r.boxes[r.box_i]
+    if number != box.number:
+        return Refusal("not_your_turn", f"it is box {box.number}'s turn, not box {number}'s")
+    return None
+
+
 def turn_refusal(phase: Phase, r: Round | None, what: str) -> Refusal | None:
     """A decision needs a hand in turn that is not waiting for a card."""
     if phase not in PLAY or r is None:

@@ -384,6 +384,15 @@ class Club21Rules(_ClubRules):
     two_aces_split: bool = Field(False, description="two aces may be split into two hands with a second stake")
     surrender: bool = Field(False, description="after the first two cards a box may give up half its stake")
 
+    @model_validator(mode="before")
+    @classmethod
+    def _three_to_two_variant(cls, data: Any) -> Any:
+        # rules.md, club-21, Variants: natural_pays=3:2 is 003's variant, "3:2 on a two-card 21 unless the
+        # banker has one too, then a push": one option. natural_against_natural given explicitly still wins.
+        if isinstance(data, dict) and data.get("natural_pays") == "3:2" and "natural_against_natural" not in data:
+            return {**data, "natural_against_natural": NaturalAgainstNatural.PUSH}
+        return data
+
     @field_validator("natural_pays", "banker_bust_pays")
     @classmethod
     def _nonzero_ratio(cls, v: str) -> str:

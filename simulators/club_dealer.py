@@ -52,6 +52,10 @@ def _players_move(t: dict[str, Any], players: PlayersRule) -> Move:
         if not players.sighted and "dark" in legal and not hand.get("dark"):
             return act({"type": "dark", "box": box["box"]})
         return DEAL
+    if "fold" in legal and players.draws(count, total):
+        # club-21, a spent pack: the box wants a card, so it doubles or folds (the run-out begins with it)
+        doubles = players.doubles_on_spent_pack(count, count > 2 or hand.get("split", False), total)
+        return act({"type": "double" if doubles else "fold", "box": box["box"]})
     return act({"type": "stand"}) if "stand" in legal else WAIT
 
 

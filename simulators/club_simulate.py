@@ -175,7 +175,13 @@ def play_club_chunk(rules: Any, rounds: int, seed: str, boxes: int = 1, players:
             elif phase is players_phase:
                 hand = r.hand
                 if players.draws(len(hand.cards), hand.total if sighted else None):
-                    draw()
+                    if HIT in table.legal_actions():
+                        draw()
+                    else:  # the pack is spent: the box that wants a card doubles or folds (the run-out begins)
+                        doubles = players.doubles_on_spent_pack(len(hand.cards), hand.drew,  # type: ignore[attr-defined]  # a club hand
+                                                                hand.total if sighted else None)
+                        number = r.boxes[r.box_i].number
+                        apply(ev.Double(box=number) if doubles else ev.Fold(box=number))
                 else:
                     apply(stand)
             elif phase is dealer_phase:

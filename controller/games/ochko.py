@@ -152,6 +152,11 @@ class Ochko(club.ClubGame):
         phase = t.phase
         if phase is Phase.DEALING:
             self._deal(t, card)
+        elif phase is Phase.PLAYERS and t.shoe is not None and t.shoe.dealt > t.shoe.size:  # (this card counted)
+            # rules.md: the pack runs out while a box still wants cards. A card read now is beyond the pack:
+            # the box in turn wanted one, so the run-out begins, and the card is held (never lost).
+            self._pack_out(t)
+            t._hold(card, "the pack is spent: every box doubles or folds", e.at)
         elif phase is Phase.PLAYERS:
             self._draw(t, card)
         elif phase is Phase.DEALER:
@@ -189,7 +194,7 @@ class Ochko(club.ClubGame):
         phase = t.phase
         if r is not None and phase in (Phase.DEALING, Phase.CONTRA):
             return club.deal_target(r, "the banker")
-        if r is not None and phase is Phase.PLAYERS:
+        if r is not None and phase is Phase.PLAYERS and not self._spent(t):
             return f"box {r.boxes[r.box_i].number}"
         if r is None and phase in READY and t.shoe is not None and not t.shoe.bottom_due and t.pending:
             return f"box {min(t.pending)}"
@@ -209,7 +214,7 @@ class Ochko(club.ClubGame):
         if phase in (Phase.DEALING, Phase.CONTRA):
             return club.deal_target(r, "banker")
         if phase is Phase.PLAYERS:
-            return f"box {r.boxes[r.box_i].number}"
+            return None if self._spent(t) else f"box {r.boxes[r.box_i].number}"
         if phase is Phase.DEALER and club.banker_may_draw(t.rules, r.banker):  # type: ignore[arg-type]  # this game's rules
             return "banker"
         return None
@@ -282,19 +287,23 @@ class Ochko(club.ClubGame):
         if hand.doubled and len(hand.cards) >= 3:  # a doubled pair takes at most one more card
             hand.done = True
             self._to_next_hand(t)
-        elif t.shoe is not None and t.shoe.spent:
-            self._pack_out(t)
 
     def _to_next_hand(self, t: Table) -> None:
         r: OchkoRound = t.round  # type: ignore[assignment]  # this game's round, in play
         if r.to_next_hand():
-            if t.shoe is not None and t.shoe.spent:
-                self._pack_out(t)
+            if self._spent(t) and len(r.hand.cards) < 2:
+                self._pack_out(t)  # a split hand waiting for its second card wants one: the pack has none
             return
         self._banker_turn(t)
 
+    @staticmethod
+    def _spent(t: Table) -> bool:
+        return t.shoe is not None and t.shoe.spent
+
     def _pack_out(self, t: Table) -> None:
-        """rules.md: the pack runs out while a box still plays: every box not yet settled doubles or folds."""
+        """rules.md: the pack runs out while a box still wants cards: every box not yet settled doubles or
+        folds. It begins at the first box that wants a card once the pack is spent (003: "Если понтёр просит
+        добрать, а колода кончилась"), not when the pack is spent: a box that stands plays on as usual."""
         r: OchkoRound = t.round  # type: ignore[assignment]  # this game's round, in play
         r.pack_out = True
         t._set_phase(Phase.PACK_OUT)
@@ -400,6 +409,8 @@ class Ochko(club.ClubGame):
             if e.box is None:
                 return _BOX_FOR_PACK
             return self._choice_refusal(t, e.box)
+        if t.phase is Phase.PLAYERS and self._spent(t):
+            return self._ask_refusal(t, "double", e.box)
         if not t.rules.pairs:  # type: ignore[union-attr]  # this game's rules
             return _NO_DOUBLE
         refusal, hand = self._turn(t, "double", e.box)
@@ -413,9 +424,12 @@ class Ochko(club.ClubGame):
 
     def _on_double(self, t: Table, e: ev.Double) -> None:
         r: OchkoRound = t.round  # type: ignore[assignment]  # this game's round, in play
+        if t.phase is Phase.PLAYERS and self._spent(t):
+            self._box_asks(t)  # the box in turn wants a card: the run-out begins with its choice
         if t.phase is Phase.PACK_OUT:
             # The pack is spent: the box doubles its stake and stands on what it has.
-            box: ClubBox = r.box(e.box)  # type: ignore[arg-type,assignment]  # club box/hand; the check found the box
+            number = r.boxes[r.box_i].number if e.box is None else e.box
+            box: ClubBox = r.box(number)  # type: ignore[assignment]  # club box/hand; the check found the box
             box.choice = "double"
             for open_hand in box.open_hands():
                 open_hand.stake *= 2
@@ -452,12 +466,29 @@ class Ochko(club.ClubGame):
             return Refusal("box_settled", f"box {number} is settled: nothing to double or fold")
         return None
 
+    def _ask_refusal(self, t: Table, what: str, number: int | None) -> Refusal | None:
+        """The pack is spent while a box plays: the box in turn (only it) may ask for a card by choosing to
+        double or fold, which begins the run-out."""
+        refusal, hand = self._turn(t, what, number)
+        if hand is None:
+            return refusal
+        return self._choice_refusal(t, t.round.boxes[t.round.box_i].number)  # type: ignore[union-attr]  # in play
+
+    def _box_asks(self, t: Table) -> None:
+        r: OchkoRound = t.round  # type: ignore[assignment]  # this game's round, in play
+        r.pack_out = True
+        t._set_phase(Phase.PACK_OUT)
+
     def _check_fold(self, t: Table, e: ev.Fold) -> Refusal | None:
+        if t.phase is Phase.PLAYERS and self._spent(t):
+            return self._ask_refusal(t, "fold", e.box)
         if t.phase is not Phase.PACK_OUT:
             return _PACK_NOT_SPENT
         return self._choice_refusal(t, e.box)
 
     def _on_fold(self, t: Table, e: ev.Fold) -> None:
+        if t.phase is Phase.PLAYERS:
+            self._box_asks(t)  # the box in turn wants a card on a spent pack: the run-out begins with its choice
         box: ClubBox = t.round.box(e.box)  # type: ignore[union-attr,assignment]  # in play; club box/hand
         box.choice = "fold"
         for hand in box.open_hands():
@@ -538,6 +569,12 @@ class Ochko(club.ClubGame):
             hand: ClubHand = r.hand  # type: ignore[assignment]  # club box/hand
             if len(hand.cards) < 2:
                 return []  # the split hand waits for its card
+            if self._spent(t):
+                # No card is left: the box stands, or asks for one (double or fold: the run-out begins).
+                actions = [Action.STAND, Action.DOUBLE, Action.FOLD]
+                if self._check_surrender(t, _SURRENDER) is None:
+                    actions.append(Action.SURRENDER)
+                return actions
             actions = [Action.STAND, Action.HIT]
             if self._check_double(t, _DOUBLE) is None:
                 actions.append(Action.DOUBLE)
@@ -572,7 +609,7 @@ class Ochko(club.ClubGame):
         claims = []
         if rules.pairs:
             claims.append(Action.DOUBLE)
-        if rules.pairs or rules.two_aces_split:
+        if (rules.pairs or rules.two_aces_split) and not self._spent(t):
             claims.append(Action.SPLIT)
         return claims
 

@@ -10,11 +10,12 @@ from __future__ import annotations
 import json
 
 import pytest
-from tests.support.engine_dsl import hands, play
+from tests.support.engine_dsl import hands, play, session
 
 from controller.cards import ALL_CARDS
 from controller.effects import CardPlaced, CardsTurned
 from controller.engine import Phase
+from controller.replay import replay_lines
 from controller.rules import RuleError, build_rules
 from controller.view import table_view
 
@@ -242,9 +243,13 @@ def test_the_reveal_turns_every_closed_card():
 PACK_OUT_DEAL = ("bet 1 10", "bet 2 10", "card 7H", "cards TS 2S 9C QS 3S 8C")  # box 1 20, box 2 5, banker 17
 
 
-def _pack_out(*after: str):
+def _spent(*after: str):
     rest = rest_of_pack("7H", "TS", "2S", "9C", "QS", "3S", "8C")  # 45 cards: box 2 draws them all
     return club(*PACK_OUT_DEAL, "stand", "cards " + " ".join(rest), *after, decks=1)
+
+
+def _pack_out(*after: str):
+    return _spent("fold 2", *after)  # box 2 wants a card: it folds, and the run-out begins
 
 
 def test_the_pack_runs_out_while_a_box_still_plays():
@@ -257,15 +262,40 @@ def test_the_pack_runs_out_while_a_box_still_plays():
     assert _pack_out("double").error["code"] == "needs_box"
     assert _pack_out("stand").error["code"] == "not_players_turn"
     assert _pack_out("fold 3").error["code"] == "no_such_box"
-    assert _pack_out("fold 2", "fold 2").error["code"] == "already_chosen"
+    assert _pack_out("fold 2").error["code"] == "already_chosen"
     assert _pack_out("shuffle S2").error["code"] == "round_in_progress"
-    r = _pack_out("double 1", "fold 2")
+    r = _pack_out("double 1")
     rest = " ".join(rest_of_pack("7H", "TS", "2S", "9C", "QS", "3S", "8C"))
     assert hands(r) == [(1, "TS QS", "win", "20"), (2, "2S 3S " + rest, "fold", "-10")]
     assert r.rounds[-1]["pack_out"] is True and r.rounds[-1]["dealer"]["cards"] == ["9C", "8C"]
     assert r.table.phase is Phase.WAITING_FOR_SHUFFLE
     assert _pack_out("card 7H").table.phase is Phase.ATTENTION  # a card after that is unexpected
     assert club("bet 1 10", "card 7H", "cards TS 2D 8C 3D", "fold 1").error["code"] == "pack_not_spent"
+
+
+def test_the_pack_runs_out_only_when_a_box_asks_for_a_card():
+    """rules.md, club-21, The pack runs out while a box still wants cards (003: "Если понтёр просит добрать, а
+    колода кончилась"): a spent pack alone starts nothing; a box that stands settles normally; the run-out
+    begins at the first box that wants a card (it doubles or folds, or a card is read for it, which is
+    unexpected: held, never lost)."""
+    r = _spent()
+    assert r.table.phase is Phase.PLAYERS and r.table.shoe.spent and not r.table.round.pack_out
+    assert [a.value for a in r.table.legal_actions()] == ["stand", "double", "fold"]  # no card to hit with
+    assert table_view(r.table)["next_card"] is None
+    rest = " ".join(rest_of_pack("7H", "TS", "2S", "9C", "QS", "3S", "8C"))
+    r = _spent("stand")  # box 2 stands (over 21): the banker draws no more, the round settles as usual
+    assert hands(r) == [(1, "TS QS", "win", "10"), (2, "2S 3S " + rest, "bust", "-10")]
+    assert not r.rounds[-1].get("pack_out")
+    r = _spent("double")  # box 2 asks: it doubles, and box 1 (standing on 20, not settled) chooses too
+    assert r.table.phase is Phase.PACK_OUT and r.table.round.pack_out
+    r = _spent("double", "fold 1")
+    assert hands(r) == [(1, "TS QS", "fold", "-10"), (2, "2S 3S " + rest, "bust", "-20")]
+    assert _spent("fold 1").error["code"] == "not_your_turn"  # only the box in turn asks for a card
+    r = _spent("card 7H")  # a card read for box 2: it wanted one; the card is held
+    assert r.table.phase is Phase.ATTENTION and [c.code for c in r.table.held] == ["7H"]
+    assert r.table.round.pack_out and len(r.table.round.boxes[1].hands[0].cards) == 47
+    r = _spent("card 7H", "discard", "double 2", "double 1")
+    assert r.error is None and r.rounds[-1]["pack_out"] is True
 
 
 def test_the_pack_runs_out_in_the_banker_draw():
@@ -367,6 +397,17 @@ def test_natural_pays_3_to_2_and_two_aces_split():
     assert r.error["code"] == "split_not_allowed"
 
 
+def test_natural_pays_3_to_2_alone_is_the_variant():
+    """rules.md, club-21, Variants: natural_pays=3:2 (3:2 on a two-card 21 unless the banker has one too, then a
+    push (decided)): the one option gives the variant; natural_against_natural given explicitly still wins."""
+    assert build_rules(CLUB, {"natural_pays": "3:2"}).natural_against_natural.value == "push"
+    assert build_rules(CLUB, {"natural_pays": "3:2", "natural_against_natural": "lose"}) \
+        .natural_against_natural.value == "lose"
+    assert build_rules(CLUB).natural_against_natural.value == "lose"
+    r = club("bet 1 10", "card 7H", "cards AS AD KH KD", natural_pays="3:2")  # both a two-card 21
+    assert hands(r) == [(1, "AS KH", "push", "0")]
+
+
 def test_surrender_after_the_first_two_cards():
     """rules.md, club-21, Variants: surrender (after the first two cards, give up half the stake)."""
     steps = ("bet 1 10", "bet 2 10", "card 7H", "cards TS 9H 6D 5C 9C TD")
@@ -380,6 +421,20 @@ def test_surrender_after_the_first_two_cards():
 
 
 # ---------------------------------------------------------------------------- secrecy
+def test_stand_and_split_name_the_box_in_turn():
+    """rules.md, club-21: the other boxes, from the croupier's left, draw one card at a time as long as they
+    like: a stand or split that names its box is refused unless that box is in turn (the dealer meant another)."""
+    steps = ("bet 1 10", "bet 2 10", "card 7H", "cards 8S 9H 6D 8D 9C TD")  # box 1 8-8, box 2 9-9
+    lines = session(*steps, profile=CLUB, pairs=True)
+    stand2, split2 = json.dumps({"type": "stand", "box": 2}), json.dumps({"type": "split", "box": 2})
+    r = replay_lines([*lines, stand2])
+    assert r.error["code"] == "not_your_turn" and "box 1's turn, not box 2's" in r.error["message"]
+    assert replay_lines([*lines, split2]).error["code"] == "not_your_turn"
+    r = replay_lines([*lines, json.dumps({"type": "stand", "box": 1}), split2])
+    assert r.error is None and len(r.table.round.boxes[1].hands) == 2
+    assert club(*steps, "stand", "stand").error is None  # the box stays optional
+
+
 def test_the_view_never_tells_a_closed_hand():
     """rules.md, club-21: the box displays show no player's total, only that the box has cards, until the
     reveal; what a viewer is offered does not depend on the closed cards (pairs)."""

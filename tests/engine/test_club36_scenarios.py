@@ -319,3 +319,17 @@ def test_the_view_of_the_bank_and_the_duel():
                                                               "banker_kept_card": False}
     assert view["legal_actions"] == ["stand", "hit", "bet", "dark"]
     assert "9S" not in json.dumps(view) and "7D" not in json.dumps(view)
+
+
+def test_stand_names_the_box_in_its_duel():
+    """rules.md, club-21-36, Duels: the boxes play the banker one at a time, from the croupier's left: a stand that
+    names its box is refused unless that box is in its duel (the dealer meant another)."""
+    from tests.support.engine_dsl import session
+
+    from controller.replay import replay_lines
+
+    lines = session(BANK, *DEAL, profile=GAME)
+    r = replay_lines([*lines, json.dumps({"type": "stand", "box": 2})])
+    assert r.error["code"] == "not_your_turn" and "box 1's turn, not box 2's" in r.error["message"]
+    r = replay_lines([*lines, json.dumps({"type": "stand", "box": 1})])
+    assert r.error is None and r.table.phase is Phase.DEALER

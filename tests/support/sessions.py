@@ -344,6 +344,10 @@ class Session:
             kind = self.choose.one(self.actions)
         elif phase is Phase.BETTING and self.table.pending:
             kind = self.choose.one(BETTING_WITH_BETS if self.game == "blackjack" else ("card", "bet"))
+        elif phase is Phase.PLAYERS and self.game == "club-21" and not self.shoe:
+            # The pack is spent (club-21): the box in turn stands, or asks for a card (double or fold: the
+            # run-out begins), or a card is read (held).
+            kind = self.choose.one(("stand", "double", "fold", "double_box", "card"))
         else:
             kind = self.choose.one(self.plausible[phase])
         event = self.make_event(kind)
