@@ -46,7 +46,8 @@ def test_a_seed_gives_the_same_figures_and_another_seed_others() -> None:
 
 
 @pytest.mark.parametrize(("profile", "edge", "net_cents", "voids", "pack_outs", "shuffles"), [
-    ("club-21", -22.15, 1_329_000, 145, 70, 264),
+    # club-21 since its pack runs out only when a box asks for a card (issue 24): fewer run-outs (70 before)
+    ("club-21", -21.7167, 1_303_000, 145, 49, 264),
     ("club-21-36", 8.4333, -506_000, 111, 0, 1079),
 ])
 def test_a_seed_gives_the_figures_it_always_gave(profile: str, edge: float, net_cents: int, voids: int,
