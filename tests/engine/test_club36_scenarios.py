@@ -11,9 +11,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from tests.support.engine_dsl import hands, play
+from tests.support.engine_dsl import hands, play, rest_of_pack
 
-from controller.cards import ALL_CARDS
 from controller.engine import Phase
 from controller.rules import RuleError, build_rules
 from controller.view import table_view
@@ -25,20 +24,6 @@ DEAL = ("bet 1 10", "bet 2 20", "cards 9S 8H 7D", "card 6C")  # box 1 9S, box 2 
 
 def duels(*steps: str, **options):
     return play(*steps, profile=GAME, **options)
-
-
-def rest_of_pack(*used: str) -> list[str]:
-    """The codes of one 36-card pack not in ``used``."""
-    taken = list(used)
-    out = []
-    for card in ALL_CARDS:
-        if card.rank in "2345":
-            continue
-        if card.code in taken:
-            taken.remove(card.code)
-        else:
-            out.append(card.code)
-    return out
 
 
 def bank(r) -> dict:
@@ -301,7 +286,7 @@ def test_a_pack_shuffled_in_the_middle_of_a_round():
     """rules.md, club-21-36 (decided): a pack spent in the middle of a round of duels is shuffled again (less
     the cards on the table) and play goes on after its bottom card."""
     deal = ["TS", "8H", "7D", "6C"]  # box 1 TS, box 2 8H, the banker 7D; bottom 6C
-    rest = rest_of_pack(*deal, "TC")  # 31 cards: box 1 draws them dark
+    rest = rest_of_pack(36, *deal, "TC")  # 31 cards: box 1 draws them dark
     r = duels(BANK, "bet 1 10", "bet 2 10", "cards " + " ".join(deal), "dark", "cards " + " ".join(rest), "stand",
               "card TC")
     assert r.table.shoe.spent and r.table.next_card() == "banker"

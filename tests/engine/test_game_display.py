@@ -11,9 +11,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from tests.support.engine_dsl import play
+from tests.support.engine_dsl import play, rest_of_pack
 
-from controller.cards import ALL_CARDS
 from controller.engine import Phase, Table
 from controller.games import GAMES
 from controller.games.base import ShoeFigure
@@ -23,20 +22,6 @@ from controller.view import table_view
 
 CLUB_FIGURES = ["dealt", "left", "bottom_card", "ranks_left"]
 BLACKJACK_FIGURES = ["dealt", "burned", "penetration", "cut_card", "right_to_cut", "count", "ranks_left"]
-
-
-def _pack(size: int, *used: str) -> list[str]:
-    """The codes of one pack (52, or 36: six to ace) not in ``used``."""
-    taken = list(used)
-    out = []
-    for card in ALL_CARDS:
-        if size == 36 and card.rank in "2345":
-            continue
-        if card.code in taken:
-            taken.remove(card.code)
-        else:
-            out.append(card.code)
-    return out
 
 
 @pytest.mark.parametrize("profile", sorted(PROFILES))
@@ -56,7 +41,7 @@ def test_the_view_of_each_profile_lists_its_game_s_shoe_figures_and_names_its_de
 
 def test_a_club_pack_run_out_in_the_deal_is_void_for_that_reason():
     """rules.md, club-21: the pack running out before every box and the banker have two cards voids the deal."""
-    pack = _pack(52, "7H", "2S", "3S", "4S", "5S")
+    pack = rest_of_pack(52, "7H", "2S", "3S", "4S", "5S")
     r = play("bet 1 10", "card 7H", "cards 2S 3S 4S 5S", "cards " + " ".join(pack[:44]), "stand", "banker_stand",
              "bet 1 10", "bet 2 10", "cards " + " ".join(pack[44:]), profile="club-21", decks=1)
     assert r.rounds[-1]["void"] is True and r.rounds[-1]["void_reason"] == "pack_ran_out"

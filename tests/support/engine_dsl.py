@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from controller.cards import ALL_CARDS
 from controller.replay import ReplayResult, replay_lines
 
 
@@ -82,3 +83,17 @@ def hands(result: ReplayResult, round_index: int = -1) -> list[tuple[int, str, s
     """(box, cards, outcome, net) of each hand of a settled round."""
     r = result.rounds[round_index]
     return [(h["box"], " ".join(h["cards"]), h["outcome"], h["net"]) for h in r["hands"]]
+
+
+def rest_of_pack(size: int, *used: str) -> list[str]:
+    """The codes of one pack (52 cards, or 36: six to ace) not in ``used``, in the pack's order."""
+    taken = list(used)
+    out = []
+    for card in ALL_CARDS:
+        if size == 36 and card.rank in "2345":
+            continue
+        if card.code in taken:
+            taken.remove(card.code)
+        else:
+            out.append(card.code)
+    return out
