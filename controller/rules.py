@@ -10,7 +10,7 @@ from __future__ import annotations
 from decimal import Decimal
 from enum import Enum
 from functools import cached_property
-from typing import Annotated, Any, Iterable, Literal, Union
+from typing import TYPE_CHECKING, Annotated, Any, Iterable, Literal, Union
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -80,7 +80,35 @@ def _parts(text: str) -> tuple[int, int]:
     return int(a), int(b)
 
 
-class RuleProfile(BaseModel):
+class _Limits:
+    """The table's limits in whole cents, as the engine counts them: one definition for every game's rules.
+
+    A plain mixin, not a model: the fields (``chip_unit``, ``table_min``, ``table_max``) stay where
+    each game's rules declare them, so the rules' JSON keeps its order.
+    """
+
+    if TYPE_CHECKING:  # declared by each game's rules: annotations here would make them fields first
+        chip_unit: Decimal
+        table_min: Decimal
+        table_max: Decimal
+
+    @cached_property
+    def chip_cents(self) -> int:
+        """The chip unit in cents."""
+        return int(self.chip_unit * 100)
+
+    @cached_property
+    def table_min_cents(self) -> int:
+        """The table minimum, the least stake, in cents (rounded up to a whole cent)."""
+        return -int(-self.table_min * 100 // 1)
+
+    @cached_property
+    def table_max_cents(self) -> int:
+        """The table maximum, the greatest stake, in cents (rounded down to a whole cent)."""
+        return int(self.table_max * 100 // 1)
+
+
+class RuleProfile(_Limits, BaseModel):
     """One table's rules. Built-in profiles are in PROFILES; override any option by name."""
 
     model_config = ConfigDict(frozen=True, extra="forbid", use_enum_values=False)
@@ -207,22 +235,8 @@ class RuleProfile(BaseModel):
         """Suited three sevens payout as a multiple of the bet."""
         return _ratio(self.three_sevens_suited_pays)
 
-    # The same values in whole cents and whole-number ratios, as the engine counts them.
-    @cached_property
-    def chip_cents(self) -> int:
-        """The chip unit in cents."""
-        return int(self.chip_unit * 100)
-
-    @cached_property
-    def table_min_cents(self) -> int:
-        """The table minimum in cents (rounded up to a whole cent)."""
-        return -int(-self.table_min * 100 // 1)
-
-    @cached_property
-    def table_max_cents(self) -> int:
-        """The table maximum in cents (rounded down to a whole cent)."""
-        return int(self.table_max * 100 // 1)
-
+    # The same values in whole cents and whole-number ratios, as the engine counts them
+    # (the limits' cents: _Limits).
     @cached_property
     def blackjack_parts(self) -> tuple[int, int]:
         """Blackjack payout as (numerator, denominator)."""
@@ -272,7 +286,7 @@ def _none_word(value: Any) -> Any:
     return value
 
 
-class _ClubRules(BaseModel):
+class _ClubRules(_Limits, BaseModel):
     """What both club games of 003 share: the pack and its bottom card, the banker's drawing, the table."""
 
     model_config = ConfigDict(frozen=True, extra="forbid", use_enum_values=False)
@@ -347,21 +361,6 @@ class _ClubRules(BaseModel):
     def members(self) -> tuple[bool, ...]:
         """Whether each card (by Card.index) belongs to this pack."""
         return pack_members(self.pack)
-
-    @cached_property
-    def chip_cents(self) -> int:
-        """The chip unit in cents."""
-        return int(self.chip_unit * 100)
-
-    @cached_property
-    def table_min_cents(self) -> int:
-        """The least stake in cents (rounded up to a whole cent)."""
-        return -int(-self.table_min * 100 // 1)
-
-    @cached_property
-    def table_max_cents(self) -> int:
-        """The greatest stake in cents (rounded down to a whole cent)."""
-        return int(self.table_max * 100 // 1)
 
     def options(self) -> dict[str, Any]:
         """Every option as JSON-ready data (what a session's `rules` line carries)."""
