@@ -34,7 +34,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from tablectl.service import TableService
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
-_CARD_DESTINATIONS = ("box", "dealer", "burn", "held", "discard")
+# Where the engine places a card (controller.effects.CardPlaced.to); a club pack's bottom card is its own.
+_CARD_DESTINATIONS = ("box", "dealer", "burn", "bottom", "held", "discard")
 _LATENCY_BUCKETS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0)
 
 
@@ -166,7 +167,7 @@ class MetricsOutput:
         for effect in effects:
             # type(effect) itself, not a local holding it: mypy narrows `effect` only on the former.
             if type(effect) is CardPlaced:
-                to = effect.to if effect.to in _CARD_DESTINATIONS else "box"
+                to = effect.to if effect.to in _CARD_DESTINATIONS else "other"  # never taken for a box's card
                 m.cards.inc(1, to)
             elif type(effect) is RoundSettled:
                 m.rounds.inc()

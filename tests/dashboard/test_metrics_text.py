@@ -12,7 +12,8 @@ from types import SimpleNamespace
 from prometheus_client.parser import text_string_to_metric_families
 
 from controller.alerts import AlertKind
-from tablectl.metrics import TableMetrics, _link_lines
+from controller.effects import CardPlaced
+from tablectl.metrics import MetricsOutput, TableMetrics, _link_lines
 
 
 def _families(text: str) -> dict[str, object]:
@@ -71,3 +72,14 @@ def test_a_help_text_or_label_with_quotes_backslashes_and_newlines_still_parses(
     (sample,) = family.samples
     assert sample.labels == {"why": 'a "quoted" \\ value\nover two lines'} and sample.value == 1.0
     assert family.documentation == 'help with "quotes", a \\ and a\nnewline'
+
+
+def test_a_club_pack_s_bottom_card_is_not_counted_as_a_box_card() -> None:
+    """Issue 24: the bottom card, shown face up under a club pack, was counted as a card dealt to a box."""
+    m = TableMetrics()
+    table = SimpleNamespace(open_alerts=lambda: [])  # (the output reads the effects and the open alerts' count)
+    MetricsOutput(m).handle([CardPlaced("9H", "bottom"), CardPlaced("TS", "box", 1, 0, face_down=True)],
+                            table)  # type: ignore[arg-type]
+    cards = {tuple(sorted(s.labels.items())): s.value
+             for s in _families(m.render().decode())["tablectl_cards"].samples}  # type: ignore[attr-defined]
+    assert cards[(("to", "bottom"),)] == 1.0 and cards[(("to", "box"),)] == 1.0
