@@ -200,13 +200,19 @@ class Table:
         snap.load_table(table, state)
         return table
 
-    # ------------------------------------------------------------------ shared helpers
-    def _set_phase(self, phase: Phase) -> None:
+    # ------------------------------------------------------------------ what a game may do (games.base.TableOps)
+    def emit(self, effect: Effect) -> None:
+        """Add an effect of the input being applied (what the service passes on to the outputs)."""
+        self._fx.append(effect)
+
+    def set_phase(self, phase: Phase) -> None:
+        """Move the table to `phase`, with the effect that says so (none when it is there already)."""
         if phase is not self.phase:
             self._fx.append(_PHASE_CHANGED[self.phase][phase])
             self.phase = phase
 
-    def _raise_alert(self, kind: AlertKind, message: str, at: datetime | None, secret: str | None = None) -> Alert:
+    def raise_alert(self, kind: AlertKind, message: str, at: datetime | None, secret: str | None = None) -> Alert:
+        """Put an alert on the board (or count a repeat of one there); `secret` is the supervisor's detail only."""
         # The board is bounded (alerts.py): a repeat is counted on the alert it repeats, and past
         # MAX_ALERTS_PER_KIND - 1 alerts of a kind, one more alert counts every further one.
         same = self._on_board(kind, message)
@@ -264,13 +270,14 @@ class Table:
                     del self.reservations[box]
                     self._fx.append(ReservationLapsed(box))
 
-    def _hold(self, card: Card, why: str, at: datetime | None) -> None:
+    def hold(self, card: Card, why: str, at: datetime | None) -> None:
+        """Keep a card nobody may take now: held (never lost), the table in attention, an alert saying `why`."""
         self.held.append(card)
         self._fx.append(CardPlaced(card.code, "held"))
         if self.phase is not Phase.ATTENTION:
             self.resume_phase = self.phase
-            self._set_phase(Phase.ATTENTION)
-        self._raise_alert(AlertKind.UNEXPECTED_CARD, f"unexpected card {card.code}: {why}", at)
+            self.set_phase(Phase.ATTENTION)
+        self.raise_alert(AlertKind.UNEXPECTED_CARD, f"unexpected card {card.code}: {why}", at)
 
     def _shuffle_due(self) -> bool:
         shoe = self.shoe
@@ -287,28 +294,28 @@ class Table:
                 foreign = not shoe.in_pack(card)
                 to = None if foreign else self.game.face_down_next(self)
                 if to is not None:  # the alert must not say what the face-down card is
-                    self._raise_alert(AlertKind.INTEGRITY, f"the card dealt face down to {to} is not "
+                    self.raise_alert(AlertKind.INTEGRITY, f"the card dealt face down to {to} is not "
                                       f"possible in shoe {shoe.shoe_id} (the supervisor sees which)", e.at, problem)
                 elif not foreign and any(c is card for c in self.game.hidden_cards(self)):
                     # A twin of a card face down ("KD seen 2 times"): naming it would say what that card is.
-                    self._raise_alert(AlertKind.INTEGRITY, f"a card of this round is not possible in shoe "
+                    self.raise_alert(AlertKind.INTEGRITY, f"a card of this round is not possible in shoe "
                                       f"{shoe.shoe_id} (the supervisor sees which)", e.at, problem)
                 else:
-                    self._raise_alert(AlertKind.INTEGRITY, problem, e.at)
+                    self.raise_alert(AlertKind.INTEGRITY, problem, e.at)
             if e.position is not None:
                 found = shoe.position_problem(e.position, card)
                 if found is not None:
-                    self._raise_alert(AlertKind.INTEGRITY, found[0], e.at)
+                    self.raise_alert(AlertKind.INTEGRITY, found[0], e.at)
                     if found[1]:
-                        self._hold(card, f"the shoe had dealt card {e.position} already", e.at)
+                        self.hold(card, f"the shoe had dealt card {e.position} already", e.at)
                         return
             if foreign:  # a 2 to 5 in a 36-card pack: nobody may take it (held, like any such card)
-                self._hold(card, f"not a card of the {shoe.pack}-card pack", e.at)
+                self.hold(card, f"not a card of the {shoe.pack}-card pack", e.at)
                 return
         self._place(self, card, e)
         if shoe is not None and shoe.spent and self.round is not None and self.next_card() is not None \
                 and not any(a.kind is AlertKind.SHOE_EMPTY and a.active for a in self.alerts):
-            self._raise_alert(AlertKind.SHOE_EMPTY,
+            self.raise_alert(AlertKind.SHOE_EMPTY,
                               f"shoe {shoe.shoe_id} is empty in round {self.round.number}: load a new shoe and the "
                               "round goes on with its cards, or the supervisor voids the round", e.at)
 
@@ -322,7 +329,8 @@ class Table:
         now = at or self.now
         return since is not None and now is not None and now - since >= timedelta(minutes=self.rules.reservation_minutes)
 
-    def _check_bet(self, e: ev.PlaceBet) -> Refusal | None:
+    def check_bet(self, e: ev.PlaceBet) -> Refusal | None:
+        """Why a bet is refused now (closed, limits, chips, a reserved box), or None."""
         if self.phase not in BETWEEN_ROUNDS:
             return Refusal("bets_closed", "bets are closed: the round has started")
         rules = self.rules
@@ -348,15 +356,16 @@ class Table:
                            f"box {e.box} would hold {money(total)}, under the table minimum {money(rules.table_min_cents)}")
         return None
 
-    def _on_bet(self, e: ev.PlaceBet) -> None:
+    def on_bet(self, e: ev.PlaceBet) -> None:
+        """Add a bet to its box for the next round."""
         bets = self.pending.get(e.box, {})
         player = self._bettor(e, bets)
         new_bets = dict(bets)
-        new_bets[player] = new_bets.get(player, 0) + to_cents(e.amount)  # type: ignore[operator]  # _check_bet: whole cents
+        new_bets[player] = new_bets.get(player, 0) + to_cents(e.amount)  # type: ignore[operator]  # check_bet: whole cents
         self.pending[e.box] = new_bets
         self.reservations.pop(e.box, None)
         if self.phase is Phase.SETTLED:
-            self._set_phase(Phase.BETTING)
+            self.set_phase(Phase.BETTING)
 
     def _check_reserve(self, e: ev.Reserve) -> Refusal | None:
         if e.box > self.rules.boxes:
@@ -375,7 +384,8 @@ class Table:
         shoe = self.shoe
         return shoe is not None and shoe.dealt == shoe.burned and self.phase is not Phase.WAITING_FOR_SHUFFLE
 
-    def _check_shuffle(self, e: ev.Shuffle) -> Refusal | None:
+    def check_shuffle(self, e: ev.Shuffle) -> Refusal | None:
+        """Why a shuffle (a new shoe) is refused now, or None (the table's rule; a game may add its own)."""
         shoe = self.shoe
         if self.link_up and (e.shoe_id is None or (shoe is not None and e.shoe_id == shoe.shoe_id)):
             # The integrity count spans a physical shoe: only a new load, which the shoe names, ends it.
@@ -405,11 +415,12 @@ class Table:
         size = self.game.pack_size(self)
         shoe = ShoeTracker(e.shoe_id or f"shoe-{self.shoes_loaded}", rules.decks, repeats, rules.pack, size)
         if e.card_count is not None and e.card_count != size:
-            self._raise_alert(AlertKind.INTEGRITY, f"shoe {shoe.shoe_id} reports {e.card_count} cards loaded, but the "
+            self.raise_alert(AlertKind.INTEGRITY, f"shoe {shoe.shoe_id} reports {e.card_count} cards loaded, but the "
                               f"rules' pack holds {size} ({rules.decks} x {rules.pack})", e.at)
         return shoe
 
-    def _on_shuffle(self, e: ev.Shuffle) -> None:
+    def on_shuffle(self, e: ev.Shuffle) -> None:
+        """A new shoe is in: track it, end the due shuffle and the empty-shoe alerts."""
         shoe = self.shoe
         if self.round is not None:  # the spent shoe is replaced in the middle of its round
             self.shoe = self._new_shoe(e, 0)
@@ -420,9 +431,10 @@ class Table:
         self.burn_left = self.rules.burn_cards
         self.right_to_cut = None
         self._resolve_alerts(AlertKind.SHUFFLE_DUE, acknowledged_by=e.actor or "dealer", at=e.at)
-        self._set_phase(Phase.BETTING)
+        self.set_phase(Phase.BETTING)
 
-    def _check_rules(self, e: ev.SetRules) -> Refusal | None:
+    def check_rules(self, e: ev.SetRules) -> Refusal | None:
+        """Why new rules are refused now (only between rounds with no bets down), or None."""
         if self.phase not in BETWEEN_ROUNDS or self.pending:
             return Refusal("rules_locked", "rules change only between rounds with no bets on the table")
         try:
@@ -431,11 +443,12 @@ class Table:
             return Refusal("bad_rules", str(exc))
         return None
 
-    def _on_rules(self, e: ev.SetRules) -> None:
+    def on_rules(self, e: ev.SetRules) -> None:
+        """Play by new rules from the next round (a new game's state when the game changes)."""
         rules = build_rules(e.profile, e.options)
         old = self.rules
         if self.shoe is not None and (rules.shoe_size != old.shoe_size or rules.game != old.game):
-            self._set_phase(Phase.WAITING_FOR_SHUFFLE)  # another pack, or another game's: shuffle it in
+            self.set_phase(Phase.WAITING_FOR_SHUFFLE)  # another pack, or another game's: shuffle it in
         if rules.game != old.game:
             self._use_game(GAMES[rules.game])
             self.game_state = self.game.new_state()
@@ -453,7 +466,7 @@ class Table:
         self.held = []
         resume = self.resume_phase or Phase.BETTING
         self.resume_phase = None
-        self._set_phase(resume)
+        self.set_phase(resume)
         self._resolve_alerts(AlertKind.UNEXPECTED_CARD, acknowledged_by=e.actor or "supervisor", at=e.at)
 
     def _check_void(self, e: ev.VoidRound) -> Refusal | None:
@@ -470,7 +483,7 @@ class Table:
         self._resolve_alerts(AlertKind.UNEXPECTED_CARD, acknowledged_by=e.actor or "supervisor", at=e.at)
         if r is None:
             self.pending = {}  # bets placed for a round that never started go back
-            self._set_phase(Phase.WAITING_FOR_SHUFFLE if self._shuffle_due() else Phase.BETTING)
+            self.set_phase(Phase.WAITING_FOR_SHUFFLE if self._shuffle_due() else Phase.BETTING)
             return
         self.game.void(self)
 
@@ -479,7 +492,7 @@ class Table:
 
     def _on_shoe_fault(self, e: ev.ShoeFault) -> None:
         detail = f": {e.detail}" if e.detail else ""
-        self._raise_alert(AlertKind.SHOE_FAULT, f"{_fault_prefix(e.kind)}{detail}", e.at)
+        self.raise_alert(AlertKind.SHOE_FAULT, f"{_fault_prefix(e.kind)}{detail}", e.at)
 
     def _on_shoe_fault_cleared(self, e: ev.ShoeFaultCleared) -> None:
         # The cause is gone, not the alert: it stays on the board (and in the journal) until a
@@ -496,7 +509,7 @@ class Table:
     def _on_link_down(self, e: ev.LinkDown) -> None:
         self.link_up = False
         if not any(a.kind is AlertKind.LINK_DOWN and a.active for a in self.alerts):
-            self._raise_alert(AlertKind.LINK_DOWN, f"shoe link down: {e.reason or 'no answer'}", e.at)
+            self.raise_alert(AlertKind.LINK_DOWN, f"shoe link down: {e.reason or 'no answer'}", e.at)
 
     def _on_link_up(self, e: ev.LinkUp) -> None:
         self.link_up = True
@@ -529,10 +542,10 @@ class Table:
                        f"{missing} missing (a journal put back from a copy, or cards lost)")
             shoe.last_position = stored  # said once: the next card is not a second gap
         if not any(a.kind is AlertKind.INTEGRITY and a.active and a.message == message for a in self.alerts):
-            self._raise_alert(AlertKind.INTEGRITY, message, e.at)
+            self.raise_alert(AlertKind.INTEGRITY, message, e.at)
 
     def _on_call_pit(self, e: ev.CallPit) -> None:
-        self._raise_alert(AlertKind.CALL_PIT, f"{e.actor or 'the dealer'} calls the pit", e.at)
+        self.raise_alert(AlertKind.CALL_PIT, f"{e.actor or 'the dealer'} calls the pit", e.at)
 
     def _check_ack(self, e: ev.AcknowledgeAlert) -> Refusal | None:
         if not any(alert.id == e.alert_id for alert in self.alerts):
@@ -546,7 +559,7 @@ class Table:
         self._drop_closed_alerts()
 
     # ================================================================== what every game's round shares
-    def _take_pending(self, make: Callable[[int, dict[str, int], str | None], BoxInPlay] = BoxInPlay
+    def take_pending(self, make: Callable[[int, dict[str, int], str | None], BoxInPlay] = BoxInPlay
                       ) -> list[BoxInPlay]:
         """A new round takes the bets placed: one box in play per box bet on, in box order (``make``
         builds each from its number, its bets and its owner)."""
@@ -559,7 +572,7 @@ class Table:
         self.last_round_players = len({p for b in boxes for p in b.bets})
         return boxes
 
-    def _finish_round(self, r: Round) -> None:
+    def finish_round(self, r: Round) -> None:
         """The round is settled (every hand has its outcome): it goes on show, the table moves on."""
         self.game.reveal_all(self, r)  # a round over has no secret left
         self._resolve_alerts(AlertKind.SHOE_EMPTY)
@@ -568,29 +581,29 @@ class Table:
         self._fx.append(RoundSettled(r))
         # SETTLED is passed through: the table is at once ready for the next bets (or a shuffle),
         # while last_round keeps the result on show until the next round's first card.
-        self._set_phase(Phase.SETTLED)
+        self.set_phase(Phase.SETTLED)
         if self.rules.reshuffle_every_round:
-            self._set_phase(Phase.WAITING_FOR_SHUFFLE)
+            self.set_phase(Phase.WAITING_FOR_SHUFFLE)
         elif self.shoe is not None and self.shoe.cut_card_out:
-            self._set_phase(Phase.WAITING_FOR_SHUFFLE)
-            self._raise_alert(AlertKind.SHUFFLE_DUE,
+            self.set_phase(Phase.WAITING_FOR_SHUFFLE)
+            self.raise_alert(AlertKind.SHUFFLE_DUE,
                               f"the cut card is out: shuffle (right to cut: {self.right_to_cut})", None)
         elif self.shoe is not None and self.shoe.spent:
-            self._set_phase(Phase.WAITING_FOR_SHUFFLE)
-            self._raise_alert(AlertKind.SHUFFLE_DUE, f"shoe {self.shoe.shoe_id} is spent: shuffle", None)
+            self.set_phase(Phase.WAITING_FOR_SHUFFLE)
+            self.raise_alert(AlertKind.SHUFFLE_DUE, f"shoe {self.shoe.shoe_id} is spent: shuffle", None)
         elif self.shoe is not None and self.shoe.must_shuffle:
-            self._set_phase(Phase.WAITING_FOR_SHUFFLE)
-            self._raise_alert(AlertKind.SHUFFLE_DUE, f"the bottom card of shoe {self.shoe.shoe_id} is an ace: "
+            self.set_phase(Phase.WAITING_FOR_SHUFFLE)
+            self.raise_alert(AlertKind.SHUFFLE_DUE, f"the bottom card of shoe {self.shoe.shoe_id} is an ace: "
                               "shuffle and cut again", None)
         else:
-            self._set_phase(Phase.BETTING)
+            self.set_phase(Phase.BETTING)
 
 
 Table._DISPATCH = {
     ev.CardDrawn: (None, Table._on_card),
-    ev.PlaceBet: (Table._check_bet, Table._on_bet),
-    ev.Shuffle: (Table._check_shuffle, Table._on_shuffle),
-    ev.SetRules: (Table._check_rules, Table._on_rules),
+    ev.PlaceBet: (Table.check_bet, Table.on_bet),
+    ev.Shuffle: (Table.check_shuffle, Table.on_shuffle),
+    ev.SetRules: (Table.check_rules, Table.on_rules),
     ev.Reserve: (Table._check_reserve, Table._on_reserve),
     ev.DiscardCard: (Table._check_discard, Table._on_discard),
     ev.VoidRound: (Table._check_void, Table._on_void),

@@ -7,28 +7,94 @@ decisions (its events, each a check and a handler), what may be decided now, who
 next card, the round's record, snapshot and view. A game object holds no table state: every
 method takes the table, so one instance serves every table (``controller.games.GAMES``).
 
-A game changes the table only from inside `Table.apply` (its handlers and `place`), through
-the table's helpers: ``_set_phase``, ``_raise_alert``, ``_hold``, ``_finish_round``,
-``_resolve_alerts`` and the effects list ``_fx``. Its checks change nothing.
+A game changes the table only from inside `Table.apply` (its handlers and `place`), and only
+through `TableOps`: the whole of what a game may read and do at the table, typed, so the type
+checker refuses a game that reaches further. Its checks change nothing.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from enum import Enum
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping, Protocol
 
 from ..cards import Card
 from ..legality import Action, Refusal
 from ..round import VoidReason
 
 if TYPE_CHECKING:  # the engine imports the games, never the other way round at run time
-    from ..engine import Table
-    from ..events import CardDrawn
-    from ..round import Round
+    from datetime import datetime
 
-Check = Callable[["Table", Any], "Refusal | None"]
-Handler = Callable[["Table", Any], None]
+    from .. import events as ev
+    from ..alerts import Alert, AlertKind
+    from ..effects import Effect
+    from ..events import CardDrawn
+    from ..hand import BoxInPlay
+    from ..phase import Phase
+    from ..round import Round
+    from ..rules import Rules
+    from ..shoe import ShoeTracker
+
+class TableOps(Protocol):
+    """What a game may read and do at the table: the seam between `Table` and its games, whole.
+
+    `Table` has all of it (the type checker proves that where the engine hands itself to a game).
+    A game that needs more asks for it here, in the open, instead of reaching into the table.
+    """
+
+    # What the game reads, and the few fields its own rounds move on.
+    rules: Rules
+    phase: Phase
+    round: Round | None
+    previous: Round | None
+    shoe: ShoeTracker | None
+    pending: dict[int, dict[str, int]]
+    game_state: Any
+    burn_left: int
+    rounds_played: int
+    resume_phase: Phase | None
+    right_to_cut: str | None
+
+    def emit(self, effect: Effect) -> None:
+        """Add an effect of the input being applied."""
+
+    def set_phase(self, phase: Phase) -> None:
+        """Move the table to `phase`."""
+
+    def raise_alert(self, kind: AlertKind, message: str, at: datetime | None, secret: str | None = None) -> Alert:
+        """Put an alert on the board."""
+
+    def hold(self, card: Card, why: str, at: datetime | None) -> None:
+        """Keep a card nobody may take now (held, never lost; the table in attention)."""
+
+    def finish_round(self, r: Round) -> None:
+        """The round is settled: on show, the table moves on."""
+
+    def take_pending(self, make: Callable[[int, dict[str, int], str | None], BoxInPlay] = ...) -> list[BoxInPlay]:
+        """The bets placed, as the boxes of a new round."""
+
+    # The shared events a game plays its own way still go through the table's own rule.
+    def check_shuffle(self, e: ev.Shuffle) -> Refusal | None:
+        """The table's refusal of a shuffle, if any."""
+
+    def on_shuffle(self, e: ev.Shuffle) -> None:
+        """The table takes the new shoe."""
+
+    def check_rules(self, e: ev.SetRules) -> Refusal | None:
+        """The table's refusal of new rules, if any."""
+
+    def on_rules(self, e: ev.SetRules) -> None:
+        """The table takes the new rules."""
+
+    def check_bet(self, e: ev.PlaceBet) -> Refusal | None:
+        """The table's refusal of a bet, if any."""
+
+    def on_bet(self, e: ev.PlaceBet) -> None:
+        """The table takes the bet."""
+
+
+Check = Callable[["TableOps", Any], "Refusal | None"]
+Handler = Callable[["TableOps", Any], None]
 Dispatch = Mapping[type, "tuple[Check | None, Handler]"]
 
 
@@ -84,50 +150,50 @@ class Game(ABC):
 
     # ------------------------------------------------------------------ cards
     @abstractmethod
-    def place(self, table: Table, card: Card, e: CardDrawn) -> None:
+    def place(self, table: TableOps, card: Card, e: CardDrawn) -> None:
         """Put a card the shoe dealt where it goes now (never refused: a card nobody may take is held)."""
 
     @abstractmethod
-    def face_down_next(self, table: Table) -> str | None:
+    def face_down_next(self, table: TableOps) -> str | None:
         """To whom the next card would go face down ('the dealer', 'box 3'), or None: an alert about
         a face-down card must not name it."""
 
     @abstractmethod
-    def next_card(self, table: Table) -> str | None:
+    def next_card(self, table: TableOps) -> str | None:
         """Who takes the next card now ('box N', 'dealer', ...), or None when no card is expected."""
 
     @abstractmethod
-    def hidden_cards(self, table: Table) -> list[Card]:
+    def hidden_cards(self, table: TableOps) -> list[Card]:
         """The cards on the table now that every role below supervisor must not see."""
 
-    def hole_card_hidden(self, table: Table) -> bool:
+    def hole_card_hidden(self, table: TableOps) -> bool:
         """A card of the dealer's (the banker's) is face down now."""
         return False
 
-    def reveal_all(self, table: Table, r: Round) -> None:
+    def reveal_all(self, table: TableOps, r: Round) -> None:
         """A round is over: it keeps no secret (turn every card still face down)."""
 
-    def cards_in_play(self, table: Table) -> list[Card]:
+    def cards_in_play(self, table: TableOps) -> list[Card]:
         """The cards still on the table that a pack shuffled in now does not hold (none: a new shoe is whole)."""
         return []
 
-    def pack_size(self, table: Table) -> int:
+    def pack_size(self, table: TableOps) -> int:
         """How many cards a pack shuffled in now holds (what the shoe should report loading)."""
         return table.rules.shoe_size - len(self.cards_in_play(table))
 
     # ------------------------------------------------------------------ decisions
     @abstractmethod
-    def legal_actions(self, table: Table) -> list[Action]:
+    def legal_actions(self, table: TableOps) -> list[Action]:
         """The decisions that may be taken now, as `Table.apply` would accept them."""
 
     @abstractmethod
-    def void(self, table: Table, reason: VoidReason = VoidReason.SUPERVISOR) -> None:
+    def void(self, table: TableOps, reason: VoidReason = VoidReason.SUPERVISOR) -> None:
         """Void the round in play (the supervisor's, for a misdeal, or the game's own ``reason``): settle it
         as void, keep why (``Round.void_reason``) and finish it."""
 
     # ------------------------------------------------------------------ views and snapshots
     @abstractmethod
-    def view(self, table: Table, reveal: bool) -> dict[str, Any]:
+    def view(self, table: TableOps, reveal: bool) -> dict[str, Any]:
         """The round's part of `controller.view.table_view`; ``reveal`` is the supervisor's view."""
 
     @abstractmethod
@@ -135,7 +201,7 @@ class Game(ABC):
         """A round (in play or settled) as plain JSON-ready data."""
 
     @abstractmethod
-    def load_round(self, table: Table, data: Any) -> Round:
+    def load_round(self, table: TableOps, data: Any) -> Round:
         """A round from `dump_round` data for this table's rules, validated strictly (SnapshotError names
         what is wrong)."""
 
@@ -143,11 +209,11 @@ class Game(ABC):
         """What the game keeps between rounds on a new table (None when nothing): `Table.game_state`."""
         return None
 
-    def dump_state(self, table: Table) -> Any:
+    def dump_state(self, table: TableOps) -> Any:
         """What the game keeps between rounds (None when nothing), as plain data."""
         return None
 
-    def load_state(self, table: Table, data: Any) -> None:
+    def load_state(self, table: TableOps, data: Any) -> None:
         """Restore what `dump_state` wrote (SnapshotError names what is wrong)."""
         if data is not None:
             from ..errors import SnapshotError

@@ -18,7 +18,7 @@ applies what they decide, in the order the table's events arrive, and shows the 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .. import events as ev
 from .. import legality as legal
@@ -33,10 +33,7 @@ from ..money import money, to_cents
 from ..phase import PLAY, READY, Phase
 from ..round import DEALER, Round, VoidReason, deal_plan
 from ..rules import RuleProfile, SurrenderRule
-from .base import Dispatch, Game, ShoeFigure
-
-if TYPE_CHECKING:
-    from ..engine import Table
+from .base import Dispatch, Game, ShoeFigure, TableOps
 
 _BLOCKED = frozenset({ev.Stand, ev.Double, ev.Split, ev.Surrender, ev.Insure, ev.EvenMoney, ev.CloseInsurance})
 
@@ -66,7 +63,7 @@ class Blackjack(Game):
         }
 
     # ================================================================== cards
-    def place(self, t: Table, card: Card, e: ev.CardDrawn) -> None:
+    def place(self, t: TableOps, card: Card, e: ev.CardDrawn) -> None:
         """The deal plan while dealing, the hand in turn while it plays, the dealer in his turn,
         a burn or a new round's first card between rounds; anything else is held."""
         phase = t.phase
@@ -76,35 +73,35 @@ class Blackjack(Game):
         elif phase in PLAY:
             hand = r.hand  # type: ignore[union-attr]  # in play
             if legal.awaiting_resplit(hand):
-                t._hold(card, "split aces: split again or stand before the next card", e.at)
+                t.hold(card, "split aces: split again or stand before the next card", e.at)
             else:
                 self._hit(t, hand, card)
         elif phase is Phase.DEALER:
             if settlement.dealer_needs_card(r, t.rules):  # type: ignore[arg-type]  # in play; this game's rules
                 self._dealer_draw(t, card)
             else:
-                t._hold(card, "the dealer has finished drawing", e.at)
+                t.hold(card, "the dealer has finished drawing", e.at)
         elif phase in READY:
             shoe = t.shoe
             if shoe is None:
-                t._hold(card, "no shoe has been shuffled in", e.at)
+                t.hold(card, "no shoe has been shuffled in", e.at)
             elif t.burn_left > 0:
                 t.burn_left -= 1
                 shoe.burned += 1
-                t._fx.append(burnt_card(card))
+                t.emit(burnt_card(card))
             elif t.pending:
                 self._start_round(t, e.at)
                 self._deal(t, card)
             else:
-                t._hold(card, "no bets are on the table", e.at)
+                t.hold(card, "no bets are on the table", e.at)
         elif phase is Phase.WAITING_FOR_SHUFFLE:
-            t._hold(card, "a shuffle is due", e.at)
+            t.hold(card, "a shuffle is due", e.at)
         elif phase is Phase.INSURANCE:
-            t._hold(card, "insurance is open: close insurance before dealing on", e.at)
+            t.hold(card, "insurance is open: close insurance before dealing on", e.at)
         else:  # ATTENTION: a second card while one is held is held too
-            t._hold(card, "the table is waiting for the supervisor", e.at)
+            t.hold(card, "the table is waiting for the supervisor", e.at)
 
-    def face_down_next(self, t: Table) -> str | None:
+    def face_down_next(self, t: TableOps) -> str | None:
         """The hole card (a hole-card game's second dealer card in the deal) goes face down to the dealer."""
         r = t.round
         if (t.phase is Phase.DEALING and r is not None and t.rules.hole_card  # type: ignore[union-attr]  # this game's rules
@@ -112,7 +109,7 @@ class Blackjack(Game):
             return "the dealer"
         return None
 
-    def next_card(self, t: Table) -> str | None:
+    def next_card(self, t: TableOps) -> str | None:
         """'box N', 'dealer', 'burn', 'first box', or None when no card is expected."""
         r = t.round
         if r is not None:
@@ -121,7 +118,7 @@ class Blackjack(Game):
             return "burn" if t.burn_left else "first box"
         return None
 
-    def next_card_owner(self, t: Table) -> str:
+    def next_card_owner(self, t: TableOps) -> str:
         """Whom the next card would be for: 'box N' or 'dealer' (the right to cut follows it)."""
         r = t.round
         if r is None:
@@ -133,20 +130,20 @@ class Blackjack(Game):
             return f"box {r.boxes[r.box_i].number}"  # the box in turn, though it takes no card now
         return "dealer"
 
-    def hole_card_hidden(self, t: Table) -> bool:
+    def hole_card_hidden(self, t: TableOps) -> bool:
         """The dealer's hole card is dealt face down and not yet turned."""
         r = t.round
         return r is not None and t.rules.hole_card and len(r.dealer.cards) >= 2 and not r.hole_turned  # type: ignore[union-attr]  # this game's rules
 
-    def hidden_cards(self, t: Table) -> list[Card]:
+    def hidden_cards(self, t: TableOps) -> list[Card]:
         """The hole card, while it is face down."""
         return [t.round.dealer.cards[1]] if self.hole_card_hidden(t) else []  # type: ignore[union-attr]  # in play
 
-    def reveal_all(self, t: Table, r: Round) -> None:
+    def reveal_all(self, t: TableOps, r: Round) -> None:
         """A round over has no secret left: the hole card is turned."""
         self._turn_hole_card(t)
 
-    def _on_cut_card(self, t: Table, e: ev.CutCardOut) -> None:
+    def _on_cut_card(self, t: TableOps, e: ev.CutCardOut) -> None:
         shoe = t.shoe
         if shoe is None or shoe.cut_card_out:
             return  # nothing to track: no shoe yet, or already out (a resend)
@@ -158,23 +155,23 @@ class Blackjack(Game):
             # leaves the round whose bets are down to be dealt and finished; the shuffle follows it.
             return
         if t.phase in READY:
-            t._set_phase(Phase.WAITING_FOR_SHUFFLE)
-            t._raise_alert(AlertKind.SHUFFLE_DUE, "the cut card is out: shuffle", e.at)
+            t.set_phase(Phase.WAITING_FOR_SHUFFLE)
+            t.raise_alert(AlertKind.SHUFFLE_DUE, "the cut card is out: shuffle", e.at)
         elif t.phase is Phase.ATTENTION and t.resume_phase in READY:
             # Out while a held card waits between rounds: once resolved, the table waits for the shuffle.
             t.resume_phase = Phase.WAITING_FOR_SHUFFLE
-            t._raise_alert(AlertKind.SHUFFLE_DUE, "the cut card is out: shuffle", e.at)
+            t.raise_alert(AlertKind.SHUFFLE_DUE, "the cut card is out: shuffle", e.at)
 
     # ================================================================== the round
-    def _start_round(self, t: Table, at: datetime | None) -> None:
+    def _start_round(self, t: TableOps, at: datetime | None) -> None:
         rules: RuleProfile = t.rules  # type: ignore[assignment]  # this game's rules
-        boxes = t._take_pending()
+        boxes = t.take_pending()
         t.round = Round(t.rounds_played, t.shoe.shoe_id if t.shoe else None, boxes,
                         deal_plan(len(boxes), rules.hole_card), at)
         t.previous = None
-        t._set_phase(Phase.DEALING)
+        t.set_phase(Phase.DEALING)
 
-    def _deal(self, t: Table, card: Card) -> None:
+    def _deal(self, t: TableOps, card: Card) -> None:
         r = t.round
         assert r is not None
         target = r.plan[r.dealt]
@@ -183,18 +180,18 @@ class Blackjack(Game):
             face_down = t.rules.hole_card and len(r.dealer.cards) == 1  # type: ignore[union-attr]  # this game's rules
             r.dealer.add(card)
             # The hole card is the one placed face down (rare: built here, not shared).
-            t._fx.append(CardPlaced(card.code, "dealer", face_down=True) if face_down else dealer_card(card))
+            t.emit(CardPlaced(card.code, "dealer", face_down=True) if face_down else dealer_card(card))
         else:
             box = r.boxes[target]
             box.hands[0].add(card)
-            t._fx.append(box_card(card, box.number, 0))
+            t.emit(box_card(card, box.number, 0))
         if r.dealt == len(r.plan):
             if legal.insurance_opens(r, t.rules):  # type: ignore[arg-type]  # this game's rules
-                t._set_phase(Phase.INSURANCE)
+                t.set_phase(Phase.INSURANCE)
             else:
                 self._after_insurance(t)
 
-    def _after_insurance(self, t: Table) -> None:
+    def _after_insurance(self, t: TableOps) -> None:
         r = t.round
         assert r is not None
         rules: RuleProfile = t.rules  # type: ignore[assignment]  # this game's rules
@@ -215,34 +212,34 @@ class Blackjack(Game):
                 else:
                     hand.settle(Outcome.BLACKJACK, settlement.blackjack_net(hand.stake, rules))
         if rules.surrender is SurrenderRule.BEFORE_FIRST_HIT and any(legal.may_surrender_early(b) for b in r.boxes):
-            t._set_phase(Phase.SURRENDER)
+            t.set_phase(Phase.SURRENDER)
         else:
-            t._set_phase(Phase.PLAYERS)
+            t.set_phase(Phase.PLAYERS)
         r.box_i, r.hand_i = 0, 0
         self._to_next_hand(t)
 
-    def _turn_hole_card(self, t: Table) -> None:
+    def _turn_hole_card(self, t: TableOps) -> None:
         r = t.round
         if r is not None and t.rules.hole_card and len(r.dealer.cards) >= 2 and not r.hole_turned:  # type: ignore[union-attr]  # this game's rules
             r.hole_turned = True
-            t._fx.append(HoleCardTurned(r.dealer.cards[1].code))
+            t.emit(HoleCardTurned(r.dealer.cards[1].code))
 
-    def _to_next_hand(self, t: Table) -> None:
+    def _to_next_hand(self, t: TableOps) -> None:
         r = t.round
         assert r is not None
         if r.to_next_hand():
             return
         self._turn_hole_card(t)
-        t._set_phase(Phase.DEALER)
+        t.set_phase(Phase.DEALER)
         if not settlement.dealer_needs_card(r, t.rules):  # type: ignore[arg-type]  # this game's rules
             self._settle_round(t)
 
-    def _close_surrender_window(self, t: Table) -> None:
+    def _close_surrender_window(self, t: TableOps) -> None:
         # The first card or decision after the deal ends the table-wide surrender window.
         if t.phase is Phase.SURRENDER:
-            t._set_phase(Phase.PLAYERS)
+            t.set_phase(Phase.PLAYERS)
 
-    def _hit(self, t: Table, hand: Hand, card: Card) -> None:
+    def _hit(self, t: TableOps, hand: Hand, card: Card) -> None:
         r = t.round
         assert r is not None and hand.box is not None
         rules: RuleProfile = t.rules  # type: ignore[assignment]  # this game's rules
@@ -250,7 +247,7 @@ class Blackjack(Game):
         r.anyone_drew = True
         hand.box.acted = True
         hand.add(card)
-        t._fx.append(box_card(card, hand.box.number, r.hand_i))
+        t.emit(box_card(card, hand.box.number, r.hand_i))
         paid = settlement.settled_at_once(hand, rules)
         if paid is not None:
             hand.settle(*paid)
@@ -259,15 +256,15 @@ class Blackjack(Game):
         if hand.done:
             self._to_next_hand(t)
 
-    def _dealer_draw(self, t: Table, card: Card) -> None:
+    def _dealer_draw(self, t: TableOps, card: Card) -> None:
         r = t.round
         assert r is not None
         r.dealer.add(card)
-        t._fx.append(dealer_card(card))
+        t.emit(dealer_card(card))
         if not settlement.dealer_needs_card(r, t.rules):  # type: ignore[arg-type]  # this game's rules
             self._settle_round(t)
 
-    def _settle_round(self, t: Table) -> None:
+    def _settle_round(self, t: TableOps) -> None:
         r = t.round
         assert r is not None
         hands, insurance = settlement.settle_round(r, t.rules)  # type: ignore[arg-type]  # this game's rules
@@ -275,9 +272,9 @@ class Blackjack(Game):
             box.insurance_net = net
         for hand, outcome, net in hands:
             hand.settle(outcome, net)
-        t._finish_round(r)
+        t.finish_round(r)
 
-    def void(self, t: Table, reason: VoidReason = VoidReason.SUPERVISOR) -> None:
+    def void(self, t: TableOps, reason: VoidReason = VoidReason.SUPERVISOR) -> None:
         """rules.md: a voided round returns every bet on it, settled or not."""
         r = t.round
         assert r is not None
@@ -288,24 +285,24 @@ class Blackjack(Game):
                 hand.settle(Outcome.VOID, 0)
             if box.insurance is not None:
                 box.insurance_net = 0
-        t._finish_round(r)
+        t.finish_round(r)
 
     # ================================================================== players' decisions
-    def legal_actions(self, t: Table) -> list[Action]:
+    def legal_actions(self, t: TableOps) -> list[Action]:
         """The hand in turn's decisions, or those the insurance phase offers."""
         return legal.legal_actions(t.phase, t.round, t.rules)  # type: ignore[arg-type]  # this game's rules
 
-    def _check_stand(self, t: Table, e: ev.Stand) -> Refusal | None:
+    def _check_stand(self, t: TableOps, e: ev.Stand) -> Refusal | None:
         return legal.turn_refusal(t.phase, t.round, "stand")
 
-    def _on_stand(self, t: Table, e: ev.Stand) -> None:
+    def _on_stand(self, t: TableOps, e: ev.Stand) -> None:
         hand = t.round.hand  # type: ignore[union-attr]  # in play
         self._close_surrender_window(t)
         hand.box.acted = True  # type: ignore[union-attr]  # a player's hand has a box
         hand.done = True
         self._to_next_hand(t)
 
-    def _check_double(self, t: Table, e: ev.Double) -> Refusal | None:
+    def _check_double(self, t: TableOps, e: ev.Double) -> Refusal | None:
         refusal = legal.turn_refusal(t.phase, t.round, "double")
         if refusal is not None:
             return refusal
@@ -315,18 +312,18 @@ class Blackjack(Game):
             return Refusal("not_your_turn", f"it is box {r.boxes[r.box_i].number}'s turn, not box {e.box}'s")
         return legal.double_refusal(r.hand, t.rules)  # type: ignore[arg-type]  # this game's rules
 
-    def _on_double(self, t: Table, e: ev.Double) -> None:
+    def _on_double(self, t: TableOps, e: ev.Double) -> None:
         hand = t.round.hand  # type: ignore[union-attr]  # in play
         self._close_surrender_window(t)
         hand.box.acted = True  # type: ignore[union-attr]  # a player's hand has a box
         hand.stake = hand.stake * 2
         hand.doubled = True
 
-    def _check_split(self, t: Table, e: ev.Split) -> Refusal | None:
+    def _check_split(self, t: TableOps, e: ev.Split) -> Refusal | None:
         return legal.turn_refusal(t.phase, t.round, "split") or \
             legal.split_refusal(t.round.hand, t.rules)  # type: ignore[union-attr,arg-type]  # in play; this game's rules
 
-    def _on_split(self, t: Table, e: ev.Split) -> None:
+    def _on_split(self, t: TableOps, e: ev.Split) -> None:
         r = t.round
         assert r is not None
         hand = r.hand
@@ -341,10 +338,10 @@ class Blackjack(Game):
         hand.from_split = True
         box.hands.insert(r.hand_i + 1, new)
 
-    def _check_surrender(self, t: Table, e: ev.Surrender) -> Refusal | None:
+    def _check_surrender(self, t: TableOps, e: ev.Surrender) -> Refusal | None:
         return legal.surrender_refusal(t.phase, t.round, t.rules, e.box)  # type: ignore[arg-type]  # this game's rules
 
-    def _on_surrender(self, t: Table, e: ev.Surrender) -> None:
+    def _on_surrender(self, t: TableOps, e: ev.Surrender) -> None:
         r = t.round
         assert r is not None
         box = legal.surrendering_box(r, e.box)
@@ -356,28 +353,28 @@ class Blackjack(Game):
             self._to_next_hand(t)
 
     # ------------------------------------------------------------------ insurance
-    def _check_insure(self, t: Table, e: ev.Insure) -> Refusal | None:
+    def _check_insure(self, t: TableOps, e: ev.Insure) -> Refusal | None:
         return legal.insure_refusal(t.phase, t.round, t.rules, e.box, to_cents(e.amount))  # type: ignore[arg-type]  # this game's rules
 
-    def _on_insurance(self, t: Table, e: ev.Insure) -> None:
+    def _on_insurance(self, t: TableOps, e: ev.Insure) -> None:
         box = t.round.box(e.box)  # type: ignore[union-attr]  # in play
         box.insurance = to_cents(e.amount)  # type: ignore[union-attr]  # the check found the box
 
-    def _check_even_money(self, t: Table, e: ev.EvenMoney) -> Refusal | None:
+    def _check_even_money(self, t: TableOps, e: ev.EvenMoney) -> Refusal | None:
         return legal.even_money_refusal(t.phase, t.round, t.rules, e.box)  # type: ignore[arg-type]  # this game's rules
 
-    def _on_even_money(self, t: Table, e: ev.EvenMoney) -> None:
+    def _on_even_money(self, t: TableOps, e: ev.EvenMoney) -> None:
         hand = t.round.box(e.box).hands[0]  # type: ignore[union-attr]  # in play; the check found the box
         hand.settle(Outcome.EVEN_MONEY, hand.stake)  # 1:1 at once
 
-    def _check_close_insurance(self, t: Table, e: ev.CloseInsurance) -> Refusal | None:
+    def _check_close_insurance(self, t: TableOps, e: ev.CloseInsurance) -> Refusal | None:
         return legal.close_insurance_refusal(t.phase)
 
-    def _on_close_insurance(self, t: Table, e: ev.CloseInsurance) -> None:
+    def _on_close_insurance(self, t: TableOps, e: ev.CloseInsurance) -> None:
         self._after_insurance(t)
 
     # ================================================================== views and snapshots
-    def view(self, t: Table, reveal: bool) -> dict[str, Any]:
+    def view(self, t: TableOps, reveal: bool) -> dict[str, Any]:
         """Boxes and hands, the dealer (the hole card XX unless ``reveal``), whose turn, the legal actions."""
         r = t.round
         boxes: list[dict[str, Any]] = []
@@ -422,7 +419,7 @@ class Blackjack(Game):
         """A blackjack round as plain data (controller.snapshot's layout)."""
         return snap.dump_round(r)
 
-    def load_round(self, t: Table, data: Any) -> Round:
+    def load_round(self, t: TableOps, data: Any) -> Round:
         """A blackjack round from checked data."""
         return snap.load_round(snap.check(snap.RoundState, data, "round"))
 

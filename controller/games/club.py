@@ -14,7 +14,7 @@ card as ``XX`` and a closed hand with its card count and no total.
 # ignore says what mypy cannot see:
 #   "this game's rules": the table's rules are this game's rules class;
 #   "club box/hand": a club round's boxes and hands are ClubBox and ClubHand;
-#   "the shuffle loaded a shoe": Table._on_shuffle has just set Table.shoe.
+#   "the shuffle loaded a shoe": Table.on_shuffle has just set Table.shoe.
 # A typed view of the table for the games (a later issue) removes them.
 
 from __future__ import annotations
@@ -33,11 +33,10 @@ from ..legality import Action, Refusal
 from ..money import money
 from ..phase import Phase
 from ..round import DEALER, Round, void_keys
-from .base import Game, ShoeFigure
+from .base import Game, ShoeFigure, TableOps
 from .club_snapshot import ClubBoxState, ClubHandState
 
 if TYPE_CHECKING:
-    from ..engine import Table
     from ..rules import ClubRules
 
 BANKER = DEALER  # deal-plan target for the banker's hand
@@ -187,34 +186,34 @@ def club_record(r: ClubRound, game: str, dealer: dict[str, Any], hands: list[dic
     }
 
 
-def club_boxes(t: Table) -> list[ClubBox]:
+def club_boxes(t: TableOps) -> list[ClubBox]:
     """The table's pending bets become the round's boxes (club boxes, counted by the pack's values)."""
     values = t.rules.values  # type: ignore[union-attr]  # this game's rules
-    return t._take_pending(lambda n, bets, owner: ClubBox(n, bets, owner, values))  # type: ignore[return-value]  # club box/hand
+    return t.take_pending(lambda n, bets, owner: ClubBox(n, bets, owner, values))  # type: ignore[return-value]  # club box/hand
 
 
 # ---------------------------------------------------------------------------- placing and turning cards
-def to_box(t: Table, hand: ClubHand, card: Card, box: int, index: int) -> None:
+def to_box(t: TableOps, hand: ClubHand, card: Card, box: int, index: int) -> None:
     """A card to a box's hand, closed: a secret from every role below supervisor until turned."""
     hand.add(card)
-    t._fx.append(CardPlaced(card.code, "box", box, index, face_down=True))
+    t.emit(CardPlaced(card.code, "box", box, index, face_down=True))
 
 
-def to_banker(t: Table, hand: ClubHand, card: Card, up: bool) -> None:
+def to_banker(t: TableOps, hand: ClubHand, card: Card, up: bool) -> None:
     """A card to the banker: closed in the deal, face up when he draws."""
     hand.add(card, up)
-    t._fx.append(dealer_card(card) if up else CardPlaced(card.code, "dealer", face_down=True))
+    t.emit(dealer_card(card) if up else CardPlaced(card.code, "dealer", face_down=True))
 
 
-def turn(t: Table, hand: ClubHand, box: int | None) -> None:
+def turn(t: TableOps, hand: ClubHand, box: int | None) -> None:
     """Turn every closed card of a hand face up (``box`` None: the banker's)."""
     shown = [c.code for c, up in zip(hand.cards, hand.up) if not up]
     if shown:
         hand.up = [True] * len(hand.cards)
-        t._fx.append(CardsTurned(tuple(shown), box))
+        t.emit(CardsTurned(tuple(shown), box))
 
 
-def turn_round(t: Table, r: Round) -> None:
+def turn_round(t: TableOps, r: Round) -> None:
     """A round over keeps no secret: every closed card is turned, the boxes' in order, then the banker's."""
     for box in r.boxes:
         for hand in box.hands:
@@ -238,7 +237,7 @@ def closed_cards(r: Round | None) -> list[Card]:
 
 
 # ---------------------------------------------------------------------------- the bottom card
-def take_bottom(t: Table, card: Card, at: datetime | None, values: tuple[int, ...]) -> bool:
+def take_bottom(t: TableOps, card: Card, at: datetime | None, values: tuple[int, ...]) -> bool:
     """rules.md, club-21, The bottom card: the first card read after a shuffle is shown and put face up
     under the pack, dealt to nobody. An ace may not be the bottom card: the pack is shuffled and cut
     again (a shuffle is due, no attention). Returns False for an ace."""
@@ -246,7 +245,7 @@ def take_bottom(t: Table, card: Card, at: datetime | None, values: tuple[int, ..
     assert shoe is not None
     shoe.bottom_due = False
     shoe.burned += 1  # dealt to nobody, like a burn: a repeated shuffle may still follow it
-    t._fx.append(CardPlaced(card.code, "bottom"))
+    t.emit(CardPlaced(card.code, "bottom"))
     if values[card.index] == 1:
         shoe.must_shuffle = True
         return False
@@ -254,13 +253,13 @@ def take_bottom(t: Table, card: Card, at: datetime | None, values: tuple[int, ..
     return True
 
 
-def ace_at_the_bottom(t: Table, card: Card, at: datetime | None) -> None:
+def ace_at_the_bottom(t: TableOps, card: Card, at: datetime | None) -> None:
     """Between rounds: an ace came up as the bottom card, so the pack is shuffled and cut again."""
-    t._set_phase(Phase.WAITING_FOR_SHUFFLE)
-    t._raise_alert(AlertKind.SHUFFLE_DUE, f"the bottom card is an ace ({card.code}): shuffle and cut again", at)
+    t.set_phase(Phase.WAITING_FOR_SHUFFLE)
+    t.raise_alert(AlertKind.SHUFFLE_DUE, f"the bottom card is an ace ({card.code}): shuffle and cut again", at)
 
 
-def ignore_cut_card(t: Table, e: ev.CutCardOut) -> None:
+def ignore_cut_card(t: TableOps, e: ev.CutCardOut) -> None:
     """The club games use no cut card: the pack is dealt down to its bottom card, so a cut card changes nothing."""
 
 
@@ -276,7 +275,7 @@ def banker_may_draw(rules: ClubRules, banker: Hand) -> bool:
     return banker.hard <= 21 and total < 21 and (rules.banker_stands_on is None or total < rules.banker_stands_on)
 
 
-def banker_stand_refusal(t: Table) -> Refusal | None:
+def banker_stand_refusal(t: TableOps) -> Refusal | None:
     """The croupier may stop drawing in the banker's turn, unless the house binds him to draw."""
     if t.phase is not Phase.DEALER or t.round is None:
         return Refusal("not_banker_turn", f"the banker is not drawing now ({t.phase.value})")
@@ -455,7 +454,7 @@ def deal_target(r: Round, banker: str) -> str:
     return banker if target == BANKER else f"box {r.boxes[target].number}"
 
 
-def deal_next(t: Table, r: ClubRound, card: Card) -> int:
+def deal_next(t: TableOps, r: ClubRound, card: Card) -> int:
     """The deal plan's next card, closed, to its box or to the banker; returns the plan's target."""
     target = r.plan[r.dealt]
     r.dealt += 1
@@ -478,31 +477,31 @@ class ClubGame(Game):
     # and nothing to a banker who plays every box. What is dealt and what is left of the pack is what matters.
     shoe_figures = frozenset({ShoeFigure.DEALT, ShoeFigure.LEFT, ShoeFigure.BOTTOM_CARD, ShoeFigure.RANKS_LEFT})
 
-    def hole_card_hidden(self, t: Table) -> bool:
+    def hole_card_hidden(self, t: TableOps) -> bool:
         """The banker's cards are closed until he draws face up."""
         r = t.round
         return r is not None and r.dealer.closed  # type: ignore[attr-defined]  # club box/hand
 
-    def hidden_cards(self, t: Table) -> list[Card]:
+    def hidden_cards(self, t: TableOps) -> list[Card]:
         """Every closed card on the table: the boxes', and the banker's in play."""
         return closed_cards(t.round)
 
-    def reveal_all(self, t: Table, r: Round) -> None:
+    def reveal_all(self, t: TableOps, r: Round) -> None:
         """Settled, every card is shown."""
         turn_round(t, r)
 
-    def _on_shuffle(self, t: Table, e: ev.Shuffle) -> None:
-        t._on_shuffle(e)
+    def on_shuffle(self, t: TableOps, e: ev.Shuffle) -> None:
+        t.on_shuffle(e)
         t.shoe.bottom_due = t.rules.bottom_card  # type: ignore[union-attr]  # this game's rules; the shuffle loaded a shoe
 
-    def _check_banker_stand(self, t: Table, e: ev.BankerStand) -> Refusal | None:
+    def _check_banker_stand(self, t: TableOps, e: ev.BankerStand) -> Refusal | None:
         return banker_stand_refusal(t)
 
-    def _withdraw_closed(self, t: Table, r: Round, box: ClubBox) -> Refusal | None:
+    def _withdraw_closed(self, t: TableOps, r: Round, box: ClubBox) -> Refusal | None:
         """Why the box's stake, in play against the banker's drawing, may not be withdrawn now (or None)."""
         raise NotImplementedError
 
-    def _check_withdraw(self, t: Table, e: ev.Withdraw) -> Refusal | None:
+    def _check_withdraw(self, t: TableOps, e: ev.Withdraw) -> Refusal | None:
         r = t.round
         if r is None:
             return NO_ROUND

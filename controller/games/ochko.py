@@ -34,7 +34,7 @@ The round, as ``shared/rules.md`` (profile `club-21`) restates it:
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .. import events as ev
 from .. import snapshot as snap
@@ -45,12 +45,9 @@ from ..phase import READY, Phase
 from ..round import Round, VoidReason
 from ..rules import Club21Rules, NaturalAgainstNatural, Ties
 from . import club
-from .base import Dispatch
+from .base import Dispatch, TableOps
 from .club import BANKER, ClubBox, ClubHand
 from .club_snapshot import OchkoRoundState
-
-if TYPE_CHECKING:
-    from ..engine import Table
 
 _BLOCKED = frozenset({ev.Stand, ev.Double, ev.Split, ev.Surrender, ev.Fold, ev.BankerStand, ev.Contra,
                       ev.Recontra, ev.Withdraw})
@@ -134,7 +131,7 @@ class Ochko(club.ClubGame):
         """The boxes' decisions, the banker's, the spent pack's, the supervisor's withdraw."""
         return {
             ev.CutCardOut: (None, club.ignore_cut_card),
-            ev.Shuffle: (self._check_shuffle, self._on_shuffle),
+            ev.Shuffle: (self.check_shuffle, self.on_shuffle),
             ev.Stand: (self._check_stand, self._on_stand),
             ev.Split: (self._check_split, self._on_split),
             ev.Double: (self._check_double, self._on_double),
@@ -147,7 +144,7 @@ class Ochko(club.ClubGame):
         }
 
     # ================================================================== cards
-    def place(self, t: Table, card: Card, e: ev.CardDrawn) -> None:
+    def place(self, t: TableOps, card: Card, e: ev.CardDrawn) -> None:
         """The bottom card or a new deal between rounds, the deal plan, the box in turn, the banker."""
         phase = t.phase
         if phase is Phase.DEALING:
@@ -156,7 +153,7 @@ class Ochko(club.ClubGame):
             # rules.md: the pack runs out while a box still wants cards. A card read now is beyond the pack:
             # the box in turn wanted one, so the run-out begins, and the card is held (never lost).
             self._pack_out(t)
-            t._hold(card, "the pack is spent: every box doubles or folds", e.at)
+            t.hold(card, "the pack is spent: every box doubles or folds", e.at)
         elif phase is Phase.PLAYERS:
             self._draw(t, card)
         elif phase is Phase.DEALER:
@@ -165,14 +162,14 @@ class Ochko(club.ClubGame):
                 club.to_banker(t, r.banker, card, up=True)
                 self._banker_may_stop(t)
             else:
-                t._hold(card, "the banker has finished drawing", e.at)
+                t.hold(card, "the banker has finished drawing", e.at)
         elif phase is Phase.CONTRA:
-            t._set_phase(Phase.DEALING)  # the next card closes the contra window
+            t.set_phase(Phase.DEALING)  # the next card closes the contra window
             self._deal(t, card)
         elif phase in READY:
             shoe = t.shoe
             if shoe is None:
-                t._hold(card, "no shoe has been shuffled in", e.at)
+                t.hold(card, "no shoe has been shuffled in", e.at)
             elif shoe.bottom_due:
                 if not club.take_bottom(t, card, e.at, t.rules.values):  # type: ignore[union-attr]  # this game's rules
                     club.ace_at_the_bottom(t, card, e.at)
@@ -180,15 +177,15 @@ class Ochko(club.ClubGame):
                 self._start_round(t, e.at)
                 self._deal(t, card)
             else:
-                t._hold(card, "no bets are on the table", e.at)
+                t.hold(card, "no bets are on the table", e.at)
         elif phase is Phase.PACK_OUT:
-            t._hold(card, "the pack is spent: every box doubles or folds", e.at)
+            t.hold(card, "the pack is spent: every box doubles or folds", e.at)
         elif phase is Phase.WAITING_FOR_SHUFFLE:
-            t._hold(card, "a shuffle is due", e.at)
+            t.hold(card, "a shuffle is due", e.at)
         else:
-            t._hold(card, "the table is waiting for the supervisor", e.at)
+            t.hold(card, "the table is waiting for the supervisor", e.at)
 
-    def face_down_next(self, t: Table) -> str | None:
+    def face_down_next(self, t: TableOps) -> str | None:
         """Every card to a box, and the banker's two in the deal, go face down."""
         r: OchkoRound | None = t.round  # type: ignore[assignment]  # this game's round
         phase = t.phase
@@ -200,7 +197,7 @@ class Ochko(club.ClubGame):
             return f"box {min(t.pending)}"
         return None
 
-    def next_card(self, t: Table) -> str | None:
+    def next_card(self, t: TableOps) -> str | None:
         """'bottom', 'first box', 'box N', 'banker', or None when no card is expected."""
         r: OchkoRound | None = t.round  # type: ignore[assignment]  # this game's round
         phase = t.phase
@@ -219,14 +216,14 @@ class Ochko(club.ClubGame):
             return "banker"
         return None
 
-    def _check_shuffle(self, t: Table, e: ev.Shuffle) -> Refusal | None:
+    def check_shuffle(self, t: TableOps, e: ev.Shuffle) -> Refusal | None:
         if t.round is not None:
             return Refusal("round_in_progress", "finish the round before shuffling (on a spent pack every box "
                            "doubles or folds)")
-        return t._check_shuffle(e)
+        return t.check_shuffle(e)
 
     # ================================================================== the deal
-    def _start_round(self, t: Table, at: datetime | None) -> None:
+    def _start_round(self, t: TableOps, at: datetime | None) -> None:
         rules: Club21Rules = t.rules  # type: ignore[assignment]  # this game's rules
         boxes = club.club_boxes(t)
         order = list(range(len(boxes)))
@@ -234,9 +231,9 @@ class Ochko(club.ClubGame):
         t.round = OchkoRound(t.rounds_played, t.shoe.shoe_id if t.shoe else None, boxes, plan, at, rules.values,
                              t.shoe.bottom if t.shoe else None)
         t.previous = None
-        t._set_phase(Phase.DEALING)
+        t.set_phase(Phase.DEALING)
 
-    def _deal(self, t: Table, card: Card) -> None:
+    def _deal(self, t: TableOps, card: Card) -> None:
         r: OchkoRound = t.round  # type: ignore[assignment]  # this game's round, in play
         target = club.deal_next(t, r, card)
         done = r.dealt == len(r.plan)
@@ -246,11 +243,11 @@ class Ochko(club.ClubGame):
             return
         if not done:
             if target == BANKER and t.rules.contra:  # type: ignore[union-attr]  # this game's rules
-                t._set_phase(Phase.CONTRA)  # everyone has a first card: the banker's contra, then recontra
+                t.set_phase(Phase.CONTRA)  # everyone has a first card: the banker's contra, then recontra
             return
         self._after_deal(t)
 
-    def _after_deal(self, t: Table) -> None:
+    def _after_deal(self, t: TableOps) -> None:
         r: OchkoRound = t.round  # type: ignore[assignment]  # this game's round, in play
         rules: Club21Rules = t.rules  # type: ignore[assignment]  # this game's rules
         banker = r.banker
@@ -264,7 +261,7 @@ class Ochko(club.ClubGame):
                         hand.settle(Outcome.PUSH, 0)
                     else:
                         hand.settle(Outcome.LOSE, -hand.stake)
-            t._finish_round(r)
+            t.finish_round(r)
             return
         num, den = rules.natural_parts
         for box in r.boxes:
@@ -273,11 +270,11 @@ class Ochko(club.ClubGame):
                 club.turn(t, hand, box.number)  # type: ignore[arg-type]  # club box/hand
                 hand.settle(Outcome.NATURAL, hand.stake * num // den)
         r.box_i, r.hand_i = 0, 0
-        t._set_phase(Phase.PLAYERS)
+        t.set_phase(Phase.PLAYERS)
         self._to_next_hand(t)
 
     # ================================================================== the boxes draw
-    def _draw(self, t: Table, card: Card) -> None:
+    def _draw(self, t: TableOps, card: Card) -> None:
         r: OchkoRound = t.round  # type: ignore[assignment]  # this game's round, in play
         hand: ClubHand = r.hand  # type: ignore[assignment]  # club box/hand
         box = r.boxes[r.box_i]
@@ -288,7 +285,7 @@ class Ochko(club.ClubGame):
             hand.done = True
             self._to_next_hand(t)
 
-    def _to_next_hand(self, t: Table) -> None:
+    def _to_next_hand(self, t: TableOps) -> None:
         r: OchkoRound = t.round  # type: ignore[assignment]  # this game's round, in play
         if r.to_next_hand():
             if self._spent(t) and len(r.hand.cards) < 2:
@@ -297,19 +294,19 @@ class Ochko(club.ClubGame):
         self._banker_turn(t)
 
     @staticmethod
-    def _spent(t: Table) -> bool:
+    def _spent(t: TableOps) -> bool:
         return t.shoe is not None and t.shoe.spent
 
-    def _pack_out(self, t: Table) -> None:
+    def _pack_out(self, t: TableOps) -> None:
         """rules.md: the pack runs out while a box still wants cards: every box not yet settled doubles or
         folds. It begins at the first box that wants a card once the pack is spent (003: "Если понтёр просит
         добрать, а колода кончилась"), not when the pack is spent: a box that stands plays on as usual."""
         r: OchkoRound = t.round  # type: ignore[assignment]  # this game's round, in play
         r.pack_out = True
-        t._set_phase(Phase.PACK_OUT)
+        t.set_phase(Phase.PACK_OUT)
         self._after_choice(t)
 
-    def _after_choice(self, t: Table) -> None:
+    def _after_choice(self, t: TableOps) -> None:
         r: OchkoRound = t.round  # type: ignore[assignment]  # this game's round, in play
         if any(b.choice is None and b.open_hands() for b in r.boxes):  # type: ignore[attr-defined]  # club box/hand
             return
@@ -318,32 +315,32 @@ class Ochko(club.ClubGame):
         self._settle(t)
 
     # ================================================================== the banker
-    def _banker_turn(self, t: Table) -> None:
+    def _banker_turn(self, t: TableOps) -> None:
         r: OchkoRound = t.round  # type: ignore[assignment]  # this game's round, in play
-        t._set_phase(Phase.DEALER)
+        t.set_phase(Phase.DEALER)
         club.turn(t, r.banker, None)  # he draws last, face up
         if not any(b.open_hands() for b in r.boxes):  # type: ignore[attr-defined]  # club box/hand
             self._settle(t)  # no stake depends on his hand: he draws nothing
             return
         self._banker_may_stop(t)
 
-    def _banker_may_stop(self, t: Table) -> None:
+    def _banker_may_stop(self, t: TableOps) -> None:
         r: OchkoRound = t.round  # type: ignore[assignment]  # this game's round, in play
         if not club.banker_may_draw(t.rules, r.banker) or (t.shoe is not None and t.shoe.spent):  # type: ignore[arg-type]  # this game's rules
             self._settle(t)  # over 21, on 21, at the house's banker_stands_on, or the pack is spent
 
-    def _on_banker_stand(self, t: Table, e: ev.BankerStand) -> None:
+    def _on_banker_stand(self, t: TableOps, e: ev.BankerStand) -> None:
         self._settle(t)
 
-    def _settle(self, t: Table) -> None:
+    def _settle(self, t: TableOps) -> None:
         r: OchkoRound = t.round  # type: ignore[assignment]  # this game's round, in play
         rules: Club21Rules = t.rules  # type: ignore[assignment]  # this game's rules
         for box in r.boxes:
             for hand in box.open_hands():  # type: ignore[attr-defined]  # club box/hand
                 hand.settle(*settle_hand(hand, r.banker, rules))
-        t._finish_round(r)
+        t.finish_round(r)
 
-    def void(self, t: Table, reason: VoidReason = VoidReason.SUPERVISOR) -> None:
+    def void(self, t: TableOps, reason: VoidReason = VoidReason.SUPERVISOR) -> None:
         """rules.md: a voided round returns every bet on it, settled or not."""
         r: OchkoRound = t.round  # type: ignore[assignment]  # this game's round, in play
         r.voided = True
@@ -351,10 +348,10 @@ class Ochko(club.ClubGame):
         for box in r.boxes:
             for hand in box.hands:
                 hand.settle(Outcome.VOID, 0)
-        t._finish_round(r)
+        t.finish_round(r)
 
     # ================================================================== the boxes' decisions
-    def _turn(self, t: Table, what: str, number: int | None = None) -> tuple[Refusal | None, ClubHand | None]:
+    def _turn(self, t: TableOps, what: str, number: int | None = None) -> tuple[Refusal | None, ClubHand | None]:
         """The hand in turn, ready for a decision (its cards dealt), or why not."""
         r = t.round
         if t.phase is not Phase.PLAYERS or r is None:
@@ -370,14 +367,14 @@ class Ochko(club.ClubGame):
     def _first_two(self, hand: ClubHand) -> bool:
         return len(hand.cards) == 2 and not hand.from_split and not hand.drew and not hand.doubled
 
-    def _check_stand(self, t: Table, e: ev.Stand) -> Refusal | None:
+    def _check_stand(self, t: TableOps, e: ev.Stand) -> Refusal | None:
         return self._turn(t, "stand")[0]
 
-    def _on_stand(self, t: Table, e: ev.Stand) -> None:
+    def _on_stand(self, t: TableOps, e: ev.Stand) -> None:
         t.round.hand.done = True  # type: ignore[union-attr]  # in play
         self._to_next_hand(t)
 
-    def _check_split(self, t: Table, e: ev.Split) -> Refusal | None:
+    def _check_split(self, t: TableOps, e: ev.Split) -> Refusal | None:
         rules: Club21Rules = t.rules  # type: ignore[assignment]  # this game's rules
         if not (rules.pairs or rules.two_aces_split):
             return _NO_PAIRS
@@ -393,7 +390,7 @@ class Ochko(club.ClubGame):
             return None
         return _NOT_A_PAIR if rules.pairs else _NOT_TWO_ACES
 
-    def _on_split(self, t: Table, e: ev.Split) -> None:
+    def _on_split(self, t: TableOps, e: ev.Split) -> None:
         # 003: the box shows the pair, adds its stake on the second card, and draws to one, then the other.
         r: OchkoRound = t.round  # type: ignore[assignment]  # this game's round, in play
         hand: ClubHand = r.hand  # type: ignore[assignment]  # club box/hand
@@ -404,7 +401,7 @@ class Ochko(club.ClubGame):
         hand.from_split = True
         box.hands.insert(r.hand_i + 1, new)
 
-    def _check_double(self, t: Table, e: ev.Double) -> Refusal | None:
+    def _check_double(self, t: TableOps, e: ev.Double) -> Refusal | None:
         if t.phase is Phase.PACK_OUT:
             if e.box is None:
                 return _BOX_FOR_PACK
@@ -422,7 +419,7 @@ class Ochko(club.ClubGame):
             return _NOT_A_PAIR_TO_DOUBLE
         return None
 
-    def _on_double(self, t: Table, e: ev.Double) -> None:
+    def _on_double(self, t: TableOps, e: ev.Double) -> None:
         r: OchkoRound = t.round  # type: ignore[assignment]  # this game's round, in play
         if t.phase is Phase.PLAYERS and self._spent(t):
             self._box_asks(t)  # the box in turn wants a card: the run-out begins with its choice
@@ -442,7 +439,7 @@ class Ochko(club.ClubGame):
         hand.stake *= 2
         hand.doubled = True
 
-    def _check_surrender(self, t: Table, e: ev.Surrender) -> Refusal | None:
+    def _check_surrender(self, t: TableOps, e: ev.Surrender) -> Refusal | None:
         if not t.rules.surrender:  # type: ignore[union-attr]  # this game's rules
             return _NO_SURRENDER
         refusal, hand = self._turn(t, "surrender", e.box)
@@ -450,13 +447,13 @@ class Ochko(club.ClubGame):
             return refusal
         return None if self._first_two(hand) else _SURRENDER_FIRST
 
-    def _on_surrender(self, t: Table, e: ev.Surrender) -> None:
+    def _on_surrender(self, t: TableOps, e: ev.Surrender) -> None:
         hand = t.round.hand  # type: ignore[union-attr]  # in play
         hand.settle(Outcome.SURRENDER, -(hand.stake // 2))
         self._to_next_hand(t)
 
     # ------------------------------------------------------------------ the spent pack
-    def _choice_refusal(self, t: Table, number: int) -> Refusal | None:
+    def _choice_refusal(self, t: TableOps, number: int) -> Refusal | None:
         box = club.box_in_round(t.round, number)
         if box is None:
             return club.no_such_box(number)
@@ -466,7 +463,7 @@ class Ochko(club.ClubGame):
             return Refusal("box_settled", f"box {number} is settled: nothing to double or fold")
         return None
 
-    def _ask_refusal(self, t: Table, what: str, number: int | None) -> Refusal | None:
+    def _ask_refusal(self, t: TableOps, what: str, number: int | None) -> Refusal | None:
         """The pack is spent while a box plays: the box in turn (only it) may ask for a card by choosing to
         double or fold, which begins the run-out."""
         refusal, hand = self._turn(t, what, number)
@@ -474,19 +471,19 @@ class Ochko(club.ClubGame):
             return refusal
         return self._choice_refusal(t, t.round.boxes[t.round.box_i].number)  # type: ignore[union-attr]  # in play
 
-    def _box_asks(self, t: Table) -> None:
+    def _box_asks(self, t: TableOps) -> None:
         r: OchkoRound = t.round  # type: ignore[assignment]  # this game's round, in play
         r.pack_out = True
-        t._set_phase(Phase.PACK_OUT)
+        t.set_phase(Phase.PACK_OUT)
 
-    def _check_fold(self, t: Table, e: ev.Fold) -> Refusal | None:
+    def _check_fold(self, t: TableOps, e: ev.Fold) -> Refusal | None:
         if t.phase is Phase.PLAYERS and self._spent(t):
             return self._ask_refusal(t, "fold", e.box)
         if t.phase is not Phase.PACK_OUT:
             return _PACK_NOT_SPENT
         return self._choice_refusal(t, e.box)
 
-    def _on_fold(self, t: Table, e: ev.Fold) -> None:
+    def _on_fold(self, t: TableOps, e: ev.Fold) -> None:
         if t.phase is Phase.PLAYERS:
             self._box_asks(t)  # the box in turn wants a card on a spent pack: the run-out begins with its choice
         box: ClubBox = t.round.box(e.box)  # type: ignore[union-attr,assignment]  # in play; club box/hand
@@ -496,7 +493,7 @@ class Ochko(club.ClubGame):
         self._after_choice(t)
 
     # ------------------------------------------------------------------ contra and recontra
-    def _check_contra(self, t: Table, e: ev.Contra) -> Refusal | None:
+    def _check_contra(self, t: TableOps, e: ev.Contra) -> Refusal | None:
         if not t.rules.contra:  # type: ignore[union-attr]  # this game's rules
             return _NO_CONTRA
         if t.phase is not Phase.CONTRA:
@@ -505,14 +502,14 @@ class Ochko(club.ClubGame):
             return _CONTRA_DONE
         return None
 
-    def _on_contra(self, t: Table, e: ev.Contra) -> None:
+    def _on_contra(self, t: TableOps, e: ev.Contra) -> None:
         r: OchkoRound = t.round  # type: ignore[assignment]  # this game's round, in play
         r.contra = True
         for box in r.boxes:
             for hand in box.open_hands():  # type: ignore[attr-defined]  # club box/hand
                 hand.stake *= 2
 
-    def _check_recontra(self, t: Table, e: ev.Recontra) -> Refusal | None:
+    def _check_recontra(self, t: TableOps, e: ev.Recontra) -> Refusal | None:
         if not t.rules.contra:  # type: ignore[union-attr]  # this game's rules
             return _NO_CONTRA
         if t.phase is not Phase.CONTRA:
@@ -529,18 +526,18 @@ class Ochko(club.ClubGame):
             return Refusal("box_settled", f"box {e.box} is settled")
         return None
 
-    def _on_recontra(self, t: Table, e: ev.Recontra) -> None:
+    def _on_recontra(self, t: TableOps, e: ev.Recontra) -> None:
         box: ClubBox = t.round.box(e.box)  # type: ignore[union-attr,assignment]  # in play; club box/hand
         box.recontra = True
         for hand in box.open_hands():
             hand.stake *= 2
 
     # ------------------------------------------------------------------ the supervisor's withdraw
-    def _withdraw_closed(self, t: Table, r: Round, box: ClubBox) -> Refusal | None:
+    def _withdraw_closed(self, t: TableOps, r: Round, box: ClubBox) -> Refusal | None:
         """Once the banker draws, every stake still open is in play against his hand."""
         return _WITHDRAW_CLOSED if t.phase is Phase.DEALER else None
 
-    def _on_withdraw(self, t: Table, e: ev.Withdraw) -> None:
+    def _on_withdraw(self, t: TableOps, e: ev.Withdraw) -> None:
         # rules.md (decided): the box's stake comes back and it plays no more of this round.
         r: OchkoRound = t.round  # type: ignore[assignment]  # this game's round, in play
         box: ClubBox = r.box(e.box)  # type: ignore[assignment]  # club box/hand
@@ -558,7 +555,7 @@ class Ochko(club.ClubGame):
             self._after_choice(t)
 
     # ================================================================== what may be decided
-    def legal_actions(self, t: Table) -> list[Action]:
+    def legal_actions(self, t: TableOps) -> list[Action]:
         """The box in turn's decisions, the banker's, the contra window's, or the spent pack's."""
         r: OchkoRound | None = t.round  # type: ignore[assignment]  # this game's round
         phase = t.phase
@@ -600,7 +597,7 @@ class Ochko(club.ClubGame):
             return [Action.DOUBLE, Action.FOLD]
         return []
 
-    def _claims(self, t: Table) -> list[Action]:
+    def _claims(self, t: TableOps) -> list[Action]:
         """Decisions that depend on the closed cards: offered to every viewer whenever they could be claimed."""
         r = t.round
         rules: Club21Rules = t.rules  # type: ignore[assignment]  # this game's rules
@@ -614,7 +611,7 @@ class Ochko(club.ClubGame):
         return claims
 
     # ================================================================== views and snapshots
-    def view(self, t: Table, reveal: bool) -> dict[str, Any]:
+    def view(self, t: TableOps, reveal: bool) -> dict[str, Any]:
         """Boxes with closed hands (XX, the card count, no total) unless ``reveal``; the banker; the pack."""
         r: OchkoRound | None = t.round  # type: ignore[assignment]  # this game's round
         boxes = []
@@ -666,7 +663,7 @@ class Ochko(club.ClubGame):
             "bottom": r.bottom.code if r.bottom is not None else None,
         }
 
-    def load_round(self, t: Table, data: Any) -> Round:
+    def load_round(self, t: TableOps, data: Any) -> Round:
         """A club-21 round from checked data."""
         state = snap.check(OchkoRoundState, data, "round")
         values: tuple[int, ...] = t.rules.values  # type: ignore[union-attr]  # this game's rules

@@ -30,7 +30,7 @@ As ``shared/rules.md`` (profile `club-21-36`) restates it:
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .. import events as ev
 from .. import snapshot as snap
@@ -44,12 +44,9 @@ from ..phase import BETWEEN_ROUNDS, READY, Phase
 from ..round import Round, VoidReason
 from ..rules import PROFILES, Club36Rules, DarkBothBust
 from . import club
-from .base import Dispatch
+from .base import Dispatch, TableOps
 from .club import BANKER, ClubBox, ClubHand
 from .club_snapshot import BankState, DuelsRoundState
-
-if TYPE_CHECKING:
-    from ..engine import Table
 
 _BLOCKED = frozenset({ev.Stand, ev.Dark, ev.BankerStand, ev.OpenBank, ev.CloseBank, ev.Withdraw})
 
@@ -177,9 +174,9 @@ class Ochko36(club.ClubGame):
         """The bank, the stakes and their raise, the boxes' and the banker's decisions, withdraw."""
         return {
             ev.CutCardOut: (None, club.ignore_cut_card),
-            ev.Shuffle: (self._check_shuffle, self._on_shuffle),
-            ev.SetRules: (self._check_rules, lambda t, e: t._on_rules(e)),
-            ev.PlaceBet: (self._check_bet, self._on_bet),
+            ev.Shuffle: (self.check_shuffle, self.on_shuffle),
+            ev.SetRules: (self.check_rules, lambda t, e: t.on_rules(e)),
+            ev.PlaceBet: (self.check_bet, self.on_bet),
             ev.OpenBank: (self._check_open_bank, self._on_open_bank),
             ev.CloseBank: (self._check_close_bank, self._on_close_bank),
             ev.Stand: (self._check_stand, self._on_stand),
@@ -193,7 +190,7 @@ class Ochko36(club.ClubGame):
         return Bank()
 
     # ================================================================== cards
-    def place(self, t: Table, card: Card, e: ev.CardDrawn) -> None:
+    def place(self, t: TableOps, card: Card, e: ev.CardDrawn) -> None:
         """The deal, the bottom card after it, the banker's card for each duel, the box's draws, the banker's."""
         phase = t.phase
         shoe = t.shoe
@@ -212,28 +209,28 @@ class Ochko36(club.ClubGame):
             elif phase is Phase.DEALING:
                 club.to_banker(t, r.banker, card, up=False)  # the banker's new card for this duel
                 r.banker_card_due = False
-                t._set_phase(Phase.PLAYERS)
+                t.set_phase(Phase.PLAYERS)
             elif phase is Phase.PLAYERS:
                 self._box_draws(t, card)
             elif club.banker_may_draw(t.rules, r.banker):  # type: ignore[arg-type]  # this game's rules
                 club.to_banker(t, r.banker, card, up=True)
                 self._banker_may_stop(t)
             else:
-                t._hold(card, "the banker has finished drawing", e.at)
+                t.hold(card, "the banker has finished drawing", e.at)
         elif phase in READY:
             if shoe is None:
-                t._hold(card, "no shoe has been shuffled in", e.at)
+                t.hold(card, "no shoe has been shuffled in", e.at)
             elif t.pending:
                 self._start_round(t, e.at)
                 self._deal(t, card)
             else:
-                t._hold(card, "no stakes are on the table" if t.game_state.open else "no bank is open", e.at)
+                t.hold(card, "no stakes are on the table" if t.game_state.open else "no bank is open", e.at)
         elif phase is Phase.WAITING_FOR_SHUFFLE:
-            t._hold(card, "a shuffle is due", e.at)
+            t.hold(card, "a shuffle is due", e.at)
         else:
-            t._hold(card, "the table is waiting for the supervisor", e.at)
+            t.hold(card, "the table is waiting for the supervisor", e.at)
 
-    def _expected(self, t: Table) -> str | None:
+    def _expected(self, t: TableOps) -> str | None:
         """What the next card is: 'deal', 'bottom', 'banker' (closed), 'box', 'draw' (the banker's), or None."""
         r: DuelsRound | None = t.round  # type: ignore[assignment]  # this game's round
         phase = t.phase
@@ -251,7 +248,7 @@ class Ochko36(club.ClubGame):
             return "draw"
         return None
 
-    def face_down_next(self, t: Table) -> str | None:
+    def face_down_next(self, t: TableOps) -> str | None:
         """The deal's cards, the banker's card for a duel and the box's draws go face down."""
         what = self._expected(t)
         r: DuelsRound | None = t.round  # type: ignore[assignment]  # this game's round
@@ -265,7 +262,7 @@ class Ochko36(club.ClubGame):
             return f"box {r.boxes[r.box_i].number}"
         return None
 
-    def next_card(self, t: Table) -> str | None:
+    def next_card(self, t: TableOps) -> str | None:
         """'first box', 'box N', 'banker', 'bottom', or None when no card is expected."""
         what = self._expected(t)
         r: DuelsRound | None = t.round  # type: ignore[assignment]  # this game's round
@@ -281,7 +278,7 @@ class Ochko36(club.ClubGame):
             return "banker"
         return what
 
-    def cards_in_play(self, t: Table) -> list[Card]:
+    def cards_in_play(self, t: TableOps) -> list[Card]:
         """A pack shuffled in during a round lacks what is on the table: the first cards of the boxes still
         to play, the cards of the duel in play (the banker's too). The settled duels' went under the pack."""
         r: DuelsRound | None = t.round  # type: ignore[assignment]  # this game's round
@@ -292,17 +289,17 @@ class Ochko36(club.ClubGame):
             cards.extend(r.banker.cards)
         return cards
 
-    def _check_shuffle(self, t: Table, e: ev.Shuffle) -> Refusal | None:
-        return t._check_shuffle(e)
+    def check_shuffle(self, t: TableOps, e: ev.Shuffle) -> Refusal | None:
+        return t.check_shuffle(e)
 
-    def _check_rules(self, t: Table, e: ev.SetRules) -> Refusal | None:
-        refusal = t._check_rules(e)
+    def check_rules(self, t: TableOps, e: ev.SetRules) -> Refusal | None:
+        refusal = t.check_rules(e)
         if refusal is None and t.game_state.open and PROFILES.get(e.profile, {}).get("game") != self.name:
             return Refusal("bank_open", "the bank is open: the banker closes it before the table plays another game")
         return refusal
 
     # ================================================================== the bank
-    def _check_open_bank(self, t: Table, e: ev.OpenBank) -> Refusal | None:
+    def _check_open_bank(self, t: TableOps, e: ev.OpenBank) -> Refusal | None:
         rules: Club36Rules = t.rules  # type: ignore[assignment]  # this game's rules
         bank: Bank = t.game_state
         if t.phase not in BETWEEN_ROUNDS:
@@ -318,14 +315,14 @@ class Ochko36(club.ClubGame):
             return Refusal("bank_over_max", f"a bank is at most {money(rules.bank_max_cents)}")
         return None
 
-    def _on_open_bank(self, t: Table, e: ev.OpenBank) -> None:
+    def _on_open_bank(self, t: TableOps, e: ev.OpenBank) -> None:
         bank: Bank = t.game_state
         amount = to_cents(e.amount)
         assert amount is not None
         bank.open, bank.opened_with, bank.balance, bank.rounds, bank.duels = True, amount, amount, 0, 0
         self._bank_changed(t)
 
-    def _check_close_bank(self, t: Table, e: ev.CloseBank) -> Refusal | None:
+    def _check_close_bank(self, t: TableOps, e: ev.CloseBank) -> Refusal | None:
         rules: Club36Rules = t.rules  # type: ignore[assignment]  # this game's rules
         bank: Bank = t.game_state
         if not bank.open:
@@ -341,22 +338,22 @@ class Ochko36(club.ClubGame):
                            f"({money(bank.balance)} now)")
         return None
 
-    def _on_close_bank(self, t: Table, e: ev.CloseBank) -> None:
+    def _on_close_bank(self, t: TableOps, e: ev.CloseBank) -> None:
         t.game_state.open = False
         self._bank_changed(t)
 
-    def _bank_changed(self, t: Table) -> None:
+    def _bank_changed(self, t: TableOps) -> None:
         bank: Bank = t.game_state
-        t._fx.append(BankChanged(money(bank.balance), money(bank.opened_with), bank.open))
+        t.emit(BankChanged(money(bank.balance), money(bank.opened_with), bank.open))
 
     # ------------------------------------------------------------------ stakes
-    def _check_bet(self, t: Table, e: ev.PlaceBet) -> Refusal | None:
+    def check_bet(self, t: TableOps, e: ev.PlaceBet) -> Refusal | None:
         bank: Bank = t.game_state
         if t.phase is Phase.PLAYERS:
             return self._raise_refusal(t, e)
         if t.phase in BETWEEN_ROUNDS and not bank.open:
             return _NO_BANK
-        refusal = t._check_bet(e)
+        refusal = t.check_bet(e)
         bets = t.pending.get(e.box, {})
         amount = to_cents(e.amount) or 0
         total = sum(bets.values()) + amount
@@ -369,7 +366,7 @@ class Ochko36(club.ClubGame):
                                             f"({money(bank.balance)}): va-banque is the whole bank")
         return None
 
-    def _raise_refusal(self, t: Table, e: ev.PlaceBet) -> Refusal | None:
+    def _raise_refusal(self, t: TableOps, e: ev.PlaceBet) -> Refusal | None:
         rules: Club36Rules = t.rules  # type: ignore[assignment]  # this game's rules
         r: DuelsRound = t.round  # type: ignore[assignment]  # this game's round, in play
         box: ClubBox = r.boxes[r.box_i]  # type: ignore[assignment]  # club box/hand
@@ -393,9 +390,9 @@ class Ochko36(club.ClubGame):
                                            f"{money(rules.table_max_cents)}")
         return None
 
-    def _on_bet(self, t: Table, e: ev.PlaceBet) -> None:
+    def on_bet(self, t: TableOps, e: ev.PlaceBet) -> None:
         if t.phase is not Phase.PLAYERS:
-            t._on_bet(e)
+            t.on_bet(e)
             return
         r: DuelsRound = t.round  # type: ignore[assignment]  # this game's round, in play
         box: ClubBox = r.boxes[r.box_i]  # type: ignore[assignment]  # club box/hand
@@ -407,29 +404,29 @@ class Ochko36(club.ClubGame):
         box.hand.stake += amount
 
     # ================================================================== the round of duels
-    def _start_round(self, t: Table, at: datetime | None) -> None:
+    def _start_round(self, t: TableOps, at: datetime | None) -> None:
         rules: Club36Rules = t.rules  # type: ignore[assignment]  # this game's rules
         boxes = club.club_boxes(t)
         plan = list(range(len(boxes))) + [BANKER]  # one card to each box and to the banker
         t.round = DuelsRound(t.rounds_played, t.shoe.shoe_id if t.shoe else None, boxes, plan, at, rules.values,
                              t.game_state.balance)
         t.previous = None
-        t._set_phase(Phase.DEALING)
+        t.set_phase(Phase.DEALING)
 
-    def _deal(self, t: Table, card: Card) -> None:
+    def _deal(self, t: TableOps, card: Card) -> None:
         r: DuelsRound = t.round  # type: ignore[assignment]  # this game's round, in play
         club.deal_next(t, r, card)
         if r.dealt == len(r.plan) and not (t.shoe is not None and t.shoe.bottom_due):
             self._open_duel(t)
 
-    def _open_duel(self, t: Table) -> None:
+    def _open_duel(self, t: TableOps) -> None:
         """The first duel: the box first in order plays the banker's card from the deal."""
         r: DuelsRound = t.round  # type: ignore[assignment]  # this game's round, in play
         r.duel_open = True
         r.box_i = 0
         self._duel_for(t, kept=False, first=True)
 
-    def _duel_for(self, t: Table, kept: bool, first: bool = False) -> None:
+    def _duel_for(self, t: TableOps, kept: bool, first: bool = False) -> None:
         """The next box still to play takes its duel (none left: the round is over). The banker plays it with
         the card from the deal (``first``), the card he kept when the last box passed 21 before he drew
         (``kept``), or a new card from the top."""
@@ -457,9 +454,9 @@ class Ochko36(club.ClubGame):
             box.banker = ClubHand(None, 0, box.hand.values)
             r.banker_card_due = True
         r.dealer = box.banker
-        t._set_phase(Phase.DEALING if r.banker_card_due else Phase.PLAYERS)
+        t.set_phase(Phase.DEALING if r.banker_card_due else Phase.PLAYERS)
 
-    def _box_draws(self, t: Table, card: Card) -> None:
+    def _box_draws(self, t: TableOps, card: Card) -> None:
         r: DuelsRound = t.round  # type: ignore[assignment]  # this game's round, in play
         box: ClubBox = r.boxes[r.box_i]  # type: ignore[assignment]  # club box/hand
         hand = box.hand
@@ -474,7 +471,7 @@ class Ochko36(club.ClubGame):
             club.turn(t, hand, box.number)
             self._duel_over(t, Outcome.BUST, -hand.stake, kept=True)  # the banker keeps his unused card
 
-    def _duel_over(self, t: Table, outcome: Outcome, net: int, kept: bool) -> None:
+    def _duel_over(self, t: TableOps, outcome: Outcome, net: int, kept: bool) -> None:
         r: DuelsRound = t.round  # type: ignore[assignment]  # this game's round, in play
         box: ClubBox = r.boxes[r.box_i]  # type: ignore[assignment]  # club box/hand
         bank: Bank = t.game_state
@@ -491,7 +488,7 @@ class Ochko36(club.ClubGame):
             return
         self._duel_for(t, kept)
 
-    def _bank_empty(self, t: Table) -> None:
+    def _bank_empty(self, t: TableOps) -> None:
         """rules.md: an empty bank ends it; the boxes still to play take their stakes back."""
         r: DuelsRound = t.round  # type: ignore[assignment]  # this game's round, in play
         bank: Bank = t.game_state
@@ -501,16 +498,16 @@ class Ochko36(club.ClubGame):
             for hand in box.open_hands():  # type: ignore[attr-defined]  # club box/hand
                 hand.settle(Outcome.RETURNED, 0)
         self._bank_changed(t)
-        t._finish_round(r)
+        t.finish_round(r)
 
-    def _end_round(self, t: Table) -> None:
+    def _end_round(self, t: TableOps) -> None:
         r: DuelsRound = t.round  # type: ignore[assignment]  # this game's round, in play
         if any(b.bank_after is not None for b in r.boxes):  # type: ignore[attr-defined]  # club box/hand
             t.game_state.rounds += 1  # a full round of duels (a box that left played none)
-        t._finish_round(r)
+        t.finish_round(r)
 
     # ------------------------------------------------------------------ the box's decisions
-    def _turn_refusal(self, t: Table, what: str, number: int | None = None) -> Refusal | None:
+    def _turn_refusal(self, t: TableOps, what: str, number: int | None = None) -> Refusal | None:
         r = t.round
         if t.phase is not Phase.PLAYERS or r is None:
             return Refusal("not_players_turn", f"cannot {what} now: no box is playing its duel ({t.phase.value})")
@@ -519,17 +516,17 @@ class Ochko36(club.ClubGame):
             return Refusal("not_your_turn", f"it is box {box.number}'s duel, not box {number}'s")
         return None
 
-    def _check_stand(self, t: Table, e: ev.Stand) -> Refusal | None:
+    def _check_stand(self, t: TableOps, e: ev.Stand) -> Refusal | None:
         return self._turn_refusal(t, "stand")
 
-    def _on_stand(self, t: Table, e: ev.Stand) -> None:
+    def _on_stand(self, t: TableOps, e: ev.Stand) -> None:
         # The box stops: the banker turns his card and draws to it, face up.
         r: DuelsRound = t.round  # type: ignore[assignment]  # this game's round, in play
-        t._set_phase(Phase.DEALER)
+        t.set_phase(Phase.DEALER)
         club.turn(t, r.banker, None)
         self._banker_may_stop(t)
 
-    def _check_dark(self, t: Table, e: ev.Dark) -> Refusal | None:
+    def _check_dark(self, t: TableOps, e: ev.Dark) -> Refusal | None:
         refusal = self._turn_refusal(t, "draw dark", e.box)
         if refusal is not None:
             return refusal
@@ -537,23 +534,23 @@ class Ochko36(club.ClubGame):
             return _DARK_ALREADY
         return None
 
-    def _on_dark(self, t: Table, e: ev.Dark) -> None:
+    def _on_dark(self, t: TableOps, e: ev.Dark) -> None:
         # From now on the box takes its cards without looking at them, before the banker draws.
         r: DuelsRound = t.round  # type: ignore[assignment]  # this game's round, in play
         hand: ClubHand = r.boxes[r.box_i].hands[0]  # type: ignore[assignment]  # club box/hand
         hand.dark_from = len(hand.cards)
 
     # ------------------------------------------------------------------ the banker
-    def _banker_may_stop(self, t: Table) -> None:
+    def _banker_may_stop(self, t: TableOps) -> None:
         r: DuelsRound = t.round  # type: ignore[assignment]  # this game's round, in play
         banker = r.banker
         if special(banker) or not club.banker_may_draw(t.rules, banker):  # type: ignore[arg-type]  # this game's rules
             self._settle_duel(t)  # 21, two aces, five pictures, over 21, or at the house's banker_stands_on
 
-    def _on_banker_stand(self, t: Table, e: ev.BankerStand) -> None:
+    def _on_banker_stand(self, t: TableOps, e: ev.BankerStand) -> None:
         self._settle_duel(t)
 
-    def _settle_duel(self, t: Table) -> None:
+    def _settle_duel(self, t: TableOps) -> None:
         r: DuelsRound = t.round  # type: ignore[assignment]  # this game's round, in play
         box: ClubBox = r.boxes[r.box_i]  # type: ignore[assignment]  # club box/hand
         club.turn(t, box.hand, box.number)
@@ -561,11 +558,11 @@ class Ochko36(club.ClubGame):
         self._duel_over(t, outcome, net, kept=False)
 
     # ------------------------------------------------------------------ the supervisor
-    def _withdraw_closed(self, t: Table, r: Round, box: ClubBox) -> Refusal | None:
+    def _withdraw_closed(self, t: TableOps, r: Round, box: ClubBox) -> Refusal | None:
         """While the banker draws, only the stake of the box whose duel it is is in play."""
         return _WITHDRAW_CLOSED if t.phase is Phase.DEALER and r.boxes[r.box_i] is box else None
 
-    def _on_withdraw(self, t: Table, e: ev.Withdraw) -> None:
+    def _on_withdraw(self, t: TableOps, e: ev.Withdraw) -> None:
         r: DuelsRound = t.round  # type: ignore[assignment]  # this game's round, in play
         box: ClubBox = r.box(e.box)  # type: ignore[assignment]  # club box/hand
         index = r.boxes.index(box)
@@ -579,7 +576,7 @@ class Ochko36(club.ClubGame):
             r.box_i += 1
             self._duel_for(t, kept=True)
 
-    def void(self, t: Table, reason: VoidReason = VoidReason.SUPERVISOR) -> None:
+    def void(self, t: TableOps, reason: VoidReason = VoidReason.SUPERVISOR) -> None:
         """rules.md (decided for club-21-36): the duels already settled stand (their stakes have moved to or
         from the bank); the duel in play and the boxes still to play take their stakes back."""
         r: DuelsRound = t.round  # type: ignore[assignment]  # this game's round, in play
@@ -588,10 +585,10 @@ class Ochko36(club.ClubGame):
         for box in r.boxes:
             for hand in box.open_hands():  # type: ignore[attr-defined]  # club box/hand
                 hand.settle(Outcome.VOID, 0)
-        t._finish_round(r)
+        t.finish_round(r)
 
     # ================================================================== what may be decided
-    def legal_actions(self, t: Table) -> list[Action]:
+    def legal_actions(self, t: TableOps) -> list[Action]:
         """The bank between rounds; the box's duel; the banker's draw."""
         phase = t.phase
         rules: Club36Rules = t.rules  # type: ignore[assignment]  # this game's rules
@@ -624,7 +621,7 @@ class Ochko36(club.ClubGame):
         return []
 
     # ================================================================== views and snapshots
-    def view(self, t: Table, reveal: bool) -> dict[str, Any]:
+    def view(self, t: TableOps, reveal: bool) -> dict[str, Any]:
         """Boxes with closed hands unless ``reveal``, the banker's hand in the duel, and the bank."""
         r: DuelsRound | None = t.round  # type: ignore[assignment]  # this game's round
         rules: Club36Rules = t.rules  # type: ignore[assignment]  # this game's rules
@@ -690,7 +687,7 @@ class Ochko36(club.ClubGame):
             "banker_of": next(i for i, b in enumerate(r.boxes) if b.banker is r.dealer),  # type: ignore[attr-defined]  # club box/hand
         }
 
-    def load_round(self, t: Table, data: Any) -> Round:
+    def load_round(self, t: TableOps, data: Any) -> Round:
         """A round of duels from checked data."""
         state = snap.check(DuelsRoundState, data, "round")
         values: tuple[int, ...] = t.rules.values  # type: ignore[union-attr]  # this game's rules
@@ -713,11 +710,11 @@ class Ochko36(club.ClubGame):
         r.bottom = parse_card(state.bottom) if state.bottom is not None else None
         return r
 
-    def dump_state(self, t: Table) -> Any:
+    def dump_state(self, t: TableOps) -> Any:
         """The bank."""
         return t.game_state.as_dict()
 
-    def load_state(self, t: Table, data: Any) -> None:
+    def load_state(self, t: TableOps, data: Any) -> None:
         """The bank from checked data."""
         state = snap.check(BankState, data, "game_state")
         bank = Bank()
