@@ -99,7 +99,7 @@ class Table:
         self.link_up = False  # a smart shoe is connected: it, not a person, starts each new shoe
         self._fx: list[Effect] = []
 
-    def _use_game(self, game: Game) -> None:
+    def _use_game(self, game: Game[Any, Any]) -> None:
         self.game = game
         self._dispatch: dict[type, tuple[Check | None, Handler]] = {**self._DISPATCH, **game.dispatch}
         for named in (ev.Stand, ev.Split):  # every game: a box named on these must be the box in turn

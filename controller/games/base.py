@@ -16,9 +16,10 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from enum import Enum
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping, Protocol
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Generic, Mapping, Protocol, TypeVar, cast
 
 from ..cards import Card
+from ..errors import EngineError
 from ..legality import Action, Refusal
 from ..round import VoidReason
 
@@ -125,10 +126,29 @@ class ShoeFigure(str, Enum):
     """Cards of each rank left in the shoe."""
 
 
-class Game(ABC):
-    """One family of games (blackjack, the club games): the round, behind the table's shared machinery."""
+RoundT = TypeVar("RoundT", bound="Round")
+RulesT = TypeVar("RulesT")
+
+
+class Game(ABC, Generic[RoundT, RulesT]):
+    """One family of games (blackjack, the club games): the round, behind the table's shared machinery.
+
+    ``RoundT`` and ``RulesT`` are the game's own round and rules: the table holds any game's, and
+    `in_play` and `rules_of` are the one place that says a table playing this game holds this game's.
+    """
 
     name: ClassVar[str]
+
+    def in_play(self, t: TableOps) -> RoundT:
+        """The round in play, as this game's round (a handler or `place` in a round has one)."""
+        r = t.round
+        if r is None:  # a bug, never an input: the checks let no round decision through between rounds
+            raise EngineError(f"{self.name}: no round in play")
+        return cast(RoundT, r)  # the table plays this game, so its round is this game's
+
+    def rules_of(self, t: TableOps) -> RulesT:
+        """The table's rules, as this game's (the table builds its game from its rules' ``game``)."""
+        return cast(RulesT, t.rules)
 
     dealer_title: ClassVar[str]
     """Who deals and plays against the boxes, as the felt and the terminal name him ("Dealer", "Banker")."""

@@ -27,7 +27,8 @@ from .. import snapshot as snap
 from ..alerts import AlertKind
 from ..cards import HIDDEN, Card, total_of
 from ..effects import CardPlaced, HoleCardTurned, box_card, burnt_card, dealer_card
-from ..hand import Hand, Outcome
+from ..errors import EngineError
+from ..hand import BoxInPlay, Hand, Outcome
 from ..legality import Action, Refusal
 from ..money import money, to_cents
 from ..phase import PLAY, READY, Phase
@@ -38,7 +39,7 @@ from .base import Dispatch, Game, ShoeFigure, TableOps
 _BLOCKED = frozenset({ev.Stand, ev.Double, ev.Split, ev.Surrender, ev.Insure, ev.EvenMoney, ev.CloseInsurance})
 
 
-class Blackjack(Game):
+class Blackjack(Game[Round, RuleProfile]):
     """Blackjack: the dealer plays his own hand against every box, by the house's fixed rule."""
 
     name = "blackjack"
@@ -67,17 +68,16 @@ class Blackjack(Game):
         """The deal plan while dealing, the hand in turn while it plays, the dealer in his turn,
         a burn or a new round's first card between rounds; anything else is held."""
         phase = t.phase
-        r = t.round
         if phase is Phase.DEALING:
             self._deal(t, card)
         elif phase in PLAY:
-            hand = r.hand  # type: ignore[union-attr]  # in play
+            hand = self.in_play(t).hand
             if legal.awaiting_resplit(hand):
                 t.hold(card, "split aces: split again or stand before the next card", e.at)
             else:
                 self._hit(t, hand, card)
         elif phase is Phase.DEALER:
-            if settlement.dealer_needs_card(r, t.rules):  # type: ignore[arg-type]  # in play; this game's rules
+            if settlement.dealer_needs_card(self.in_play(t), self.rules_of(t)):
                 self._dealer_draw(t, card)
             else:
                 t.hold(card, "the dealer has finished drawing", e.at)
@@ -104,7 +104,7 @@ class Blackjack(Game):
     def face_down_next(self, t: TableOps) -> str | None:
         """The hole card (a hole-card game's second dealer card in the deal) goes face down to the dealer."""
         r = t.round
-        if (t.phase is Phase.DEALING and r is not None and t.rules.hole_card  # type: ignore[union-attr]  # this game's rules
+        if (t.phase is Phase.DEALING and r is not None and self.rules_of(t).hole_card
                 and r.plan[r.dealt] == DEALER and len(r.dealer.cards) == 1):
             return "the dealer"
         return None
@@ -133,11 +133,11 @@ class Blackjack(Game):
     def hole_card_hidden(self, t: TableOps) -> bool:
         """The dealer's hole card is dealt face down and not yet turned."""
         r = t.round
-        return r is not None and t.rules.hole_card and len(r.dealer.cards) >= 2 and not r.hole_turned  # type: ignore[union-attr]  # this game's rules
+        return r is not None and self.rules_of(t).hole_card and len(r.dealer.cards) >= 2 and not r.hole_turned
 
     def hidden_cards(self, t: TableOps) -> list[Card]:
         """The hole card, while it is face down."""
-        return [t.round.dealer.cards[1]] if self.hole_card_hidden(t) else []  # type: ignore[union-attr]  # in play
+        return [self.in_play(t).dealer.cards[1]] if self.hole_card_hidden(t) else []
 
     def reveal_all(self, t: TableOps, r: Round) -> None:
         """A round over has no secret left: the hole card is turned."""
@@ -164,7 +164,7 @@ class Blackjack(Game):
 
     # ================================================================== the round
     def _start_round(self, t: TableOps, at: datetime | None) -> None:
-        rules: RuleProfile = t.rules  # type: ignore[assignment]  # this game's rules
+        rules = self.rules_of(t)
         boxes = t.take_pending()
         t.round = Round(t.rounds_played, t.shoe.shoe_id if t.shoe else None, boxes,
                         deal_plan(len(boxes), rules.hole_card), at)
@@ -177,7 +177,7 @@ class Blackjack(Game):
         target = r.plan[r.dealt]
         r.dealt += 1
         if target == DEALER:
-            face_down = t.rules.hole_card and len(r.dealer.cards) == 1  # type: ignore[union-attr]  # this game's rules
+            face_down = self.rules_of(t).hole_card and len(r.dealer.cards) == 1
             r.dealer.add(card)
             # The hole card is the one placed face down (rare: built here, not shared).
             t.emit(CardPlaced(card.code, "dealer", face_down=True) if face_down else dealer_card(card))
@@ -186,7 +186,7 @@ class Blackjack(Game):
             box.hands[0].add(card)
             t.emit(box_card(card, box.number, 0))
         if r.dealt == len(r.plan):
-            if legal.insurance_opens(r, t.rules):  # type: ignore[arg-type]  # this game's rules
+            if legal.insurance_opens(r, self.rules_of(t)):
                 t.set_phase(Phase.INSURANCE)
             else:
                 self._after_insurance(t)
@@ -194,7 +194,7 @@ class Blackjack(Game):
     def _after_insurance(self, t: TableOps) -> None:
         r = t.round
         assert r is not None
-        rules: RuleProfile = t.rules  # type: ignore[assignment]  # this game's rules
+        rules = self.rules_of(t)
         if settlement.dealer_peeks(r.dealer.cards[0].value, rules):
             r.peeked = True
             if r.dealer.is_blackjack:
@@ -220,7 +220,7 @@ class Blackjack(Game):
 
     def _turn_hole_card(self, t: TableOps) -> None:
         r = t.round
-        if r is not None and t.rules.hole_card and len(r.dealer.cards) >= 2 and not r.hole_turned:  # type: ignore[union-attr]  # this game's rules
+        if r is not None and self.rules_of(t).hole_card and len(r.dealer.cards) >= 2 and not r.hole_turned:
             r.hole_turned = True
             t.emit(HoleCardTurned(r.dealer.cards[1].code))
 
@@ -231,7 +231,7 @@ class Blackjack(Game):
             return
         self._turn_hole_card(t)
         t.set_phase(Phase.DEALER)
-        if not settlement.dealer_needs_card(r, t.rules):  # type: ignore[arg-type]  # this game's rules
+        if not settlement.dealer_needs_card(r, self.rules_of(t)):
             self._settle_round(t)
 
     def _close_surrender_window(self, t: TableOps) -> None:
@@ -242,7 +242,7 @@ class Blackjack(Game):
     def _hit(self, t: TableOps, hand: Hand, card: Card) -> None:
         r = t.round
         assert r is not None and hand.box is not None
-        rules: RuleProfile = t.rules  # type: ignore[assignment]  # this game's rules
+        rules = self.rules_of(t)
         self._close_surrender_window(t)
         r.anyone_drew = True
         hand.box.acted = True
@@ -261,13 +261,13 @@ class Blackjack(Game):
         assert r is not None
         r.dealer.add(card)
         t.emit(dealer_card(card))
-        if not settlement.dealer_needs_card(r, t.rules):  # type: ignore[arg-type]  # this game's rules
+        if not settlement.dealer_needs_card(r, self.rules_of(t)):
             self._settle_round(t)
 
     def _settle_round(self, t: TableOps) -> None:
         r = t.round
         assert r is not None
-        hands, insurance = settlement.settle_round(r, t.rules)  # type: ignore[arg-type]  # this game's rules
+        hands, insurance = settlement.settle_round(r, self.rules_of(t))
         for box, net in insurance:
             box.insurance_net = net
         for hand, outcome, net in hands:
@@ -290,15 +290,15 @@ class Blackjack(Game):
     # ================================================================== players' decisions
     def legal_actions(self, t: TableOps) -> list[Action]:
         """The hand in turn's decisions, or those the insurance phase offers."""
-        return legal.legal_actions(t.phase, t.round, t.rules)  # type: ignore[arg-type]  # this game's rules
+        return legal.legal_actions(t.phase, t.round, self.rules_of(t))
 
     def _check_stand(self, t: TableOps, e: ev.Stand) -> Refusal | None:
         return legal.turn_refusal(t.phase, t.round, "stand")
 
     def _on_stand(self, t: TableOps, e: ev.Stand) -> None:
-        hand = t.round.hand  # type: ignore[union-attr]  # in play
+        hand = self.in_play(t).hand
         self._close_surrender_window(t)
-        hand.box.acted = True  # type: ignore[union-attr]  # a player's hand has a box
+        _players_box(hand).acted = True
         hand.done = True
         self._to_next_hand(t)
 
@@ -310,18 +310,18 @@ class Blackjack(Game):
         assert r is not None
         if e.box is not None and e.box != r.boxes[r.box_i].number:  # the box, if named, is the one in turn
             return Refusal("not_your_turn", f"it is box {r.boxes[r.box_i].number}'s turn, not box {e.box}'s")
-        return legal.double_refusal(r.hand, t.rules)  # type: ignore[arg-type]  # this game's rules
+        return legal.double_refusal(r.hand, self.rules_of(t))
 
     def _on_double(self, t: TableOps, e: ev.Double) -> None:
-        hand = t.round.hand  # type: ignore[union-attr]  # in play
+        hand = self.in_play(t).hand
         self._close_surrender_window(t)
-        hand.box.acted = True  # type: ignore[union-attr]  # a player's hand has a box
+        _players_box(hand).acted = True
         hand.stake = hand.stake * 2
         hand.doubled = True
 
     def _check_split(self, t: TableOps, e: ev.Split) -> Refusal | None:
         return legal.turn_refusal(t.phase, t.round, "split") or \
-            legal.split_refusal(t.round.hand, t.rules)  # type: ignore[union-attr,arg-type]  # in play; this game's rules
+            legal.split_refusal(self.in_play(t).hand, self.rules_of(t))
 
     def _on_split(self, t: TableOps, e: ev.Split) -> None:
         r = t.round
@@ -339,7 +339,7 @@ class Blackjack(Game):
         box.hands.insert(r.hand_i + 1, new)
 
     def _check_surrender(self, t: TableOps, e: ev.Surrender) -> Refusal | None:
-        return legal.surrender_refusal(t.phase, t.round, t.rules, e.box)  # type: ignore[arg-type]  # this game's rules
+        return legal.surrender_refusal(t.phase, t.round, self.rules_of(t), e.box)
 
     def _on_surrender(self, t: TableOps, e: ev.Surrender) -> None:
         r = t.round
@@ -354,17 +354,16 @@ class Blackjack(Game):
 
     # ------------------------------------------------------------------ insurance
     def _check_insure(self, t: TableOps, e: ev.Insure) -> Refusal | None:
-        return legal.insure_refusal(t.phase, t.round, t.rules, e.box, to_cents(e.amount))  # type: ignore[arg-type]  # this game's rules
+        return legal.insure_refusal(t.phase, t.round, self.rules_of(t), e.box, to_cents(e.amount))
 
     def _on_insurance(self, t: TableOps, e: ev.Insure) -> None:
-        box = t.round.box(e.box)  # type: ignore[union-attr]  # in play
-        box.insurance = to_cents(e.amount)  # type: ignore[union-attr]  # the check found the box
+        _checked_box(self.in_play(t), e.box).insurance = to_cents(e.amount)
 
     def _check_even_money(self, t: TableOps, e: ev.EvenMoney) -> Refusal | None:
-        return legal.even_money_refusal(t.phase, t.round, t.rules, e.box)  # type: ignore[arg-type]  # this game's rules
+        return legal.even_money_refusal(t.phase, t.round, self.rules_of(t), e.box)
 
     def _on_even_money(self, t: TableOps, e: ev.EvenMoney) -> None:
-        hand = t.round.box(e.box).hands[0]  # type: ignore[union-attr]  # in play; the check found the box
+        hand = _checked_box(self.in_play(t), e.box).hands[0]
         hand.settle(Outcome.EVEN_MONEY, hand.stake)  # 1:1 at once
 
     def _check_close_insurance(self, t: TableOps, e: ev.CloseInsurance) -> Refusal | None:
@@ -478,3 +477,18 @@ def settled_view(r: Round) -> dict[str, Any]:
 
 
 __all__ = ["Blackjack", "settled_view"]
+
+
+def _checked_box(r: Round, number: int | None) -> BoxInPlay:
+    """Box `number` of the round, which the event's check has found there."""
+    box = r.box(number) if number is not None else None
+    if box is None:  # a bug, never an input: the check refuses a box not in play
+        raise EngineError(f"box {number} is not in play")
+    return box
+
+
+def _players_box(hand: Hand) -> BoxInPlay:
+    """The box a player's hand belongs to (only the dealer's hand has none)."""
+    if hand.box is None:  # a bug: the hand in turn is always a player's
+        raise EngineError("a player's hand without its box")
+    return hand.box

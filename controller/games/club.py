@@ -20,7 +20,7 @@ card as ``XX`` and a closed hand with its card count and no total.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 from .. import events as ev
 from .. import snapshot as snap
@@ -466,7 +466,11 @@ def deal_next(t: TableOps, r: ClubRound, card: Card) -> int:
     return target
 
 
-class ClubGame(Game):
+ClubRoundT = TypeVar("ClubRoundT", bound=ClubRound)
+ClubRulesT = TypeVar("ClubRulesT", bound="ClubRules")
+
+
+class ClubGame(Game[ClubRoundT, ClubRulesT]):
     """What club-21 and club-21-36 play alike: closed cards, the bottom card after a shuffle, the
     croupier's stand as the banker, and the supervisor's withdraw of a box (``_withdraw_closed``
     says when the game keeps the stake in play)."""

@@ -121,7 +121,7 @@ def settle_hand(hand: ClubHand, banker: ClubHand, rules: Club21Rules) -> tuple[O
     return Outcome.PUSH, 0
 
 
-class Ochko(club.ClubGame):
+class Ochko(club.ClubGame[OchkoRound, Club21Rules]):
     """club-21: the banker plays every box; the players' cards are closed; he draws last, face up."""
 
     name = "club-21"

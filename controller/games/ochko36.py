@@ -164,7 +164,7 @@ def duel_result(hand: ClubHand, banker: ClubHand, rules: Club36Rules) -> tuple[O
     return Outcome.LOSE, -stake
 
 
-class Ochko36(club.ClubGame):
+class Ochko36(club.ClubGame[DuelsRound, Club36Rules]):
     """club-21-36: the banker's bank against each box in turn, one duel at a time."""
 
     name = "club-21-36"
