@@ -146,6 +146,10 @@ class Game(ABC, Generic[RoundT, RulesT]):
             raise EngineError(f"{self.name}: no round in play")
         return cast(RoundT, r)  # the table plays this game, so its round is this game's
 
+    def round_of(self, t: TableOps) -> RoundT | None:
+        """The round on the table, if any, as this game's round."""
+        return cast("RoundT | None", t.round)
+
     def rules_of(self, t: TableOps) -> RulesT:
         """The table's rules, as this game's (the table builds its game from its rules' ``game``)."""
         return cast(RulesT, t.rules)

@@ -20,14 +20,14 @@ card as ``XX`` and a closed hand with its card count and no total.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Callable, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, TypeVar, cast
 
 from .. import events as ev
 from .. import snapshot as snap
 from ..alerts import AlertKind
 from ..cards import HIDDEN, Card, parse_card, soft_total
 from ..effects import CardPlaced, CardsTurned, dealer_card
-from ..errors import SnapshotError
+from ..errors import EngineError, SnapshotError
 from ..hand import BoxInPlay, Hand, Outcome
 from ..legality import Action, Refusal
 from ..money import money
@@ -115,14 +115,20 @@ class ClubBox(BoxInPlay):
         self.kept = False
         self.bank_after: int | None = None
 
+    # A club box holds only club hands (its constructor makes them): this says so once.
+    @property
+    def club_hands(self) -> list[ClubHand]:
+        """The box's hands, as the club hands they are."""
+        return cast("list[ClubHand]", self.hands)
+
     @property
     def hand(self) -> ClubHand:
         """The box's first hand."""
-        return self.hands[0]  # type: ignore[return-value]  # club box/hand
+        return self.club_hands[0]
 
     def open_hands(self) -> list[ClubHand]:
         """The box's hands not yet settled."""
-        return [h for h in self.hands if h.outcome is None]  # type: ignore[misc]  # club box/hand
+        return [h for h in self.club_hands if h.outcome is None]
 
 
 class ClubRound(Round):
@@ -139,10 +145,28 @@ class ClubRound(Round):
         self.dealer = ClubHand(None, 0, values)
         self.bottom = bottom
 
+    # A club round holds only club boxes and hands (its constructor takes them): these say so once.
     @property
     def banker(self) -> ClubHand:
         """The banker's hand in play (the round's ``dealer``)."""
-        return self.dealer  # type: ignore[return-value]  # club box/hand
+        return cast(ClubHand, self.dealer)
+
+    @property
+    def club_boxes(self) -> list[ClubBox]:
+        """The round's boxes, as the club boxes they are."""
+        return cast("list[ClubBox]", self.boxes)
+
+    @property
+    def club_hand(self) -> ClubHand:
+        """The hand in turn, a club hand."""
+        return cast(ClubHand, self.hand)
+
+    def club_box(self, number: int | None) -> ClubBox:
+        """Box `number`, which the event's check has found in play."""
+        box = self.box(number) if number is not None else None
+        if box is None:  # a bug, never an input: the checks refuse a box not in play
+            raise EngineError(f"box {number} is not in play")
+        return cast(ClubBox, box)
 
     @property
     def record(self) -> dict[str, Any]:

@@ -92,8 +92,8 @@ class OchkoRound(club.ClubRound):
 
 def ochko_record(r: OchkoRound) -> dict[str, Any]:
     """The record of a settled club-21 round: the blackjack record's keys, and the game's own."""
-    hands = [club.hand_record(box, hand) for box in r.boxes for hand in box.hands]  # type: ignore[arg-type]  # club box/hand
-    total = sum(club.hand_net(hand) for box in r.boxes for hand in box.hands)
+    hands = [club.hand_record(box, hand) for box in r.club_boxes for hand in box.club_hands]
+    total = sum(club.hand_net(hand) for box in r.club_boxes for hand in box.hands)
     return club.club_record(r, Ochko.name, {"cards": [c.code for c in r.banker.cards], "total": r.banker.total},
                             hands, total, {**({"contra": True} if r.contra else {}),
                                            **({"pack_out": True} if r.pack_out else {})})
@@ -157,8 +157,8 @@ class Ochko(club.ClubGame[OchkoRound, Club21Rules]):
         elif phase is Phase.PLAYERS:
             self._draw(t, card)
         elif phase is Phase.DEALER:
-            r: OchkoRound = t.round  # type: ignore[assignment]  # this game's round, in play
-            if club.banker_may_draw(t.rules, r.banker):  # type: ignore[arg-type]  # this game's rules
+            r = self.in_play(t)
+            if club.banker_may_draw(self.rules_of(t), r.banker):
                 club.to_banker(t, r.banker, card, up=True)
                 self._banker_may_stop(t)
             else:
@@ -171,7 +171,7 @@ class Ochko(club.ClubGame[OchkoRound, Club21Rules]):
             if shoe is None:
                 t.hold(card, "no shoe has been shuffled in", e.at)
             elif shoe.bottom_due:
-                if not club.take_bottom(t, card, e.at, t.rules.values):  # type: ignore[union-attr]  # this game's rules
+                if not club.take_bottom(t, card, e.at, self.rules_of(t).values):
                     club.ace_at_the_bottom(t, card, e.at)
             elif t.pending:
                 self._start_round(t, e.at)
@@ -187,7 +187,7 @@ class Ochko(club.ClubGame[OchkoRound, Club21Rules]):
 
     def face_down_next(self, t: TableOps) -> str | None:
         """Every card to a box, and the banker's two in the deal, go face down."""
-        r: OchkoRound | None = t.round  # type: ignore[assignment]  # this game's round
+        r = self.round_of(t)
         phase = t.phase
         if r is not None and phase in (Phase.DEALING, Phase.CONTRA):
             return club.deal_target(r, "the banker")
@@ -199,7 +199,7 @@ class Ochko(club.ClubGame[OchkoRound, Club21Rules]):
 
     def next_card(self, t: TableOps) -> str | None:
         """'bottom', 'first box', 'box N', 'banker', or None when no card is expected."""
-        r: OchkoRound | None = t.round  # type: ignore[assignment]  # this game's round
+        r = self.round_of(t)
         phase = t.phase
         if r is None:
             if phase in READY and t.shoe is not None:
@@ -212,7 +212,7 @@ class Ochko(club.ClubGame[OchkoRound, Club21Rules]):
             return club.deal_target(r, "banker")
         if phase is Phase.PLAYERS:
             return None if self._spent(t) else f"box {r.boxes[r.box_i].number}"
-        if phase is Phase.DEALER and club.banker_may_draw(t.rules, r.banker):  # type: ignore[arg-type]  # this game's rules
+        if phase is Phase.DEALER and club.banker_may_draw(self.rules_of(t), r.banker):
             return "banker"
         return None
 
@@ -224,7 +224,7 @@ class Ochko(club.ClubGame[OchkoRound, Club21Rules]):
 
     # ================================================================== the deal
     def _start_round(self, t: TableOps, at: datetime | None) -> None:
-        rules: Club21Rules = t.rules  # type: ignore[assignment]  # this game's rules
+        rules = self.rules_of(t)
         boxes = club.club_boxes(t)
         order = list(range(len(boxes)))
         plan = order + [BANKER] + order + [BANKER]  # two rounds of one card: each box, then the banker
@@ -234,7 +234,7 @@ class Ochko(club.ClubGame[OchkoRound, Club21Rules]):
         t.set_phase(Phase.DEALING)
 
     def _deal(self, t: TableOps, card: Card) -> None:
-        r: OchkoRound = t.round  # type: ignore[assignment]  # this game's round, in play
+        r = self.in_play(t)
         target = club.deal_next(t, r, card)
         done = r.dealt == len(r.plan)
         if t.shoe is not None and t.shoe.spent and not done:
@@ -242,21 +242,21 @@ class Ochko(club.ClubGame[OchkoRound, Club21Rules]):
             self.void(t, VoidReason.PACK_RAN_OUT)
             return
         if not done:
-            if target == BANKER and t.rules.contra:  # type: ignore[union-attr]  # this game's rules
+            if target == BANKER and self.rules_of(t).contra:
                 t.set_phase(Phase.CONTRA)  # everyone has a first card: the banker's contra, then recontra
             return
         self._after_deal(t)
 
     def _after_deal(self, t: TableOps) -> None:
-        r: OchkoRound = t.round  # type: ignore[assignment]  # this game's round, in play
-        rules: Club21Rules = t.rules  # type: ignore[assignment]  # this game's rules
+        r = self.in_play(t)
+        rules = self.rules_of(t)
         banker = r.banker
         if banker.is_blackjack:
             # rules.md: the banker looks first; his two-card 21 is shown and takes every bet,
             # the boxes' own two-card 21s included (natural_against_natural = push: those push).
             club.turn(t, banker, None)
-            for box in r.boxes:
-                for hand in box.open_hands():  # type: ignore[attr-defined]  # club box/hand
+            for box in r.club_boxes:
+                for hand in box.open_hands():
                     if hand.is_blackjack and rules.natural_against_natural is NaturalAgainstNatural.PUSH:
                         hand.settle(Outcome.PUSH, 0)
                     else:
@@ -264,10 +264,10 @@ class Ochko(club.ClubGame[OchkoRound, Club21Rules]):
             t.finish_round(r)
             return
         num, den = rules.natural_parts
-        for box in r.boxes:
-            hand = box.hands[0]
+        for box in r.club_boxes:
+            hand = box.hand
             if hand.outcome is None and hand.is_blackjack:  # shown and paid at once
-                club.turn(t, hand, box.number)  # type: ignore[arg-type]  # club box/hand
+                club.turn(t, hand, box.number)
                 hand.settle(Outcome.NATURAL, hand.stake * num // den)
         r.box_i, r.hand_i = 0, 0
         t.set_phase(Phase.PLAYERS)
@@ -275,8 +275,8 @@ class Ochko(club.ClubGame[OchkoRound, Club21Rules]):
 
     # ================================================================== the boxes draw
     def _draw(self, t: TableOps, card: Card) -> None:
-        r: OchkoRound = t.round  # type: ignore[assignment]  # this game's round, in play
-        hand: ClubHand = r.hand  # type: ignore[assignment]  # club box/hand
+        r = self.in_play(t)
+        hand = r.club_hand
         box = r.boxes[r.box_i]
         hand.drew = True
         club.to_box(t, hand, card, box.number, r.hand_i)
@@ -286,7 +286,7 @@ class Ochko(club.ClubGame[OchkoRound, Club21Rules]):
             self._to_next_hand(t)
 
     def _to_next_hand(self, t: TableOps) -> None:
-        r: OchkoRound = t.round  # type: ignore[assignment]  # this game's round, in play
+        r = self.in_play(t)
         if r.to_next_hand():
             if self._spent(t) and len(r.hand.cards) < 2:
                 self._pack_out(t)  # a split hand waiting for its second card wants one: the pack has none
@@ -301,14 +301,14 @@ class Ochko(club.ClubGame[OchkoRound, Club21Rules]):
         """rules.md: the pack runs out while a box still wants cards: every box not yet settled doubles or
         folds. It begins at the first box that wants a card once the pack is spent (003: "Если понтёр просит
         добрать, а колода кончилась"), not when the pack is spent: a box that stands plays on as usual."""
-        r: OchkoRound = t.round  # type: ignore[assignment]  # this game's round, in play
+        r = self.in_play(t)
         r.pack_out = True
         t.set_phase(Phase.PACK_OUT)
         self._after_choice(t)
 
     def _after_choice(self, t: TableOps) -> None:
-        r: OchkoRound = t.round  # type: ignore[assignment]  # this game's round, in play
-        if any(b.choice is None and b.open_hands() for b in r.boxes):  # type: ignore[attr-defined]  # club box/hand
+        r = self.in_play(t)
+        if any(b.choice is None and b.open_hands() for b in r.club_boxes):
             return
         # The banker draws no more either: his cards are shown and the round is settled.
         club.turn(t, r.banker, None)
@@ -316,36 +316,36 @@ class Ochko(club.ClubGame[OchkoRound, Club21Rules]):
 
     # ================================================================== the banker
     def _banker_turn(self, t: TableOps) -> None:
-        r: OchkoRound = t.round  # type: ignore[assignment]  # this game's round, in play
+        r = self.in_play(t)
         t.set_phase(Phase.DEALER)
         club.turn(t, r.banker, None)  # he draws last, face up
-        if not any(b.open_hands() for b in r.boxes):  # type: ignore[attr-defined]  # club box/hand
+        if not any(b.open_hands() for b in r.club_boxes):
             self._settle(t)  # no stake depends on his hand: he draws nothing
             return
         self._banker_may_stop(t)
 
     def _banker_may_stop(self, t: TableOps) -> None:
-        r: OchkoRound = t.round  # type: ignore[assignment]  # this game's round, in play
-        if not club.banker_may_draw(t.rules, r.banker) or (t.shoe is not None and t.shoe.spent):  # type: ignore[arg-type]  # this game's rules
+        r = self.in_play(t)
+        if not club.banker_may_draw(self.rules_of(t), r.banker) or (t.shoe is not None and t.shoe.spent):
             self._settle(t)  # over 21, on 21, at the house's banker_stands_on, or the pack is spent
 
     def _on_banker_stand(self, t: TableOps, e: ev.BankerStand) -> None:
         self._settle(t)
 
     def _settle(self, t: TableOps) -> None:
-        r: OchkoRound = t.round  # type: ignore[assignment]  # this game's round, in play
-        rules: Club21Rules = t.rules  # type: ignore[assignment]  # this game's rules
-        for box in r.boxes:
-            for hand in box.open_hands():  # type: ignore[attr-defined]  # club box/hand
+        r = self.in_play(t)
+        rules = self.rules_of(t)
+        for box in r.club_boxes:
+            for hand in box.open_hands():
                 hand.settle(*settle_hand(hand, r.banker, rules))
         t.finish_round(r)
 
     def void(self, t: TableOps, reason: VoidReason = VoidReason.SUPERVISOR) -> None:
         """rules.md: a voided round returns every bet on it, settled or not."""
-        r: OchkoRound = t.round  # type: ignore[assignment]  # this game's round, in play
+        r = self.in_play(t)
         r.voided = True
         r.void_reason = reason
-        for box in r.boxes:
+        for box in r.club_boxes:
             for hand in box.hands:
                 hand.settle(Outcome.VOID, 0)
         t.finish_round(r)
@@ -353,13 +353,13 @@ class Ochko(club.ClubGame[OchkoRound, Club21Rules]):
     # ================================================================== the boxes' decisions
     def _turn(self, t: TableOps, what: str, number: int | None = None) -> tuple[Refusal | None, ClubHand | None]:
         """The hand in turn, ready for a decision (its cards dealt), or why not."""
-        r = t.round
+        r = self.round_of(t)
         if t.phase is not Phase.PLAYERS or r is None:
             return Refusal("not_players_turn", f"cannot {what} now: no box is playing ({t.phase.value})"), None
         box = r.boxes[r.box_i]
         if number is not None and number != box.number:
             return Refusal("not_your_turn", f"it is box {box.number}'s turn, not box {number}'s"), None
-        hand: ClubHand = r.hand  # type: ignore[assignment]  # club box/hand
+        hand = r.club_hand
         if len(hand.cards) < 2:
             return Refusal("needs_card", f"cannot {what}: the split hand needs a card first"), None
         return None, hand
@@ -371,11 +371,11 @@ class Ochko(club.ClubGame[OchkoRound, Club21Rules]):
         return self._turn(t, "stand")[0]
 
     def _on_stand(self, t: TableOps, e: ev.Stand) -> None:
-        t.round.hand.done = True  # type: ignore[union-attr]  # in play
+        self.in_play(t).hand.done = True
         self._to_next_hand(t)
 
     def _check_split(self, t: TableOps, e: ev.Split) -> Refusal | None:
-        rules: Club21Rules = t.rules  # type: ignore[assignment]  # this game's rules
+        rules = self.rules_of(t)
         if not (rules.pairs or rules.two_aces_split):
             return _NO_PAIRS
         refusal, hand = self._turn(t, "split")
@@ -392,9 +392,9 @@ class Ochko(club.ClubGame[OchkoRound, Club21Rules]):
 
     def _on_split(self, t: TableOps, e: ev.Split) -> None:
         # 003: the box shows the pair, adds its stake on the second card, and draws to one, then the other.
-        r: OchkoRound = t.round  # type: ignore[assignment]  # this game's round, in play
-        hand: ClubHand = r.hand  # type: ignore[assignment]  # club box/hand
-        box: ClubBox = r.boxes[r.box_i]  # type: ignore[assignment]  # club box/hand
+        r = self.in_play(t)
+        hand = r.club_hand
+        box = r.club_boxes[r.box_i]
         club.turn(t, hand, box.number)
         new = ClubHand(box, hand.stake, hand.values, from_split=True)
         new.add(hand.remove_last(), up=True)
@@ -408,7 +408,7 @@ class Ochko(club.ClubGame[OchkoRound, Club21Rules]):
             return self._choice_refusal(t, e.box)
         if t.phase is Phase.PLAYERS and self._spent(t):
             return self._ask_refusal(t, "double", e.box)
-        if not t.rules.pairs:  # type: ignore[union-attr]  # this game's rules
+        if not self.rules_of(t).pairs:
             return _NO_DOUBLE
         refusal, hand = self._turn(t, "double", e.box)
         if hand is None:
@@ -420,13 +420,13 @@ class Ochko(club.ClubGame[OchkoRound, Club21Rules]):
         return None
 
     def _on_double(self, t: TableOps, e: ev.Double) -> None:
-        r: OchkoRound = t.round  # type: ignore[assignment]  # this game's round, in play
+        r = self.in_play(t)
         if t.phase is Phase.PLAYERS and self._spent(t):
             self._box_asks(t)  # the box in turn wants a card: the run-out begins with its choice
         if t.phase is Phase.PACK_OUT:
             # The pack is spent: the box doubles its stake and stands on what it has.
             number = r.boxes[r.box_i].number if e.box is None else e.box
-            box: ClubBox = r.box(number)  # type: ignore[assignment]  # club box/hand; the check found the box
+            box = r.club_box(number)
             box.choice = "double"
             for open_hand in box.open_hands():
                 open_hand.stake *= 2
@@ -434,13 +434,13 @@ class Ochko(club.ClubGame[OchkoRound, Club21Rules]):
             self._after_choice(t)
             return
         # 003: the pair is shown and the stake doubled; the box may take at most one more card.
-        hand: ClubHand = r.hand  # type: ignore[assignment]  # club box/hand
+        hand = r.club_hand
         club.turn(t, hand, r.boxes[r.box_i].number)
         hand.stake *= 2
         hand.doubled = True
 
     def _check_surrender(self, t: TableOps, e: ev.Surrender) -> Refusal | None:
-        if not t.rules.surrender:  # type: ignore[union-attr]  # this game's rules
+        if not self.rules_of(t).surrender:
             return _NO_SURRENDER
         refusal, hand = self._turn(t, "surrender", e.box)
         if hand is None:
@@ -448,7 +448,7 @@ class Ochko(club.ClubGame[OchkoRound, Club21Rules]):
         return None if self._first_two(hand) else _SURRENDER_FIRST
 
     def _on_surrender(self, t: TableOps, e: ev.Surrender) -> None:
-        hand = t.round.hand  # type: ignore[union-attr]  # in play
+        hand = self.in_play(t).hand
         hand.settle(Outcome.SURRENDER, -(hand.stake // 2))
         self._to_next_hand(t)
 
@@ -469,10 +469,10 @@ class Ochko(club.ClubGame[OchkoRound, Club21Rules]):
         refusal, hand = self._turn(t, what, number)
         if hand is None:
             return refusal
-        return self._choice_refusal(t, t.round.boxes[t.round.box_i].number)  # type: ignore[union-attr]  # in play
+        return self._choice_refusal(t, self.in_play(t).boxes[self.in_play(t).box_i].number)
 
     def _box_asks(self, t: TableOps) -> None:
-        r: OchkoRound = t.round  # type: ignore[assignment]  # this game's round, in play
+        r = self.in_play(t)
         r.pack_out = True
         t.set_phase(Phase.PACK_OUT)
 
@@ -486,7 +486,7 @@ class Ochko(club.ClubGame[OchkoRound, Club21Rules]):
     def _on_fold(self, t: TableOps, e: ev.Fold) -> None:
         if t.phase is Phase.PLAYERS:
             self._box_asks(t)  # the box in turn wants a card on a spent pack: the run-out begins with its choice
-        box: ClubBox = t.round.box(e.box)  # type: ignore[union-attr,assignment]  # in play; club box/hand
+        box = self.in_play(t).club_box(e.box)
         box.choice = "fold"
         for hand in box.open_hands():
             hand.settle(Outcome.FOLD, -hand.stake)
@@ -494,27 +494,27 @@ class Ochko(club.ClubGame[OchkoRound, Club21Rules]):
 
     # ------------------------------------------------------------------ contra and recontra
     def _check_contra(self, t: TableOps, e: ev.Contra) -> Refusal | None:
-        if not t.rules.contra:  # type: ignore[union-attr]  # this game's rules
+        if not self.rules_of(t).contra:
             return _NO_CONTRA
         if t.phase is not Phase.CONTRA:
             return _CONTRA_CLOSED
-        if t.round.contra:  # type: ignore[union-attr]  # this game's round, in play
+        if self.in_play(t).contra:
             return _CONTRA_DONE
         return None
 
     def _on_contra(self, t: TableOps, e: ev.Contra) -> None:
-        r: OchkoRound = t.round  # type: ignore[assignment]  # this game's round, in play
+        r = self.in_play(t)
         r.contra = True
-        for box in r.boxes:
-            for hand in box.open_hands():  # type: ignore[attr-defined]  # club box/hand
+        for box in r.club_boxes:
+            for hand in box.open_hands():
                 hand.stake *= 2
 
     def _check_recontra(self, t: TableOps, e: ev.Recontra) -> Refusal | None:
-        if not t.rules.contra:  # type: ignore[union-attr]  # this game's rules
+        if not self.rules_of(t).contra:
             return _NO_CONTRA
         if t.phase is not Phase.CONTRA:
             return _CONTRA_CLOSED
-        r: OchkoRound = t.round  # type: ignore[assignment]  # this game's round, in play
+        r = self.in_play(t)
         if not r.contra:
             return _NO_CONTRA_YET
         box = club.box_in_round(r, e.box)
@@ -527,7 +527,7 @@ class Ochko(club.ClubGame[OchkoRound, Club21Rules]):
         return None
 
     def _on_recontra(self, t: TableOps, e: ev.Recontra) -> None:
-        box: ClubBox = t.round.box(e.box)  # type: ignore[union-attr,assignment]  # in play; club box/hand
+        box = self.in_play(t).club_box(e.box)
         box.recontra = True
         for hand in box.open_hands():
             hand.stake *= 2
@@ -539,8 +539,8 @@ class Ochko(club.ClubGame[OchkoRound, Club21Rules]):
 
     def _on_withdraw(self, t: TableOps, e: ev.Withdraw) -> None:
         # rules.md (decided): the box's stake comes back and it plays no more of this round.
-        r: OchkoRound = t.round  # type: ignore[assignment]  # this game's round, in play
-        box: ClubBox = r.box(e.box)  # type: ignore[assignment]  # club box/hand
+        r = self.in_play(t)
+        box = r.club_box(e.box)
         index = r.boxes.index(box)
         for hand in box.open_hands():
             hand.settle(Outcome.WITHDRAWN, 0)
@@ -557,13 +557,13 @@ class Ochko(club.ClubGame[OchkoRound, Club21Rules]):
     # ================================================================== what may be decided
     def legal_actions(self, t: TableOps) -> list[Action]:
         """The box in turn's decisions, the banker's, the contra window's, or the spent pack's."""
-        r: OchkoRound | None = t.round  # type: ignore[assignment]  # this game's round
+        r = self.round_of(t)
         phase = t.phase
-        rules: Club21Rules = t.rules  # type: ignore[assignment]  # this game's rules
+        rules = self.rules_of(t)
         if r is None:
             return []
         if phase is Phase.PLAYERS:
-            hand: ClubHand = r.hand  # type: ignore[assignment]  # club box/hand
+            hand = r.club_hand
             if len(hand.cards) < 2:
                 return []  # the split hand waits for its card
             if self._spent(t):
@@ -590,7 +590,7 @@ class Ochko(club.ClubGame[OchkoRound, Club21Rules]):
         if phase is Phase.CONTRA:
             if not r.contra:
                 return [Action.CONTRA]
-            if any(not b.recontra and b.open_hands() for b in r.boxes):  # type: ignore[attr-defined]  # club box/hand
+            if any(not b.recontra and b.open_hands() for b in r.club_boxes):
                 return [Action.RECONTRA]
             return []
         if phase is Phase.PACK_OUT:
@@ -599,9 +599,9 @@ class Ochko(club.ClubGame[OchkoRound, Club21Rules]):
 
     def _claims(self, t: TableOps) -> list[Action]:
         """Decisions that depend on the closed cards: offered to every viewer whenever they could be claimed."""
-        r = t.round
-        rules: Club21Rules = t.rules  # type: ignore[assignment]  # this game's rules
-        if t.phase is not Phase.PLAYERS or r is None or not self._first_two(r.hand):  # type: ignore[arg-type]  # club box/hand
+        r = self.round_of(t)
+        rules = self.rules_of(t)
+        if t.phase is not Phase.PLAYERS or r is None or not self._first_two(r.club_hand):
             return []
         claims = []
         if rules.pairs:
@@ -613,15 +613,15 @@ class Ochko(club.ClubGame[OchkoRound, Club21Rules]):
     # ================================================================== views and snapshots
     def view(self, t: TableOps, reveal: bool) -> dict[str, Any]:
         """Boxes with closed hands (XX, the card count, no total) unless ``reveal``; the banker; the pack."""
-        r: OchkoRound | None = t.round  # type: ignore[assignment]  # this game's round
+        r = self.round_of(t)
         boxes = []
         in_players = t.phase is Phase.PLAYERS
         if r is not None:
-            for bi, box in enumerate(r.boxes):
-                boxes.append({**club.box_view(box, [  # type: ignore[arg-type]  # club box/hand
-                    club.hand_view(h, in_players and bi == r.box_i and hi == r.hand_i, reveal)  # type: ignore[arg-type]  # club box/hand
-                    for hi, h in enumerate(box.hands)]), "recontra": box.recontra,  # type: ignore[attr-defined]  # club box/hand
-                    "choice": box.choice})  # type: ignore[attr-defined]  # club box/hand
+            for bi, box in enumerate(r.club_boxes):
+                boxes.append({**club.box_view(box, [
+                    club.hand_view(h, in_players and bi == r.box_i and hi == r.hand_i, reveal)
+                    for hi, h in enumerate(box.club_hands)]), "recontra": box.recontra,
+                    "choice": box.choice})
         turn: dict[str, Any] | None = None
         if in_players and r is not None:
             turn = {"box": r.boxes[r.box_i].number, "hand": r.hand_i}
@@ -649,7 +649,7 @@ class Ochko(club.ClubGame[OchkoRound, Club21Rules]):
         return {
             "number": r.number,
             "shoe_id": r.shoe_id,
-            "boxes": [club.dump_box(b) for b in r.boxes],  # type: ignore[arg-type]  # club box/hand
+            "boxes": [club.dump_box(b) for b in r.club_boxes],
             "banker": club.dump_hand(r.banker),
             "plan": list(r.plan),
             "dealt": r.dealt,
@@ -666,7 +666,7 @@ class Ochko(club.ClubGame[OchkoRound, Club21Rules]):
     def load_round(self, t: TableOps, data: Any) -> Round:
         """A club-21 round from checked data."""
         state = snap.check(OchkoRoundState, data, "round")
-        values: tuple[int, ...] = t.rules.values  # type: ignore[union-attr]  # this game's rules
+        values = self.rules_of(t).values
         boxes = [club.load_box(b, values) for b in state.boxes]
         club.check_indices(state.plan, state.dealt, len(boxes), state.box_i, state.hand_i, [len(b.hands) for b in boxes])
         r = OchkoRound(state.number, state.shoe_id, boxes, list(state.plan),
