@@ -6,7 +6,7 @@ stay plain pydantic, as controller.snapshot's own models do.
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import Field
 
@@ -90,3 +90,6 @@ class BankState(_Model):
     balance: Amount
     rounds: Count
     duels: Count
+    # How the last bank ended (a snapshot kept before this key existed has none: the bank never ended, or how is
+    # not known).
+    ended: Literal["emptied", "closed"] | None = None

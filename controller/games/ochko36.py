@@ -64,7 +64,7 @@ _WITHDRAW_CLOSED = Refusal("withdraw_closed", "the banker is drawing against the
 class Bank:
     """The banker's bank, from round to round (in cents): what he put up, what it holds, how long it has played."""
 
-    __slots__ = ("open", "opened_with", "balance", "rounds", "duels")
+    __slots__ = ("open", "opened_with", "balance", "rounds", "duels", "ended")
 
     def __init__(self) -> None:
         self.open = False
@@ -72,15 +72,24 @@ class Bank:
         self.balance = 0
         self.rounds = 0  # full rounds of duels played since it was opened
         self.duels = 0
+        # How the last bank ended: "emptied" (the boxes won it all) or "closed" (the supervisor took it down);
+        # None while none has ended. The pit's review tells the two apart (rules.md: "an empty bank ends it").
+        self.ended: str | None = None
+
+    @property
+    def state(self) -> str:
+        """``open``, ``emptied``, ``closed`` (by the supervisor's close_bank), or ``none`` (never opened)."""
+        return "open" if self.open else self.ended or "none"
 
     def may_close(self, rules: Club36Rules) -> bool:
         """rules.md: no sooner than after ``bank_rounds`` rounds of duels, or once it has tripled."""
         return self.rounds >= rules.bank_rounds or self.balance >= rules.bank_multiple * self.opened_with
 
     def as_dict(self) -> dict[str, Any]:
-        """Plain data (the snapshot's ``game_state``)."""
+        """Plain data (the snapshot's ``game_state``; ``ended`` only once a bank has ended, so a snapshot of a
+        table whose bank never ended reads as it did)."""
         return {"open": self.open, "opened_with": money(self.opened_with), "balance": money(self.balance),
-                "rounds": self.rounds, "duels": self.duels}
+                "rounds": self.rounds, "duels": self.duels, **({"ended": self.ended} if self.ended else {})}
 
 
 class DuelsRound(club.ClubRound):
@@ -138,7 +147,10 @@ def duels_record(r: DuelsRound) -> dict[str, Any]:
                  r.bank_before)
     return club.club_record(r, Ochko36.name, {"cards": banker_cards, "total": last.total if last is not None else 0},
                             hands, total,
-                            {"bank": {"before": money(r.bank_before), "after": money(after), "closed": r.bank_closed}})
+                            {"bank": {"before": money(r.bank_before), "after": money(after), "closed": r.bank_closed,
+                                      # the bank at the end of the round: a supervisor closes it only between
+                                      # rounds (an incident of its own), so a round ends it only by emptying it
+                                      "state": "emptied" if r.bank_closed else "open"}})
 
 
 def special(hand: ClubHand) -> bool:
@@ -323,6 +335,7 @@ class Ochko36(club.ClubGame):
         amount = to_cents(e.amount)
         assert amount is not None
         bank.open, bank.opened_with, bank.balance, bank.rounds, bank.duels = True, amount, amount, 0, 0
+        bank.ended = None
         self._bank_changed(t)
 
     def _check_close_bank(self, t: Table, e: ev.CloseBank) -> Refusal | None:
@@ -343,6 +356,7 @@ class Ochko36(club.ClubGame):
 
     def _on_close_bank(self, t: Table, e: ev.CloseBank) -> None:
         t.game_state.open = False
+        t.game_state.ended = "closed"
         self._bank_changed(t)
 
     def _bank_changed(self, t: Table) -> None:
@@ -496,6 +510,7 @@ class Ochko36(club.ClubGame):
         r: DuelsRound = t.round  # type: ignore[assignment]  # this game's round, in play
         bank: Bank = t.game_state
         bank.open = False
+        bank.ended = "emptied"
         r.bank_closed = True
         for box in r.boxes:
             for hand in box.open_hands():  # type: ignore[attr-defined]  # club box/hand
@@ -657,6 +672,7 @@ class Ochko36(club.ClubGame):
             "bottom_card": shoe.bottom.code if shoe is not None and shoe.bottom is not None else None,
             "bank": {
                 "open": bank.open,
+                "state": bank.state,
                 "balance": money(bank.balance),
                 "opened_with": money(bank.opened_with),
                 "limits": {"min": money(rules.bank_min_cents), "max": money(rules.bank_max_cents)},
@@ -723,6 +739,7 @@ class Ochko36(club.ClubGame):
         bank = Bank()
         bank.open, bank.rounds, bank.duels = state.open, state.rounds, state.duels
         bank.opened_with, bank.balance = snap._cents(state.opened_with), snap._cents(state.balance)
+        bank.ended = state.ended
         if bank.balance < 0 or bank.opened_with < 0:
             raise SnapshotError("malformed table snapshot: game_state: the bank is never below zero")
         t.game_state = bank

@@ -174,7 +174,10 @@ class RoundBankRecord(BaseModel):
 
     before: str
     after: str
-    closed: bool = Field(description="the bank emptied in this round")
+    closed: bool = Field(description="the bank emptied in this round (never the supervisor's close_bank, which "
+                                     "comes between rounds); kept as it was: read state")
+    state: str | None = Field(None, description="the bank at the end of the round: open or emptied (absent from "
+                                                "older records)")
 
 
 class RoundRecord(BaseModel):
@@ -214,6 +217,8 @@ class BankModel(BaseModel):
     """club-21-36: the banker's bank (public: every key sees it)."""
 
     open: bool
+    state: str | None = Field(None, description="open, emptied (the boxes won it all), closed (by the supervisor), "
+                                                "or none (never opened)")
     balance: str
     opened_with: str
     limits: LimitsModel = Field(description="what a bank may be opened with")

@@ -278,7 +278,7 @@ def test_the_bank_closes_after_four_rounds_or_once_tripled():
 def test_an_empty_bank_ends_it():
     """rules.md, club-21-36: an empty bank ends it (decided: the boxes still to play take their stakes back)."""
     r = duels("open_bank 100", "bet 1 100", "bet 2 50", "cards AS 9H 7D", "card 6C", "card TS")  # va-banque wins
-    assert r.rounds[-1]["bank"] == {"before": "100", "after": "0", "closed": True}
+    assert r.rounds[-1]["bank"] == {"before": "100", "after": "0", "closed": True, "state": "emptied"}
     assert hands(r) == [(1, "AS TS", "win", "100"), (2, "9H", "returned", "0")]
     assert not bank(r)["open"] and duels("open_bank 100", "bet 1 100", "bet 2 50", "cards AS 9H 7D", "card 6C",
                                          "card TS", "bet 1 10").error["code"] == "no_bank"
@@ -333,3 +333,50 @@ def test_stand_names_the_box_in_its_duel():
     assert r.error["code"] == "not_your_turn" and "box 1's turn, not box 2's" in r.error["message"]
     r = replay_lines([*lines, json.dumps({"type": "stand", "box": 1})])
     assert r.error is None and r.table.phase is Phase.DEALER
+
+
+# ---------------------------------------------------------------------------- the record of a round of duels
+# Two duels: box 1 19 against the banker 7-K-9 = 20; box 2 18 against his new card 6D and TD = 16 (he stops).
+TWO_DUELS = ("bet 1 10", "bet 2 20", "cards 9S 8H 7D", "card 6C", "card TS", "stand", "card KS", "card 9H",
+             "card 6D", "card TC", "stand", "card TD", "banker_stand")
+
+
+def test_each_duel_is_recorded_with_its_own_banker_cards_and_total():
+    """rules.md, club-21-36: after each duel the banker gathers the cards used and takes one new card from the
+    top for the next box: each duel's banker hand is its own, and the replay prints each duel's cards and total
+    (not the last duel's total beside every card the banker held in the round)."""
+    from controller.replay_cli import format_rounds
+
+    r = duels(BANK, *TWO_DUELS)
+    rec = r.rounds[-1]
+    assert [(h["banker"], h["banker_total"]) for h in rec["hands"]] == [(["7D", "KS", "9H"], 20), (["6D", "TD"], 16)]
+    text = format_rounds(r.as_dict())
+    lines = [line.split() for line in text.splitlines()]
+    assert ["banker", "7D", "KS", "9H", "20", "bank", "1010"] in lines
+    assert ["banker", "6D", "TD", "16", "bank", "990"] in lines
+    assert not any(line[:1] == ["dealer"] for line in lines)  # no line runs the duels' banker cards together
+
+
+def test_the_bank_at_the_end_of_every_round_and_of_the_session():
+    """rules.md, club-21-36: the banker may close the bank no sooner than after four full rounds of duels, or
+    once the bank has tripled; an empty bank ends it. The pit sees the bank's balance all along: each round's
+    record ends with the bank's state (open or emptied: a supervisor closes it only between rounds), opening and
+    closing the bank are incidents of the replay, and the replay ends with the bank's state (open, emptied, or
+    closed by the supervisor)."""
+    from controller.replay_cli import format_rounds
+
+    rounds = [step for one in FOUR for step in one]
+    r = duels(BANK, *rounds, "close_bank")
+    doc = r.as_dict()
+    assert [rec["bank"]["state"] for rec in doc["rounds"]] == ["open"] * 4
+    assert doc["bank"] == {"state": "closed", "balance": "960", "opened_with": "1000", "rounds_played": 4,
+                           "duels_played": 4}
+    texts = [(i["type"], i["after_rounds"], i["text"]) for i in doc["incidents"]]
+    assert texts == [("open_bank", 0, "the supervisor opens a bank of 1000"),
+                     ("close_bank", 4, "the supervisor closes the bank at 960 (put up 1000, 4 rounds of duels)")]
+    text = format_rounds(doc)
+    assert "the supervisor closes the bank at 960" in text and "bank: closed, 960 (put up 1000, 4 rounds of duels)" in text
+    assert duels(BANK, *rounds).as_dict()["bank"]["state"] == "open"
+    emptied = duels("open_bank 100", "bet 1 100", "bet 2 50", "cards AS 9H 7D", "card 6C", "card TS").as_dict()
+    assert emptied["rounds"][-1]["bank"] == {"before": "100", "after": "0", "closed": True, "state": "emptied"}
+    assert emptied["bank"]["state"] == "emptied" and "(emptied)" in format_rounds(emptied)
