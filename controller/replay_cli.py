@@ -121,6 +121,8 @@ def format_rounds(doc: dict[str, Any]) -> str:
             total = h["total"] if "total" in h else _total(h["cards"])  # a club record gives its pack's totals
             out.append(f"  box {h['box']:<4} {' '.join(h['cards']):<22} {total:>3}"
                        f"  bet {h['bet']:>6}  {h['outcome']:<12} house {house_signed(h['net'])}")
+            if h.get("stake_cut_from"):  # club-21-36: a stake placed before the deal that the bank no longer covered
+                out.append(f"    stake cut from {h['stake_cut_from']} to {h['bet']}: all the bank held at its duel")
             if h.get("banker"):  # club-21-36: the banker's hand in this box's duel (none if it never played)
                 kept = " (kept)" if h.get("kept") else ""
                 banker_total = h.get("banker_total")

@@ -80,6 +80,8 @@ class DuelsRoundState(_Model):
     bank_before: Amount
     bank_closed: bool
     banker_of: Count
+    # box number -> the stake placed before the deal that the bank no longer covered at its duel (absent: none cut)
+    cut_from: dict[str, Amount] = Field(default_factory=dict)
 
 
 class BankState(_Model):

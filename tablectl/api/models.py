@@ -152,6 +152,8 @@ class HandRecord(BaseModel):
     banker_total: int | None = Field(None, description="club-21-36: the banker's total in this box's duel")
     kept: bool | None = Field(None, description="club-21-36: the duel began with the card the banker kept")
     bank_after: str | None = Field(None, description="club-21-36: the bank's balance after the duel")
+    stake_cut_from: str | None = Field(None, description="club-21-36: the stake placed before the deal, when the "
+                                                         "bank no longer covered it at the duel (bet: what played)")
 
 
 class InsuranceRecord(BaseModel):
@@ -211,6 +213,8 @@ class DuelModel(BaseModel):
     stake: str
     dark: bool
     banker_kept_card: bool
+    cut_from: str | None = Field(None, description="the stake placed before the deal, when the bank no longer "
+                                                   "covered it at this duel and cut it to all it held")
 
 
 class BankModel(BaseModel):

@@ -117,9 +117,65 @@ def test_the_box_stakes_after_looking_at_its_card():
 
 def test_a_stake_over_the_bank_as_it_stands_is_cut_to_it():
     """rules.md, club-21-36, The bank: at most the bank as it stands (decided: a stake placed before the deal
-    that the bank no longer covers at the box's duel plays for the whole bank)."""
+    that the bank no longer covers at the box's duel plays for the whole bank, and the cut is shown: the view's
+    duel and the round's record give the stake placed)."""
     r = duels("open_bank 100", "bet 1 60", "bet 2 80", "cards AS 9H 7D", "card 6C", "card TS")  # box 1: 21
     assert bank(r)["balance"] == "40" and r.table.round.boxes[1].hands[0].stake == 4000
+    assert bank(r)["duel"] == {"box": 2, "stake": "40", "dark": False, "banker_kept_card": False, "cut_from": "80"}
+    r = duels("open_bank 100", "bet 1 60", "bet 2 80", "cards AS 9H 7D", "card 6C", "card TS", "card 6D", "card TC",
+              "stand", "card TD", "banker_stand")  # box 2: 19 against 16, the bank's last 40
+    duel = r.rounds[-1]["hands"][1]
+    assert (duel["bet"], duel["stake_cut_from"], duel["net"]) == ("40", "80", "40")
+    assert "stake_cut_from" not in r.rounds[-1]["hands"][0]  # a stake the bank covered says nothing
+    from controller.replay_cli import format_rounds
+    assert "stake cut from 80 to 40: all the bank held at its duel" in format_rounds(r.as_dict())
+
+
+def test_a_stake_the_bank_cannot_cover_is_refused_naming_its_cover():
+    """rules.md, club-21-36, The bank: a stake is at most the bank as it stands: one beyond it is refused, the
+    refusal naming what the bank covers (never cut silently)."""
+    for r in (duels(BANK, "bet 1 1001"), duels(BANK, *DEAL, "bet 1 991"),
+              duels(BANK, "deal_in 1", "cards 9S 7D", "card 6C", "bet 1 1001")):
+        assert r.error["code"] == "bet_over_bank" and "the bank covers at most 1000" in r.error["message"]
+
+
+def test_a_box_dealt_in_looks_at_its_card_then_stakes():
+    """rules.md, club-21-36, Duels: the box looks at its card and stakes (003, "смотрит свою карту и выставляет"):
+    a box dealt in without a stake (deal_in) gets its card; on its duel it stakes, at least the table minimum and
+    at most the bank, before it draws, stands or goes dark."""
+    deal = ("deal_in 1", "deal_in 2", "cards 9S 8H 7D", "card 6C")
+    r = duels(BANK, *deal)
+    assert r.error is None and r.table.phase is Phase.PLAYERS and r.table.next_card() is None
+    view = table_view(r.table)
+    assert view["legal_actions"] == ["bet", "fold"] and view["bank"]["duel"]["stake"] == "0"
+    for step in ("stand", "dark"):
+        refused = duels(BANK, *deal, step).error
+        assert refused["code"] == "no_stake" and "stakes (bet, at least 10) or passes (fold)" in refused["message"]
+    assert duels(BANK, *deal, "bet 1 5").error["code"] == "bet_under_min"
+    assert duels(BANK, *deal, "bet 2 10").error["code"] == "bets_closed"  # box 2 stakes on its own duel
+    r = duels(BANK, *deal, "card TS")  # a card before the stake: held, as any card the table cannot place
+    assert r.table.phase is Phase.ATTENTION and "box 1 has not staked" in r.as_dict()["alerts"][0]["message"]
+    r = duels(BANK, *deal, "bet 1 40", "card TS", "stand", "card KS", "card 9H")  # 19 v 20
+    assert r.table.round.boxes[0].hands[0].stake == 4000 and bank(r)["balance"] == "1040"
+    assert duels("open_bank 5", "deal_in 1", "cards 9S 7D", "card 6C", "bet 1 5", bank_min=5).error is None
+    assert duels(BANK, "deal_in 1", "deal_in 1").error["code"] == "box_taken"
+    assert duels("deal_in 1").error["code"] == "no_bank"
+    assert duels(BANK, *deal, "deal_in 3").error["code"] == "bets_closed"
+
+
+def test_a_box_that_will_not_stake_after_its_card_passes():
+    """rules.md, club-21-36, Duels: the box looks at its card and stakes (decided: a box that will not stake
+    passes, fold: it leaves the round with nothing lost, its card goes under the pack with the duel's, and the
+    banker, whose card was not used, keeps it for the next box)."""
+    r = duels(BANK, "deal_in 1", "deal_in 2", "cards 9S 8H 7D", "card 6C", "fold 1")
+    assert r.table.phase is Phase.PLAYERS and table_view(r.table)["bank"]["duel"]["box"] == 2
+    assert table_view(r.table)["bank"]["duel"]["banker_kept_card"] is True
+    r = duels(BANK, "deal_in 1", "deal_in 2", "cards 9S 8H 7D", "card 6C", "fold 1", "bet 2 20", "card TS", "stand",
+              "card KS", "card 6H")  # box 2 18 against the kept 7D, K, 6 = 17
+    assert hands(r) == [(1, "9S", "fold", "0"), (2, "8H TS", "win", "20")]
+    assert [(h["bet"], h["banker"]) for h in r.rounds[-1]["hands"]] == [("0", []), ("20", ["7D", "KS", "6H"])]
+    assert duels(BANK, *DEAL, "fold 1").error["code"] == "box_staked"  # a box that staked plays its duel
+    assert duels(BANK, "deal_in 1", "deal_in 2", "cards 9S 8H 7D", "card 6C", "fold 2").error["code"] == "not_your_turn"
 
 
 # ---------------------------------------------------------------------------- the deal
@@ -316,7 +372,7 @@ def test_the_view_of_the_bank_and_the_duel():
     """rules.md, club-21-36: the pit sees the bank's balance all along (and every viewer the duel in play)."""
     view = table_view(duels(BANK, *DEAL, "bet 1 5").table)
     assert view["game"] == GAME and view["bank"]["duel"] == {"box": 1, "stake": "15", "dark": False,
-                                                              "banker_kept_card": False}
+                                                              "banker_kept_card": False, "cut_from": None}
     assert view["legal_actions"] == ["stand", "hit", "bet", "dark"]
     assert "9S" not in json.dumps(view) and "7D" not in json.dumps(view)
 

@@ -257,6 +257,17 @@ def test_a_club36_bank_that_ended_keeps_how_in_the_snapshot() -> None:
     assert table_view(Table.from_snapshot(_through_json(data)))["bank"]["state"] == "none"
 
 
+def test_a_club36_stake_cut_to_the_bank_round_trips() -> None:
+    """A stake the bank no longer covered at its duel keeps what was placed through a snapshot (the record's
+    ``stake_cut_from``); a round with no cut keeps its snapshot as it was."""
+    r = play("open_bank 100", "bet 1 60", "bet 2 80", "cards AS 9H 7D", "card 6C", "card TS", profile="club-21-36")
+    data = r.table.snapshot()
+    assert data["round"]["cut_from"] == {"2": "80"}
+    restored = Table.from_snapshot(_through_json(data))
+    assert restored.snapshot() == data and table_view(restored)["bank"]["duel"]["cut_from"] == "80"
+    assert "cut_from" not in play(*DUELS_HEAD, profile="club-21-36").table.snapshot()["round"]
+
+
 @pytest.mark.parametrize("path, value, words", [
     pytest.param(["game_state", "balance"], "-5", "below zero", id="a-bank-below-zero"),
     pytest.param(["game_state", "open"], "yes", "game_state", id="bank-open-not-a-bool"),
