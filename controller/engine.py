@@ -324,7 +324,8 @@ class Table:
         # An anonymous bet joins the box's first player, or names the box.
         return e.player or (next(iter(bets)) if bets else f"box{e.box}")
 
-    def _lapsed(self, reserved: tuple[str | None, datetime | None], at: datetime | None) -> bool:
+    def lapsed(self, reserved: tuple[str | None, datetime | None], at: datetime | None) -> bool:
+        """A box's reservation (player, since) has run out by `at` (or the table's time)."""
         since = reserved[1]
         now = at or self.now
         return since is not None and now is not None and now - since >= timedelta(minutes=self.rules.reservation_minutes)
@@ -343,7 +344,7 @@ class Table:
         bets = self.pending.get(e.box, {})
         player = self._bettor(e, bets)
         reserved = self.reservations.get(e.box)
-        if reserved and reserved[0] and e.player and e.player != reserved[0] and not self._lapsed(reserved, e.at):
+        if reserved and reserved[0] and e.player and e.player != reserved[0] and not self.lapsed(reserved, e.at):
             return Refusal("box_reserved", f"box {e.box} is reserved for {reserved[0]}")
         if player not in bets and len(bets) >= rules.players_per_box:
             return Refusal("box_full", f"box {e.box} already has {rules.players_per_box} player(s)")

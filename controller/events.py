@@ -290,8 +290,19 @@ class BankerStand(Event):
 
 
 @dataclass(slots=True, kw_only=True)
+class DealIn(Event):
+    """club-21-36, between rounds: the box is dealt its card before it stakes (003: the box looks at its card and
+    stakes); on its duel it stakes (``bet``) or passes (``fold``)."""
+
+    type: Literal["deal_in"] = "deal_in"
+    box: BoxNumber
+    player: Name | None = None
+
+
+@dataclass(slots=True, kw_only=True)
 class Fold(Event):
-    """On a spent pack (club-21), a box gives up its stake instead of doubling it."""
+    """On a spent pack (club-21), a box gives up its stake instead of doubling it; in club-21-36 a box dealt in
+    without a stake passes after looking at its card."""
 
     type: Literal["fold"] = "fold"
     box: BoxNumber
@@ -348,7 +359,7 @@ AnyEvent = Annotated[
         SetRules, Shuffle, PlaceBet, Reserve, CardDrawn, CutCardOut, Stand, Double, Split,
         Surrender, Insure, EvenMoney, CloseInsurance, DiscardCard, VoidRound, Tick,
         ShoeFault, ShoeFaultCleared, LinkDown, LinkUp, CallPit, AcknowledgeAlert, ShoeGate, ShoeCount,
-        BankerStand, Fold, Dark, Contra, Recontra, OpenBank, CloseBank, Withdraw,
+        BankerStand, Fold, Dark, Contra, Recontra, OpenBank, CloseBank, Withdraw, DealIn,
     ],
     Field(discriminator="type"),
 ]

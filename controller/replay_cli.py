@@ -114,25 +114,37 @@ def format_rounds(doc: dict[str, Any]) -> str:
         game = f"  {r['game']}" if "game" in r else ""
         out.append(f"Round {r['number']}  shoe {r.get('shoe_id')}{game}{void}")
         d = r["dealer"]
-        out.append(f"  dealer   {' '.join(d['cards']):<22} {d['total']:>3}")
+        duels = "bank" in r  # club-21-36: each hand is a duel with its own banker's hand, under it
+        if not duels:
+            out.append(f"  dealer   {' '.join(d['cards']):<22} {d['total']:>3}")
         for h in r["hands"]:
             total = h["total"] if "total" in h else _total(h["cards"])  # a club record gives its pack's totals
             out.append(f"  box {h['box']:<4} {' '.join(h['cards']):<22} {total:>3}"
                        f"  bet {h['bet']:>6}  {h['outcome']:<12} house {house_signed(h['net'])}")
+            if h.get("stake_cut_from"):  # club-21-36: a stake placed before the deal that the bank no longer covered
+                out.append(f"    stake cut from {h['stake_cut_from']} to {h['bet']}: all the bank held at its duel")
             if h.get("banker"):  # club-21-36: the banker's hand in this box's duel (none if it never played)
                 kept = " (kept)" if h.get("kept") else ""
-                out.append(f"    banker {' '.join(h['banker']):<22}{kept}  bank {h.get('bank_after')}")
+                banker_total = h.get("banker_total")
+                out.append(f"    banker {' '.join(h['banker']):<22} {'' if banker_total is None else banker_total:>3}"
+                           f"{kept}  bank {h.get('bank_after')}")
         for i in r["insurance"]:
             out.append(f"  box {i['box']:<4} insurance {i['amount']:>6}{'':>21}house {house_signed(i['net'])}")
-        if "bank" in r:
+        if duels:
+            # An older record has no state: its `closed` meant the bank emptied.
+            state = r["bank"].get("state") or ("emptied" if r["bank"].get("closed") else "open")
             out.append(f"  bank {r['bank']['before']} -> {r['bank']['after']}"
-                       + ("  (closed)" if r["bank"].get("closed") else ""))
+                       + ("  (emptied)" if state == "emptied" else ""))
         out.append(f"  House {house_signed(r['net'])}")
     out.extend(_incident_line(i) for i in incidents)  # after the last settled round
     totals = doc.get("totals")
     if totals is not None:
         out.append(f"Total: {_count(totals['rounds_settled'], 'round')} settled, {totals['rounds_voided']} voided; "
                    f"House {signed(Decimal(totals['house_result']))}")
+    bank = doc.get("bank")
+    if bank is not None:  # the bank as the session left it (club-21-36)
+        out.append(f"bank: {bank['state']}, {bank['balance']} (put up {bank['opened_with']}, "
+                   f"{_count(bank['rounds_played'], 'round')} of duels)")
     out.append(f"phase: {doc['phase']}")
     for a in doc["alerts"]:
         out.append(f"alert {a['id']} [{a['kind']}] {a['message']}")

@@ -50,6 +50,7 @@ class TableOps(Protocol):
     previous: Round | None
     shoe: ShoeTracker | None
     pending: dict[int, dict[str, int]]
+    reservations: dict[int, tuple[str | None, datetime | None]]
     game_state: Any
     burn_left: int
     rounds_played: int
@@ -70,6 +71,9 @@ class TableOps(Protocol):
 
     def finish_round(self, r: Round) -> None:
         """The round is settled: on show, the table moves on."""
+
+    def lapsed(self, reserved: tuple[str | None, datetime | None], at: datetime | None) -> bool:
+        """A box's reservation has run out by `at`."""
 
     def take_pending(self, make: Callable[[int, dict[str, int], str | None], BoxInPlay] = ...) -> list[BoxInPlay]:
         """The bets placed, as the boxes of a new round."""

@@ -6,7 +6,7 @@ stay plain pydantic, as controller.snapshot's own models do.
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import Field
 
@@ -80,6 +80,8 @@ class DuelsRoundState(_Model):
     bank_before: Amount
     bank_closed: bool
     banker_of: Count
+    # box number -> the stake placed before the deal that the bank no longer covered at its duel (absent: none cut)
+    cut_from: dict[str, Amount] = Field(default_factory=dict)
 
 
 class BankState(_Model):
@@ -90,3 +92,6 @@ class BankState(_Model):
     balance: Amount
     rounds: Count
     duels: Count
+    # How the last bank ended (a snapshot kept before this key existed has none: the bank never ended, or how is
+    # not known).
+    ended: Literal["emptied", "closed"] | None = None

@@ -48,7 +48,7 @@ from .base import Dispatch, TableOps
 from .club import BANKER, ClubBox, ClubHand
 from .club_snapshot import BankState, DuelsRoundState
 
-_BLOCKED = frozenset({ev.Stand, ev.Dark, ev.BankerStand, ev.OpenBank, ev.CloseBank, ev.Withdraw})
+_BLOCKED = frozenset({ev.Stand, ev.Dark, ev.BankerStand, ev.OpenBank, ev.CloseBank, ev.Withdraw, ev.Fold})
 
 _NO_BANK = Refusal("no_bank", "no bank is open: the banker puts up a bank first (open_bank)")
 _BANK_OPEN = Refusal("bank_open", "a bank is open already: it is closed first")
@@ -56,12 +56,13 @@ _BANK_BETWEEN_ROUNDS = Refusal("round_in_progress", "the bank is opened and clos
 _RAISE_CLOSED = Refusal("bets_closed", "a stake is raised only by the box whose duel it is, before it draws")
 _DARK_ALREADY = Refusal("dark_already", "the box draws dark already")
 _WITHDRAW_CLOSED = Refusal("withdraw_closed", "the banker is drawing against the box: its stake is in play")
+_DEALT_IN_BETWEEN_ROUNDS = Refusal("bets_closed", "a box is dealt in between rounds of duels")
 
 
 class Bank:
     """The banker's bank, from round to round (in cents): what he put up, what it holds, how long it has played."""
 
-    __slots__ = ("open", "opened_with", "balance", "rounds", "duels")
+    __slots__ = ("open", "opened_with", "balance", "rounds", "duels", "ended")
 
     def __init__(self) -> None:
         self.open = False
@@ -69,15 +70,24 @@ class Bank:
         self.balance = 0
         self.rounds = 0  # full rounds of duels played since it was opened
         self.duels = 0
+        # How the last bank ended: "emptied" (the boxes won it all) or "closed" (the supervisor took it down);
+        # None while none has ended. The pit's review tells the two apart (rules.md: "an empty bank ends it").
+        self.ended: str | None = None
+
+    @property
+    def state(self) -> str:
+        """``open``, ``emptied``, ``closed`` (by the supervisor's close_bank), or ``none`` (never opened)."""
+        return "open" if self.open else self.ended or "none"
 
     def may_close(self, rules: Club36Rules) -> bool:
         """rules.md: no sooner than after ``bank_rounds`` rounds of duels, or once it has tripled."""
         return self.rounds >= rules.bank_rounds or self.balance >= rules.bank_multiple * self.opened_with
 
     def as_dict(self) -> dict[str, Any]:
-        """Plain data (the snapshot's ``game_state``)."""
+        """Plain data (the snapshot's ``game_state``; ``ended`` only once a bank has ended, so a snapshot of a
+        table whose bank never ended reads as it did)."""
         return {"open": self.open, "opened_with": money(self.opened_with), "balance": money(self.balance),
-                "rounds": self.rounds, "duels": self.duels}
+                "rounds": self.rounds, "duels": self.duels, **({"ended": self.ended} if self.ended else {})}
 
 
 class DuelsRound(club.ClubRound):
@@ -89,7 +99,7 @@ class DuelsRound(club.ClubRound):
     takes a new card for the next duel; ``bank_before``: the bank when the round began.
     """
 
-    __slots__ = ("duel_open", "banker_card_due", "bank_before", "bank_closed")
+    __slots__ = ("duel_open", "banker_card_due", "bank_before", "bank_closed", "cut_from")
 
     def __init__(self, number: int, shoe_id: str | None, boxes: list[ClubBox], plan: list[int],
                  started_at: datetime | None, values: tuple[int, ...], bank_before: int) -> None:
@@ -100,6 +110,8 @@ class DuelsRound(club.ClubRound):
         self.banker_card_due = False
         self.bank_before = bank_before
         self.bank_closed = False
+        # box number -> the stake it placed before the deal, when the bank no longer covered it at its duel
+        self.cut_from: dict[int, int] = {}
 
     def build_record(self) -> dict[str, Any]:
         """The record of the settled round of duels (``duels_record``)."""
@@ -130,12 +142,17 @@ def duels_record(r: DuelsRound) -> dict[str, Any]:
             "banker_total": banker.total if banker is not None and banker.cards else None,
             "kept": box.kept,  # type: ignore[attr-defined]  # club box/hand
             "bank_after": money(box.bank_after) if box.bank_after is not None else None,  # type: ignore[attr-defined]  # club box/hand
+            # only on a stake cut to the bank: the stake placed (``bet`` is what was played)
+            **({"stake_cut_from": money(r.cut_from[box.number])} if box.number in r.cut_from else {}),
         })
     after = next((b.bank_after for b in reversed(r.boxes) if b.bank_after is not None),  # type: ignore[attr-defined]  # club box/hand
                  r.bank_before)
     return club.club_record(r, Ochko36.name, {"cards": banker_cards, "total": last.total if last is not None else 0},
                             hands, total,
-                            {"bank": {"before": money(r.bank_before), "after": money(after), "closed": r.bank_closed}})
+                            {"bank": {"before": money(r.bank_before), "after": money(after), "closed": r.bank_closed,
+                                      # the bank at the end of the round: a supervisor closes it only between
+                                      # rounds (an incident of its own), so a round ends it only by emptying it
+                                      "state": "emptied" if r.bank_closed else "open"}})
 
 
 def special(hand: ClubHand) -> bool:
@@ -183,6 +200,8 @@ class Ochko36(club.ClubGame[DuelsRound, Club36Rules]):
             ev.Dark: (self._check_dark, self._on_dark),
             ev.BankerStand: (self._check_banker_stand, self._on_banker_stand),
             ev.Withdraw: (self._check_withdraw, self._on_withdraw),
+            ev.DealIn: (self._check_deal_in, self._on_deal_in),
+            ev.Fold: (self._check_pass, self._on_pass),
         }
 
     def new_state(self) -> Bank:
@@ -211,7 +230,11 @@ class Ochko36(club.ClubGame[DuelsRound, Club36Rules]):
                 r.banker_card_due = False
                 t.set_phase(Phase.PLAYERS)
             elif phase is Phase.PLAYERS:
-                self._box_draws(t, card)
+                if _unstaked(r):
+                    t.hold(card, f"box {r.boxes[r.box_i].number} has not staked: it stakes (bet) or passes (fold) "
+                                  "before it draws", e.at)
+                else:
+                    self._box_draws(t, card)
             elif club.banker_may_draw(t.rules, r.banker):  # type: ignore[arg-type]  # this game's rules
                 club.to_banker(t, r.banker, card, up=True)
                 self._banker_may_stop(t)
@@ -243,7 +266,7 @@ class Ochko36(club.ClubGame[DuelsRound, Club36Rules]):
         if phase is Phase.DEALING:
             return "banker"
         if phase is Phase.PLAYERS:
-            return "box"
+            return None if _unstaked(r) else "box"  # a box dealt in without a stake stakes before it draws
         if phase is Phase.DEALER and club.banker_may_draw(t.rules, r.banker):  # type: ignore[arg-type]  # this game's rules
             return "draw"
         return None
@@ -320,6 +343,7 @@ class Ochko36(club.ClubGame[DuelsRound, Club36Rules]):
         amount = to_cents(e.amount)
         assert amount is not None
         bank.open, bank.opened_with, bank.balance, bank.rounds, bank.duels = True, amount, amount, 0, 0
+        bank.ended = None
         self._bank_changed(t)
 
     def _check_close_bank(self, t: TableOps, e: ev.CloseBank) -> Refusal | None:
@@ -340,6 +364,7 @@ class Ochko36(club.ClubGame[DuelsRound, Club36Rules]):
 
     def _on_close_bank(self, t: TableOps, e: ev.CloseBank) -> None:
         t.game_state.open = False
+        t.game_state.ended = "closed"
         self._bank_changed(t)
 
     def _bank_changed(self, t: TableOps) -> None:
@@ -362,9 +387,46 @@ class Ochko36(club.ClubGame[DuelsRound, Club36Rules]):
             if not (refusal.code == "bet_under_min" and total == bank.balance):
                 return refusal
         if total > bank.balance:
-            return Refusal("bet_over_bank", f"box {e.box} would stake {money(total)}, more than the bank holds "
-                                            f"({money(bank.balance)}): va-banque is the whole bank")
+            return Refusal("bet_over_bank", f"box {e.box} would stake {money(total)}: the bank covers at most "
+                                            f"{money(bank.balance)} (va-banque is the whole bank)")
         return None
+
+    # ------------------------------------------------------------------ dealt in before the stake (003)
+    def _check_deal_in(self, t: TableOps, e: ev.DealIn) -> Refusal | None:
+        bank: Bank = t.game_state
+        if t.phase not in BETWEEN_ROUNDS:
+            return _DEALT_IN_BETWEEN_ROUNDS
+        if not bank.open:
+            return _NO_BANK
+        if e.box > t.rules.boxes:
+            return Refusal("no_such_box", f"this table has boxes 1 to {t.rules.boxes}")
+        if e.box in t.pending:
+            return Refusal("box_taken", f"box {e.box} is in the next round already")
+        reserved = t.reservations.get(e.box)
+        if reserved and reserved[0] and e.player and e.player != reserved[0] and not t.lapsed(reserved, e.at):
+            return Refusal("box_reserved", f"box {e.box} is reserved for {reserved[0]}")
+        return None
+
+    def _on_deal_in(self, t: TableOps, e: ev.DealIn) -> None:
+        # 003, "смотрит свою карту и выставляет": the box is dealt its card with nothing staked; it stakes on its duel.
+        t.pending[e.box] = {e.player or f"box{e.box}": 0}
+        t.reservations.pop(e.box, None)
+        if t.phase is Phase.SETTLED:
+            t.set_phase(Phase.BETTING)
+
+    def _check_pass(self, t: TableOps, e: ev.Fold) -> Refusal | None:
+        refusal = self._turn_refusal(t, "pass", e.box)
+        if refusal is None and not _unstaked(t.round):  # type: ignore[arg-type]  # this game's round, in play
+            return Refusal("box_staked", f"box {e.box} has staked: it plays its duel (stand to stop drawing)")
+        return refusal
+
+    def _on_pass(self, t: TableOps, e: ev.Fold) -> None:
+        # The box looked at its card and will not stake: it leaves the round (its card goes under the pack with
+        # the duel's), and the banker, whose card was not used, keeps it for the next box.
+        r: DuelsRound = t.round  # type: ignore[assignment]  # this game's round, in play
+        r.boxes[r.box_i].hands[0].settle(Outcome.FOLD, 0)
+        r.box_i += 1
+        self._duel_for(t, kept=True)
 
     def _raise_refusal(self, t: TableOps, e: ev.PlaceBet) -> Refusal | None:
         rules: Club36Rules = t.rules  # type: ignore[assignment]  # this game's rules
@@ -382,9 +444,14 @@ class Ochko36(club.ClubGame[DuelsRound, Club36Rules]):
                                                   f"{e.amount.normalize()} is not a whole number of chips")
         stake = hand.stake + amount
         bank: Bank = t.game_state
+        if hand.stake == 0 and stake < rules.table_min_cents and stake != bank.balance:
+            # 003: the box looks at its card and stakes at least the table minimum (va-banque: a smaller bank whole)
+            return Refusal("bet_under_min", f"box {box.number} stakes at least the table minimum "
+                                            f"{money(rules.table_min_cents)} (or the whole bank, "
+                                            f"{money(bank.balance)}), not {money(stake)}")
         if stake > bank.balance:
-            return Refusal("bet_over_bank", f"box {box.number} would stake {money(stake)}, more than the bank holds "
-                                            f"({money(bank.balance)}): va-banque is the whole bank")
+            return Refusal("bet_over_bank", f"box {box.number} would stake {money(stake)}: the bank covers at most "
+                                            f"{money(bank.balance)} (va-banque is the whole bank)")
         if stake > rules.table_max_cents:
             return Refusal("bet_over_max", f"box {box.number} would stake {money(stake)}, over the table maximum "
                                            f"{money(rules.table_max_cents)}")
@@ -441,7 +508,10 @@ class Ochko36(club.ClubGame[DuelsRound, Club36Rules]):
         box: ClubBox = boxes[r.box_i]  # type: ignore[assignment]  # club box/hand
         bank: Bank = t.game_state
         if box.hand.stake > bank.balance:
-            box.hand.stake = bank.balance  # the bank binds: at most the bank as it stands (va-banque)
+            # The bank binds: at most the bank as it stands (va-banque). A stake placed before the deal that earlier
+            # duels left uncovered is cut, and the record says so (``stake_cut_from``), as the view's duel does.
+            r.cut_from[box.number] = box.hand.stake
+            box.hand.stake = bank.balance
         if first:
             if boxes[0] is not box:  # the first boxes left before their duel: the deal's card is this one's
                 boxes[0].banker = None  # type: ignore[attr-defined]  # club box/hand
@@ -493,6 +563,7 @@ class Ochko36(club.ClubGame[DuelsRound, Club36Rules]):
         r: DuelsRound = t.round  # type: ignore[assignment]  # this game's round, in play
         bank: Bank = t.game_state
         bank.open = False
+        bank.ended = "emptied"
         r.bank_closed = True
         for box in r.boxes:
             for hand in box.open_hands():  # type: ignore[attr-defined]  # club box/hand
@@ -517,7 +588,16 @@ class Ochko36(club.ClubGame[DuelsRound, Club36Rules]):
         return None
 
     def _check_stand(self, t: TableOps, e: ev.Stand) -> Refusal | None:
-        return self._turn_refusal(t, "stand")
+        return self._turn_refusal(t, "stand") or self._stake_first(t)
+
+    def _stake_first(self, t: TableOps) -> Refusal | None:
+        """A box dealt in without a stake stakes or passes before anything else of its duel."""
+        r: DuelsRound = t.round  # type: ignore[assignment]  # this game's round, in play
+        if not _unstaked(r):
+            return None
+        rules: Club36Rules = t.rules  # type: ignore[assignment]  # this game's rules
+        return Refusal("no_stake", f"box {r.boxes[r.box_i].number} has not staked: it stakes (bet, at least "
+                                   f"{money(min(rules.table_min_cents, t.game_state.balance))}) or passes (fold)")
 
     def _on_stand(self, t: TableOps, e: ev.Stand) -> None:
         # The box stops: the banker turns his card and draws to it, face up.
@@ -527,7 +607,7 @@ class Ochko36(club.ClubGame[DuelsRound, Club36Rules]):
         self._banker_may_stop(t)
 
     def _check_dark(self, t: TableOps, e: ev.Dark) -> Refusal | None:
-        refusal = self._turn_refusal(t, "draw dark", e.box)
+        refusal = self._turn_refusal(t, "draw dark", e.box) or self._stake_first(t)
         if refusal is not None:
             return refusal
         if t.round.boxes[t.round.box_i].hands[0].dark_from is not None:  # type: ignore[union-attr]  # in play; club box/hand
@@ -602,6 +682,8 @@ class Ochko36(club.ClubGame[DuelsRound, Club36Rules]):
             return [Action.CLOSE_BANK] if bank.may_close(rules) and not t.pending else []
         if phase is Phase.PLAYERS:
             hand = r.boxes[r.box_i].hands[0]
+            if _unstaked(r):
+                return [Action.BET, Action.FOLD]  # 003: it looked at its card; it stakes or passes
             actions = [Action.STAND]
             if not (t.shoe is not None and t.shoe.bottom_due):  # a new pack's first card is its bottom card
                 actions.append(Action.HIT)
@@ -636,7 +718,8 @@ class Ochko36(club.ClubGame[DuelsRound, Club36Rules]):
             if r.duel_open and r.box_i < len(r.boxes):
                 box = r.boxes[r.box_i]
                 duel = {"box": box.number, "stake": money(box.hands[0].stake), "dark": box.hands[0].dark,  # type: ignore[attr-defined]  # club box/hand
-                        "banker_kept_card": box.kept}  # type: ignore[attr-defined]  # club box/hand
+                        "banker_kept_card": box.kept,  # type: ignore[attr-defined]  # club box/hand
+                        "cut_from": money(r.cut_from[box.number]) if box.number in r.cut_from else None}
         turn: dict[str, Any] | None = None
         if r is not None and r.duel_open and t.phase is Phase.PLAYERS:
             turn = {"box": r.boxes[r.box_i].number, "hand": 0}
@@ -654,6 +737,7 @@ class Ochko36(club.ClubGame[DuelsRound, Club36Rules]):
             "bottom_card": shoe.bottom.code if shoe is not None and shoe.bottom is not None else None,
             "bank": {
                 "open": bank.open,
+                "state": bank.state,
                 "balance": money(bank.balance),
                 "opened_with": money(bank.opened_with),
                 "limits": {"min": money(rules.bank_min_cents), "max": money(rules.bank_max_cents)},
@@ -685,6 +769,7 @@ class Ochko36(club.ClubGame[DuelsRound, Club36Rules]):
             "bank_before": money(r.bank_before),
             "bank_closed": r.bank_closed,
             "banker_of": next(i for i, b in enumerate(r.boxes) if b.banker is r.dealer),  # type: ignore[attr-defined]  # club box/hand
+            **({"cut_from": {str(n): money(c) for n, c in r.cut_from.items()}} if r.cut_from else {}),
         }
 
     def load_round(self, t: TableOps, data: Any) -> Round:
@@ -708,6 +793,7 @@ class Ochko36(club.ClubGame[DuelsRound, Club36Rules]):
         r.void_reason = state.void_reason
         r.duel_open, r.banker_card_due, r.bank_closed = state.duel_open, state.banker_card_due, state.bank_closed
         r.bottom = parse_card(state.bottom) if state.bottom is not None else None
+        r.cut_from = {int(n): snap._cents(c) for n, c in state.cut_from.items()}
         return r
 
     def dump_state(self, t: TableOps) -> Any:
@@ -720,9 +806,15 @@ class Ochko36(club.ClubGame[DuelsRound, Club36Rules]):
         bank = Bank()
         bank.open, bank.rounds, bank.duels = state.open, state.rounds, state.duels
         bank.opened_with, bank.balance = snap._cents(state.opened_with), snap._cents(state.balance)
+        bank.ended = state.ended
         if bank.balance < 0 or bank.opened_with < 0:
             raise SnapshotError("malformed table snapshot: game_state: the bank is never below zero")
         t.game_state = bank
+
+
+def _unstaked(r: DuelsRound) -> bool:
+    """The box whose duel it is was dealt in without a stake and has not staked yet (``deal_in``)."""
+    return r.box_i < len(r.boxes) and r.boxes[r.box_i].hands[0].stake == 0
 
 
 def _settled_extra(box: ClubBox) -> dict[str, Any]:

@@ -26,7 +26,8 @@ router = APIRouter()
 ActionEvent = Annotated[
     Union[ev.PlaceBet, ev.Stand, ev.Double, ev.Split, ev.Surrender, ev.Insure, ev.EvenMoney, ev.CloseInsurance,
           ev.Shuffle, ev.CallPit, ev.Reserve, ev.CutCardOut, ev.VoidRound, ev.DiscardCard, ev.AcknowledgeAlert,
-          ev.BankerStand, ev.Fold, ev.Contra, ev.Recontra, ev.Withdraw, ev.OpenBank, ev.CloseBank, ev.Dark],
+          ev.BankerStand, ev.Fold, ev.Contra, ev.Recontra, ev.Withdraw, ev.OpenBank, ev.CloseBank, ev.Dark,
+          ev.DealIn],
     Field(discriminator="type"),
 ]
 

@@ -152,6 +152,8 @@ class HandRecord(BaseModel):
     banker_total: int | None = Field(None, description="club-21-36: the banker's total in this box's duel")
     kept: bool | None = Field(None, description="club-21-36: the duel began with the card the banker kept")
     bank_after: str | None = Field(None, description="club-21-36: the bank's balance after the duel")
+    stake_cut_from: str | None = Field(None, description="club-21-36: the stake placed before the deal, when the "
+                                                         "bank no longer covered it at the duel (bet: what played)")
 
 
 class InsuranceRecord(BaseModel):
@@ -174,7 +176,10 @@ class RoundBankRecord(BaseModel):
 
     before: str
     after: str
-    closed: bool = Field(description="the bank emptied in this round")
+    closed: bool = Field(description="the bank emptied in this round (never the supervisor's close_bank, which "
+                                     "comes between rounds); kept as it was: read state")
+    state: str | None = Field(None, description="the bank at the end of the round: open or emptied (absent from "
+                                                "older records)")
 
 
 class RoundRecord(BaseModel):
@@ -208,12 +213,16 @@ class DuelModel(BaseModel):
     stake: str
     dark: bool
     banker_kept_card: bool
+    cut_from: str | None = Field(None, description="the stake placed before the deal, when the bank no longer "
+                                                   "covered it at this duel and cut it to all it held")
 
 
 class BankModel(BaseModel):
     """club-21-36: the banker's bank (public: every key sees it)."""
 
     open: bool
+    state: str | None = Field(None, description="open, emptied (the boxes won it all), closed (by the supervisor), "
+                                                "or none (never opened)")
     balance: str
     opened_with: str
     limits: LimitsModel = Field(description="what a bank may be opened with")

@@ -102,9 +102,65 @@ def test_the_box_stakes_after_looking_at_its_card():
 
 def test_a_stake_over_the_bank_as_it_stands_is_cut_to_it():
     """rules.md, club-21-36, The bank: at most the bank as it stands (decided: a stake placed before the deal
-    that the bank no longer covers at the box's duel plays for the whole bank)."""
+    that the bank no longer covers at the box's duel plays for the whole bank, and the cut is shown: the view's
+    duel and the round's record give the stake placed)."""
     r = duels("open_bank 100", "bet 1 60", "bet 2 80", "cards AS 9H 7D", "card 6C", "card TS")  # box 1: 21
     assert bank(r)["balance"] == "40" and r.table.round.boxes[1].hands[0].stake == 4000
+    assert bank(r)["duel"] == {"box": 2, "stake": "40", "dark": False, "banker_kept_card": False, "cut_from": "80"}
+    r = duels("open_bank 100", "bet 1 60", "bet 2 80", "cards AS 9H 7D", "card 6C", "card TS", "card 6D", "card TC",
+              "stand", "card TD", "banker_stand")  # box 2: 19 against 16, the bank's last 40
+    duel = r.rounds[-1]["hands"][1]
+    assert (duel["bet"], duel["stake_cut_from"], duel["net"]) == ("40", "80", "40")
+    assert "stake_cut_from" not in r.rounds[-1]["hands"][0]  # a stake the bank covered says nothing
+    from controller.replay_cli import format_rounds
+    assert "stake cut from 80 to 40: all the bank held at its duel" in format_rounds(r.as_dict())
+
+
+def test_a_stake_the_bank_cannot_cover_is_refused_naming_its_cover():
+    """rules.md, club-21-36, The bank: a stake is at most the bank as it stands: one beyond it is refused, the
+    refusal naming what the bank covers (never cut silently)."""
+    for r in (duels(BANK, "bet 1 1001"), duels(BANK, *DEAL, "bet 1 991"),
+              duels(BANK, "deal_in 1", "cards 9S 7D", "card 6C", "bet 1 1001")):
+        assert r.error["code"] == "bet_over_bank" and "the bank covers at most 1000" in r.error["message"]
+
+
+def test_a_box_dealt_in_looks_at_its_card_then_stakes():
+    """rules.md, club-21-36, Duels: the box looks at its card and stakes (003, "смотрит свою карту и выставляет"):
+    a box dealt in without a stake (deal_in) gets its card; on its duel it stakes, at least the table minimum and
+    at most the bank, before it draws, stands or goes dark."""
+    deal = ("deal_in 1", "deal_in 2", "cards 9S 8H 7D", "card 6C")
+    r = duels(BANK, *deal)
+    assert r.error is None and r.table.phase is Phase.PLAYERS and r.table.next_card() is None
+    view = table_view(r.table)
+    assert view["legal_actions"] == ["bet", "fold"] and view["bank"]["duel"]["stake"] == "0"
+    for step in ("stand", "dark"):
+        refused = duels(BANK, *deal, step).error
+        assert refused["code"] == "no_stake" and "stakes (bet, at least 10) or passes (fold)" in refused["message"]
+    assert duels(BANK, *deal, "bet 1 5").error["code"] == "bet_under_min"
+    assert duels(BANK, *deal, "bet 2 10").error["code"] == "bets_closed"  # box 2 stakes on its own duel
+    r = duels(BANK, *deal, "card TS")  # a card before the stake: held, as any card the table cannot place
+    assert r.table.phase is Phase.ATTENTION and "box 1 has not staked" in r.as_dict()["alerts"][0]["message"]
+    r = duels(BANK, *deal, "bet 1 40", "card TS", "stand", "card KS", "card 9H")  # 19 v 20
+    assert r.table.round.boxes[0].hands[0].stake == 4000 and bank(r)["balance"] == "1040"
+    assert duels("open_bank 5", "deal_in 1", "cards 9S 7D", "card 6C", "bet 1 5", bank_min=5).error is None
+    assert duels(BANK, "deal_in 1", "deal_in 1").error["code"] == "box_taken"
+    assert duels("deal_in 1").error["code"] == "no_bank"
+    assert duels(BANK, *deal, "deal_in 3").error["code"] == "bets_closed"
+
+
+def test_a_box_that_will_not_stake_after_its_card_passes():
+    """rules.md, club-21-36, Duels: the box looks at its card and stakes (decided: a box that will not stake
+    passes, fold: it leaves the round with nothing lost, its card goes under the pack with the duel's, and the
+    banker, whose card was not used, keeps it for the next box)."""
+    r = duels(BANK, "deal_in 1", "deal_in 2", "cards 9S 8H 7D", "card 6C", "fold 1")
+    assert r.table.phase is Phase.PLAYERS and table_view(r.table)["bank"]["duel"]["box"] == 2
+    assert table_view(r.table)["bank"]["duel"]["banker_kept_card"] is True
+    r = duels(BANK, "deal_in 1", "deal_in 2", "cards 9S 8H 7D", "card 6C", "fold 1", "bet 2 20", "card TS", "stand",
+              "card KS", "card 6H")  # box 2 18 against the kept 7D, K, 6 = 17
+    assert hands(r) == [(1, "9S", "fold", "0"), (2, "8H TS", "win", "20")]
+    assert [(h["bet"], h["banker"]) for h in r.rounds[-1]["hands"]] == [("0", []), ("20", ["7D", "KS", "6H"])]
+    assert duels(BANK, *DEAL, "fold 1").error["code"] == "box_staked"  # a box that staked plays its duel
+    assert duels(BANK, "deal_in 1", "deal_in 2", "cards 9S 8H 7D", "card 6C", "fold 2").error["code"] == "not_your_turn"
 
 
 # ---------------------------------------------------------------------------- the deal
@@ -263,7 +319,7 @@ def test_the_bank_closes_after_four_rounds_or_once_tripled():
 def test_an_empty_bank_ends_it():
     """rules.md, club-21-36: an empty bank ends it (decided: the boxes still to play take their stakes back)."""
     r = duels("open_bank 100", "bet 1 100", "bet 2 50", "cards AS 9H 7D", "card 6C", "card TS")  # va-banque wins
-    assert r.rounds[-1]["bank"] == {"before": "100", "after": "0", "closed": True}
+    assert r.rounds[-1]["bank"] == {"before": "100", "after": "0", "closed": True, "state": "emptied"}
     assert hands(r) == [(1, "AS TS", "win", "100"), (2, "9H", "returned", "0")]
     assert not bank(r)["open"] and duels("open_bank 100", "bet 1 100", "bet 2 50", "cards AS 9H 7D", "card 6C",
                                          "card TS", "bet 1 10").error["code"] == "no_bank"
@@ -301,7 +357,7 @@ def test_the_view_of_the_bank_and_the_duel():
     """rules.md, club-21-36: the pit sees the bank's balance all along (and every viewer the duel in play)."""
     view = table_view(duels(BANK, *DEAL, "bet 1 5").table)
     assert view["game"] == GAME and view["bank"]["duel"] == {"box": 1, "stake": "15", "dark": False,
-                                                              "banker_kept_card": False}
+                                                              "banker_kept_card": False, "cut_from": None}
     assert view["legal_actions"] == ["stand", "hit", "bet", "dark"]
     assert "9S" not in json.dumps(view) and "7D" not in json.dumps(view)
 
@@ -318,3 +374,50 @@ def test_stand_names_the_box_in_its_duel():
     assert r.error["code"] == "not_your_turn" and "box 1's turn, not box 2's" in r.error["message"]
     r = replay_lines([*lines, json.dumps({"type": "stand", "box": 1})])
     assert r.error is None and r.table.phase is Phase.DEALER
+
+
+# ---------------------------------------------------------------------------- the record of a round of duels
+# Two duels: box 1 19 against the banker 7-K-9 = 20; box 2 18 against his new card 6D and TD = 16 (he stops).
+TWO_DUELS = ("bet 1 10", "bet 2 20", "cards 9S 8H 7D", "card 6C", "card TS", "stand", "card KS", "card 9H",
+             "card 6D", "card TC", "stand", "card TD", "banker_stand")
+
+
+def test_each_duel_is_recorded_with_its_own_banker_cards_and_total():
+    """rules.md, club-21-36: after each duel the banker gathers the cards used and takes one new card from the
+    top for the next box: each duel's banker hand is its own, and the replay prints each duel's cards and total
+    (not the last duel's total beside every card the banker held in the round)."""
+    from controller.replay_cli import format_rounds
+
+    r = duels(BANK, *TWO_DUELS)
+    rec = r.rounds[-1]
+    assert [(h["banker"], h["banker_total"]) for h in rec["hands"]] == [(["7D", "KS", "9H"], 20), (["6D", "TD"], 16)]
+    text = format_rounds(r.as_dict())
+    lines = [line.split() for line in text.splitlines()]
+    assert ["banker", "7D", "KS", "9H", "20", "bank", "1010"] in lines
+    assert ["banker", "6D", "TD", "16", "bank", "990"] in lines
+    assert not any(line[:1] == ["dealer"] for line in lines)  # no line runs the duels' banker cards together
+
+
+def test_the_bank_at_the_end_of_every_round_and_of_the_session():
+    """rules.md, club-21-36: the banker may close the bank no sooner than after four full rounds of duels, or
+    once the bank has tripled; an empty bank ends it. The pit sees the bank's balance all along: each round's
+    record ends with the bank's state (open or emptied: a supervisor closes it only between rounds), opening and
+    closing the bank are incidents of the replay, and the replay ends with the bank's state (open, emptied, or
+    closed by the supervisor)."""
+    from controller.replay_cli import format_rounds
+
+    rounds = [step for one in FOUR for step in one]
+    r = duels(BANK, *rounds, "close_bank")
+    doc = r.as_dict()
+    assert [rec["bank"]["state"] for rec in doc["rounds"]] == ["open"] * 4
+    assert doc["bank"] == {"state": "closed", "balance": "960", "opened_with": "1000", "rounds_played": 4,
+                           "duels_played": 4}
+    texts = [(i["type"], i["after_rounds"], i["text"]) for i in doc["incidents"]]
+    assert texts == [("open_bank", 0, "the supervisor opens a bank of 1000"),
+                     ("close_bank", 4, "the supervisor closes the bank at 960 (put up 1000, 4 rounds of duels)")]
+    text = format_rounds(doc)
+    assert "the supervisor closes the bank at 960" in text and "bank: closed, 960 (put up 1000, 4 rounds of duels)" in text
+    assert duels(BANK, *rounds).as_dict()["bank"]["state"] == "open"
+    emptied = duels("open_bank 100", "bet 1 100", "bet 2 50", "cards AS 9H 7D", "card 6C", "card TS").as_dict()
+    assert emptied["rounds"][-1]["bank"] == {"before": "100", "after": "0", "closed": True, "state": "emptied"}
+    assert emptied["bank"]["state"] == "emptied" and "(emptied)" in format_rounds(emptied)

@@ -113,7 +113,8 @@ def test_a_club36_session_replays_with_its_own_options(tmp_path):
     out = tablectl("replay", str(f), "--json")
     assert out.returncode == 0, out.stderr
     rec = json.loads(out.stdout)["rounds"][0]
-    assert rec["game"] == "club-21-36" and rec["bank"] == {"before": "1000", "after": "990", "closed": False}
+    assert rec["game"] == "club-21-36" and rec["bank"] == {"before": "1000", "after": "990", "closed": False,
+                                                     "state": "open"}
     duel = rec["hands"][0]
     assert (duel["cards"], duel["banker"], duel["dark"], duel["outcome"], duel["bank_after"]) == (
         ["TS", "9H", "8D"], ["7D", "8S", "9C"], True, "win", "990")

@@ -242,6 +242,32 @@ def test_a_club36_table_mid_duel_round_trips_and_plays_on() -> None:
     assert restored.snapshot() == r.table.snapshot()
 
 
+def test_a_club36_bank_that_ended_keeps_how_in_the_snapshot() -> None:
+    """A bank the supervisor closed stays "closed" (not "emptied") through a snapshot; an older snapshot without
+    ``ended`` loads, its bank never ended."""
+    four = ("bet 1 10", "cards TS 7D", "card 6C", "card 9D", "stand", "card TC",
+            "bet 1 10", "cards TH 7H", "card 9H", "stand", "card TD",
+            "bet 1 10", "cards 8S 8D", "card AH", "stand", "card 9C",
+            "bet 1 10", "cards 8H 8C", "card AS", "stand", "card 9S")
+    r = play("open_bank 1000", *four, "close_bank", profile="club-21-36")
+    data = r.table.snapshot()
+    assert data["game_state"]["ended"] == "closed"
+    assert table_view(Table.from_snapshot(_through_json(data)))["bank"]["state"] == "closed"
+    del data["game_state"]["ended"]
+    assert table_view(Table.from_snapshot(_through_json(data)))["bank"]["state"] == "none"
+
+
+def test_a_club36_stake_cut_to_the_bank_round_trips() -> None:
+    """A stake the bank no longer covered at its duel keeps what was placed through a snapshot (the record's
+    ``stake_cut_from``); a round with no cut keeps its snapshot as it was."""
+    r = play("open_bank 100", "bet 1 60", "bet 2 80", "cards AS 9H 7D", "card 6C", "card TS", profile="club-21-36")
+    data = r.table.snapshot()
+    assert data["round"]["cut_from"] == {"2": "80"}
+    restored = Table.from_snapshot(_through_json(data))
+    assert restored.snapshot() == data and table_view(restored)["bank"]["duel"]["cut_from"] == "80"
+    assert "cut_from" not in play(*DUELS_HEAD, profile="club-21-36").table.snapshot()["round"]
+
+
 @pytest.mark.parametrize("path, value, words", [
     pytest.param(["game_state", "balance"], "-5", "below zero", id="a-bank-below-zero"),
     pytest.param(["game_state", "open"], "yes", "game_state", id="bank-open-not-a-bool"),

@@ -3,7 +3,7 @@
 `play("bet 1 10", "card TS", ...)` builds the JSON Lines session and runs it
 through `replay_lines`, the same code path as `tablectl replay`. The club games'
 steps: 'banker_stand', 'contra', 'recontra 2', 'double 2' (a box's double: on a
-spent pack), 'fold 2', 'dark' / 'dark 2', 'withdraw 2', 'open_bank 500', 'close_bank',
+spent pack), 'fold 2', 'dark' / 'dark 2', 'withdraw 2', 'open_bank 500', 'close_bank', 'deal_in 2' (club-21-36),
 'shuffle S2 36' (a shuffle with the shoe's card count).
 """
 
@@ -41,6 +41,8 @@ def step(text: str) -> dict[str, Any]:
         return {"type": word, **({"box": int(args[0])} if args else {})}
     if word in ("fold", "recontra", "withdraw"):
         return {"type": word, "box": int(args[0])}
+    if word == "deal_in":
+        return {"type": "deal_in", "box": int(args[0]), **({"player": args[1]} if len(args) > 1 else {})}
     if word == "open_bank":
         return {"type": "open_bank", "amount": args[0]}
     if word == "close":
