@@ -34,18 +34,18 @@ def test_closed_cards_are_secret_rows_until_turned(tmp_path):
     bottom, = _submit(a, _card("7H"))  # the bottom card is face up: never a secret
     deal = _submit(a, *(_card(c) for c in ("TS", "AS", "2D", "8C", "KH", "3D")))  # box 2: A-K, a natural
     box1, _box2, banker = [deal[0], deal[3]], [deal[1], deal[4]], [deal[2], deal[5]]
-    assert bottom not in a.secret_seqs
-    assert a.secret_seqs == set(box1) | set(banker)  # box 2's natural was shown and paid at once
+    assert bottom not in a.closed_rows
+    assert a.closed_rows == set(box1) | set(banker)  # box 2's natural was shown and paid at once
     _submit(a, ev.Stand())  # box 2 is settled, so the banker's turn: his cards are turned
-    assert a.secret_seqs == set(box1)
-    shoe = export_shoe(a.journal, shoe_id="S1", masked=a.secret_seqs)
+    assert a.closed_rows == set(box1)
+    shoe = export_shoe(a.journal, shoe_id="S1", masked=a.closed_rows)
     assert [row.get("card") for row in shoe if row["type"] == "card"] == ["7H", "XX", "AS", "2D", "XX", "KH", "3D"]
     draw, = _submit(a, _card("4C"))  # the banker draws face up
-    assert draw not in a.secret_seqs
+    assert draw not in a.closed_rows
     _submit(a, ev.BankerStand())
-    assert a.secret_seqs == set()  # settled: every card shown
+    assert a.closed_rows == set()  # settled: every card shown
     reopened = TableAuthority.open(tmp_path / "j.sqlite", key, build_rules("club-21"), now=T0)
-    assert reopened.secret_seqs == set() and reopened.table.snapshot() == a.table.snapshot()
+    assert reopened.closed_rows == set() and reopened.table.snapshot() == a.table.snapshot()
 
 
 def test_a_replayed_journal_masks_the_same_rows(tmp_path):
@@ -53,11 +53,11 @@ def test_a_replayed_journal_masks_the_same_rows(tmp_path):
     a = TableAuthority.open(tmp_path / "j.sqlite", key, build_rules("club-21"), now=T0)
     _submit(a, ev.Shuffle(shoe_id="S1"), ev.PlaceBet(box=1, amount=10), _card("7H"),
             *(_card(c) for c in ("TS", "2D", "8C", "3D")))
-    masked = set(a.secret_seqs)
+    masked = set(a.closed_rows)
     assert len(masked) == 4
     a.journal.close()
     b = TableAuthority.open(tmp_path / "j.sqlite", key, build_rules("club-21"), now=T0)
-    assert b.secret_seqs == masked
+    assert b.closed_rows == masked
 
 
 def test_a_club_journal_exports_a_session_that_replays_to_the_same_rounds(tmp_path):
