@@ -21,7 +21,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
-from .closed import ClosedCards, mask_event
+from .closed import ClosedCards, closed_cards, mask_event
 from .effects import Effect, RoundSettled
 from .engine import IllegalAction, Phase, Table
 from .errors import SnapshotError
@@ -72,6 +72,14 @@ class TableAuthority:
 
         self.table = replay_journal(self.journal, self.table, after)
         self.rounds_since_snapshot = 0
+        if len(self.closed.rows) < len(closed_cards(self.table)):
+            # Restored from a snapshot while a card dealt before it is still closed (club-21-36's banker
+            # carries a kept card past the round whose settlement took the snapshot): its row lies before the
+            # snapshot, so the rows are followed again from the first (rare: only then).
+            closed = ClosedCards()
+            replay_journal(self.journal, None, lambda entry, effects: closed.track(entry.seq, effects),
+                           from_snapshot=False)
+            self.closed = closed
 
     def submit(self, event: Event, received_at: datetime, *, shoe_id: str | None = None,
                position: int | None = None) -> tuple[int, list[Effect]]:

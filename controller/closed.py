@@ -10,7 +10,9 @@ to every role below supervisor until it is turned, and so is every row that hold
 - ``CardPlaced(face_down=True)``: the row holds a closed card;
 - ``CardsTurned``: those cards of that box (None: the banker) are shown, the earliest row of each;
 - ``HoleCardTurned``: the dealer turned his hole card (blackjack: the round's only closed card);
-- ``RoundSettled``: a settled round keeps no secret.
+- ``RoundSettled``: a settled round keeps no secret, except a card carried beyond it (``CardCarried``:
+  club-21-36's banker carries the card he kept into the next round of duels), which stays closed until it
+  is turned (``CardsTurned``) like any other.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Iterable
 
 from .cards import HIDDEN
-from .effects import CardPlaced, CardsTurned, Effect, HoleCardTurned, RoundSettled
+from .effects import CardCarried, CardPlaced, CardsTurned, Effect, HoleCardTurned, RoundSettled
 
 if TYPE_CHECKING:
     from .cards import Card
@@ -33,6 +35,7 @@ class ClosedCards:
     def __init__(self) -> None:
         """No row is closed yet."""
         self._cards: dict[int, tuple[int | None, str]] = {}  # seq -> (box, None for the dealer; card)
+        self._carried: set[int] = set()  # rows whose card stays closed past its round's settlement
 
     @property
     def rows(self) -> frozenset[int]:
@@ -55,8 +58,15 @@ class ClosedCards:
                     row = self._row_of(effect.box, code)
                     if row is not None:
                         del cards[row]
-            elif type(effect) is HoleCardTurned or type(effect) is RoundSettled:
+                        self._carried.discard(row)
+            elif type(effect) is CardCarried:
+                self._carried.update(row for row, (box, _) in cards.items() if box == effect.box)
+            elif type(effect) is HoleCardTurned:
                 cards.clear()
+                self._carried.clear()
+            elif type(effect) is RoundSettled:
+                for row in [row for row in cards if row not in self._carried]:
+                    del cards[row]
 
     def _row_of(self, box: int | None, code: str) -> int | None:
         # The earliest row holding that card of that box (two packs may hold two of a card).

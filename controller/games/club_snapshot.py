@@ -90,3 +90,4 @@ class BankState(_Model):
     balance: Amount
     rounds: Count
     duels: Count
+    kept: CardCode | None = None  # the banker's kept card, carried into the next round (absent in older snapshots)

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 from .. import events as ev
 from .. import snapshot as snap
 from ..cards import Card, parse_card
-from ..effects import BankChanged
+from ..effects import BankChanged, CardCarried, CardsTurned
 from ..errors import SnapshotError
 from ..hand import Outcome
 from ..legality import Action, Refusal
@@ -62,9 +62,13 @@ _WITHDRAW_CLOSED = Refusal("withdraw_closed", "the banker is drawing against the
 
 
 class Bank:
-    """The banker's bank, from round to round (in cents): what he put up, what it holds, how long it has played."""
+    """The banker's bank, from round to round (in cents): what he put up, what it holds, how long it has played.
 
-    __slots__ = ("open", "opened_with", "balance", "rounds", "duels")
+    ``kept``: the card the banker kept in a round's last duel (a box passed 21 before his card was used),
+    closed, carried into the next round's first duel (rules.md: he keeps it for the next duel).
+    """
+
+    __slots__ = ("open", "opened_with", "balance", "rounds", "duels", "kept")
 
     def __init__(self) -> None:
         self.open = False
@@ -72,6 +76,7 @@ class Bank:
         self.balance = 0
         self.rounds = 0  # full rounds of duels played since it was opened
         self.duels = 0
+        self.kept: Card | None = None
 
     def may_close(self, rules: Club36Rules) -> bool:
         """rules.md: no sooner than after ``bank_rounds`` rounds of duels, or once it has tripled."""
@@ -79,8 +84,11 @@ class Bank:
 
     def as_dict(self) -> dict[str, Any]:
         """Plain data (the snapshot's ``game_state``)."""
-        return {"open": self.open, "opened_with": money(self.opened_with), "balance": money(self.balance),
-                "rounds": self.rounds, "duels": self.duels}
+        data: dict[str, Any] = {"open": self.open, "opened_with": money(self.opened_with),
+                                "balance": money(self.balance), "rounds": self.rounds, "duels": self.duels}
+        if self.kept is not None:  # (only then: a snapshot without a kept card reads as before)
+            data["kept"] = self.kept.code
+        return data
 
 
 class DuelsRound(club.ClubRound):
@@ -177,7 +185,7 @@ class Ochko36(club.ClubGame):
         """The bank, the stakes and their raise, the boxes' and the banker's decisions, withdraw."""
         return {
             ev.CutCardOut: (None, club.ignore_cut_card),
-            ev.Shuffle: (self._check_shuffle, self._on_shuffle),
+            ev.Shuffle: (self._check_shuffle, self._on_shuffle_gathering),
             ev.SetRules: (self._check_rules, lambda t, e: t._on_rules(e)),
             ev.PlaceBet: (self._check_bet, self._on_bet),
             ev.OpenBank: (self._check_open_bank, self._on_open_bank),
@@ -281,6 +289,24 @@ class Ochko36(club.ClubGame):
             return "banker"
         return what
 
+    def hidden_cards(self, t: Table) -> list[Card]:
+        """Every closed card on the table: the round's, and between rounds the card the banker kept."""
+        kept = t.game_state.kept
+        return club.closed_cards(t.round) + ([kept] if kept is not None else [])
+
+    def _let_go_kept(self, t: Table) -> None:
+        """Decided (docs/club-games.md): the banker's kept card leaves play between rounds (a shuffle gathers it
+        into the new pack; closing the bank discards it). It is turned face up as it goes, so the ledger row
+        that dealt it is final again and the table's account shows which card it was."""
+        bank: Bank = t.game_state
+        if bank.kept is not None and t.round is None:
+            t._fx.append(CardsTurned((bank.kept.code,), None))
+            bank.kept = None
+
+    def _on_shuffle_gathering(self, t: Table, e: ev.Shuffle) -> None:
+        self._let_go_kept(t)
+        self._on_shuffle(t, e)
+
     def cards_in_play(self, t: Table) -> list[Card]:
         """A pack shuffled in during a round lacks what is on the table: the first cards of the boxes still
         to play, the cards of the duel in play (the banker's too). The settled duels' went under the pack."""
@@ -342,6 +368,7 @@ class Ochko36(club.ClubGame):
         return None
 
     def _on_close_bank(self, t: Table, e: ev.CloseBank) -> None:
+        self._let_go_kept(t)
         t.game_state.open = False
         self._bank_changed(t)
 
@@ -409,10 +436,18 @@ class Ochko36(club.ClubGame):
     # ================================================================== the round of duels
     def _start_round(self, t: Table, at: datetime | None) -> None:
         rules: Club36Rules = t.rules  # type: ignore[assignment]  # this game's rules
+        bank: Bank = t.game_state
         boxes = club.club_boxes(t)
-        plan = list(range(len(boxes))) + [BANKER]  # one card to each box and to the banker
-        t.round = DuelsRound(t.rounds_played, t.shoe.shoe_id if t.shoe else None, boxes, plan, at, rules.values,
-                             t.game_state.balance)
+        plan = list(range(len(boxes)))  # one card to each box and to the banker, unless he holds a kept card
+        if bank.kept is None:
+            plan.append(BANKER)
+        r = DuelsRound(t.rounds_played, t.shoe.shoe_id if t.shoe else None, boxes, plan, at, rules.values,
+                       bank.balance)
+        if bank.kept is not None:  # rules.md: the card he kept plays the next duel, this round's first
+            r.banker.add(bank.kept)  # still closed
+            boxes[0].kept = True
+            bank.kept = None
+        t.round = r
         t.previous = None
         t._set_phase(Phase.DEALING)
 
@@ -439,6 +474,11 @@ class Ochko36(club.ClubGame):
         while r.box_i < len(boxes) and boxes[r.box_i].hands[0].outcome is not None:
             r.box_i += 1
         if r.box_i >= len(boxes):
+            if kept and previous.cards:
+                # The last duel ended before the banker's card was used: he keeps it, closed, for the next
+                # round's first duel (rules.md); it is not this round's, and it is not shown.
+                t.game_state.kept = previous.remove_last()
+                t._fx.append(CardCarried(None))
             self._end_round(t)
             return
         box: ClubBox = boxes[r.box_i]  # type: ignore[assignment]  # club box/hand
@@ -448,6 +488,7 @@ class Ochko36(club.ClubGame):
         if first:
             if boxes[0] is not box:  # the first boxes left before their duel: the deal's card is this one's
                 boxes[0].banker = None  # type: ignore[attr-defined]  # club box/hand
+                box.kept, boxes[0].kept = boxes[0].kept, False  # type: ignore[attr-defined]  # club box/hand
             box.banker = previous
         elif kept and previous.cards:
             hand = ClubHand(None, 0, box.hand.values)
@@ -723,6 +764,7 @@ class Ochko36(club.ClubGame):
         bank = Bank()
         bank.open, bank.rounds, bank.duels = state.open, state.rounds, state.duels
         bank.opened_with, bank.balance = snap._cents(state.opened_with), snap._cents(state.balance)
+        bank.kept = parse_card(state.kept) if state.kept is not None else None
         if bank.balance < 0 or bank.opened_with < 0:
             raise SnapshotError("malformed table snapshot: game_state: the bank is never below zero")
         t.game_state = bank

@@ -75,3 +75,27 @@ def test_a_club_journal_exports_a_session_that_replays_to_the_same_rounds(tmp_pa
     replayed = replay_lines(lines)
     assert replayed.error is None and replayed.table.snapshot() == a.table.snapshot()
     assert [r["number"] for r in replayed.rounds] == [1] and a.table.last_round == replayed.rounds[0]
+
+
+def test_a_kept_card_carried_into_the_next_round_stays_closed(tmp_path):
+    """rules.md, club-21-36: the banker keeps his unused card for the next duel, in the next round too: its row
+    stays masked past the settlement (and in a table restored from the snapshot taken there) until he turns it;
+    a shuffle between rounds gathers it into the new pack, turned face up, and its row is final again."""
+    key = JournalKey.generate(tmp_path / "k")
+    a = TableAuthority.open(tmp_path / "j.sqlite", key, build_rules("club-21-36"), snapshot_every_rounds=1, now=T0)
+    _submit(a, ev.Shuffle(shoe_id="S1"), ev.OpenBank(amount=1000), ev.PlaceBet(box=1, amount=10))
+    _box, kept = _submit(a, _card("9S"), _card("7D"))
+    _submit(a, _card("6C"), _card("TS"), _card("9D"))  # the bottom; box 1 passes 21: the banker keeps 7D
+    assert a.table.round is None and a.closed_rows == {kept}
+    a.journal.close()
+    b = TableAuthority.open(tmp_path / "j.sqlite", key, build_rules("club-21-36"), now=T0)
+    assert b.journal.latest_snapshot() is not None and b.closed_rows == {kept}  # restored from the snapshot
+    _, box_card, _ = _submit(b, ev.PlaceBet(box=1, amount=10), _card("8H"), ev.Stand())  # he turns his kept card
+    assert b.closed_rows == {box_card}
+    b.journal.close()
+    c = TableAuthority.open(tmp_path / "j.sqlite", key, build_rules("club-21-36"), now=T0)
+    _submit(c, _card("KS"), _card("6S"))  # 7-4-6 = 17 against 8: settled
+    _, _, kept, _, _ = _submit(c, ev.PlaceBet(box=1, amount=10), _card("TH"), _card("7C"), _card("9H"), _card("8S"))
+    assert c.table.round is None and c.closed_rows == {kept}  # kept again, past round 3
+    _submit(c, ev.Shuffle(shoe_id="S2"))
+    assert c.closed_rows == set()
