@@ -21,13 +21,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
-from .effects import CardPlaced, CardsTurned, Effect, HoleCardTurned, RoundSettled
+from .closed import ClosedCards, closed_cards, mask_event
+from .effects import Effect, RoundSettled
 from .engine import IllegalAction, Phase, Table
 from .errors import SnapshotError
 from .events import CardDrawn, Event, SetRules, Shuffle, dump_event
 from .journal import Journal, JournalEntry, JournalError, JournalKey, JournalReader, JournalTampered
 from .rules import Rules, build_rules, non_default_options
-from .view import HIDDEN
 
 log = logging.getLogger(__name__)
 
@@ -47,8 +47,7 @@ class TableAuthority:
         self.replayed = 0
         # Ledger rows holding a card dealt face down and not yet turned (the dealer's hole card, the club
         # games' closed cards): masked for every role below supervisor.
-        self.secret_seqs: set[int] = set()
-        self._secret_cards: dict[int, tuple[int | None, str]] = {}  # seq -> (box, None for the dealer; card)
+        self.closed = ClosedCards()
         self._restore()
 
     @classmethod
@@ -66,13 +65,21 @@ class TableAuthority:
     def _restore(self) -> None:
         def after(entry: JournalEntry, effects: list[Effect]) -> None:
             self.replayed += 1
-            self._track_secrets(entry.seq, effects)
+            self.closed.track(entry.seq, effects)
             for effect in effects:  # a round settled just before a crash has no record yet
                 if type(effect) is RoundSettled and not self.journal.has_round(effect.round.number):
                     self.journal.save_round(entry.seq, effect.result)
 
         self.table = replay_journal(self.journal, self.table, after)
         self.rounds_since_snapshot = 0
+        if len(self.closed.rows) < len(closed_cards(self.table)):
+            # Restored from a snapshot while a card dealt before it is still closed (club-21-36's banker
+            # carries a kept card past the round whose settlement took the snapshot): its row lies before the
+            # snapshot, so the rows are followed again from the first (rare: only then).
+            closed = ClosedCards()
+            replay_journal(self.journal, None, lambda entry, effects: closed.track(entry.seq, effects),
+                           from_snapshot=False)
+            self.closed = closed
 
     def submit(self, event: Event, received_at: datetime, *, shoe_id: str | None = None,
                position: int | None = None) -> tuple[int, list[Effect]]:
@@ -94,7 +101,7 @@ class TableAuthority:
         with self.journal.transaction():
             seq = self.journal.append_event(event, received_at, shoe_id=shoe_id, position=position)
             effects = table.apply(event)
-            self._track_secrets(seq, effects)
+            self.closed.track(seq, effects)
             for effect in effects:
                 if type(effect) is RoundSettled:
                     self.journal.save_round(seq, effect.result)
@@ -106,26 +113,10 @@ class TableAuthority:
                         log.info("snapshot after row %d; journal head %d %s", seq, *self.journal.head())
         return seq, effects
 
-    def _track_secrets(self, seq: int, effects: list[Effect]) -> None:
-        # The engine says which card went face down, and when it is turned: the hole card alone
-        # (HoleCardTurned), some closed cards of one box or of the banker (CardsTurned), or every
-        # card at once when the round is settled (a settled round keeps no secret).
-        secrets = self._secret_cards
-        for effect in effects:
-            # type(effect) itself, not a local holding it: mypy narrows `effect` only on the former.
-            if type(effect) is CardPlaced and effect.face_down:
-                self.secret_seqs.add(seq)
-                secrets[seq] = (effect.box, effect.card)
-            elif type(effect) is CardsTurned:
-                for code in effect.cards:
-                    for row in sorted(secrets):  # the earliest row holding that card of that box
-                        if secrets[row] == (effect.box, code):
-                            del secrets[row]
-                            self.secret_seqs.discard(row)
-                            break
-            elif type(effect) is HoleCardTurned or type(effect) is RoundSettled:
-                self.secret_seqs.clear()
-                secrets.clear()
+    @property
+    def closed_rows(self) -> frozenset[int]:
+        """The ledger rows holding a card not yet turned (see controller.closed)."""
+        return self.closed.rows
 
     def export(self, since_time: datetime | None = None) -> Iterator[dict[str, Any]]:
         """The accepted events as session-format dicts (see export_session)."""
@@ -228,8 +219,8 @@ def export_shoe(journal: JournalReader, *, round_number: int | None = None, shoe
     Accepted events only, dumped as `export_session` dumps them, starting with the
     rules line in force and the shoe's shuffle, so the file replays alone. A replay
     numbers rounds from that shuffle, so round N comes out with the same cards and
-    settlement under its number within the shoe. Rows in `masked` (a hole card not
-    yet turned) show their card as XX.
+    settlement under its number within the shoe. Rows in `masked` (a closed card not
+    yet turned) show their card hidden (controller.closed).
     """
     hidden = set(masked)
     end_seq: int | None = None
@@ -256,7 +247,5 @@ def export_shoe(journal: JournalReader, *, round_number: int | None = None, shoe
                 out = [rules_line] if rules_line is not None else []
         if out is not None:
             data = dump_event(event)
-            if entry.seq in hidden:
-                data["card"] = HIDDEN
-            out.append(data)
+            out.append(mask_event(data) if entry.seq in hidden else data)
     return out

@@ -54,6 +54,17 @@ class CardsTurned(Effect):
 
 
 @dataclass(frozen=True, slots=True)
+class CardCarried(Effect):
+    """The closed cards of ``box`` (None: the banker's) stay closed past the round being settled.
+
+    club-21-36: the card the banker kept in the round's last duel plays the next round's first duel.
+    The card is not named: the effect goes out to every role, and the card is still a secret.
+    """
+
+    box: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class BankChanged(Effect):
     """The bank of a club-21-36 table was opened, played or closed: what it holds now (amounts as written)."""
 

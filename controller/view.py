@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any, Collection
 
-from .cards import HIDDEN
+from .closed import HIDDEN, closed_cards
 from .engine import Table
 from .games.base import ShoeFigure
 from .money import money
@@ -46,7 +46,7 @@ def table_view(table: Table, reveal_hole: bool = False) -> dict[str, Any]:
     if shoe is not None:
         remaining = shoe.remaining_by_rank()
         if not reveal_hole:
-            for card in table.game.hidden_cards(table):
+            for card in closed_cards(table):
                 # A face-down card has left the shoe, but its rank must not show in the counts.
                 remaining[card.rank] += 1
         shoe_view = {

@@ -84,7 +84,7 @@ class Role(str, Enum):
 
     `floor` stands apart: the casino floor's key, which reads the ledger as the table publishes it
     (`GET /api/ledger`) and nothing else. It is not a supervisor's key, because the floor holds the
-    table's journal key: with a view of the hole card, or a MAC chained over it, it would have the card.
+    table's journal key: with a view of a closed card, or a MAC chained over it, it would have the card.
     """
 
     VIEWER = "viewer"

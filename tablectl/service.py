@@ -62,7 +62,7 @@ class StreamItem:
     event: dict[str, Any]
     phase: str
     effects: list[dict[str, Any]]
-    secret_card: bool = False  # the event is the dealer's hole card, not yet turned
+    closed_card: bool = False  # the event's card is closed (not yet turned): hidden below supervisor
 
 
 @dataclass
@@ -216,8 +216,8 @@ class TableService:
         return JournalReader(self.settings.journal.path, self.authority.journal.key, beside_writer=True)
 
     def masked_seqs(self) -> set[int]:
-        """Rows holding a hole card not yet turned: shown as XX to every role below supervisor."""
-        return set(self.authority.secret_seqs)
+        """Rows holding a closed card not yet turned: hidden from every role below supervisor (controller.closed)."""
+        return set(self.authority.closed_rows)
 
     # ------------------------------------------------------------------ the writer
     async def _writer(self) -> None:
@@ -308,7 +308,7 @@ class TableService:
             log.info("refused %s from %s: %s (%s)", event.type, event.actor, exc.message, exc.code)
             raise
         item = StreamItem(seq, ev.dump_event(event), self.table.phase.value,
-                          [_effect_dict(e) for e in effects], seq in self.authority.secret_seqs)
+                          [_effect_dict(e) for e in effects], self.authority.closed.is_closed(seq))
         self._after_commit(lambda: self._publish(item, effects, event, start))
         return seq, effects
 

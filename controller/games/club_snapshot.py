@@ -95,3 +95,4 @@ class BankState(_Model):
     # How the last bank ended (a snapshot kept before this key existed has none: the bank never ended, or how is
     # not known).
     ended: Literal["emptied", "closed"] | None = None
+    kept: CardCode | None = None  # the banker's kept card, carried into the next round (absent in older snapshots)

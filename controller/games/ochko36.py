@@ -35,7 +35,7 @@ from typing import Any
 from .. import events as ev
 from .. import snapshot as snap
 from ..cards import Card, parse_card
-from ..effects import BankChanged
+from ..effects import BankChanged, CardCarried, CardsTurned
 from ..errors import SnapshotError
 from ..hand import Outcome
 from ..legality import Action, Refusal
@@ -60,9 +60,13 @@ _DEALT_IN_BETWEEN_ROUNDS = Refusal("bets_closed", "a box is dealt in between rou
 
 
 class Bank:
-    """The banker's bank, from round to round (in cents): what he put up, what it holds, how long it has played."""
+    """The banker's bank, from round to round (in cents): what he put up, what it holds, how long it has played.
 
-    __slots__ = ("open", "opened_with", "balance", "rounds", "duels", "ended")
+    ``kept``: the card the banker kept in a round's last duel (a box passed 21 before his card was used),
+    closed, carried into the next round's first duel (rules.md: he keeps it for the next duel).
+    """
+
+    __slots__ = ("open", "opened_with", "balance", "rounds", "duels", "ended", "kept")
 
     def __init__(self) -> None:
         self.open = False
@@ -70,6 +74,7 @@ class Bank:
         self.balance = 0
         self.rounds = 0  # full rounds of duels played since it was opened
         self.duels = 0
+        self.kept: Card | None = None
         # How the last bank ended: "emptied" (the boxes won it all) or "closed" (the supervisor took it down);
         # None while none has ended. The pit's review tells the two apart (rules.md: "an empty bank ends it").
         self.ended: str | None = None
@@ -84,10 +89,15 @@ class Bank:
         return self.rounds >= rules.bank_rounds or self.balance >= rules.bank_multiple * self.opened_with
 
     def as_dict(self) -> dict[str, Any]:
-        """Plain data (the snapshot's ``game_state``; ``ended`` only once a bank has ended, so a snapshot of a
-        table whose bank never ended reads as it did)."""
-        return {"open": self.open, "opened_with": money(self.opened_with), "balance": money(self.balance),
-                "rounds": self.rounds, "duels": self.duels, **({"ended": self.ended} if self.ended else {})}
+        """Plain data (the snapshot's ``game_state``; ``ended`` only once a bank has ended and ``kept`` only while
+        a card is kept, so a snapshot without them reads as it did)."""
+        data: dict[str, Any] = {"open": self.open, "opened_with": money(self.opened_with),
+                                "balance": money(self.balance), "rounds": self.rounds, "duels": self.duels}
+        if self.ended:
+            data["ended"] = self.ended
+        if self.kept is not None:
+            data["kept"] = self.kept.code
+        return data
 
 
 class DuelsRound(club.ClubRound):
@@ -191,7 +201,7 @@ class Ochko36(club.ClubGame[DuelsRound, Club36Rules]):
         """The bank, the stakes and their raise, the boxes' and the banker's decisions, withdraw."""
         return {
             ev.CutCardOut: (None, club.ignore_cut_card),
-            ev.Shuffle: (self.check_shuffle, self.on_shuffle),
+            ev.Shuffle: (self.check_shuffle, self._on_shuffle_gathering),
             ev.SetRules: (self.check_rules, lambda t, e: t.on_rules(e)),
             ev.PlaceBet: (self.check_bet, self.on_bet),
             ev.OpenBank: (self._check_open_bank, self._on_open_bank),
@@ -301,6 +311,24 @@ class Ochko36(club.ClubGame[DuelsRound, Club36Rules]):
             return "banker"
         return what
 
+    def hidden_cards(self, t: TableOps) -> list[Card]:
+        """Every closed card on the table: the round's, and between rounds the card the banker kept."""
+        kept = t.game_state.kept
+        return club.closed_cards(t.round) + ([kept] if kept is not None else [])
+
+    def _let_go_kept(self, t: TableOps) -> None:
+        """Decided (docs/club-games.md): the banker's kept card leaves play between rounds (a shuffle gathers it
+        into the new pack; closing the bank discards it). It is turned face up as it goes, so the ledger row
+        that dealt it is final again and the table's account shows which card it was."""
+        bank: Bank = t.game_state
+        if bank.kept is not None and t.round is None:
+            t.emit(CardsTurned((bank.kept.code,), None))
+            bank.kept = None
+
+    def _on_shuffle_gathering(self, t: TableOps, e: ev.Shuffle) -> None:
+        self._let_go_kept(t)
+        self.on_shuffle(t, e)
+
     def cards_in_play(self, t: TableOps) -> list[Card]:
         """A pack shuffled in during a round lacks what is on the table: the first cards of the boxes still
         to play, the cards of the duel in play (the banker's too). The settled duels' went under the pack."""
@@ -363,6 +391,7 @@ class Ochko36(club.ClubGame[DuelsRound, Club36Rules]):
         return None
 
     def _on_close_bank(self, t: TableOps, e: ev.CloseBank) -> None:
+        self._let_go_kept(t)
         t.game_state.open = False
         t.game_state.ended = "closed"
         self._bank_changed(t)
@@ -473,10 +502,18 @@ class Ochko36(club.ClubGame[DuelsRound, Club36Rules]):
     # ================================================================== the round of duels
     def _start_round(self, t: TableOps, at: datetime | None) -> None:
         rules: Club36Rules = t.rules  # type: ignore[assignment]  # this game's rules
+        bank: Bank = t.game_state
         boxes = club.club_boxes(t)
-        plan = list(range(len(boxes))) + [BANKER]  # one card to each box and to the banker
-        t.round = DuelsRound(t.rounds_played, t.shoe.shoe_id if t.shoe else None, boxes, plan, at, rules.values,
-                             t.game_state.balance)
+        plan = list(range(len(boxes)))  # one card to each box and to the banker, unless he holds a kept card
+        if bank.kept is None:
+            plan.append(BANKER)
+        r = DuelsRound(t.rounds_played, t.shoe.shoe_id if t.shoe else None, boxes, plan, at, rules.values,
+                       bank.balance)
+        if bank.kept is not None:  # rules.md: the card he kept plays the next duel, this round's first
+            r.banker.add(bank.kept)  # still closed
+            boxes[0].kept = True
+            bank.kept = None
+        t.round = r
         t.previous = None
         t.set_phase(Phase.DEALING)
 
@@ -503,6 +540,11 @@ class Ochko36(club.ClubGame[DuelsRound, Club36Rules]):
         while r.box_i < len(boxes) and boxes[r.box_i].hands[0].outcome is not None:
             r.box_i += 1
         if r.box_i >= len(boxes):
+            if kept and previous.cards:
+                # The last duel ended before the banker's card was used: he keeps it, closed, for the next
+                # round's first duel (rules.md); it is not this round's, and it is not shown.
+                t.game_state.kept = previous.remove_last()
+                t.emit(CardCarried(None))
             self._end_round(t)
             return
         box: ClubBox = boxes[r.box_i]  # type: ignore[assignment]  # club box/hand
@@ -515,6 +557,7 @@ class Ochko36(club.ClubGame[DuelsRound, Club36Rules]):
         if first:
             if boxes[0] is not box:  # the first boxes left before their duel: the deal's card is this one's
                 boxes[0].banker = None  # type: ignore[attr-defined]  # club box/hand
+                box.kept, boxes[0].kept = boxes[0].kept, False  # type: ignore[attr-defined]  # club box/hand
             box.banker = previous
         elif kept and previous.cards:
             hand = ClubHand(None, 0, box.hand.values)
@@ -807,6 +850,7 @@ class Ochko36(club.ClubGame[DuelsRound, Club36Rules]):
         bank.open, bank.rounds, bank.duels = state.open, state.rounds, state.duels
         bank.opened_with, bank.balance = snap._cents(state.opened_with), snap._cents(state.balance)
         bank.ended = state.ended
+        bank.kept = parse_card(state.kept) if state.kept is not None else None
         if bank.balance < 0 or bank.opened_with < 0:
             raise SnapshotError("malformed table snapshot: game_state: the bank is never below zero")
         t.game_state = bank

@@ -6,7 +6,8 @@ event stream), `dashboard` (the pit's page). The shared web layer, `tablectl.web
 gives the one gate for keys (`auth`), the edge (`guard`) and, in `errors`, one
 documented shape for every answer of every route, the framework's own included. Writes go
 through the service's single ordered path and the journal, with the caller as
-actor. A hole card is shown only to a supervisor until the dealer turns it.
+actor. A closed card (a hole card, a club game's closed card) is shown only to a supervisor until
+it is turned (`controller.closed`).
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated, AsyncIterator
 from fastapi import APIRouter, Header, Request
 from fastapi.responses import StreamingResponse
 
-from controller.view import HIDDEN
+from controller.closed import mask_effects, mask_event
 
 from tablectl.web.auth import Viewer
 from tablectl.web.errors import ERRORS, ApiError
@@ -29,7 +29,7 @@ async def events(request: Request, who: Viewer, service: Service,
 
     Reconnect with `Last-Event-ID` to get everything after it (from the recent buffer).
     """
-    reveal = who.sees_hole_card
+    reveal = who.sees_closed_cards
     try:
         after = int(last_event_id) if last_event_id else None
     except ValueError:
@@ -70,9 +70,9 @@ async def events(request: Request, who: Viewer, service: Service,
 def _sse(item: StreamItem, reveal: bool) -> bytes:
     event = item.event
     effects = item.effects
-    if item.secret_card and not reveal:
-        event = {**event, "card": HIDDEN}
-        effects = [{**e, "card": HIDDEN} if e.get("effect") == "CardPlaced" else e for e in effects]
+    if item.closed_card and not reveal:
+        event = mask_event(event)
+        effects = mask_effects(effects)
     data = json.dumps({"seq": item.seq, "event": event, "phase": item.phase, "effects": effects},
                       separators=(",", ":"), default=str)
     return f"id: {item.seq}\nevent: table\ndata: {data}\n\n".encode()

@@ -67,9 +67,9 @@ async def get_table(who: Viewer, service: Service) -> dict[str, Any]:
     `head.mac` is null below supervisor while a card is face down: every MAC from its row on is
     chained over the card, so a copy of the table's key would find it in 52 tries.
     """
-    view = table_view(service.table, reveal_hole=who.sees_hole_card)
+    view = table_view(service.table, reveal_hole=who.sees_closed_cards)
     view["table"] = service.settings.table.name
-    head = head_view(service.head(), service.masked_seqs(), who.sees_hole_card)
+    head = head_view(service.head(), service.masked_seqs(), who.sees_closed_cards)
     view["last_seq"] = head["seq"]
     view["head"] = head  # its MAC withheld below supervisor while a card is face down (head_view says why)
     status = service.last_status  # the shoe's own heartbeat: a jam or an open lid outlives its alert
@@ -124,7 +124,7 @@ async def get_shoe(who: Viewer, service: Service) -> dict[str, Any]:
             response_model_exclude_unset=True)
 async def get_alerts(who: Viewer, service: Service) -> list[dict[str, Any]]:
     """Open alerts, oldest first."""
-    return [a.as_dict(who.sees_hole_card) for a in service.table.open_alerts()]
+    return [a.as_dict(who.sees_closed_cards) for a in service.table.open_alerts()]
 
 
 @router.get("/api/export", tags=["read"], responses={**ERRORS, 404: {"description": "no such round or shoe"}},
@@ -134,7 +134,7 @@ async def export(who: Viewer, service: Service, round: Annotated[int | None, Que
     """One round (`?round=N`) or one shoe (`?shoe=ID`) as a session file (JSON Lines) that replays alone."""
     if (round is None) == (shoe is None):
         raise ApiError(422, "invalid_request", "give exactly one of round or shoe", "query.round")
-    masked = () if who.sees_hole_card else service.masked_seqs()
+    masked = () if who.sees_closed_cards else service.masked_seqs()
 
     def read() -> list[dict[str, Any]] | None:  # the whole journal is read: off the event loop
         with service.reader() as journal:

@@ -9,8 +9,8 @@ Topics, under a prefix (default ``tablectl``):
 A ledger message is the row exactly as journalled, ``body`` the canonical JSON
 text byte for byte, so the floor recomputes the MAC. A row that is not final
 yet is published with ``masked: true`` and ``mac: null``: the row holding the
-dealer's hole card (its card shown as ``XX``) and every row after it until the
-card is turned. The MAC is withheld, not only the card, because whoever holds
+closed card (the dealer's hole card, a club game's closed card: its card shown as
+``XX``, controller.closed's marker) and every row after it until the card is turned. The MAC is withheld, not only the card, because whoever holds
 the table's key could otherwise try the 52 possible cards against it (or
 against the next row's MAC, chained on it). Once final, the row is published
 again, unmasked, and replaces the masked one on the floor.
@@ -27,6 +27,7 @@ from urllib.parse import urlsplit
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
+from controller.closed import mask_event
 from controller.explain import explain
 from controller.journal import JournalKey, JournalKeyError, LedgerRow, row_mac
 
@@ -38,7 +39,6 @@ __all__ = ["LedgerRow", "row_mac", "read_key", "WireRow", "ledger_payload", "pub
            "parse_state", "topic", "BadMessage"]
 
 _TABLE_ID_RE = re.compile(TABLE_ID)
-HIDDEN_CARD = "XX"
 
 # Bounds on what the floor accepts from the broker: anything larger is dropped and reported.
 MAX_LEDGER_BYTES = 16 * 1024
@@ -100,10 +100,7 @@ def ledger_payload(table: str, row: LedgerRow, *, mask_card: bool = False, withh
     """The ledger message for `row`: final, or masked (card hidden and/or MAC withheld)."""
     body = row.body
     if mask_card:
-        data = json.loads(body)
-        if "card" in data:
-            data["card"] = HIDDEN_CARD
-        body = body_json(data)
+        body = body_json(mask_event(json.loads(body)))
     masked = mask_card or withhold_mac
     return json.dumps({"table": table, "seq": row.seq, "kind": row.kind, "received_at": row.received_at,
                        "body": body, "shoe_id": row.shoe_id, "position": row.position, "code": row.code,
@@ -115,7 +112,7 @@ def published_form(table: str, rows: Iterable[LedgerRow], masked: Collection[int
     """The ledger messages of `rows` as the table gives them out while `masked` holds a card face down.
 
     The one rule for the publisher and the table's `GET /api/ledger`: a row in `masked` goes with its card
-    as ``XX``, and from the first masked row on every row goes without its MAC (each is chained over the
+    hidden (``XX``), and from the first masked row on every row goes without its MAC (each is chained over the
     card). `masked` must be read at the same instant as the rows' head, so no row is given out final
     that was not final then.
     """

@@ -43,8 +43,8 @@ class Caller(BaseModel):
         return RANK[self.role] >= RANK[role]
 
     @property
-    def sees_hole_card(self) -> bool:
-        """Only a supervisor (or above) sees a hole card the dealer has not turned."""
+    def sees_closed_cards(self) -> bool:
+        """Only a supervisor (or above) sees a closed card not yet turned (a hole card, a club game's closed card)."""
         return self.may(Role.SUPERVISOR)
 
     @property

@@ -311,7 +311,8 @@ def test_the_bank_closes_after_four_rounds_or_once_tripled():
     assert r.error is None and not bank(r)["open"]
     assert duels(BANK, *rounds, "close_bank", "bet 1 10").error["code"] == "no_bank"
     r = duels("open_bank 100", "bet 1 100", "cards TS 7D", "card 6C", "card 9D", "card 8C", "bet 1 100",
-              "cards TH 7H", "card 9H", "card 8S", "close_bank")  # two busts: the bank holds 300, three times 100
+              "card TH", "card 9H", "card 8S", "close_bank")  # two busts (the kept 7D plays round 2): the bank
+    # holds 300, three times 100
     assert r.error is None and r.as_dict()["alerts"] == [] and bank(r)["balance"] == "300"
     assert duels(BANK, *FOUR[0], "bet 1 10", "close_bank").error["code"] == "bets_down"
 
@@ -421,3 +422,44 @@ def test_the_bank_at_the_end_of_every_round_and_of_the_session():
     emptied = duels("open_bank 100", "bet 1 100", "bet 2 50", "cards AS 9H 7D", "card 6C", "card TS").as_dict()
     assert emptied["rounds"][-1]["bank"] == {"before": "100", "after": "0", "closed": True, "state": "emptied"}
     assert emptied["bank"]["state"] == "emptied" and "(emptied)" in format_rounds(emptied)
+
+
+# ---------------------------------------------------------------------------- the kept card, across rounds
+# One box: 9S, the banker 7D, the bottom 6C; the box draws TS then 9D (28): over 21 before the banker's card was
+# used, in the round's last duel.
+KEPT_LAST = ("bet 1 10", "cards 9S 7D", "card 6C", "card TS", "card 9D")
+
+
+def test_the_kept_card_plays_the_next_duel_in_the_next_round():
+    """rules.md, club-21-36: "if the box lost by passing 21 and the banker's card was not used, he keeps it":
+    it plays the next duel, whether that duel is in this round or the next (a card is never lost from the
+    table's account). The next round's deal gives the banker no card; its first duel is played with the kept one."""
+    r = duels(BANK, *KEPT_LAST)
+    assert hands(r) == [(1, "9S TS 9D", "bust", "-10")]
+    assert r.rounds[-1]["hands"][0]["banker"] == [] and r.rounds[-1]["dealer"]["cards"] == []  # not this round's
+    assert r.table.game_state.kept.code == "7D"
+    view = table_view(r.table)
+    assert "7D" not in json.dumps(view)  # still closed: only the supervisor sees it
+    assert view["shoe"]["remaining_by_rank"]["7"] == 4  # and its rank is not told by the counts
+    r = duels(BANK, *KEPT_LAST, "bet 1 10", "card 8H")  # the deal: box 1 only, the banker has his card
+    assert r.error is None and r.table.phase is Phase.PLAYERS
+    assert [c.code for c in r.table.round.dealer.cards] == ["7D"] and bank(r)["duel"]["banker_kept_card"]
+    assert table_view(r.table)["dealer"]["cards"] == ["XX"]
+    r = duels(BANK, *KEPT_LAST, "bet 1 10", "card 8H", "card TH", "stand", "card KS", "card 6S")  # 18 v 7-4-6 = 17
+    assert r.as_dict()["alerts"] == []
+    rec = r.rounds[-1]
+    assert [(h["banker"], h["kept"]) for h in rec["hands"]] == [(["7D", "KS", "6S"], True)]
+    assert hands(r) == [(1, "8H TH", "win", "10")]
+
+
+def test_the_kept_card_between_rounds_is_gathered_by_a_shuffle_or_discarded_with_the_bank():
+    """rules.md, club-21-36: a card the banker kept is never lost from the table's account (decided: a shuffle
+    between rounds gathers it into the new pack; closing the bank discards it; either turns it face up)."""
+    r = duels(BANK, *KEPT_LAST, "shuffle S2 36")
+    assert r.error is None and r.table.game_state.kept is None and r.as_dict()["alerts"] == []
+    r = duels(BANK, *KEPT_LAST, "shuffle S2 36", "bet 1 10", "cards 8H 7H")  # a new pack: the banker is dealt again
+    assert r.error is None and [c.code for c in r.table.round.dealer.cards] == ["7H"]
+    r = duels("open_bank 100", "bet 1 100", "cards TS 7D", "card 6C", "card 9D", "card 8C", "bet 1 100",
+              "card TH", "card 9H", "card 8S", "close_bank")  # the kept 7D plays round 2 and is kept again
+    assert r.error is None and not bank(r)["open"] and r.table.game_state.kept is None
+    assert r.rounds[-1]["hands"][0]["kept"]

@@ -40,7 +40,7 @@ from hypothesis import strategies as st
 from controller import events as ev
 from controller.alerts import AlertKind
 from controller.cards import ALL_CARDS, total_of
-from controller.effects import AlertRaised, CardPlaced, Effect, RoundSettled
+from controller.effects import AlertRaised, CardCarried, CardPlaced, CardsTurned, Effect, RoundSettled
 from controller.engine import Phase, Table
 from controller.events import EVENT_TYPES, BadEvent, dump_event, parse_event, parse_event_line
 from controller.replay import replay_lines
@@ -76,6 +76,7 @@ class CardLedger:
         self.burned: Counter[str] = Counter()
         self.held: Counter[str] = Counter()
         self.discarded: Counter[str] = Counter()
+        self.gathered: Counter[str] = Counter()  # club-21-36: a kept card gathered or discarded between rounds
         self.since_shuffle = 0
         self.burned_since_shuffle = 0
 
@@ -113,11 +114,18 @@ class CardLedger:
                 rec = f.result
                 cards = Counter(c for h in rec["hands"] for c in h["cards"])
                 cards.update(rec["dealer"]["cards"])
-                assert cards == self.in_round, (
-                    f"round {rec['number']} record holds {sorted(cards.elements())}, "
+                # club-21-36: the card the banker kept in the last duel is carried to the next round, not recorded
+                carried = Counter([t.game_state.kept.code]) if any(type(g) is CardCarried for g in fx) else Counter()
+                assert cards + carried == self.in_round, (
+                    f"round {rec['number']} record holds {sorted(cards.elements())} (carried: {list(carried)}), "
                     f"but {sorted(self.in_round.elements())} were dealt to it")
                 self.settled.update(cards)
-                self.in_round = Counter()
+                self.in_round = carried
+            elif type(f) is CardsTurned and t.round is None and isinstance(event, (ev.Shuffle, ev.CloseBank)):
+                for code in f.cards:  # the kept card leaves play between rounds: gathered or discarded
+                    assert self.in_round[code] > 0, f"{code} turned between rounds but was not carried"
+                    self.in_round -= Counter([code])
+                    self.gathered[code] += 1
             elif type(f) is AlertRaised:
                 assert f.alert.kind is not AlertKind.INTEGRITY, (
                     f"integrity alert from a real, correctly shuffled shoe: {f.alert.message}")
@@ -126,12 +134,15 @@ class CardLedger:
     def check_table(self, t: Table) -> None:
         r = t.round
         on_table: Counter[str] = Counter(round_cards(r) if r is not None else [])
+        kept = getattr(t.game_state, "kept", None)  # club-21-36: the banker's kept card between rounds
+        if kept is not None:
+            on_table[kept.code] += 1
         assert on_table == self.in_round, (
             f"round in play holds {sorted(on_table.elements())}, "
             f"dealt {sorted(self.in_round.elements())}")
         assert Counter(c.code for c in t.held) == +self.held, (
             f"table holds {[c.code for c in t.held]}, expected {sorted(self.held.elements())}")
-        everywhere = self.settled + self.in_round + self.burned + self.held + self.discarded
+        everywhere = self.settled + self.in_round + self.burned + self.held + self.discarded + self.gathered
         assert everywhere == self.drawn, "a card vanished or was duplicated"
         if t.shoe is not None:
             assert t.shoe.dealt == self.since_shuffle, (

@@ -34,18 +34,18 @@ def test_closed_cards_are_secret_rows_until_turned(tmp_path):
     bottom, = _submit(a, _card("7H"))  # the bottom card is face up: never a secret
     deal = _submit(a, *(_card(c) for c in ("TS", "AS", "2D", "8C", "KH", "3D")))  # box 2: A-K, a natural
     box1, _box2, banker = [deal[0], deal[3]], [deal[1], deal[4]], [deal[2], deal[5]]
-    assert bottom not in a.secret_seqs
-    assert a.secret_seqs == set(box1) | set(banker)  # box 2's natural was shown and paid at once
+    assert bottom not in a.closed_rows
+    assert a.closed_rows == set(box1) | set(banker)  # box 2's natural was shown and paid at once
     _submit(a, ev.Stand())  # box 2 is settled, so the banker's turn: his cards are turned
-    assert a.secret_seqs == set(box1)
-    shoe = export_shoe(a.journal, shoe_id="S1", masked=a.secret_seqs)
+    assert a.closed_rows == set(box1)
+    shoe = export_shoe(a.journal, shoe_id="S1", masked=a.closed_rows)
     assert [row.get("card") for row in shoe if row["type"] == "card"] == ["7H", "XX", "AS", "2D", "XX", "KH", "3D"]
     draw, = _submit(a, _card("4C"))  # the banker draws face up
-    assert draw not in a.secret_seqs
+    assert draw not in a.closed_rows
     _submit(a, ev.BankerStand())
-    assert a.secret_seqs == set()  # settled: every card shown
+    assert a.closed_rows == set()  # settled: every card shown
     reopened = TableAuthority.open(tmp_path / "j.sqlite", key, build_rules("club-21"), now=T0)
-    assert reopened.secret_seqs == set() and reopened.table.snapshot() == a.table.snapshot()
+    assert reopened.closed_rows == set() and reopened.table.snapshot() == a.table.snapshot()
 
 
 def test_a_replayed_journal_masks_the_same_rows(tmp_path):
@@ -53,11 +53,11 @@ def test_a_replayed_journal_masks_the_same_rows(tmp_path):
     a = TableAuthority.open(tmp_path / "j.sqlite", key, build_rules("club-21"), now=T0)
     _submit(a, ev.Shuffle(shoe_id="S1"), ev.PlaceBet(box=1, amount=10), _card("7H"),
             *(_card(c) for c in ("TS", "2D", "8C", "3D")))
-    masked = set(a.secret_seqs)
+    masked = set(a.closed_rows)
     assert len(masked) == 4
     a.journal.close()
     b = TableAuthority.open(tmp_path / "j.sqlite", key, build_rules("club-21"), now=T0)
-    assert b.secret_seqs == masked
+    assert b.closed_rows == masked
 
 
 def test_a_club_journal_exports_a_session_that_replays_to_the_same_rounds(tmp_path):
@@ -75,3 +75,27 @@ def test_a_club_journal_exports_a_session_that_replays_to_the_same_rounds(tmp_pa
     replayed = replay_lines(lines)
     assert replayed.error is None and replayed.table.snapshot() == a.table.snapshot()
     assert [r["number"] for r in replayed.rounds] == [1] and a.table.last_round == replayed.rounds[0]
+
+
+def test_a_kept_card_carried_into_the_next_round_stays_closed(tmp_path):
+    """rules.md, club-21-36: the banker keeps his unused card for the next duel, in the next round too: its row
+    stays masked past the settlement (and in a table restored from the snapshot taken there) until he turns it;
+    a shuffle between rounds gathers it into the new pack, turned face up, and its row is final again."""
+    key = JournalKey.generate(tmp_path / "k")
+    a = TableAuthority.open(tmp_path / "j.sqlite", key, build_rules("club-21-36"), snapshot_every_rounds=1, now=T0)
+    _submit(a, ev.Shuffle(shoe_id="S1"), ev.OpenBank(amount=1000), ev.PlaceBet(box=1, amount=10))
+    _box, kept = _submit(a, _card("9S"), _card("7D"))
+    _submit(a, _card("6C"), _card("TS"), _card("9D"))  # the bottom; box 1 passes 21: the banker keeps 7D
+    assert a.table.round is None and a.closed_rows == {kept}
+    a.journal.close()
+    b = TableAuthority.open(tmp_path / "j.sqlite", key, build_rules("club-21-36"), now=T0)
+    assert b.journal.latest_snapshot() is not None and b.closed_rows == {kept}  # restored from the snapshot
+    _, box_card, _ = _submit(b, ev.PlaceBet(box=1, amount=10), _card("8H"), ev.Stand())  # he turns his kept card
+    assert b.closed_rows == {box_card}
+    b.journal.close()
+    c = TableAuthority.open(tmp_path / "j.sqlite", key, build_rules("club-21-36"), now=T0)
+    _submit(c, _card("KS"), _card("6S"))  # 7-4-6 = 17 against 8: settled
+    _, _, kept, _, _ = _submit(c, ev.PlaceBet(box=1, amount=10), _card("TH"), _card("7C"), _card("9H"), _card("8S"))
+    assert c.table.round is None and c.closed_rows == {kept}  # kept again, past round 3
+    _submit(c, ev.Shuffle(shoe_id="S2"))
+    assert c.closed_rows == set()

@@ -48,7 +48,10 @@ def test_a_seed_gives_the_same_figures_and_another_seed_others() -> None:
 @pytest.mark.parametrize(("profile", "edge", "net_cents", "voids", "pack_outs", "shuffles"), [
     # club-21 since its pack runs out only when a box asks for a card (issue 24): fewer run-outs (70 before)
     ("club-21", -21.7167, 1_303_000, 145, 49, 264),
-    ("club-21-36", 8.4333, -506_000, 111, 0, 1079),
+    # club-21-36 since the banker's kept card plays the next round's first duel (issue 24): the deal differs
+    # from the first round that carries one (8.4333, -506_000, 111, 0, 1079 before; seeds 6 and 7 give 6.9 and 6.2,
+    # each +-0.9: the same edge within the noise)
+    ("club-21-36", 5.7667, -346_000, 107, 0, 1066),
 ])
 def test_a_seed_gives_the_figures_it_always_gave(profile: str, edge: float, net_cents: int, voids: int,
                                                  pack_outs: int, shuffles: int) -> None:
