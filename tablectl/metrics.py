@@ -184,8 +184,8 @@ def _link_lines(service: "TableService") -> Iterator[str]:
     yield from _family("tablectl_link_up", "gauge", "1 while the shoe link is up",
                        [("", {}, 1.0 if service.health.link_up else 0.0)])
     try:
-        stats = service.link.stats
-    except Exception:  # no session yet, or a link without counters
+        stats = getattr(service.link, "stats", None)  # a link may count what crossed it (not the service's port)
+    except Exception:  # no session yet
         stats = None
     if stats is not None:
         good = max(0, getattr(stats, "frames", 0) - getattr(stats, "bad_frames", 0))

@@ -26,7 +26,7 @@ import time
 from collections import deque
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any, Callable
+from typing import Any, AsyncIterator, Callable, Protocol, runtime_checkable
 
 import firmware_bridge as fb
 from controller import events as ev
@@ -60,6 +60,37 @@ Clock = Callable[[], datetime]
 def utc_now() -> datetime:
     """The wall clock, in UTC (the only place the service reads it)."""
     return datetime.now(timezone.utc)
+
+
+@runtime_checkable
+class ShoeLinkPort(Protocol):
+    """What the service needs of its link to the shoe: the port it is given (`firmware_bridge.ShoeLink` on a
+    serial port or pty; the in-memory wire of tests.support.inprocess; the fleet simulator's shoe).
+
+    Messages come in through `messages`; the service's answers go out through the rest, each a
+    non-blocking command (the link sends it when it can): the gate shut or opened, and the shoe told it
+    may forget a card event now stored. A link may also count what crossed it (`stats`, a
+    `firmware_bridge.LinkStats`): the metrics show it where there is one; the service needs none.
+    """
+
+    def start(self, loop: asyncio.AbstractEventLoop | None = None) -> None:
+        """Open the link; its messages are delivered in `loop` (default: the running one)."""
+
+    def stop(self) -> None:
+        """Close the link: `messages` ends."""
+
+    def messages(self) -> AsyncIterator[fb.ShoeMessage]:
+        """Every message from the shoe, in order, until the link is stopped."""
+        ...
+
+    def ack(self, shoe_id: str, position: int) -> None:
+        """Card event `position` of `shoe_id` is journalled: the shoe may forget it and every one before it."""
+
+    def lock(self) -> None:
+        """Hold the shoe's card gate shut."""
+
+    def unlock(self) -> None:
+        """Release the shoe's card gate."""
 
 
 class TableStopped(Exception):
@@ -157,7 +188,7 @@ class TableService:
         self,
         settings: Settings,
         *,
-        link: Any | None = None,
+        link: ShoeLinkPort | None = None,
         outputs: list[Output] | None = None,
         clock: Clock = utc_now,
         key: JournalKey | None = None,
@@ -172,7 +203,7 @@ class TableService:
         # The last card stored, and what each position of the shoe in play held (to tell a resent card
         # from a different one): the shoe intake's memory, carried across restarts by the journal.
         self.memory = ShoeMemory(fb.StoredPosition(*last), codes(journal.shoe_cards(last[0]))) if last else ShoeMemory()
-        self.link = link if link is not None else fb.ShoeLink(
+        self.link: ShoeLinkPort = link if link is not None else fb.ShoeLink(
             settings.shoe.port, codec=settings.shoe.codec, baudrate=settings.shoe.baudrate, resume_from=self.stored
         )
         self.health = Health()

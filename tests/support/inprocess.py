@@ -74,8 +74,8 @@ class WiredShoe:
     """The virtual shoe on an in-memory wire: the simulator's firmware (`ShoeCore`) and the service's side
     of the framed protocol (`FramedSession`), each byte passed from one to the other in the event loop.
 
-    To the service it is a shoe link (`firmware_bridge.ShoeLink`'s interface: `start`, `stop`, `messages`,
-    `ack`, `lock`, `unlock`, `stats`, `stored`); to a test it is the virtual shoe's control channel
+    To the service it is a shoe link (its port, `tablectl.service.ShoeLinkPort`: `start`, `stop`, `messages`,
+    `ack`, `lock`, `unlock`; and `stats`, `stored` as `firmware_bridge.ShoeLink` has them); to a test it is the virtual shoe's control channel
     (`request`, as `SimProcess.request`), whose commands the simulator's own handlers carry out. It deals
     what `tablectl shoe-sim --seed N --decks D --pack P` deals, shoe after shoe, so a seed chosen for a
     scenario on the real shoe (a hole card left down) holds here too.
