@@ -119,6 +119,75 @@ class Health:
     outputs_failed: dict[str, str] = field(default_factory=dict)
 
 
+DEFAULT_SUBSCRIBER_QUEUE = 1_000  # items a subscriber may fall behind before it is let go
+
+
+class SubscriberLagged(Exception):
+    """A subscriber fell its queue's length behind the table and was let go (what it had came first).
+
+    The table never waits for a reader: a slow one is dropped rather than slowing the writer, or
+    being handed a stream with a hole in it. Subscribe again (and catch up from the journal, or
+    from `TableService.recent`) to go on.
+    """
+
+
+class Subscription:
+    """Every `StreamItem` committed after it was made, in order: ``async for item in subscription``.
+
+    Made by `TableService.subscribe`, in aiomqtt's style: ``async with service.subscribe() as items:
+    async for item in items: ...``. Its queue is bounded (`maxsize`); a subscriber that lets it
+    fill is let go: its iteration raises `SubscriberLagged` once it has taken what was queued.
+    Leaving the ``async with`` block (or `close`) ends it; the iteration then stops.
+    """
+
+    def __init__(self, subscribers: set[Subscription], maxsize: int) -> None:
+        if maxsize < 1:
+            raise ValueError(f"a subscription needs room for an item at least, got maxsize={maxsize}")
+        self.maxsize = maxsize
+        self.lagged = False
+        self._subscribers = subscribers
+        self._items: deque[StreamItem] = deque()
+        self._ready = asyncio.Event()
+        self._closed = False
+        subscribers.add(self)
+
+    def offer(self, item: StreamItem) -> None:
+        """The service hands over one committed item (never blocks): queued, or the subscriber let go."""
+        if self._closed:
+            return
+        if len(self._items) >= self.maxsize:
+            self.lagged = True
+            self.close()
+            return
+        self._items.append(item)
+        self._ready.set()
+
+    def close(self) -> None:
+        """Stop hearing the table; the iteration ends once what was queued is taken."""
+        self._closed = True
+        self._subscribers.discard(self)
+        self._ready.set()
+
+    def __aiter__(self) -> Subscription:
+        return self
+
+    async def __anext__(self) -> StreamItem:
+        while not self._items:
+            if self.lagged:
+                raise SubscriberLagged(f"a subscriber fell {self.maxsize} items behind the table and was let go")
+            if self._closed:
+                raise StopAsyncIteration
+            self._ready.clear()
+            await self._ready.wait()
+        return self._items.popleft()
+
+    async def __aenter__(self) -> Subscription:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        self.close()
+
+
 @dataclass(slots=True)
 class _Act:
     """A person's action waiting in the inbox; `verdict` gets (seq, phase) or the refusal."""
@@ -208,10 +277,9 @@ class TableService:
         )
         self.health = Health()
         self.lock_output = ShoeLockOutput(self.link.lock, self.link.unlock)
-        self.outputs: list[Output] = [self.lock_output, *(outputs or [])]
+        self._outputs: list[Output] = [self.lock_output, *(outputs or [])]
         self.recent: deque[StreamItem] = deque(maxlen=10_000)
-        self.subscribers: set[asyncio.Queue[StreamItem]] = set()
-        self.commit_listeners: list[Callable[[int], None]] = []
+        self._subscriptions: set[Subscription] = set()
         self.last_status: fb.Status | None = None
         self.cards_received = 0
         self.duplicates = 0
@@ -219,13 +287,36 @@ class TableService:
         self._inbox: asyncio.Queue[_Input | _Stop] = asyncio.Queue()
         self._later: list[Callable[[], None]] | None = None  # what waits for the current commit
         self._stop: asyncio.Event | None = None
-        # Metrics hook (tablectl.metrics): called with the event and the seconds from submit to published.
-        self.observe: Callable[[ev.Event, float], None] | None = None
+        # The journal times each commit with the service's clock (it reads none), for the outputs that time it.
+        journal.commit_timer = time.perf_counter
+        journal.on_commit = self._committed
 
     @property
     def table(self) -> Table:
         """The engine's state (read only: change it through the inbox)."""
         return self.authority.table
+
+    # ------------------------------------------------------------------ who hears the table
+    def add_output(self, output: Output) -> None:
+        """Hear every applied input, synchronously and in order, after its commit (the displays, the bell,
+        the metrics): `output.handle(effects, table)`, and where the output has them, `committed(seconds)`
+        for each commit, `published(event, seconds)` once every output and subscriber has an input, and
+        `stopped(reason)` if the table stops. Outputs are called in the order they were added."""
+        self._outputs.append(output)
+
+    @property
+    def outputs(self) -> tuple[Output, ...]:
+        """The outputs, in the order they hear the table (the shoe's gate first); add one with `add_output`."""
+        return tuple(self._outputs)
+
+    def subscribe(self, *, maxsize: int = DEFAULT_SUBSCRIBER_QUEUE) -> Subscription:
+        """Every input committed from now on, as a `StreamItem`, to an async reader (the live stream, the
+        fleet's publisher): ``async with service.subscribe() as items: async for item in items: ...``.
+
+        The reader never holds the table up: one that falls `maxsize` items behind is let go (its
+        iteration raises `SubscriberLagged` after what it had), and may subscribe again.
+        """
+        return Subscription(self._subscriptions, maxsize)
 
     # ------------------------------------------------------------------ the inbox: every way in
     async def act(self, event: ev.Event, actor: str) -> tuple[int, str]:
@@ -362,7 +453,7 @@ class TableService:
 
     def _publish(self, item: StreamItem, effects: list[Effect], event: ev.Event, start: float) -> None:
         table = self.table
-        for output in self.outputs:
+        for output in self._outputs:
             try:
                 output.handle(effects, table)
             except Exception as exc:  # an output that fails never stops the table
@@ -371,15 +462,26 @@ class TableService:
                     log.exception("output %s failed", name)
                 self.health.outputs_failed[name] = str(exc)
         self.recent.append(item)
-        for queue in list(self.subscribers):
-            queue.put_nowait(item)
-        for listener in self.commit_listeners:
-            try:
-                listener(item.seq)
-            except Exception:
-                log.exception("commit listener failed")
-        if self.observe is not None:  # metrics: every output and the live stream have it now
-            self.observe(event, time.perf_counter() - start)
+        for subscription in list(self._subscriptions):
+            subscription.offer(item)
+        seconds = time.perf_counter() - start
+        for output in self._outputs:  # the metrics' card-to-display latency: every output and reader has it now
+            published = getattr(output, "published", None)
+            if published is not None:
+                try:
+                    published(event, seconds)
+                except Exception:
+                    log.exception("output %s failed", type(output).__name__)
+
+    def _committed(self, seconds: float) -> None:
+        """The journal committed a write that took `seconds`: tell the outputs that time commits."""
+        for output in self._outputs:
+            committed = getattr(output, "committed", None)
+            if committed is not None:
+                try:
+                    committed(seconds)
+                except Exception:
+                    log.exception("output %s failed", type(output).__name__)
 
     # ------------------------------------------------------------------ stopping on a fault
     def _fail(self, exc: JournalError, batch: list[_Input]) -> None:

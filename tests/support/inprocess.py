@@ -36,6 +36,7 @@ from simulators.shoe.control import handle_line
 from simulators.shoe.core import DealRefused, Released, ShoeConfig, ShoeCore
 from tablectl.api import create_app
 from tablectl.config import settings_from_dict
+from tablectl.metrics import wire_metrics
 from tablectl.service import TableService
 from tests.support.client import TIMEOUT, authorized
 from tests.support.club import (
@@ -232,7 +233,8 @@ class InProcessTable:
             "api": {**(api_options or {}), "keys": api_keys()},
         }, "the in-process table")
         self.service = TableService(self.settings, link=self.shoe)
-        self.app: FastAPI = create_app(self.service)  # before the service runs, as `tablectl run` builds it
+        # Before the service runs, its metrics wired, as `tablectl run` builds it.
+        self.app: FastAPI = create_app(self.service, metrics=wire_metrics(self.service))
         self.api = httpx.AsyncClient(transport=httpx.ASGITransport(app=self.app), base_url=BASE_URL)
         self._running: contextlib.AbstractAsyncContextManager[InProcessTable] | None = None
 
