@@ -47,7 +47,7 @@ from controller.engine import IllegalAction, Phase  # noqa: E402
 from controller.journal import Journal, JournalKey  # noqa: E402
 from firmware_bridge import port as port_module  # noqa: E402
 from firmware_bridge.framing import encode_frame  # noqa: E402
-from firmware_bridge.messages import Card  # noqa: E402
+from firmware_bridge.messages import Card, ShoeMessage  # noqa: E402
 from simulators.shoe.client import ShoeControl  # noqa: E402
 from simulators.shoe.core import ShoeConfig  # noqa: E402
 from simulators.shoe.server import ShoeSimulator, SimOptions  # noqa: E402
@@ -107,6 +107,11 @@ class DisplayProbe:
             self.marks.mark("shown")
             self.marks.shown.set()
 
+    def committed(self, seconds: float) -> None:
+        """The journal committed (the service tells its outputs that time commits)."""
+        if "taken" in self.marks.now:
+            self.marks.mark("committed")
+
 
 def shoe_process(directory: Path) -> None:
     """`--as-shoe DIR`: the virtual shoe, noting when each write to the pty returned (one line each)."""
@@ -153,14 +158,14 @@ def run(directory: Path, cards: int) -> list[dict[str, float]]:
     settings = settings_from_dict({"shoe": {"port": str(directory / "shoe")},
                                    "journal": {"path": str(directory / "latency.sqlite")}})
     service = TableService(settings, outputs=[DisplayProbe(marks)])
-    real_on_card = service._on_card
+    real_on_shoe_message = service.on_shoe_message
 
-    def timed_on_card(msg: Card) -> None:
-        marks.mark("taken")
-        real_on_card(msg)
+    def timed_on_shoe_message(msg: ShoeMessage) -> None:
+        if isinstance(msg, Card):
+            marks.mark("taken")
+        real_on_shoe_message(msg)
 
-    service._on_card = timed_on_card  # type: ignore[method-assign]
-    service.authority.journal.on_commit = lambda seconds: marks.mark("committed") if "taken" in marks.now else None
+    service.on_shoe_message = timed_on_shoe_message  # type: ignore[method-assign]
 
     loop = asyncio.new_event_loop()
     stop = asyncio.Event()

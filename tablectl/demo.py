@@ -194,7 +194,7 @@ async def _play(args: argparse.Namespace, settings: Any, api: str, dealer_key: s
             loop.call_soon_threadsafe(demo_stop.set)
 
     printer = _Printer(screen, service.clock)
-    service.outputs.append(printer)
+    service.add_output(printer)
     thread = threading.Thread(target=play, name="virtual-dealer", daemon=True)
     thread.start()
     ages = asyncio.create_task(_keep_ages_counting(printer, service, demo_stop)) if screen.live else None

@@ -175,8 +175,10 @@ class SimTable:
         import uvicorn
 
         from tablectl.api import create_app
+        from tablectl.metrics import wire_metrics
 
-        config = uvicorn.Config(create_app(service), host="127.0.0.1", port=self.cfg.api_port, log_level="warning",
+        app = create_app(service, metrics=wire_metrics(service))  # as `tablectl run` wires them
+        config = uvicorn.Config(app, host="127.0.0.1", port=self.cfg.api_port, log_level="warning",
                                 lifespan="off", access_log=False)
         server = uvicorn.Server(config)
         # uvicorn before 0.29 called this hook; later ones have no such method (they use capture_signals).

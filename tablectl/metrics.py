@@ -3,9 +3,11 @@
 Counted as the table decides (``MetricsOutput``, one of the service's outputs):
 rounds, cards by destination, alerts by kind. Sampled at scrape time: the shoe
 link's counters (frames by result, reconnects) from ``service.link.stats``.
-Timed: the journal's commit (a wrapper around ``Journal.append``) and the
-card-to-display latency (from the card reaching ``TableService.submit`` until
+Timed (the output's ``committed`` and ``published``, which the service calls): the journal's
+commit, and the card-to-display latency (from the card reaching ``TableService._submit`` until
 every output, the displays included, has handled it and the live stream has it).
+Wired once by the composition root (``tablectl run``: ``wire_metrics``), served by the API it is
+given to (``create_app(service, metrics=...)``).
 Labels are few and bounded (kinds, results, destinations); never a round or a shoe id.
 
 The few counters, one gauge and two histograms are kept here and written in the text format
@@ -17,7 +19,6 @@ service's RSS at READY (benchmarks/rss.py), more than the rest of the API's own 
 from __future__ import annotations
 
 import math
-import time
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator
 
 from fastapi import FastAPI
@@ -156,10 +157,20 @@ class TableMetrics:
 
 
 class MetricsOutput:
-    """An Output: counts rounds, hands, cards and alerts from the engine's effects."""
+    """An Output: counts rounds, hands, cards and alerts from the engine's effects; times the journal's
+    commits and each card from the service taking it to every output and reader having it."""
 
     def __init__(self, metrics: TableMetrics) -> None:
         self.metrics = metrics
+
+    def committed(self, seconds: float) -> None:
+        """The journal committed a write that took `seconds`."""
+        self.metrics.commit.observe(seconds)
+
+    def published(self, event: ev.Event, seconds: float) -> None:
+        """`event` reached every output and the live stream `seconds` after the service took it."""
+        if isinstance(event, ev.CardDrawn):
+            self.metrics.latency.observe(seconds)
 
     def handle(self, effects: list[Effect], table: Table) -> None:
         """Count what this input decided (never blocks, never raises on odd effects)."""
@@ -185,8 +196,8 @@ def _link_lines(service: "TableService") -> Iterator[str]:
     yield from _family("tablectl_link_up", "gauge", "1 while the shoe link is up",
                        [("", {}, 1.0 if service.health.link_up else 0.0)])
     try:
-        stats = service.link.stats
-    except Exception:  # no session yet, or a link without counters
+        stats = getattr(service.link, "stats", None)  # a link may count what crossed it (not the service's port)
+    except Exception:  # no session yet
         stats = None
     if stats is not None:
         good = max(0, getattr(stats, "frames", 0) - getattr(stats, "bad_frames", 0))
@@ -205,30 +216,19 @@ def _link_lines(service: "TableService") -> Iterator[str]:
                        "Cards the shoe sent again that were stored already", [("", {}, service.duplicates)])
 
 
-def mount_metrics(app: FastAPI, service: "TableService") -> TableMetrics:
-    """Plug the metrics into the service (output, timing hooks) and serve them at GET /metrics."""
-    metrics = getattr(service, "metrics", None)
-    if not isinstance(metrics, TableMetrics):
-        metrics = TableMetrics()
-        metrics.collectors.append(lambda: _link_lines(service))
-        service.metrics = metrics  # type: ignore[attr-defined]  # TableService has no such field: a later mount finds it by getattr
-        service.outputs.append(MetricsOutput(metrics))
-        _time_journal(service, metrics)
+def wire_metrics(service: "TableService") -> TableMetrics:
+    """The table's metrics, made and plugged into `service` (an output that counts and times; the link's
+    counters read at scrape time). Called once, by the composition root (`tablectl run`), before it serves
+    them (`mount_metrics`)."""
+    metrics = TableMetrics()
+    metrics.collectors.append(lambda: _link_lines(service))
+    service.add_output(MetricsOutput(metrics))
+    return metrics
 
-        def observe(event: ev.Event, seconds: float) -> None:
-            if isinstance(event, ev.CardDrawn):
-                metrics.latency.observe(seconds)
 
-        service.observe = observe
+def mount_metrics(app: FastAPI, metrics: TableMetrics) -> None:
+    """Serve `metrics` at GET /metrics (a key, or loopback where reads are open)."""
 
     @app.get("/metrics", include_in_schema=False)
     async def get_metrics(who: Viewer) -> Response:  # a key, or loopback where reads are open
         return Response(metrics.render(), media_type=CONTENT_TYPE)
-
-    return metrics
-
-
-def _time_journal(service: "TableService", metrics: TableMetrics) -> None:
-    journal = service.authority.journal
-    journal.commit_timer = time.perf_counter  # the metrics' own clock, passed to the journal (which reads none)
-    journal.on_commit = metrics.commit.observe

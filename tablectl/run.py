@@ -80,9 +80,9 @@ def build_gpio(service: TableService, settings: Settings, loop: asyncio.Abstract
 
     io = build_outputs(settings.gpio, on_action=asyncio_action_sink(loop, lambda a: handle_console_action(a, service)),
                        terminal_stream=terminal_stream, pin_factory=pin_factory)
-    service.outputs.append(DisplayOutput(io.show, lambda: service.health.link_up,
-                                         settled_seconds=settings.gpio.settled_seconds, call_later=loop.call_later))
-    service.outputs.append(BellOutput(io.bell.ring))
+    service.add_output(DisplayOutput(io.show, lambda: service.health.link_up,
+                                     settled_seconds=settings.gpio.settled_seconds, call_later=loop.call_later))
+    service.add_output(BellOutput(io.bell.ring))
     return io
 
 
@@ -125,12 +125,15 @@ async def serve(settings: Settings, *, gpio: bool = True, api: bool = True,
     server = None
     if api:
         from .api import create_app
+        from .metrics import wire_metrics
         from .web.guard import serving
 
         a = settings.api
         try:
+            # The metrics are wired here, once: an output of the service, served by its API at /metrics.
             # timeout_graceful_shutdown: an open event stream must not hold the stop
-            server, listening = serving(create_app(service), a, timeout_graceful_shutdown=1)
+            server, listening = serving(create_app(service, metrics=wire_metrics(service)), a,
+                                        timeout_graceful_shutdown=1)
         except ListenError:
             service.authority.journal.close()
             raise

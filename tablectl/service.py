@@ -21,24 +21,36 @@ it once the fault is gone. Nothing is acknowledged that is not committed.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import time
 from collections import deque
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any, Callable
+from typing import Any, AsyncIterator, Callable, Protocol, runtime_checkable
 
 import firmware_bridge as fb
 from controller import events as ev
 from controller.authority import TableAuthority
-from controller.cards import BadCard, parse_card
 from controller.effects import Effect, RoundSettled
 from controller.engine import BETWEEN_ROUNDS, IllegalAction, Table
 from controller.journal import JournalError, JournalKey, JournalKeyError, JournalReader, StorageError, sidecars
 
 from .config import Settings
 from .outputs import Output, ShoeLockOutput
+from .shoe_intake import (
+    Ack,
+    CountReported,
+    LinkState,
+    Remember,
+    Say,
+    ShoeMemory,
+    Step,
+    Submit,
+    SyncGate,
+    TableSide,
+    codes,
+    intake,
+)
 
 log = logging.getLogger(__name__)
 
@@ -48,6 +60,37 @@ Clock = Callable[[], datetime]
 def utc_now() -> datetime:
     """The wall clock, in UTC (the only place the service reads it)."""
     return datetime.now(timezone.utc)
+
+
+@runtime_checkable
+class ShoeLinkPort(Protocol):
+    """What the service needs of its link to the shoe: the port it is given (`firmware_bridge.ShoeLink` on a
+    serial port or pty; the in-memory wire of tests.support.inprocess; the fleet simulator's shoe).
+
+    Messages come in through `messages`; the service's answers go out through the rest, each a
+    non-blocking command (the link sends it when it can): the gate shut or opened, and the shoe told it
+    may forget a card event now stored. A link may also count what crossed it (`stats`, a
+    `firmware_bridge.LinkStats`): the metrics show it where there is one; the service needs none.
+    """
+
+    def start(self, loop: asyncio.AbstractEventLoop | None = None) -> None:
+        """Open the link; its messages are delivered in `loop` (default: the running one)."""
+
+    def stop(self) -> None:
+        """Close the link: `messages` ends."""
+
+    def messages(self) -> AsyncIterator[fb.ShoeMessage]:
+        """Every message from the shoe, in order, until the link is stopped."""
+        ...
+
+    def ack(self, shoe_id: str, position: int) -> None:
+        """Card event `position` of `shoe_id` is journalled: the shoe may forget it and every one before it."""
+
+    def lock(self) -> None:
+        """Hold the shoe's card gate shut."""
+
+    def unlock(self) -> None:
+        """Release the shoe's card gate."""
 
 
 class TableStopped(Exception):
@@ -76,6 +119,75 @@ class Health:
     outputs_failed: dict[str, str] = field(default_factory=dict)
 
 
+DEFAULT_SUBSCRIBER_QUEUE = 1_000  # items a subscriber may fall behind before it is let go
+
+
+class SubscriberLagged(Exception):
+    """A subscriber fell its queue's length behind the table and was let go (what it had came first).
+
+    The table never waits for a reader: a slow one is dropped rather than slowing the writer, or
+    being handed a stream with a hole in it. Subscribe again (and catch up from the journal, or
+    from `TableService.recent`) to go on.
+    """
+
+
+class Subscription:
+    """Every `StreamItem` committed after it was made, in order: ``async for item in subscription``.
+
+    Made by `TableService.subscribe`, in aiomqtt's style: ``async with service.subscribe() as items:
+    async for item in items: ...``. Its queue is bounded (`maxsize`); a subscriber that lets it
+    fill is let go: its iteration raises `SubscriberLagged` once it has taken what was queued.
+    Leaving the ``async with`` block (or `close`) ends it; the iteration then stops.
+    """
+
+    def __init__(self, subscribers: set[Subscription], maxsize: int) -> None:
+        if maxsize < 1:
+            raise ValueError(f"a subscription needs room for an item at least, got maxsize={maxsize}")
+        self.maxsize = maxsize
+        self.lagged = False
+        self._subscribers = subscribers
+        self._items: deque[StreamItem] = deque()
+        self._ready = asyncio.Event()
+        self._closed = False
+        subscribers.add(self)
+
+    def offer(self, item: StreamItem) -> None:
+        """The service hands over one committed item (never blocks): queued, or the subscriber let go."""
+        if self._closed:
+            return
+        if len(self._items) >= self.maxsize:
+            self.lagged = True
+            self.close()
+            return
+        self._items.append(item)
+        self._ready.set()
+
+    def close(self) -> None:
+        """Stop hearing the table; the iteration ends once what was queued is taken."""
+        self._closed = True
+        self._subscribers.discard(self)
+        self._ready.set()
+
+    def __aiter__(self) -> Subscription:
+        return self
+
+    async def __anext__(self) -> StreamItem:
+        while not self._items:
+            if self.lagged:
+                raise SubscriberLagged(f"a subscriber fell {self.maxsize} items behind the table and was let go")
+            if self._closed:
+                raise StopAsyncIteration
+            self._ready.clear()
+            await self._ready.wait()
+        return self._items.popleft()
+
+    async def __aenter__(self) -> Subscription:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        self.close()
+
+
 @dataclass(slots=True)
 class _Act:
     """A person's action waiting in the inbox; `verdict` gets (seq, phase) or the refusal."""
@@ -98,8 +210,14 @@ class _Tick:
     """The clock moved."""
 
 
+class _Stop:
+    """The writer is to stop once what was taken in before it is handled."""
+
+
 _TICK = _Tick()
-_STOP = object()
+_STOP = _Stop()
+_Input = _Act | _Tick | _OutboxMark | fb.ShoeMessage  # what the writer handles
+_CLEARABLE_FAULTS = (fb.FaultKind.JAM.value, fb.FaultKind.LID_OPEN.value)  # the heartbeat says when they are gone
 MAX_BATCH = 64  # inputs committed together at most (one fsync for all)
 
 
@@ -139,7 +257,7 @@ class TableService:
         self,
         settings: Settings,
         *,
-        link: Any | None = None,
+        link: ShoeLinkPort | None = None,
         outputs: list[Output] | None = None,
         clock: Clock = utc_now,
         key: JournalKey | None = None,
@@ -151,33 +269,54 @@ class TableService:
             settings.journal.snapshot_every_rounds, now=clock())
         journal = self.authority.journal
         last = journal.last_card()
-        self.stored: fb.StoredPosition | None = fb.StoredPosition(*last) if last else None
-        # What each position of the shoe in play held, to tell a resent card from a different one.
-        self._shoe_cards: dict[int, str] = _codes(journal.shoe_cards(last[0])) if last else {}
-        self.link = link if link is not None else fb.ShoeLink(
+        # The last card stored, and what each position of the shoe in play held (to tell a resent card
+        # from a different one): the shoe intake's memory, carried across restarts by the journal.
+        self.memory = ShoeMemory(fb.StoredPosition(*last), codes(journal.shoe_cards(last[0]))) if last else ShoeMemory()
+        self.link: ShoeLinkPort = link if link is not None else fb.ShoeLink(
             settings.shoe.port, codec=settings.shoe.codec, baudrate=settings.shoe.baudrate, resume_from=self.stored
         )
         self.health = Health()
         self.lock_output = ShoeLockOutput(self.link.lock, self.link.unlock)
-        self.outputs: list[Output] = [self.lock_output, *(outputs or [])]
+        self._outputs: list[Output] = [self.lock_output, *(outputs or [])]
         self.recent: deque[StreamItem] = deque(maxlen=10_000)
-        self.subscribers: set[asyncio.Queue[StreamItem]] = set()
-        self.commit_listeners: list[Callable[[int], None]] = []
+        self._subscriptions: set[Subscription] = set()
         self.last_status: fb.Status | None = None
         self.cards_received = 0
         self.duplicates = 0
         self.failure: JournalError | None = None
-        self._count_reported: tuple[str, int] | None = None  # the last shoe count reported missing cards
-        self._inbox: asyncio.Queue[object] = asyncio.Queue()
+        self._inbox: asyncio.Queue[_Input | _Stop] = asyncio.Queue()
         self._later: list[Callable[[], None]] | None = None  # what waits for the current commit
         self._stop: asyncio.Event | None = None
-        # Metrics hook (tablectl.metrics): called with the event and the seconds from submit to published.
-        self.observe: Callable[[ev.Event, float], None] | None = None
+        # The journal times each commit with the service's clock (it reads none), for the outputs that time it.
+        journal.commit_timer = time.perf_counter
+        journal.on_commit = self._committed
 
     @property
     def table(self) -> Table:
         """The engine's state (read only: change it through the inbox)."""
         return self.authority.table
+
+    # ------------------------------------------------------------------ who hears the table
+    def add_output(self, output: Output) -> None:
+        """Hear every applied input, synchronously and in order, after its commit (the displays, the bell,
+        the metrics): `output.handle(effects, table)`, and where the output has them, `committed(seconds)`
+        for each commit, `published(event, seconds)` once every output and subscriber has an input, and
+        `stopped(reason)` if the table stops. Outputs are called in the order they were added."""
+        self._outputs.append(output)
+
+    @property
+    def outputs(self) -> tuple[Output, ...]:
+        """The outputs, in the order they hear the table (the shoe's gate first); add one with `add_output`."""
+        return tuple(self._outputs)
+
+    def subscribe(self, *, maxsize: int = DEFAULT_SUBSCRIBER_QUEUE) -> Subscription:
+        """Every input committed from now on, as a `StreamItem`, to an async reader (the live stream, the
+        fleet's publisher): ``async with service.subscribe() as items: async for item in items: ...``.
+
+        The reader never holds the table up: one that falls `maxsize` items behind is let go (its
+        iteration raises `SubscriberLagged` after what it had), and may subscribe again.
+        """
+        return Subscription(self._subscriptions, maxsize)
 
     # ------------------------------------------------------------------ the inbox: every way in
     async def act(self, event: ev.Event, actor: str) -> tuple[int, str]:
@@ -228,17 +367,17 @@ class TableService:
             # shown before that commit.
             while len(batch) < MAX_BATCH and not self._inbox.empty():
                 batch.append(self._inbox.get_nowait())
-            stop = _STOP in batch
-            batch = [item for item in batch if item is not _STOP]
+            stop = any(isinstance(item, _Stop) for item in batch)
+            inputs = [item for item in batch if not isinstance(item, _Stop)]
             if self.failure is not None:
-                for item in batch:
+                for item in inputs:
                     self._refuse_stopped(item)
-            elif batch:
-                self._write_batch(batch)
+            elif inputs:
+                self._write_batch(inputs)
             if stop:
                 return
 
-    def _write_batch(self, batch: list[object]) -> None:
+    def _write_batch(self, batch: list[_Input]) -> None:
         later: list[Callable[[], None]] = []
         self._later = later
         try:
@@ -268,19 +407,19 @@ class TableService:
         else:
             self._later.append(done)
 
-    def _handle(self, item: object) -> None:
-        # type(item) itself, not a local holding it: mypy narrows `item` only on the former.
-        if type(item) is _Act:
-            self._handle_act(item)
-        elif type(item) is _Tick:
-            if self.table.reservations:  # only time-driven rules need ticks in the journal
-                self._submit(ev.Tick(), "clock")
-        elif type(item) is _OutboxMark:
-            mark = item
-            self.authority.journal.set_outbox(mark.name, mark.seq)
-            self._after_commit(lambda: _settle(mark.done, None))
-        else:
-            self.on_shoe_message(item)  # type: ignore[arg-type]  # the inbox's other items are shoe messages
+    def _handle(self, item: _Input) -> None:
+        match item:
+            case _Act():
+                self._handle_act(item)
+            case _Tick():
+                if self.table.reservations:  # only time-driven rules need ticks in the journal
+                    self._submit(ev.Tick(), "clock")
+            case _OutboxMark():
+                mark = item
+                self.authority.journal.set_outbox(mark.name, mark.seq)
+                self._after_commit(lambda: _settle(mark.done, None))
+            case _:
+                self.on_shoe_message(item)
 
     def _handle_act(self, act: _Act) -> None:
         try:
@@ -314,7 +453,7 @@ class TableService:
 
     def _publish(self, item: StreamItem, effects: list[Effect], event: ev.Event, start: float) -> None:
         table = self.table
-        for output in self.outputs:
+        for output in self._outputs:
             try:
                 output.handle(effects, table)
             except Exception as exc:  # an output that fails never stops the table
@@ -323,18 +462,29 @@ class TableService:
                     log.exception("output %s failed", name)
                 self.health.outputs_failed[name] = str(exc)
         self.recent.append(item)
-        for queue in list(self.subscribers):
-            queue.put_nowait(item)
-        for listener in self.commit_listeners:
-            try:
-                listener(item.seq)
-            except Exception:
-                log.exception("commit listener failed")
-        if self.observe is not None:  # metrics: every output and the live stream have it now
-            self.observe(event, time.perf_counter() - start)
+        for subscription in list(self._subscriptions):
+            subscription.offer(item)
+        seconds = time.perf_counter() - start
+        for output in self._outputs:  # the metrics' card-to-display latency: every output and reader has it now
+            published = getattr(output, "published", None)
+            if published is not None:
+                try:
+                    published(event, seconds)
+                except Exception:
+                    log.exception("output %s failed", type(output).__name__)
+
+    def _committed(self, seconds: float) -> None:
+        """The journal committed a write that took `seconds`: tell the outputs that time commits."""
+        for output in self._outputs:
+            committed = getattr(output, "committed", None)
+            if committed is not None:
+                try:
+                    committed(seconds)
+                except Exception:
+                    log.exception("output %s failed", type(output).__name__)
 
     # ------------------------------------------------------------------ stopping on a fault
-    def _fail(self, exc: JournalError, batch: list[object]) -> None:
+    def _fail(self, exc: JournalError, batch: list[_Input]) -> None:
         """The journal failed: stop taking anything, say so everywhere, and stop the process."""
         self.failure = exc
         self.health.journal_ok = False
@@ -361,148 +511,67 @@ class TableService:
             return f"{exc.cause} ({self.settings.journal.path}): the table has stopped"
         return f"the table has stopped: {exc}"
 
-    def _refuse_stopped(self, item: object) -> None:
+    def _refuse_stopped(self, item: _Input | _Stop) -> None:
         future = item.verdict if isinstance(item, _Act) else item.done if isinstance(item, _OutboxMark) else None
         if future is not None and not future.done():
             future.set_exception(TableStopped(self._stopped_reason()))
 
     # ------------------------------------------------------------------ the shoe
     def on_shoe_message(self, msg: fb.ShoeMessage) -> None:
-        """Turn one message from the shoe link into journalled inputs (and acks). Writer only."""
-        # type(msg) itself, not a local holding it: mypy narrows `msg` only on the former.
-        if type(msg) is fb.Card:
-            self._on_card(msg)
-        elif type(msg) is fb.Status:
+        """Turn one message from the shoe link into journalled inputs (and acks). Writer only.
+
+        What the message means is decided by the pure intake (`tablectl.shoe_intake`); here its steps
+        are carried out, in order."""
+        if isinstance(msg, fb.Card):
+            self.cards_received += 1
+        elif isinstance(msg, fb.Status):
             self.last_status = msg
-            self._reconcile(msg)
-            self._clear_faults(msg)
-        elif type(msg) is fb.LinkUp:
-            self.health.link_up = True
-            log.info("shoe link up: %s", msg.hello)
-            self._submit(ev.LinkUp(), "shoe")
-            self._after_commit(lambda: self.lock_output.sync(self.table))
-        elif type(msg) is fb.LinkDown:
-            self.health.link_up = False
-            log.warning("shoe link down: %s (%s)", msg.reason, msg.detail)
-            self._submit(ev.LinkDown(reason=msg.reason), "shoe")
-        elif type(msg) is fb.ShoeLoaded:
-            shoe = self.table.shoe
-            if shoe is not None and shoe.shoe_id == msg.shoe_id:
-                return  # told again after a reconnect
-            try:
-                # The shoe's own count of the cards it loaded: the engine checks it against the pack.
-                self._submit(ev.Shuffle(shoe_id=msg.shoe_id, card_count=msg.card_count), "shoe")
-            except IllegalAction as exc:
-                log.warning("shoe %s loaded but the table refused the shuffle: %s", msg.shoe_id, exc.message)
-        elif type(msg) is fb.CutCard:
-            shoe = self.table.shoe
-            if shoe is None or not shoe.cut_card_out:
-                self._submit(ev.CutCardOut(position=msg.position), "shoe")
-        elif type(msg) is fb.Fault:
-            self._on_fault(msg)
-        elif type(msg) is fb.Button:
-            self._submit(ev.CallPit(), f"shoe button {msg.name}")
+        for step in intake(msg, self._table_side(), self.memory):
+            self._apply(step, card=isinstance(msg, fb.Card))
 
-    def _clear_faults(self, status: fb.Status) -> None:
-        """The shoe's heartbeat says a jam or an open lid is gone: journal it, so the cause ends at once
-        and the gate opens by itself (the alert stays on the board until a supervisor has seen it)."""
-        for kind, standing in ((fb.FaultKind.JAM, status.jammed), (fb.FaultKind.LID_OPEN, status.lid_open)):
-            if not standing and self.table.shoe_fault_active(kind.value):
-                log.info("shoe reports its %s gone", kind.value)
-                self._submit(ev.ShoeFaultCleared(kind=kind.value), "shoe status")  # its ShoeLock opens the gate
+    @property
+    def stored(self) -> fb.StoredPosition | None:
+        """The last card event of the shoe that the journal holds (where the shoe's link resumes)."""
+        return self.memory.stored
 
-    def _reconcile(self, status: fb.Status) -> None:
-        """Catch up from the shoe's heartbeat on a shuffle or cut card whose own message was lost.
-
-        Only card events are held by the shoe until the journal has them; a SHOE_LOADED or
-        CUT_CARD delivered just before a crash is gone, but the shoe's STATUS still says it.
-        """
+    def _table_side(self) -> TableSide:
+        """What the shoe intake needs to know of the table now."""
         table = self.table
         shoe = table.shoe
-        if not status.shoe_id:
-            return
-        replaces_spent = shoe is not None and shoe.spent and table.round is not None
-        if (shoe is None or shoe.shoe_id != status.shoe_id) and status.position == 0 \
-                and (table.phase in BETWEEN_ROUNDS or replaces_spent):
-            log.info("shoe %s is loaded (its STATUS came before, or instead of, SHOE_LOADED): recording the shuffle",
-                     status.shoe_id)
-            try:
-                self._submit(ev.Shuffle(shoe_id=status.shoe_id), "shoe status")
-            except IllegalAction as exc:
-                log.warning("the table refused the shuffle of shoe %s: %s", status.shoe_id, exc.message)
-        elif shoe is not None and shoe.shoe_id == status.shoe_id and status.cut_card_out and not shoe.cut_card_out \
-                and table.rules.game == "blackjack":  # a club pack is dealt to its bottom card: no cut card to catch up
-            log.warning("the cut card of shoe %s is out but its CUT_CARD was not journalled: recording it now",
-                        status.shoe_id)
-            self._submit(ev.CutCardOut(), "shoe status")
-        self._check_count(status)
+        return TableSide(
+            between_rounds=table.phase in BETWEEN_ROUNDS, in_round=table.round is not None,
+            shoe_id=shoe.shoe_id if shoe is not None else None, shoe_spent=shoe is not None and shoe.spent,
+            cut_card_out=shoe is not None and shoe.cut_card_out,
+            has_cut_card=table.rules.game == "blackjack",  # a club pack is dealt to its bottom card
+            faults_active=frozenset(k for k in _CLEARABLE_FAULTS if table.shoe_fault_active(k)))
 
-    def _check_count(self, status: fb.Status) -> None:
-        """The shoe's own count against the journal's: cards it released that the journal lacks are missing.
-
-        ``position - unacked`` is what the shoe believes the table has stored; more than the
-        journal holds means a journal put back from a copy (or an SD card that lost its last
-        writes). Journalled once for each count, so a replay shows the same alert.
-        """
-        believed = status.position - status.unacked
-        stored = self.stored
-        if stored is not None and stored.shoe_id == status.shoe_id:
-            missing = believed > stored.position
-        else:
-            shoe = self.table.shoe
-            missing = believed > 0 and (shoe is None or shoe.shoe_id != status.shoe_id)
-        key = (status.shoe_id, believed)
-        if missing and key != self._count_reported:
-            self._count_reported = key
-            log.error("the shoe counts %d cards of shoe %s as stored but the journal has %s: cards are missing",
-                      believed, status.shoe_id, stored.position if stored and stored.shoe_id == status.shoe_id else 0)
-            self._submit(ev.ShoeCount(shoe_id=status.shoe_id, position=status.position, unacked=status.unacked),
-                         "shoe status")
-
-    def _seen(self, shoe_id: str, position: int) -> bool:
-        s = self.stored
-        return s is not None and s.shoe_id == shoe_id and position <= s.position
-
-    def _note_card(self, shoe_id: str, position: int, code: str) -> None:
-        code = _card_code(code)
-        if self.stored is None or self.stored.shoe_id != shoe_id:
-            self._shoe_cards = {}
-        self._shoe_cards.setdefault(position, code)
-        self.stored = fb.StoredPosition(shoe_id, position)
-
-    def _on_card(self, msg: fb.Card) -> None:
-        self.cards_received += 1
-        if self._seen(msg.shoe_id, msg.position) and self._shoe_cards.get(msg.position) == _card_code(msg.code):
-            self.duplicates += 1
-            self.link.ack(msg.shoe_id, msg.position)  # stored already: the ack was lost
-            return
-        shoe = self.table.shoe
-        if shoe is None or shoe.shoe_id != msg.shoe_id:
-            if msg.position == 1 and (self.table.phase in BETWEEN_ROUNDS or (shoe is not None and shoe.spent)):
-                # The first card of a shoe whose SHOE_LOADED was lost: the shuffle happened before it.
-                self._reconcile(fb.Status(msg.shoe_id, 0, None, False, False, False, False, 0))
-            else:  # a card of a shoe the table never saw loaded: its shuffle and first cards are missing
-                self._check_count(fb.Status(msg.shoe_id, msg.position - 1, None, False, False, False, False, 0))
-        try:
-            event: ev.Event = ev.CardDrawn(card=parse_card(msg.code), position=msg.position)
-        except BadCard:
-            event = ev.ShoeFault(kind="bad_data", detail=f"card {msg.code!r} at position {msg.position} is not a card")
-        self._submit(event, "shoe", shoe_id=msg.shoe_id, position=msg.position)
-        self._note_card(msg.shoe_id, msg.position, msg.code)
-        self._after_commit(lambda: self.link.ack(msg.shoe_id, msg.position))  # never before its commit
-
-    def _on_fault(self, msg: fb.Fault) -> None:
-        if msg.is_card_event and msg.position is not None:
-            if self._seen(msg.shoe_id, msg.position) and self._shoe_cards.get(msg.position) == "??":
-                self.link.ack(msg.shoe_id, msg.position)
-                return
-            self._submit(ev.ShoeFault(kind=msg.kind.value, detail=f"{msg.detail} (card {msg.position})"), "shoe",
-                         shoe_id=msg.shoe_id, position=msg.position)
-            self._note_card(msg.shoe_id, msg.position, "??")
-            position = msg.position  # an int here; inside the lambda mypy would see int | None again
-            self._after_commit(lambda: self.link.ack(msg.shoe_id, position))
-        else:
-            self._submit(ev.ShoeFault(kind=msg.kind.value, detail=msg.detail or None), "shoe")
+    def _apply(self, step: Step, *, card: bool) -> None:
+        """Carry out one step of the shoe intake (`card`: the message was a card, for the counters)."""
+        match step:
+            case Submit():
+                try:
+                    self._submit(step.event, step.actor, shoe_id=step.shoe_id, position=step.position)
+                except IllegalAction as exc:
+                    if step.refused is None:
+                        raise
+                    log.warning("%s: %s", step.refused, exc.message)
+            case Ack(resent=True):
+                if card:
+                    self.duplicates += 1
+                self.link.ack(step.shoe_id, step.position)  # stored already: the ack was lost
+            case Ack():
+                ack = step
+                self._after_commit(lambda: self.link.ack(ack.shoe_id, ack.position))  # never before its commit
+            case Remember():
+                self.memory.remember(step.shoe_id, step.position, step.code)
+            case CountReported():
+                self.memory.count_reported = (step.shoe_id, step.believed)
+            case LinkState():
+                self.health.link_up = step.up
+            case SyncGate():
+                self._after_commit(lambda: self.lock_output.sync(self.table))
+            case Say():
+                log.log(step.level, "%s", step.text)
 
     # ------------------------------------------------------------------ running
     async def run(self, stop: asyncio.Event, *, ready: Callable[[], None] | None = None) -> None:
@@ -556,23 +625,6 @@ class TableService:
         while True:
             await asyncio.sleep(period)
             self._inbox.put_nowait(_TICK)
-
-
-def _card_code(code: str) -> str:
-    """A card code as the journal writes it ('10H' is 'TH'); an unreadable one as it came."""
-    try:
-        return parse_card(code).code
-    except BadCard:
-        return code
-
-
-def _codes(bodies: dict[int, str]) -> dict[int, str]:
-    """Position -> card code of a shoe's journalled card events ('??' for a card that could not be read)."""
-    out = {}
-    for position, body in bodies.items():
-        data = json.loads(body)
-        out[position] = data.get("card", "??") if data.get("type") == "card" else "??"
-    return out
 
 
 def _effect_dict(effect: Effect) -> dict[str, Any]:

@@ -23,14 +23,15 @@ from tablectl.web.guard import edge_app
 from . import actions, dashboard, ledger, stream, tables
 
 if TYPE_CHECKING:  # pragma: no cover
+    from tablectl.metrics import TableMetrics
     from tablectl.service import TableService
 
 __all__ = ["create_app", "ApiError", "ERRORS", "ErrorBody", "ErrorResponse"]
 
 
-def create_app(service: "TableService") -> FastAPI:
-    """The FastAPI application for one table service."""
-    from tablectl.metrics import mount_metrics
+def create_app(service: "TableService", *, metrics: "TableMetrics | None" = None) -> FastAPI:
+    """The FastAPI application for one table service; with `metrics` (wired into the service by the
+    composition root, `tablectl.metrics.wire_metrics`), GET /metrics serves them."""
 
     settings = service.settings.api
     app = FastAPI(title="tablectl", version="0.1.0", description="Local API of one blackjack table controller.")
@@ -41,5 +42,8 @@ def create_app(service: "TableService") -> FastAPI:
     for module in (tables, ledger, actions, stream, dashboard):
         app.include_router(module.router)
     dashboard.mount_static(app)
-    mount_metrics(app, service)
+    if metrics is not None:
+        from tablectl.metrics import mount_metrics
+
+        mount_metrics(app, metrics)
     return app

@@ -16,7 +16,9 @@ from tablectl.web.errors import ERRORS, ApiError
 
 from .deps import Service
 
-if TYPE_CHECKING:  # for annotations only: the service module is not imported from here at run time
+from tablectl.service import SubscriberLagged
+
+if TYPE_CHECKING:  # for annotations only
     from tablectl.service import StreamItem
 
 router = APIRouter()
@@ -35,8 +37,8 @@ async def events(request: Request, who: Viewer, service: Service,
     except ValueError:
         raise ApiError(422, "bad_last_event_id", "Last-Event-ID must be a journal sequence number",
                        "Last-Event-ID") from None
-    queue: asyncio.Queue[StreamItem] = asyncio.Queue()
-    service.subscribers.add(queue)
+    # Subscribed and the backlog read with no await between: nothing committed falls in between.
+    items = service.subscribe()
     backlog = [i for i in service.recent if after is not None and i.seq > after]
     gap = after is not None and service.recent and service.recent[0].seq > after + 1
 
@@ -51,17 +53,24 @@ async def events(request: Request, who: Viewer, service: Service,
                 yield _sse(item, reveal)
             while True:
                 try:
-                    item = await asyncio.wait_for(queue.get(), timeout=15)
+                    item = await asyncio.wait_for(anext(items), timeout=15)
                 except asyncio.TimeoutError:
                     yield b": keep-alive\n\n"
                     if await request.is_disconnected():
                         return
                     continue
+                except SubscriberLagged:
+                    # A reader this far behind is let go: reload the table; the browser reconnects
+                    # (after `retry`) with Last-Event-ID and resumes from the recent buffer.
+                    yield b"event: reset\ndata: {}\n\n"
+                    return
+                except StopAsyncIteration:
+                    return
                 if item.seq > last:
                     last = item.seq
                     yield _sse(item, reveal)
         finally:
-            service.subscribers.discard(queue)
+            items.close()
 
     return StreamingResponse(stream(), media_type="text/event-stream",
                              headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})

@@ -2,12 +2,13 @@
 
 `ServiceSource` adapts a running `TableService`: the ledger is read through the
 service's own read-only connection beside its writer, commits are heard through
-`commit_listeners`, and the outbox mark is written by the service's single
-writer (`record_outbox`), never here.
+the service's one subscription (`TableService.subscribe`), and the outbox mark is
+written by the service's single writer (`record_outbox`), never here.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from typing import TYPE_CHECKING, Any, Callable
@@ -32,10 +33,28 @@ class ServiceSource:
         self.reader = service.reader()
         self._figures: dict[str, Any] | None = None
         self._figures_rounds = -1
+        self._hearing: asyncio.Task[None] | None = None
 
     def add_listener(self, wake: Callable[[int], None]) -> None:
-        """Call `wake(last_seq)` after every commit (no I/O inside)."""
-        self.service.commit_listeners.append(wake)
+        """Call `wake(last_seq)` after every commit (no I/O inside), from a task of the running loop that
+        follows the service's subscription until `close`."""
+        self._hearing = asyncio.get_running_loop().create_task(self._hear(wake), name="fleet-commits")
+
+    async def _hear(self, wake: Callable[[int], None]) -> None:
+        while True:
+            items = self.service.subscribe()
+            try:
+                async for item in items:
+                    wake(item.seq)
+                return  # the subscription was closed
+            except Exception:  # tablectl.service.SubscriberLagged (the service is above this layer)
+                if not items.lagged:
+                    raise
+            finally:
+                items.close()
+            # Let go for falling behind: the rows are in the journal all the same; wake up to its head and
+            # hear the table again.
+            wake(self.service.head()[0])
 
     def rows(self, after: int, limit: int) -> list[LedgerRow]:
         """Ledger rows after seq `after`."""
@@ -79,7 +98,9 @@ class ServiceSource:
         return state
 
     def close(self) -> None:
-        """Release the read connection."""
+        """Stop hearing commits; release the read connection."""
+        if self._hearing is not None:
+            self._hearing.cancel()
         self.reader.close()
 
 

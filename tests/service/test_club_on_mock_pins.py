@@ -85,7 +85,7 @@ async def _console(tmp_path: Path, factory: MockFactory, table: dict[str, Any],
     io = build_outputs(settings.gpio, pin_factory=factory, clock=clock, start_threads=False,
                        on_action=asyncio_action_sink(loop, lambda a: handle_console_action(a, service)))
     if displays:
-        service.outputs.append(DisplayOutput(io.show))
+        service.add_output(DisplayOutput(io.show))
     stop = asyncio.Event()
     runner = asyncio.create_task(service.run(stop))
     try:

@@ -57,7 +57,8 @@ async def _scenario(tmp_path, factory: MockFactory) -> None:
         service = TableService(settings)
         io = build_outputs(settings.gpio, pin_factory=factory, clock=clock, start_threads=False,
                            on_action=asyncio_action_sink(loop, lambda a: handle_console_action(a, service)))
-        service.outputs += [DisplayOutput(io.show, lambda: service.health.link_up), BellOutput(io.bell.ring)]
+        service.add_output(DisplayOutput(io.show, lambda: service.health.link_up))
+        service.add_output(BellOutput(io.bell.ring))
         stop = asyncio.Event()
         runner = asyncio.create_task(service.run(stop))
 

@@ -36,6 +36,7 @@ from simulators.shoe.control import handle_line
 from simulators.shoe.core import DealRefused, Released, ShoeConfig, ShoeCore
 from tablectl.api import create_app
 from tablectl.config import settings_from_dict
+from tablectl.metrics import wire_metrics
 from tablectl.service import TableService
 from tests.support.client import TIMEOUT, authorized
 from tests.support.club import (
@@ -74,8 +75,8 @@ class WiredShoe:
     """The virtual shoe on an in-memory wire: the simulator's firmware (`ShoeCore`) and the service's side
     of the framed protocol (`FramedSession`), each byte passed from one to the other in the event loop.
 
-    To the service it is a shoe link (`firmware_bridge.ShoeLink`'s interface: `start`, `stop`, `messages`,
-    `ack`, `lock`, `unlock`, `stats`, `stored`); to a test it is the virtual shoe's control channel
+    To the service it is a shoe link (its port, `tablectl.service.ShoeLinkPort`: `start`, `stop`, `messages`,
+    `ack`, `lock`, `unlock`; and `stats`, `stored` as `firmware_bridge.ShoeLink` has them); to a test it is the virtual shoe's control channel
     (`request`, as `SimProcess.request`), whose commands the simulator's own handlers carry out. It deals
     what `tablectl shoe-sim --seed N --decks D --pack P` deals, shoe after shoe, so a seed chosen for a
     scenario on the real shoe (a hole card left down) holds here too.
@@ -232,7 +233,8 @@ class InProcessTable:
             "api": {**(api_options or {}), "keys": api_keys()},
         }, "the in-process table")
         self.service = TableService(self.settings, link=self.shoe)
-        self.app: FastAPI = create_app(self.service)  # before the service runs, as `tablectl run` builds it
+        # Before the service runs, its metrics wired, as `tablectl run` builds it.
+        self.app: FastAPI = create_app(self.service, metrics=wire_metrics(self.service))
         self.api = httpx.AsyncClient(transport=httpx.ASGITransport(app=self.app), base_url=BASE_URL)
         self._running: contextlib.AbstractAsyncContextManager[InProcessTable] | None = None
 
