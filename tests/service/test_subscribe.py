@@ -107,7 +107,7 @@ async def test_the_live_stream_of_a_reader_let_go_says_reset_and_ends():
         def subscribe(self) -> Subscription:
             return Subscription(subscribers, maxsize=1)
 
-    viewer = SimpleNamespace(sees_hole_card=False)
+    viewer = SimpleNamespace(sees_closed_cards=False)
     response = await events(request=None, who=viewer, service=Table(), last_event_id=None)  # type: ignore[arg-type]
     body = response.body_iterator
     assert await anext(body) == b"retry: 1000\n\n"
