@@ -69,13 +69,20 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 def _long_first(items: list[pytest.Item]) -> None:
-    """Put the tests marked ``long`` first, keeping every other order as it was.
+    """Order the work as xdist hands it out (scripts/test keeps this order, ``--no-loadscope-reorder``):
+    the tests marked ``long`` (and so their harness groups) first, then the other harness groups,
+    then single tests, each in collection order.
 
-    xdist hands out the harness groups largest first, then single tests in collection order, so a
-    30-second test collected last kept one worker busy while the other had finished: started
-    first, it overlaps the rest of the suite instead.
+    Longest first, so no 30-second test starts last and keeps one worker busy after the others
+    have finished. (xdist's own reorder, by the number of tests in a group, started the long single
+    tests only after every group.)
     """
-    items.sort(key=lambda item: item.get_closest_marker("long") is None)
+    def rank(item: pytest.Item) -> int:
+        if item.get_closest_marker("long") is not None:
+            return 0
+        return 1 if item.get_closest_marker("xdist_group") is not None else 2
+
+    items.sort(key=rank)
 
 
 def _group_module_harnesses(items: list[pytest.Item]) -> None:

@@ -53,6 +53,7 @@ def club36(tmp_path_factory):
 
 
 # ---------------------------------------------------------------------------- the stream and the dealer
+@pytest.mark.long
 def test_a_few_hundred_rounds_match_the_replay_of_the_exported_journal(table):
     """End to end: the virtual dealer plays; the API's rounds equal `tablectl replay` of the journal."""
     stream: list[dict] = []

@@ -182,6 +182,7 @@ def test_after_a_round_the_settled_boxes_and_the_next_bets_are_apart_each_figure
     page.close()
 
 
+@pytest.mark.long
 def test_the_shift_loads_and_follows_in_seven_tabs_of_one_table(browser, table):
     _play(table)
     context = browser.new_context(viewport=SMALL)

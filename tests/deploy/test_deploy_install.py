@@ -351,6 +351,7 @@ def test_plain_debian_without_python3_lgpio_builds_the_venv_and_says_so(src, tmp
         assert found.returncode == 0 and Path(found.stdout.strip()).resolve() == fake.site / "lgpio.py"
 
 
+@pytest.mark.long
 def test_raspberry_pi_os_lgpio_comes_from_the_archive(src, tmp_path):
     """The archive has python3-lgpio: apt installs it, alone on its line, and the venv links it."""
     fake = FakeSystem(tmp_path, archive_has_lgpio=True)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import time
 
 import httpx
+import pytest
 from tests.support.fleet import FleetSimProcess, FloorProcess, journal_ledger, until_true, write_floor_config
 from tests.support.harness import SUPERVISOR_KEY, free_port, tablectl
 
@@ -37,6 +38,7 @@ def _each_has(api: str, rows: int) -> bool:
     return len(tiles) == TABLES and all(t["contiguous"] >= rows for t in tiles.values())
 
 
+@pytest.mark.long
 def test_broker_floor_and_table_restarts_lose_nothing_and_double_nothing(tmp_path, broker):
     keys = tmp_path / "sim" / "keys"
     floor = FloorProcess(write_floor_config(tmp_path, broker.url, free_port(), keys), tmp_path / "floor.log").start()

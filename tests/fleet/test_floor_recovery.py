@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Awaitable, Callable
 
 import httpx
+import pytest
 from tests.support.fleet import FloorProcess, write_floor_config
 from tests.support.harness import FLOOR_KEY, SUPERVISOR_KEY, free_port, tablectl
 
@@ -77,6 +78,7 @@ async def erase_floor_session(broker_url: str) -> None:
         pass
 
 
+@pytest.mark.long
 def test_a_gap_the_broker_can_no_longer_fill_is_filled_from_the_tables_api(tmp_path, broker):
     asyncio.run(_gap_filled(tmp_path, broker.url))
 
