@@ -362,7 +362,10 @@ class Table:
         bets = self.pending.get(e.box, {})
         player = self._bettor(e, bets)
         new_bets = dict(bets)
-        new_bets[player] = new_bets.get(player, 0) + to_cents(e.amount)  # type: ignore[operator]  # check_bet: whole cents
+        cents = to_cents(e.amount)
+        if cents is None:  # a bug: check_bet refuses a fraction of a cent
+            raise EngineError(f"a bet of {e.amount} is not in whole cents")
+        new_bets[player] = new_bets.get(player, 0) + cents
         self.pending[e.box] = new_bets
         self.reservations.pop(e.box, None)
         if self.phase is Phase.SETTLED:

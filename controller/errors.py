@@ -2,7 +2,18 @@
 
 from __future__ import annotations
 
-from .legality import Refusal
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    """Why an action is refused where it stands: ``code`` for machines, ``message`` for the dealer.
+
+    (Here, below every engine module, so that any of them may raise the engine's errors.)
+    """
+
+    code: str
+    message: str
 
 
 class EngineError(Exception):

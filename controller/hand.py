@@ -5,6 +5,7 @@ from __future__ import annotations
 from enum import Enum
 
 from .cards import Card, playing_total, soft_total
+from .errors import EngineError
 
 
 class Outcome(str, Enum):
@@ -50,6 +51,13 @@ class Hand:
         self.done = False
         self.outcome: Outcome | None = None
         self.net: int | None = None
+
+    @property
+    def own_box(self) -> BoxInPlay:
+        """The box a player's hand belongs to (only the dealer's hand has none)."""
+        if self.box is None:  # a bug: asked only of a player's hand
+            raise EngineError("the dealer's hand has no box")
+        return self.box
 
     def add(self, card: Card) -> None:
         """Put a card on the hand."""

@@ -8,23 +8,15 @@ views and the simulated players alike.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import Enum
 
 from .cards import Card
+from .errors import Refusal as Refusal  # (re-exported: the checks give Refusals; it is defined below every module)
 from .hand import BoxInPlay, Hand
 from .money import money
 from .phase import PLAY, Phase
 from .round import DEALER, Round
 from .rules import DoubleRule, InsuranceAmount, RuleProfile, SplitBy, SurrenderRule
-
-
-@dataclass(frozen=True, slots=True)
-class Refusal:
-    """Why an action is refused where it stands: ``code`` for machines, ``message`` for the dealer."""
-
-    code: str
-    message: str
 
 
 # Refusals whose words never change are made once: the checks run on every decision.
@@ -95,7 +87,7 @@ def awaiting_resplit(hand: Hand) -> bool:
 
 def split_aces_complete(hand: Hand, card: Card, rules: RuleProfile) -> bool:
     """A split ace is complete with its one card, unless that card is an ace it may split again."""
-    return not (card.value == 1 and rules.resplit_aces and len(hand.box.hands) < rules.max_hands)  # type: ignore[union-attr]  # a split hand has a box
+    return not (card.value == 1 and rules.resplit_aces and len(hand.own_box.hands) < rules.max_hands)
 
 
 def split_aces_refusal(hand: Hand, rules: RuleProfile, what: str) -> Refusal | None:
@@ -203,7 +195,7 @@ def split_refusal(hand: Hand, rules: RuleProfile) -> Refusal | None:
     if not pair:
         what = "rank" if rules.split_by is SplitBy.RANK else "value"
         return Refusal("split_unequal", f"{a.code} and {b.code} are not a pair of equal {what}")
-    if len(hand.box.hands) >= rules.max_hands:  # type: ignore[union-attr]  # a player's hand: it has a box
+    if len(hand.own_box.hands) >= rules.max_hands:
         return Refusal("split_limit", f"a box may play at most {rules.max_hands} hands")
     return split_aces_refusal(hand, rules, "split")
 

@@ -154,6 +154,13 @@ class Game(ABC, Generic[RoundT, RulesT]):
         """The round on the table, if any, as this game's round."""
         return cast("RoundT | None", t.round)
 
+    def previous_of(self, t: TableOps) -> RoundT:
+        """The last settled round, on show, as this game's round (asked for only when there is one)."""
+        r = t.previous
+        if r is None:  # a bug: the caller has checked
+            raise EngineError(f"{self.name}: no settled round on show")
+        return cast(RoundT, r)
+
     def rules_of(self, t: TableOps) -> RulesT:
         """The table's rules, as this game's (the table builds its game from its rules' ``game``)."""
         return cast(RulesT, t.rules)

@@ -298,7 +298,7 @@ class Blackjack(Game[Round, RuleProfile]):
     def _on_stand(self, t: TableOps, e: ev.Stand) -> None:
         hand = self.in_play(t).hand
         self._close_surrender_window(t)
-        _players_box(hand).acted = True
+        hand.own_box.acted = True
         hand.done = True
         self._to_next_hand(t)
 
@@ -315,7 +315,7 @@ class Blackjack(Game[Round, RuleProfile]):
     def _on_double(self, t: TableOps, e: ev.Double) -> None:
         hand = self.in_play(t).hand
         self._close_surrender_window(t)
-        _players_box(hand).acted = True
+        hand.own_box.acted = True
         hand.stake = hand.stake * 2
         hand.doubled = True
 
@@ -486,9 +486,3 @@ def _checked_box(r: Round, number: int | None) -> BoxInPlay:
         raise EngineError(f"box {number} is not in play")
     return box
 
-
-def _players_box(hand: Hand) -> BoxInPlay:
-    """The box a player's hand belongs to (only the dealer's hand has none)."""
-    if hand.box is None:  # a bug: the hand in turn is always a player's
-        raise EngineError("a player's hand without its box")
-    return hand.box

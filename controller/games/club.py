@@ -141,7 +141,7 @@ class ClubRound(Round):
 
     def __init__(self, number: int, shoe_id: str | None, boxes: list[ClubBox], plan: list[int],
                  started_at: datetime | None, values: tuple[int, ...], bottom: Card | None) -> None:
-        super().__init__(number, shoe_id, boxes, plan, started_at)  # type: ignore[arg-type]  # club box/hand
+        super().__init__(number, shoe_id, cast("list[BoxInPlay]", boxes), plan, started_at)
         self.dealer = ClubHand(None, 0, values)
         self.bottom = bottom
 
@@ -210,10 +210,20 @@ def club_record(r: ClubRound, game: str, dealer: dict[str, Any], hands: list[dic
     }
 
 
+def club_rules(t: TableOps) -> ClubRules:
+    """The table's rules, a club game's: these helpers serve only the club games."""
+    return cast("ClubRules", t.rules)
+
+
+def club_round(t: TableOps) -> ClubRound | None:
+    """The table's round, if any, a club game's: these helpers serve only the club games."""
+    return cast("ClubRound | None", t.round)
+
+
 def club_boxes(t: TableOps) -> list[ClubBox]:
     """The table's pending bets become the round's boxes (club boxes, counted by the pack's values)."""
-    values = t.rules.values  # type: ignore[union-attr]  # this game's rules
-    return t.take_pending(lambda n, bets, owner: ClubBox(n, bets, owner, values))  # type: ignore[return-value]  # club box/hand
+    values = club_rules(t).values
+    return cast("list[ClubBox]", t.take_pending(lambda n, bets, owner: ClubBox(n, bets, owner, values)))
 
 
 # ---------------------------------------------------------------------------- placing and turning cards
@@ -237,24 +247,24 @@ def turn(t: TableOps, hand: ClubHand, box: int | None) -> None:
         t.emit(CardsTurned(tuple(shown), box))
 
 
-def turn_round(t: TableOps, r: Round) -> None:
+def turn_round(t: TableOps, r: ClubRound) -> None:
     """A round over keeps no secret: every closed card is turned, the boxes' in order, then the banker's."""
-    for box in r.boxes:
-        for hand in box.hands:
-            turn(t, hand, box.number)  # type: ignore[arg-type]  # club box/hand
-        banker = box.banker  # type: ignore[attr-defined]  # club box/hand
+    for box in r.club_boxes:
+        for hand in box.club_hands:
+            turn(t, hand, box.number)
+        banker = box.banker
         if banker is not None and banker is not r.dealer:
             turn(t, banker, None)
-    turn(t, r.dealer, None)  # type: ignore[arg-type]  # club box/hand
+    turn(t, r.banker, None)
 
 
-def closed_cards(r: Round | None) -> list[Card]:
+def closed_cards(r: ClubRound | None) -> list[Card]:
     """Every card of the round still face down."""
     if r is None:
         return []
     out: list[Card] = []
-    hands: list[ClubHand] = [h for b in r.boxes for h in b.hands]  # type: ignore[misc]  # club box/hand
-    hands.append(r.dealer)  # type: ignore[arg-type]  # club box/hand
+    hands = [h for b in r.club_boxes for h in b.club_hands]
+    hands.append(r.banker)
     for hand in hands:
         out.extend(c for c, up in zip(hand.cards, hand.up) if not up)
     return out
@@ -303,7 +313,7 @@ def banker_stand_refusal(t: TableOps) -> Refusal | None:
     """The croupier may stop drawing in the banker's turn, unless the house binds him to draw."""
     if t.phase is not Phase.DEALER or t.round is None:
         return Refusal("not_banker_turn", f"the banker is not drawing now ({t.phase.value})")
-    rules: ClubRules = t.rules  # type: ignore[assignment]  # this game's rules
+    rules = club_rules(t)
     banker = t.round.dealer
     if banker_must_draw(rules, banker):
         return Refusal("banker_must_draw", f"the banker must draw below {rules.banker_draws_to} at this table "
@@ -312,9 +322,9 @@ def banker_stand_refusal(t: TableOps) -> Refusal | None:
 
 
 # ---------------------------------------------------------------------------- who is who
-def box_in_round(r: Round | None, number: int) -> ClubBox | None:
+def box_in_round(r: ClubRound | None, number: int) -> ClubBox | None:
     """The box with this number in the round, if it has a stake in it."""
-    return r.box(number) if r is not None else None  # type: ignore[return-value]  # club box/hand
+    return cast("ClubBox | None", r.box(number)) if r is not None else None
 
 
 NO_ROUND = Refusal("no_round", "there is no round in play")
@@ -374,20 +384,20 @@ def box_view(box: ClubBox, hands: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def settled_club_view(r: Round, extra: Callable[[ClubBox], dict[str, Any]]) -> dict[str, Any]:
+def settled_club_view(r: ClubRound, extra: Callable[[ClubBox], dict[str, Any]]) -> dict[str, Any]:
     """The last settled round as it lies on the felt: every card shown (a settled round keeps no secret)."""
     boxes = []
-    for box in r.boxes:
-        hands = [hand_view(h, False, True) for h in box.hands]  # type: ignore[arg-type]  # club box/hand
+    for box in r.club_boxes:
+        hands = [hand_view(h, False, True) for h in box.club_hands]
         for view, hand in zip(hands, box.hands):
             view["surrendered"] = hand.outcome is Outcome.SURRENDER
-        boxes.append({**box_view(box, hands), "insurance_net": None, "net": money(box.net()),  # type: ignore[arg-type]  # club box/hand
-                      **extra(box)})  # type: ignore[arg-type]  # club box/hand
+        boxes.append({**box_view(box, hands), "insurance_net": None, "net": money(box.net()),
+                      **extra(box)})
     return {
         "number": r.number,
         "void": r.voided,
         "void_reason": r.void_reason.value if r.void_reason is not None else None,
-        "dealer": banker_view(r.dealer, True, True),  # type: ignore[arg-type]  # club box/hand
+        "dealer": banker_view(r.banker, True, True),
         "boxes": boxes,
         "net": money(r.net()),
     }
@@ -426,7 +436,7 @@ def dump_box(box: ClubBox) -> dict[str, Any]:
         "number": box.number,
         "bets": [{"player": p, "amount": money(a)} for p, a in box.bets.items()],
         "owner": box.owner,
-        "hands": [dump_hand(h) for h in box.hands],  # type: ignore[arg-type]  # club box/hand
+        "hands": [dump_hand(h) for h in box.club_hands],
         "recontra": box.recontra,
         "choice": box.choice,
         "banker": dump_hand(box.banker) if box.banker is not None else None,
@@ -485,7 +495,7 @@ def deal_next(t: TableOps, r: ClubRound, card: Card) -> int:
     if target == BANKER:
         to_banker(t, r.banker, card, up=False)
     else:
-        box: ClubBox = r.boxes[target]  # type: ignore[assignment]  # club box/hand
+        box = r.club_boxes[target]
         to_box(t, box.hand, card, box.number, 0)
     return target
 
@@ -507,20 +517,21 @@ class ClubGame(Game[ClubRoundT, ClubRulesT]):
 
     def hole_card_hidden(self, t: TableOps) -> bool:
         """The banker's cards are closed until he draws face up."""
-        r = t.round
-        return r is not None and r.dealer.closed  # type: ignore[attr-defined]  # club box/hand
+        r = self.round_of(t)
+        return r is not None and r.banker.closed
 
     def hidden_cards(self, t: TableOps) -> list[Card]:
         """Every closed card on the table: the boxes', and the banker's in play."""
-        return closed_cards(t.round)
+        return closed_cards(self.round_of(t))
 
     def reveal_all(self, t: TableOps, r: Round) -> None:
         """Settled, every card is shown."""
-        turn_round(t, r)
+        turn_round(t, cast(ClubRound, r))  # (the table's round: this game's)
 
     def on_shuffle(self, t: TableOps, e: ev.Shuffle) -> None:
         t.on_shuffle(e)
-        t.shoe.bottom_due = t.rules.bottom_card  # type: ignore[union-attr]  # this game's rules; the shuffle loaded a shoe
+        if t.shoe is not None:  # (the shuffle has just loaded it)
+            t.shoe.bottom_due = self.rules_of(t).bottom_card
 
     def _check_banker_stand(self, t: TableOps, e: ev.BankerStand) -> Refusal | None:
         return banker_stand_refusal(t)
@@ -530,7 +541,7 @@ class ClubGame(Game[ClubRoundT, ClubRulesT]):
         raise NotImplementedError
 
     def _check_withdraw(self, t: TableOps, e: ev.Withdraw) -> Refusal | None:
-        r = t.round
+        r = self.round_of(t)
         if r is None:
             return NO_ROUND
         box = box_in_round(r, e.box)

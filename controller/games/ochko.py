@@ -454,7 +454,7 @@ class Ochko(club.ClubGame[OchkoRound, Club21Rules]):
 
     # ------------------------------------------------------------------ the spent pack
     def _choice_refusal(self, t: TableOps, number: int) -> Refusal | None:
-        box = club.box_in_round(t.round, number)
+        box = club.box_in_round(self.round_of(t), number)
         if box is None:
             return club.no_such_box(number)
         if box.choice is not None:
@@ -636,7 +636,7 @@ class Ochko(club.ClubGame[OchkoRound, Club21Rules]):
             "dealer": club.banker_view(r.banker if r is not None else None, False, reveal),
             "turn": turn,
             "legal_actions": [a.value for a in actions],
-            "settled": club.settled_club_view(t.previous, _no_extra) if r is None and t.previous is not None else None,
+            "settled": club.settled_club_view(self.previous_of(t), _no_extra) if r is None and t.previous is not None else None,
             "game": self.name,
             "bottom_card": shoe.bottom.code if shoe is not None and shoe.bottom is not None else None,
             "contra": r.contra if r is not None else False,

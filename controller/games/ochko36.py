@@ -138,24 +138,24 @@ def duels_record(r: DuelsRound) -> dict[str, Any]:
     banker_cards: list[str] = []
     total = 0
     last: ClubHand | None = None
-    for box in r.boxes:
-        banker = box.banker  # type: ignore[attr-defined]  # club box/hand
+    for box in r.club_boxes:
+        banker = box.banker
         if banker is not None and banker.cards:
             banker_cards.extend(c.code for c in banker.cards)
             last = banker
-        hand: ClubHand = box.hands[0]  # type: ignore[assignment]  # club box/hand
+        hand: ClubHand = box.club_hands[0]
         total += club.hand_net(hand)
         hands.append({
-            **club.hand_record(box, hand),  # type: ignore[arg-type]  # club box/hand
+            **club.hand_record(box, hand),
             "dark": hand.dark,
             "banker": [c.code for c in banker.cards] if banker is not None else [],
             "banker_total": banker.total if banker is not None and banker.cards else None,
-            "kept": box.kept,  # type: ignore[attr-defined]  # club box/hand
-            "bank_after": money(box.bank_after) if box.bank_after is not None else None,  # type: ignore[attr-defined]  # club box/hand
+            "kept": box.kept,
+            "bank_after": money(box.bank_after) if box.bank_after is not None else None,
             # only on a stake cut to the bank: the stake placed (``bet`` is what was played)
             **({"stake_cut_from": money(r.cut_from[box.number])} if box.number in r.cut_from else {}),
         })
-    after = next((b.bank_after for b in reversed(r.boxes) if b.bank_after is not None),  # type: ignore[attr-defined]  # club box/hand
+    after = next((b.bank_after for b in reversed(r.club_boxes) if b.bank_after is not None),
                  r.bank_before)
     return club.club_record(r, Ochko36.name, {"cards": banker_cards, "total": last.total if last is not None else 0},
                             hands, total,
@@ -223,13 +223,13 @@ class Ochko36(club.ClubGame[DuelsRound, Club36Rules]):
         """The deal, the bottom card after it, the banker's card for each duel, the box's draws, the banker's."""
         phase = t.phase
         shoe = t.shoe
-        r: DuelsRound | None = t.round  # type: ignore[assignment]  # this game's round
+        r = self.round_of(t)
         if r is not None and phase in (Phase.DEALING, Phase.PLAYERS, Phase.DEALER):
             if phase is Phase.DEALING and r.dealt < len(r.plan):
                 self._deal(t, card)
             elif shoe is not None and shoe.bottom_due:
                 # rules.md: after the first card to each box and the banker, the bottom card.
-                if club.take_bottom(t, card, e.at, t.rules.values):  # type: ignore[union-attr]  # this game's rules
+                if club.take_bottom(t, card, e.at, self.rules_of(t).values):
                     r.bottom = card
                     if not r.duel_open:
                         self._open_duel(t)
@@ -245,7 +245,7 @@ class Ochko36(club.ClubGame[DuelsRound, Club36Rules]):
                                   "before it draws", e.at)
                 else:
                     self._box_draws(t, card)
-            elif club.banker_may_draw(t.rules, r.banker):  # type: ignore[arg-type]  # this game's rules
+            elif club.banker_may_draw(self.rules_of(t), r.banker):
                 club.to_banker(t, r.banker, card, up=True)
                 self._banker_may_stop(t)
             else:
@@ -265,7 +265,7 @@ class Ochko36(club.ClubGame[DuelsRound, Club36Rules]):
 
     def _expected(self, t: TableOps) -> str | None:
         """What the next card is: 'deal', 'bottom', 'banker' (closed), 'box', 'draw' (the banker's), or None."""
-        r: DuelsRound | None = t.round  # type: ignore[assignment]  # this game's round
+        r = self.round_of(t)
         phase = t.phase
         if r is None:
             return "deal" if phase in READY and t.shoe is not None and t.pending else None
@@ -277,14 +277,14 @@ class Ochko36(club.ClubGame[DuelsRound, Club36Rules]):
             return "banker"
         if phase is Phase.PLAYERS:
             return None if _unstaked(r) else "box"  # a box dealt in without a stake stakes before it draws
-        if phase is Phase.DEALER and club.banker_may_draw(t.rules, r.banker):  # type: ignore[arg-type]  # this game's rules
+        if phase is Phase.DEALER and club.banker_may_draw(self.rules_of(t), r.banker):
             return "draw"
         return None
 
     def face_down_next(self, t: TableOps) -> str | None:
         """The deal's cards, the banker's card for a duel and the box's draws go face down."""
         what = self._expected(t)
-        r: DuelsRound | None = t.round  # type: ignore[assignment]  # this game's round
+        r = self.round_of(t)
         if what == "deal":
             if r is None:
                 return f"box {min(t.pending)}"
@@ -298,7 +298,7 @@ class Ochko36(club.ClubGame[DuelsRound, Club36Rules]):
     def next_card(self, t: TableOps) -> str | None:
         """'first box', 'box N', 'banker', 'bottom', or None when no card is expected."""
         what = self._expected(t)
-        r: DuelsRound | None = t.round  # type: ignore[assignment]  # this game's round
+        r = self.round_of(t)
         if what is None:
             return None
         if what == "deal":
@@ -306,7 +306,8 @@ class Ochko36(club.ClubGame[DuelsRound, Club36Rules]):
                 return "first box"
             return club.deal_target(r, "banker")
         if what == "box":
-            return f"box {r.boxes[r.box_i].number}"  # type: ignore[union-attr]  # in play
+            r = self.in_play(t)  # a box's card is expected only in a round
+            return f"box {r.club_boxes[r.box_i].number}"
         if what == "draw":
             return "banker"
         return what
@@ -314,7 +315,7 @@ class Ochko36(club.ClubGame[DuelsRound, Club36Rules]):
     def hidden_cards(self, t: TableOps) -> list[Card]:
         """Every closed card on the table: the round's, and between rounds the card the banker kept."""
         kept = t.game_state.kept
-        return club.closed_cards(t.round) + ([kept] if kept is not None else [])
+        return club.closed_cards(self.round_of(t)) + ([kept] if kept is not None else [])
 
     def _let_go_kept(self, t: TableOps) -> None:
         """Decided (docs/club-games.md): the banker's kept card leaves play between rounds (a shuffle gathers it
@@ -332,10 +333,10 @@ class Ochko36(club.ClubGame[DuelsRound, Club36Rules]):
     def cards_in_play(self, t: TableOps) -> list[Card]:
         """A pack shuffled in during a round lacks what is on the table: the first cards of the boxes still
         to play, the cards of the duel in play (the banker's too). The settled duels' went under the pack."""
-        r: DuelsRound | None = t.round  # type: ignore[assignment]  # this game's round
+        r = self.round_of(t)
         if r is None:
             return []
-        cards = [c for b in r.boxes for h in b.open_hands() for c in h.cards]  # type: ignore[attr-defined]  # club box/hand
+        cards = [c for b in r.club_boxes for h in b.open_hands() for c in h.cards]
         if r.boxes[min(r.box_i, len(r.boxes) - 1)].hands[0].outcome is None:
             cards.extend(r.banker.cards)
         return cards
@@ -351,7 +352,7 @@ class Ochko36(club.ClubGame[DuelsRound, Club36Rules]):
 
     # ================================================================== the bank
     def _check_open_bank(self, t: TableOps, e: ev.OpenBank) -> Refusal | None:
-        rules: Club36Rules = t.rules  # type: ignore[assignment]  # this game's rules
+        rules = self.rules_of(t)
         bank: Bank = t.game_state
         if t.phase not in BETWEEN_ROUNDS:
             return _BANK_BETWEEN_ROUNDS
@@ -375,7 +376,7 @@ class Ochko36(club.ClubGame[DuelsRound, Club36Rules]):
         self._bank_changed(t)
 
     def _check_close_bank(self, t: TableOps, e: ev.CloseBank) -> Refusal | None:
-        rules: Club36Rules = t.rules  # type: ignore[assignment]  # this game's rules
+        rules = self.rules_of(t)
         bank: Bank = t.game_state
         if not bank.open:
             return _NO_BANK
@@ -445,22 +446,22 @@ class Ochko36(club.ClubGame[DuelsRound, Club36Rules]):
 
     def _check_pass(self, t: TableOps, e: ev.Fold) -> Refusal | None:
         refusal = self._turn_refusal(t, "pass", e.box)
-        if refusal is None and not _unstaked(t.round):  # type: ignore[arg-type]  # this game's round, in play
+        if refusal is None and not _unstaked(self.in_play(t)):
             return Refusal("box_staked", f"box {e.box} has staked: it plays its duel (stand to stop drawing)")
         return refusal
 
     def _on_pass(self, t: TableOps, e: ev.Fold) -> None:
         # The box looked at its card and will not stake: it leaves the round (its card goes under the pack with
         # the duel's), and the banker, whose card was not used, keeps it for the next box.
-        r: DuelsRound = t.round  # type: ignore[assignment]  # this game's round, in play
+        r = self.in_play(t)
         r.boxes[r.box_i].hands[0].settle(Outcome.FOLD, 0)
         r.box_i += 1
         self._duel_for(t, kept=True)
 
     def _raise_refusal(self, t: TableOps, e: ev.PlaceBet) -> Refusal | None:
-        rules: Club36Rules = t.rules  # type: ignore[assignment]  # this game's rules
-        r: DuelsRound = t.round  # type: ignore[assignment]  # this game's round, in play
-        box: ClubBox = r.boxes[r.box_i]  # type: ignore[assignment]  # club box/hand
+        rules = self.rules_of(t)
+        r = self.in_play(t)
+        box = r.club_boxes[r.box_i]
         hand = box.hand
         if e.box != box.number or hand.drew or hand.dark_from is not None or hand.outcome is not None:
             return _RAISE_CLOSED
@@ -490,8 +491,8 @@ class Ochko36(club.ClubGame[DuelsRound, Club36Rules]):
         if t.phase is not Phase.PLAYERS:
             t.on_bet(e)
             return
-        r: DuelsRound = t.round  # type: ignore[assignment]  # this game's round, in play
-        box: ClubBox = r.boxes[r.box_i]  # type: ignore[assignment]  # club box/hand
+        r = self.in_play(t)
+        box = r.club_boxes[r.box_i]
         player = e.player or box.owner
         amount = to_cents(e.amount)
         assert player is not None and amount is not None
@@ -501,7 +502,7 @@ class Ochko36(club.ClubGame[DuelsRound, Club36Rules]):
 
     # ================================================================== the round of duels
     def _start_round(self, t: TableOps, at: datetime | None) -> None:
-        rules: Club36Rules = t.rules  # type: ignore[assignment]  # this game's rules
+        rules = self.rules_of(t)
         bank: Bank = t.game_state
         boxes = club.club_boxes(t)
         plan = list(range(len(boxes)))  # one card to each box and to the banker, unless he holds a kept card
@@ -518,14 +519,14 @@ class Ochko36(club.ClubGame[DuelsRound, Club36Rules]):
         t.set_phase(Phase.DEALING)
 
     def _deal(self, t: TableOps, card: Card) -> None:
-        r: DuelsRound = t.round  # type: ignore[assignment]  # this game's round, in play
+        r = self.in_play(t)
         club.deal_next(t, r, card)
         if r.dealt == len(r.plan) and not (t.shoe is not None and t.shoe.bottom_due):
             self._open_duel(t)
 
     def _open_duel(self, t: TableOps) -> None:
         """The first duel: the box first in order plays the banker's card from the deal."""
-        r: DuelsRound = t.round  # type: ignore[assignment]  # this game's round, in play
+        r = self.in_play(t)
         r.duel_open = True
         r.box_i = 0
         self._duel_for(t, kept=False, first=True)
@@ -534,8 +535,8 @@ class Ochko36(club.ClubGame[DuelsRound, Club36Rules]):
         """The next box still to play takes its duel (none left: the round is over). The banker plays it with
         the card from the deal (``first``), the card he kept when the last box passed 21 before he drew
         (``kept``), or a new card from the top."""
-        r: DuelsRound = t.round  # type: ignore[assignment]  # this game's round, in play
-        boxes = r.boxes
+        r = self.in_play(t)
+        boxes = r.club_boxes
         previous = r.banker
         while r.box_i < len(boxes) and boxes[r.box_i].hands[0].outcome is not None:
             r.box_i += 1
@@ -547,7 +548,7 @@ class Ochko36(club.ClubGame[DuelsRound, Club36Rules]):
                 t.emit(CardCarried(None))
             self._end_round(t)
             return
-        box: ClubBox = boxes[r.box_i]  # type: ignore[assignment]  # club box/hand
+        box = boxes[r.box_i]
         bank: Bank = t.game_state
         if box.hand.stake > bank.balance:
             # The bank binds: at most the bank as it stands (va-banque). A stake placed before the deal that earlier
@@ -556,8 +557,8 @@ class Ochko36(club.ClubGame[DuelsRound, Club36Rules]):
             box.hand.stake = bank.balance
         if first:
             if boxes[0] is not box:  # the first boxes left before their duel: the deal's card is this one's
-                boxes[0].banker = None  # type: ignore[attr-defined]  # club box/hand
-                box.kept, boxes[0].kept = boxes[0].kept, False  # type: ignore[attr-defined]  # club box/hand
+                boxes[0].banker = None
+                box.kept, boxes[0].kept = boxes[0].kept, False
             box.banker = previous
         elif kept and previous.cards:
             hand = ClubHand(None, 0, box.hand.values)
@@ -570,8 +571,8 @@ class Ochko36(club.ClubGame[DuelsRound, Club36Rules]):
         t.set_phase(Phase.DEALING if r.banker_card_due else Phase.PLAYERS)
 
     def _box_draws(self, t: TableOps, card: Card) -> None:
-        r: DuelsRound = t.round  # type: ignore[assignment]  # this game's round, in play
-        box: ClubBox = r.boxes[r.box_i]  # type: ignore[assignment]  # club box/hand
+        r = self.in_play(t)
+        box = r.club_boxes[r.box_i]
         hand = box.hand
         hand.drew = True
         club.to_box(t, hand, card, box.number, 0)
@@ -585,8 +586,8 @@ class Ochko36(club.ClubGame[DuelsRound, Club36Rules]):
             self._duel_over(t, Outcome.BUST, -hand.stake, kept=True)  # the banker keeps his unused card
 
     def _duel_over(self, t: TableOps, outcome: Outcome, net: int, kept: bool) -> None:
-        r: DuelsRound = t.round  # type: ignore[assignment]  # this game's round, in play
-        box: ClubBox = r.boxes[r.box_i]  # type: ignore[assignment]  # club box/hand
+        r = self.in_play(t)
+        box = r.club_boxes[r.box_i]
         bank: Bank = t.game_state
         box.hand.settle(outcome, net)
         bank.balance -= net  # a loss pays the stake into the bank, a win takes it from the bank
@@ -603,20 +604,20 @@ class Ochko36(club.ClubGame[DuelsRound, Club36Rules]):
 
     def _bank_empty(self, t: TableOps) -> None:
         """rules.md: an empty bank ends it; the boxes still to play take their stakes back."""
-        r: DuelsRound = t.round  # type: ignore[assignment]  # this game's round, in play
+        r = self.in_play(t)
         bank: Bank = t.game_state
         bank.open = False
         bank.ended = "emptied"
         r.bank_closed = True
-        for box in r.boxes:
-            for hand in box.open_hands():  # type: ignore[attr-defined]  # club box/hand
+        for box in r.club_boxes:
+            for hand in box.open_hands():
                 hand.settle(Outcome.RETURNED, 0)
         self._bank_changed(t)
         t.finish_round(r)
 
     def _end_round(self, t: TableOps) -> None:
-        r: DuelsRound = t.round  # type: ignore[assignment]  # this game's round, in play
-        if any(b.bank_after is not None for b in r.boxes):  # type: ignore[attr-defined]  # club box/hand
+        r = self.in_play(t)
+        if any(b.bank_after is not None for b in r.club_boxes):
             t.game_state.rounds += 1  # a full round of duels (a box that left played none)
         t.finish_round(r)
 
@@ -635,16 +636,16 @@ class Ochko36(club.ClubGame[DuelsRound, Club36Rules]):
 
     def _stake_first(self, t: TableOps) -> Refusal | None:
         """A box dealt in without a stake stakes or passes before anything else of its duel."""
-        r: DuelsRound = t.round  # type: ignore[assignment]  # this game's round, in play
+        r = self.in_play(t)
         if not _unstaked(r):
             return None
-        rules: Club36Rules = t.rules  # type: ignore[assignment]  # this game's rules
+        rules = self.rules_of(t)
         return Refusal("no_stake", f"box {r.boxes[r.box_i].number} has not staked: it stakes (bet, at least "
                                    f"{money(min(rules.table_min_cents, t.game_state.balance))}) or passes (fold)")
 
     def _on_stand(self, t: TableOps, e: ev.Stand) -> None:
         # The box stops: the banker turns his card and draws to it, face up.
-        r: DuelsRound = t.round  # type: ignore[assignment]  # this game's round, in play
+        r = self.in_play(t)
         t.set_phase(Phase.DEALER)
         club.turn(t, r.banker, None)
         self._banker_may_stop(t)
@@ -653,31 +654,32 @@ class Ochko36(club.ClubGame[DuelsRound, Club36Rules]):
         refusal = self._turn_refusal(t, "draw dark", e.box) or self._stake_first(t)
         if refusal is not None:
             return refusal
-        if t.round.boxes[t.round.box_i].hands[0].dark_from is not None:  # type: ignore[union-attr]  # in play; club box/hand
+        r = self.in_play(t)
+        if r.club_boxes[r.box_i].hand.dark_from is not None:
             return _DARK_ALREADY
         return None
 
     def _on_dark(self, t: TableOps, e: ev.Dark) -> None:
         # From now on the box takes its cards without looking at them, before the banker draws.
-        r: DuelsRound = t.round  # type: ignore[assignment]  # this game's round, in play
-        hand: ClubHand = r.boxes[r.box_i].hands[0]  # type: ignore[assignment]  # club box/hand
+        r = self.in_play(t)
+        hand = r.club_boxes[r.box_i].hand
         hand.dark_from = len(hand.cards)
 
     # ------------------------------------------------------------------ the banker
     def _banker_may_stop(self, t: TableOps) -> None:
-        r: DuelsRound = t.round  # type: ignore[assignment]  # this game's round, in play
+        r = self.in_play(t)
         banker = r.banker
-        if special(banker) or not club.banker_may_draw(t.rules, banker):  # type: ignore[arg-type]  # this game's rules
+        if special(banker) or not club.banker_may_draw(self.rules_of(t), banker):
             self._settle_duel(t)  # 21, two aces, five pictures, over 21, or at the house's banker_stands_on
 
     def _on_banker_stand(self, t: TableOps, e: ev.BankerStand) -> None:
         self._settle_duel(t)
 
     def _settle_duel(self, t: TableOps) -> None:
-        r: DuelsRound = t.round  # type: ignore[assignment]  # this game's round, in play
-        box: ClubBox = r.boxes[r.box_i]  # type: ignore[assignment]  # club box/hand
+        r = self.in_play(t)
+        box = r.club_boxes[r.box_i]
         club.turn(t, box.hand, box.number)
-        outcome, net = duel_result(box.hand, r.banker, t.rules)  # type: ignore[arg-type]  # this game's rules
+        outcome, net = duel_result(box.hand, r.banker, self.rules_of(t))
         self._duel_over(t, outcome, net, kept=False)
 
     # ------------------------------------------------------------------ the supervisor
@@ -686,8 +688,8 @@ class Ochko36(club.ClubGame[DuelsRound, Club36Rules]):
         return _WITHDRAW_CLOSED if t.phase is Phase.DEALER and r.boxes[r.box_i] is box else None
 
     def _on_withdraw(self, t: TableOps, e: ev.Withdraw) -> None:
-        r: DuelsRound = t.round  # type: ignore[assignment]  # this game's round, in play
-        box: ClubBox = r.box(e.box)  # type: ignore[assignment]  # club box/hand
+        r = self.in_play(t)
+        box = r.club_box(e.box)
         index = r.boxes.index(box)
         box.hand.settle(Outcome.WITHDRAWN, 0)
         if r.dealt < len(r.plan):  # a withdrawn box is dealt no more cards
@@ -702,11 +704,11 @@ class Ochko36(club.ClubGame[DuelsRound, Club36Rules]):
     def void(self, t: TableOps, reason: VoidReason = VoidReason.SUPERVISOR) -> None:
         """rules.md (decided for club-21-36): the duels already settled stand (their stakes have moved to or
         from the bank); the duel in play and the boxes still to play take their stakes back."""
-        r: DuelsRound = t.round  # type: ignore[assignment]  # this game's round, in play
+        r = self.in_play(t)
         r.voided = True
         r.void_reason = reason
-        for box in r.boxes:
-            for hand in box.open_hands():  # type: ignore[attr-defined]  # club box/hand
+        for box in r.club_boxes:
+            for hand in box.open_hands():
                 hand.settle(Outcome.VOID, 0)
         t.finish_round(r)
 
@@ -714,9 +716,9 @@ class Ochko36(club.ClubGame[DuelsRound, Club36Rules]):
     def legal_actions(self, t: TableOps) -> list[Action]:
         """The bank between rounds; the box's duel; the banker's draw."""
         phase = t.phase
-        rules: Club36Rules = t.rules  # type: ignore[assignment]  # this game's rules
+        rules = self.rules_of(t)
         bank: Bank = t.game_state
-        r: DuelsRound | None = t.round  # type: ignore[assignment]  # this game's round
+        r = self.round_of(t)
         if r is None:
             if phase not in BETWEEN_ROUNDS:
                 return []
@@ -724,16 +726,16 @@ class Ochko36(club.ClubGame[DuelsRound, Club36Rules]):
                 return [Action.OPEN_BANK]
             return [Action.CLOSE_BANK] if bank.may_close(rules) and not t.pending else []
         if phase is Phase.PLAYERS:
-            hand = r.boxes[r.box_i].hands[0]
+            hand = r.club_boxes[r.box_i].hand
             if _unstaked(r):
                 return [Action.BET, Action.FOLD]  # 003: it looked at its card; it stakes or passes
             actions = [Action.STAND]
             if not (t.shoe is not None and t.shoe.bottom_due):  # a new pack's first card is its bottom card
                 actions.append(Action.HIT)
-            if not hand.drew and hand.dark_from is None:  # type: ignore[attr-defined]  # club box/hand
+            if not hand.drew and hand.dark_from is None:
                 if min(bank.balance, rules.table_max_cents) - hand.stake >= rules.chip_cents:
                     actions.append(Action.BET)
-            if hand.dark_from is None:  # type: ignore[attr-defined]  # club box/hand
+            if hand.dark_from is None:
                 actions.append(Action.DARK)
             return actions
         if phase is Phase.DEALER:
@@ -748,20 +750,20 @@ class Ochko36(club.ClubGame[DuelsRound, Club36Rules]):
     # ================================================================== views and snapshots
     def view(self, t: TableOps, reveal: bool) -> dict[str, Any]:
         """Boxes with closed hands unless ``reveal``, the banker's hand in the duel, and the bank."""
-        r: DuelsRound | None = t.round  # type: ignore[assignment]  # this game's round
-        rules: Club36Rules = t.rules  # type: ignore[assignment]  # this game's rules
+        r = self.round_of(t)
+        rules = self.rules_of(t)
         bank: Bank = t.game_state
         boxes = []
         duel = None
         if r is not None:
-            for bi, box in enumerate(r.boxes):
+            for bi, box in enumerate(r.club_boxes):
                 in_play = r.duel_open and bi == r.box_i and t.phase is Phase.PLAYERS
-                boxes.append({**club.box_view(box, [club.hand_view(box.hands[0], in_play, reveal)]),  # type: ignore[arg-type]  # club box/hand
-                              "bank_after": money(box.bank_after) if box.bank_after is not None else None})  # type: ignore[attr-defined]  # club box/hand
+                boxes.append({**club.box_view(box, [club.hand_view(box.club_hands[0], in_play, reveal)]),
+                              "bank_after": money(box.bank_after) if box.bank_after is not None else None})
             if r.duel_open and r.box_i < len(r.boxes):
-                box = r.boxes[r.box_i]
-                duel = {"box": box.number, "stake": money(box.hands[0].stake), "dark": box.hands[0].dark,  # type: ignore[attr-defined]  # club box/hand
-                        "banker_kept_card": box.kept,  # type: ignore[attr-defined]  # club box/hand
+                box = r.club_boxes[r.box_i]
+                duel = {"box": box.number, "stake": money(box.club_hands[0].stake), "dark": box.club_hands[0].dark,
+                        "banker_kept_card": box.kept,
                         "cut_from": money(r.cut_from[box.number]) if box.number in r.cut_from else None}
         turn: dict[str, Any] | None = None
         if r is not None and r.duel_open and t.phase is Phase.PLAYERS:
@@ -774,7 +776,7 @@ class Ochko36(club.ClubGame[DuelsRound, Club36Rules]):
             "dealer": club.banker_view(r.banker if r is not None else None, False, reveal),
             "turn": turn,
             "legal_actions": [a.value for a in self.legal_actions(t)],
-            "settled": club.settled_club_view(t.previous, _settled_extra) if r is None and t.previous is not None
+            "settled": club.settled_club_view(self.previous_of(t), _settled_extra) if r is None and t.previous is not None
             else None,
             "game": self.name,
             "bottom_card": shoe.bottom.code if shoe is not None and shoe.bottom is not None else None,
@@ -799,7 +801,7 @@ class Ochko36(club.ClubGame[DuelsRound, Club36Rules]):
         return {
             "number": r.number,
             "shoe_id": r.shoe_id,
-            "boxes": [club.dump_box(b) for b in r.boxes],  # type: ignore[arg-type]  # club box/hand
+            "boxes": [club.dump_box(b) for b in r.club_boxes],
             "plan": list(r.plan),
             "dealt": r.dealt,
             "box_i": r.box_i,
@@ -811,19 +813,19 @@ class Ochko36(club.ClubGame[DuelsRound, Club36Rules]):
             "bottom": r.bottom.code if r.bottom is not None else None,
             "bank_before": money(r.bank_before),
             "bank_closed": r.bank_closed,
-            "banker_of": next(i for i, b in enumerate(r.boxes) if b.banker is r.dealer),  # type: ignore[attr-defined]  # club box/hand
+            "banker_of": next(i for i, b in enumerate(r.club_boxes) if b.banker is r.dealer),
             **({"cut_from": {str(n): money(c) for n, c in r.cut_from.items()}} if r.cut_from else {}),
         }
 
     def load_round(self, t: TableOps, data: Any) -> Round:
         """A round of duels from checked data."""
         state = snap.check(DuelsRoundState, data, "round")
-        values: tuple[int, ...] = t.rules.values  # type: ignore[union-attr]  # this game's rules
+        values: tuple[int, ...] = self.rules_of(t).values
         boxes = [club.load_box(b, values) for b in state.boxes]
         club.check_indices(state.plan, state.dealt, len(boxes), state.box_i, 0, [1] * len(boxes))
         bankers = [b.banker for b in boxes]
-        if any(len(b.hands) != 1 for b in boxes) or state.banker_of >= len(boxes) \
-                or bankers[state.banker_of] is None:
+        banker_hand = bankers[state.banker_of] if state.banker_of < len(boxes) else None
+        if any(len(b.hands) != 1 for b in boxes) or banker_hand is None:
             raise SnapshotError("malformed table snapshot: round: a duel is one hand a box, and banker_of "
                                      "names a box with the banker's hand")
         started = datetime.fromisoformat(state.started_at) if state.started_at is not None else None
@@ -831,7 +833,7 @@ class Ochko36(club.ClubGame[DuelsRound, Club36Rules]):
                        snap._cents(state.bank_before))
         for box, banker in zip(boxes, bankers):
             box.banker = banker
-        r.dealer = bankers[state.banker_of]  # type: ignore[assignment]  # club box/hand
+        r.dealer = banker_hand
         r.dealt, r.box_i, r.voided = state.dealt, state.box_i, state.voided
         r.void_reason = state.void_reason
         r.duel_open, r.banker_card_due, r.bank_closed = state.duel_open, state.banker_card_due, state.bank_closed
