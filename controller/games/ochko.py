@@ -464,8 +464,13 @@ class Ochko(club.ClubGame[OchkoRound, Club21Rules]):
         return None
 
     def _ask_refusal(self, t: TableOps, what: str, number: int | None) -> Refusal | None:
-        """The pack is spent while a box plays: the box in turn (only it) may ask for a card by choosing to
-        double or fold, which begins the run-out."""
+        """The pack is spent while a box plays: the box in turn asks for a card by choosing to double or fold,
+        which begins the run-out. A choice named for another unsettled box is taken too and begins it: the
+        previous release ran the pack out as soon as it was spent and took every box's choice in any order, and
+        its journals must replay."""
+        r = self.in_play(t)
+        if number is not None and r.box_i < len(r.boxes) and number != r.boxes[r.box_i].number:
+            return self._choice_refusal(t, number)
         refusal, hand = self._turn(t, what, number)
         if hand is None:
             return refusal

@@ -290,7 +290,10 @@ def test_the_pack_runs_out_only_when_a_box_asks_for_a_card():
     assert r.table.phase is Phase.PACK_OUT and r.table.round.pack_out
     r = _spent("double", "fold 1")
     assert hands(r) == [(1, "TS QS", "fold", "-10"), (2, "2S 3S " + rest, "bust", "-20")]
-    assert _spent("fold 1").error["code"] == "not_your_turn"  # only the box in turn asks for a card
+    # A choice the dealer names for another unsettled box begins the run-out too, as the previous release took
+    # every box's choice once the pack was spent (its journals replay: the last test of this file).
+    r = _spent("fold 1")
+    assert r.error is None and r.table.phase is Phase.PACK_OUT and r.table.round.boxes[0].choice == "fold"
     r = _spent("card 7H")  # a card read for box 2: it wanted one; the card is held
     assert r.table.phase is Phase.ATTENTION and [c.code for c in r.table.held] == ["7H"]
     assert r.table.round.pack_out and len(r.table.round.boxes[1].hands[0].cards) == 47
@@ -487,3 +490,23 @@ def test_a_two_card_21_is_shown_as_21_once_turned():
     assert hand_view(hand, in_play=False, reveal=False)["totals"] == [21]
     hand.add(parse_card("AH"), up=True)  # A-K-A: 12 hard, no soft total
     assert hand_view(hand, in_play=False, reveal=False)["totals"] == [12]
+
+
+def test_a_session_of_the_previous_release_replays_to_the_same_rounds():
+    """Evidence recorded before the run-out rule changed must replay: the previous release (51c96d1) ran the pack
+    out as soon as it was spent and took each box's choice in any order. `tablectl demo --rules club-21 --rounds
+    40 --seed 7` of that release recorded this session (a spent pack in round 20, box 1's fold first while box 3
+    was in turn); its `replay` gave these 40 rounds (the digest of their JSON, sorted keys). Without taking a
+    choice named for a box not in turn, the replay stopped at line 323 (not_your_turn)."""
+    import hashlib
+    from pathlib import Path
+
+    from controller.replay import replay_lines
+
+    lines = (Path(__file__).parent / "data" / "club21_previous_release.jsonl").read_text().splitlines()
+    result = replay_lines(lines)
+    assert result.error is None, result.error
+    rounds = result.as_dict()["rounds"]
+    digest = hashlib.sha256(json.dumps(rounds, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+    assert len(rounds) == 40
+    assert digest == "60c7fe1e84b1b3f858580fb88029650d5eac8bcf29eace9ac7fe50d9ad2df20a"
