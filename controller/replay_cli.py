@@ -9,9 +9,6 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from .replay import replay_lines, session_rules
-from .round import VOID_REASON_TEXT, VoidReason
-from .rules import RuleError, build_rules, parse_set_options
 
 
 def configure_parser(p: argparse.ArgumentParser) -> None:
@@ -25,6 +22,11 @@ def configure_parser(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Replay the session; exit 0 when it ran through, 2 on a bad or illegal line."""
+    # The engine is imported here, not above: `tablectl replay --help` builds only the parser (0.35 s cold
+    # with the engine's imports, a pit PC's first command of the day).
+    from .replay import replay_lines, session_rules
+    from .rules import RuleError, build_rules, parse_set_options
+
     try:
         options = parse_set_options(args.set)
         raw = sys.stdin.buffer.read() if args.session == "-" else Path(args.session).read_bytes()
@@ -103,6 +105,8 @@ def format_rounds(doc: dict[str, Any]) -> str:
     as the dashboard, the floor and the demo say them), each incident in its place among the rounds
     (a pit call, a shoe fault and its clearing, a held card, its discard, an acknowledgement), and the
     totals at the end."""
+    from .round import VOID_REASON_TEXT, VoidReason
+
     out: list[str] = []
     incidents = list(doc.get("incidents", []))
     for index, r in enumerate(doc["rounds"]):
