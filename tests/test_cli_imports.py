@@ -84,3 +84,10 @@ def test_run_check_does_not_import_the_web_stack(tmp_path: Path) -> None:
     code, loaded = _loaded("run", "--config", str(cfg), "--check", "--no-api")
     assert code == 3  # (no journal yet: what it says is tests/service/test_pi_startup.py's)
     assert loaded & {"fastapi", "starlette", "uvicorn", "aiomqtt"} == set()
+
+
+def test_replay_help_builds_only_its_parser() -> None:
+    """`tablectl replay --help` (the issue's measure of a start at once) loads no engine: before, the parser's
+    module imported it, pydantic's models with it (0.35 s cold against 0.09 s)."""
+    code, loaded = _loaded("replay", "--help")
+    assert code == 0 and "pydantic" not in loaded, sorted(loaded)
