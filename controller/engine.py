@@ -31,7 +31,7 @@ from .games import GAMES, Game
 from .hand import BoxInPlay
 from .legality import Action, Refusal, named_box_refusal
 from .money import money, to_cents
-from .phase import BETWEEN_ROUNDS, IN_ROUND, Phase
+from .phase import BETWEEN_ROUNDS, IN_ROUND, READY, Phase
 from .round import DEALER, Round, round_record
 from .rules import Rules, RuleError, build_rules
 from .shoe import ShoeTracker
@@ -312,7 +312,11 @@ class Table:
             if foreign:  # a 2 to 5 in a 36-card pack: nobody may take it (held, like any such card)
                 self.hold(card, f"not a card of the {shoe.pack}-card pack", e.at)
                 return
-        self._place(self, card, e)
+        why = self._no_card_expected()
+        if why is not None:  # the same for every game: decided here before the game is asked
+            self.hold(card, why, e.at)
+        else:
+            self._place(self, card, e)
         if shoe is not None and shoe.spent and self.round is not None and self.next_card() is not None \
                 and not any(a.kind is AlertKind.SHOE_EMPTY and a.active for a in self.alerts):
             self.raise_alert(AlertKind.SHOE_EMPTY,
@@ -320,6 +324,16 @@ class Table:
                               "round goes on with its cards, or the supervisor voids the round", e.at)
 
     # ------------------------------------------------------------------ bets and boxes
+    def _no_card_expected(self) -> str | None:
+        """Why no game may take a card now, whatever it plays: no shoe, a due shuffle, the supervisor awaited."""
+        if self.phase is Phase.WAITING_FOR_SHUFFLE:
+            return "a shuffle is due"
+        if self.phase is Phase.ATTENTION:
+            return "the table is waiting for the supervisor"
+        if self.shoe is None and self.phase in READY:
+            return "no shoe has been shuffled in"
+        return None
+
     def _bettor(self, e: ev.PlaceBet, bets: dict[str, int]) -> str:
         # An anonymous bet joins the box's first player, or names the box.
         return e.player or (next(iter(bets)) if bets else f"box{e.box}")

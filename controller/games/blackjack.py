@@ -83,9 +83,9 @@ class Blackjack(Game[Round, RuleProfile]):
                 t.hold(card, "the dealer has finished drawing", e.at)
         elif phase in READY:
             shoe = t.shoe
-            if shoe is None:
-                t.hold(card, "no shoe has been shuffled in", e.at)
-            elif t.burn_left > 0:
+            if shoe is None:  # a bug: Table._no_card_expected holds a card that comes before any shoe
+                raise EngineError("a card between rounds without a shoe: the table holds it before asking the game")
+            if t.burn_left > 0:
                 t.burn_left -= 1
                 shoe.burned += 1
                 t.emit(burnt_card(card))
@@ -94,12 +94,10 @@ class Blackjack(Game[Round, RuleProfile]):
                 self._deal(t, card)
             else:
                 t.hold(card, "no bets are on the table", e.at)
-        elif phase is Phase.WAITING_FOR_SHUFFLE:
-            t.hold(card, "a shuffle is due", e.at)
         elif phase is Phase.INSURANCE:
             t.hold(card, "insurance is open: close insurance before dealing on", e.at)
-        else:  # ATTENTION: a second card while one is held is held too
-            t.hold(card, "the table is waiting for the supervisor", e.at)
+        else:  # (a due shuffle and the supervisor awaited are the table's: Table._no_card_expected)
+            t.hold(card, f"no card is expected now ({phase.value})", e.at)
 
     def face_down_next(self, t: TableOps) -> str | None:
         """The hole card (a hole-card game's second dealer card in the deal) goes face down to the dealer."""

@@ -39,6 +39,7 @@ from typing import Any
 from .. import events as ev
 from .. import snapshot as snap
 from ..cards import Card, parse_card
+from ..errors import EngineError
 from ..hand import Outcome
 from ..legality import Action, Refusal
 from ..phase import READY, Phase
@@ -168,9 +169,9 @@ class Ochko(club.ClubGame[OchkoRound, Club21Rules]):
             self._deal(t, card)
         elif phase in READY:
             shoe = t.shoe
-            if shoe is None:
-                t.hold(card, "no shoe has been shuffled in", e.at)
-            elif shoe.bottom_due:
+            if shoe is None:  # a bug: Table._no_card_expected holds a card that comes before any shoe
+                raise EngineError("a card between rounds without a shoe: the table holds it before asking the game")
+            if shoe.bottom_due:
                 if not club.take_bottom(t, card, e.at, self.rules_of(t).values):
                     club.ace_at_the_bottom(t, card, e.at)
             elif t.pending:
@@ -180,10 +181,8 @@ class Ochko(club.ClubGame[OchkoRound, Club21Rules]):
                 t.hold(card, "no bets are on the table", e.at)
         elif phase is Phase.PACK_OUT:
             t.hold(card, "the pack is spent: every box doubles or folds", e.at)
-        elif phase is Phase.WAITING_FOR_SHUFFLE:
-            t.hold(card, "a shuffle is due", e.at)
-        else:
-            t.hold(card, "the table is waiting for the supervisor", e.at)
+        else:  # (a due shuffle and the supervisor awaited are the table's: Table._no_card_expected)
+            t.hold(card, f"no card is expected now ({phase.value})", e.at)
 
     def face_down_next(self, t: TableOps) -> str | None:
         """Every card to a box, and the banker's two in the deal, go face down."""

@@ -36,7 +36,7 @@ from .. import events as ev
 from .. import snapshot as snap
 from ..cards import Card, parse_card
 from ..effects import BankChanged, CardCarried, CardsTurned
-from ..errors import SnapshotError
+from ..errors import EngineError, SnapshotError
 from ..hand import Outcome
 from ..legality import Action, Refusal
 from ..money import money, to_cents
@@ -251,17 +251,15 @@ class Ochko36(club.ClubGame[DuelsRound, Club36Rules]):
             else:
                 t.hold(card, "the banker has finished drawing", e.at)
         elif phase in READY:
-            if shoe is None:
-                t.hold(card, "no shoe has been shuffled in", e.at)
-            elif t.pending:
+            if shoe is None:  # a bug: Table._no_card_expected holds a card that comes before any shoe
+                raise EngineError("a card between rounds without a shoe: the table holds it before asking the game")
+            if t.pending:
                 self._start_round(t, e.at)
                 self._deal(t, card)
             else:
                 t.hold(card, "no stakes are on the table" if t.game_state.open else "no bank is open", e.at)
-        elif phase is Phase.WAITING_FOR_SHUFFLE:
-            t.hold(card, "a shuffle is due", e.at)
-        else:
-            t.hold(card, "the table is waiting for the supervisor", e.at)
+        else:  # (a due shuffle and the supervisor awaited are the table's: Table._no_card_expected)
+            t.hold(card, f"no card is expected now ({phase.value})", e.at)
 
     def _expected(self, t: TableOps) -> str | None:
         """What the next card is: 'deal', 'bottom', 'banker' (closed), 'box', 'draw' (the banker's), or None."""
