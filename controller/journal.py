@@ -404,6 +404,11 @@ def sidecars(path: Path) -> list[Path]:
     return [path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")]
 
 
+def journal_exists(path: Path) -> bool:
+    """A journal, or files of one (a WAL beside no main file is journal data too), at `path`."""
+    return any(p.exists() for p in (path, *sidecars(path)))
+
+
 _SQLITE_HEADER = b"SQLite format 3\x00"
 
 

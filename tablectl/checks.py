@@ -19,10 +19,9 @@ import stat
 import sys
 import time
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
-from controller.journal import JournalError, JournalKey, JournalKeyError, ReadOnlyStorage, sidecars
+from controller.journal import JournalError, JournalKey, JournalKeyError, ReadOnlyStorage, journal_exists
 
 if TYPE_CHECKING:  # pragma: no cover  (pydantic-settings only for annotations: `journal init --db` needs none)
     from .config import Settings
@@ -30,11 +29,6 @@ if TYPE_CHECKING:  # pragma: no cover  (pydantic-settings only for annotations: 
 from .exits import EXIT_HARDWARE, EXIT_JOURNAL, EXIT_LISTEN, EXIT_STORAGE, exit_status
 
 OK = 0
-
-
-def journal_exists(path: Path) -> bool:
-    """A journal, or files of one (a WAL beside no main file is journal data too), at `path`."""
-    return any(p.exists() for p in (path, *sidecars(path)))
 
 
 @dataclass(frozen=True)

@@ -52,11 +52,15 @@ def port_in_use(port: int) -> str:
 
 def _port_free(port: int) -> bool:
     """Whether the API could listen on `port` now (bound as the service binds it, then let go)."""
+    from types import SimpleNamespace
+
+    from .listening import ListenError, bind
+
     try:
-        with socket.create_server(("127.0.0.1", port)):
-            return True
-    except OSError:
+        bind(SimpleNamespace(host="127.0.0.1", port=port), 1).close()
+    except ListenError:
         return False
+    return True
 
 
 def _free_port() -> int:

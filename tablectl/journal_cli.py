@@ -230,7 +230,7 @@ def run_keygen(args: argparse.Namespace) -> int:
     return 0
 
 
-def _target(args: argparse.Namespace, tool: str) -> tuple[Path, Path, str, str]:
+def _target(args: argparse.Namespace) -> tuple[Path, Path, str, str]:
     """(journal, key file, rule profile, the table's name) from --config, or from --db/--key/--rules."""
     if args.config:
         if args.db or args.key:
@@ -267,10 +267,10 @@ def run_init(args: argparse.Namespace) -> int:
     from controller.authority import TableAuthority
     from controller.rules import RuleError, build_rules
 
-    from tablectl.checks import journal_exists
+    from controller.journal import journal_exists
 
     try:
-        db, key_path, profile, _ = _target(args, "journal init")
+        db, key_path, profile, _ = _target(args)
         rules = build_rules(profile)
         if journal_exists(db):
             with _open(str(db), str(key_path), "journal init") as reader:
@@ -308,7 +308,7 @@ def run_backup(args: argparse.Namespace) -> int:
     import sqlite3
 
     try:
-        db, key_path, _, name = _target(args, "journal backup")
+        db, key_path, _, name = _target(args)
         if args.keep < 0:
             raise ValueError("--keep N: N is 0 (keep every copy) or more")
         to = Path(args.to)

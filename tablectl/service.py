@@ -33,7 +33,7 @@ from controller import events as ev
 from controller.authority import TableAuthority
 from controller.effects import Effect, RoundSettled
 from controller.engine import BETWEEN_ROUNDS, IllegalAction, Table
-from controller.journal import JournalError, JournalKey, JournalKeyError, JournalReader, StorageError, sidecars
+from controller.journal import JournalError, JournalKey, JournalKeyError, JournalReader, StorageError, journal_exists
 
 from .config import Settings
 from .outputs import Output, ShoeLockOutput
@@ -237,7 +237,7 @@ def journal_key(settings: Settings) -> JournalKey:
     journal = settings.journal.path
     if path.exists():
         return JournalKey.load(path)
-    if any(p.exists() for p in (journal, *sidecars(journal))):
+    if journal_exists(journal):
         raise JournalKeyError(f"the journal {journal} exists but its key file {path} is missing: without the "
                               "key nothing in the journal can be trusted; put the key back (never make a new one "
                               "for an old journal)")
