@@ -36,6 +36,7 @@ from pydantic import ValidationError
 
 from tablectl.fleet import BadMessage
 from tablectl.fleet.wire import MAX_LEDGER_BYTES, WireRow, parse_ledger
+from tablectl.logs import one_line
 from tablectl.web.errors import ErrorResponse
 
 from . import FloorConfigError
@@ -290,7 +291,7 @@ class Recovery:
 
     # ------------------------------------------------------------------ outcomes
     def _failed(self, t: Target, why: str, stored: list[tuple[int, int]]) -> None:
-        why = _printable(why)  # it may quote the table's answer: no newline of it reaches the log or the tile
+        why = one_line(why)  # it may quote the table's answer: no newline of it reaches the log or the tile
         t.failures += 1
         delay = min(self.backoff_max, BACKOFF_FIRST * 2 ** min(t.failures - 1, 30))
         t.next_try = self.clock() + delay * random.uniform(0.8, 1.2)
@@ -342,11 +343,6 @@ def _merge(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
         else:
             out.append((first, last))
     return out
-
-
-def _printable(text: str) -> str:
-    """`text` with every character that is not printable escaped (as the log does, `tablectl.logs.one_line`)."""
-    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
 
 
 def _ranges(spans: list[tuple[int, int]]) -> str:

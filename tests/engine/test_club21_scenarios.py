@@ -10,9 +10,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from tests.support.engine_dsl import hands, play, session
+from tests.support.engine_dsl import hands, play, rest_of_pack, session
 
-from controller.cards import ALL_CARDS
 from controller.effects import CardPlaced, CardsTurned
 from controller.engine import Phase
 from controller.replay import replay_lines
@@ -24,18 +23,6 @@ CLUB = "club-21"
 
 def club(*steps: str, **options):
     return play(*steps, profile=CLUB, **options)
-
-
-def rest_of_pack(*used: str) -> list[str]:
-    """The codes of a one-deck 52-card pack not in ``used``."""
-    taken = list(used)
-    out = []
-    for card in ALL_CARDS:
-        if card.code in taken:
-            taken.remove(card.code)
-        else:
-            out.append(card.code)
-    return out
 
 
 # ---------------------------------------------------------------------------- the pack and the bottom card
@@ -77,7 +64,7 @@ def test_the_pack_is_spent_when_all_but_the_bottom_card_is_dealt():
     """rules.md, club-21, The bottom card: the pack is spent when every other card has been dealt (pack size
     - 1); a card read after that is unexpected."""
     used = ["7H", "2S", "3S", "4S", "5S"]
-    pack = rest_of_pack(*used)  # 47 cards: box 1 draws 44 of them (its own cards, over 21 or not)
+    pack = rest_of_pack(52, *used)  # 47 cards: box 1 draws 44 of them (its own cards, over 21 or not)
     r = club("bet 1 10", "card 7H", "cards 2S 3S 4S 5S", "cards " + " ".join(pack[:44]), "stand", "banker_stand",
              decks=1)
     assert r.error is None and len(r.rounds) == 1 and r.table.phase is Phase.BETTING
@@ -244,7 +231,7 @@ PACK_OUT_DEAL = ("bet 1 10", "bet 2 10", "card 7H", "cards TS 2S 9C QS 3S 8C")  
 
 
 def _spent(*after: str):
-    rest = rest_of_pack("7H", "TS", "2S", "9C", "QS", "3S", "8C")  # 45 cards: box 2 draws them all
+    rest = rest_of_pack(52, "7H", "TS", "2S", "9C", "QS", "3S", "8C")  # 45 cards: box 2 draws them all
     return club(*PACK_OUT_DEAL, "stand", "cards " + " ".join(rest), *after, decks=1)
 
 
@@ -265,7 +252,7 @@ def test_the_pack_runs_out_while_a_box_still_plays():
     assert _pack_out("fold 2").error["code"] == "already_chosen"
     assert _pack_out("shuffle S2").error["code"] == "round_in_progress"
     r = _pack_out("double 1")
-    rest = " ".join(rest_of_pack("7H", "TS", "2S", "9C", "QS", "3S", "8C"))
+    rest = " ".join(rest_of_pack(52, "7H", "TS", "2S", "9C", "QS", "3S", "8C"))
     assert hands(r) == [(1, "TS QS", "win", "20"), (2, "2S 3S " + rest, "fold", "-10")]
     assert r.rounds[-1]["pack_out"] is True and r.rounds[-1]["dealer"]["cards"] == ["9C", "8C"]
     assert r.table.phase is Phase.WAITING_FOR_SHUFFLE
@@ -282,7 +269,7 @@ def test_the_pack_runs_out_only_when_a_box_asks_for_a_card():
     assert r.table.phase is Phase.PLAYERS and r.table.shoe.spent and not r.table.round.pack_out
     assert [a.value for a in r.table.legal_actions()] == ["stand", "double", "fold"]  # no card to hit with
     assert table_view(r.table)["next_card"] is None
-    rest = " ".join(rest_of_pack("7H", "TS", "2S", "9C", "QS", "3S", "8C"))
+    rest = " ".join(rest_of_pack(52, "7H", "TS", "2S", "9C", "QS", "3S", "8C"))
     r = _spent("stand")  # box 2 stands (over 21): the banker draws no more, the round settles as usual
     assert hands(r) == [(1, "TS QS", "win", "10"), (2, "2S 3S " + rest, "bust", "-10")]
     assert not r.rounds[-1].get("pack_out")
@@ -304,7 +291,7 @@ def test_the_pack_runs_out_only_when_a_box_asks_for_a_card():
 def test_the_pack_runs_out_in_the_banker_draw():
     """rules.md, club-21 (decided): the pack running out in the banker's draw, he stops on what he has."""
     deal, last = ["TS", "2S", "2C", "QS", "3S", "3C"], ["AH", "AD", "AC", "2H"]  # the banker 5, then A A A 2
-    rest = rest_of_pack("7H", *deal, *last)
+    rest = rest_of_pack(52, "7H", *deal, *last)
     r = club("bet 1 10", "bet 2 10", "card 7H", "cards " + " ".join(deal), "stand", "cards " + " ".join(rest),
              "stand", "cards " + " ".join(last), decks=1)
     assert r.rounds[-1]["dealer"] == {"cards": ["2C", "3C", "AH", "AD", "AC", "2H"], "total": 20}
@@ -314,7 +301,7 @@ def test_the_pack_runs_out_in_the_banker_draw():
 def test_the_pack_running_out_before_everyone_has_two_cards_voids_the_deal():
     """rules.md, club-21: the pack running out before every box and the banker have two cards voids the deal:
     every bet comes back and a shuffle is due."""
-    pack = rest_of_pack("7H", "2S", "3S", "4S", "5S")
+    pack = rest_of_pack(52, "7H", "2S", "3S", "4S", "5S")
     r = club("bet 1 10", "card 7H", "cards 2S 3S 4S 5S", "cards " + " ".join(pack[:44]), "stand", "banker_stand",
              "bet 1 10", "bet 2 10", "cards " + " ".join(pack[44:]), decks=1)
     assert r.rounds[-1]["void"] is True and r.rounds[-1]["net"] == "0"

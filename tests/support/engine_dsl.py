@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from controller.cards import ALL_CARDS
+from controller.cards import ALL_CARDS, PACK_RANKS
 from controller.replay import ReplayResult, replay_lines
 
 
@@ -92,7 +92,7 @@ def rest_of_pack(size: int, *used: str) -> list[str]:
     taken = list(used)
     out = []
     for card in ALL_CARDS:
-        if size == 36 and card.rank in "2345":
+        if card.rank not in PACK_RANKS[size]:
             continue
         if card.code in taken:
             taken.remove(card.code)

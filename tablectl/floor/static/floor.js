@@ -2,7 +2,7 @@
 // Vanilla JS, no build step, nothing from a CDN. A click on a tile opens the table's own dashboard.
 "use strict";
 const $ = (id) => document.getElementById(id);
-const state = { key: sessionStorage.getItem("tablectl.floor.key"), polls: 0, failures: 0, tables: [] };
+const state = { key: sessionStorage.getItem("tablectl.floor.key"), polls: 0, failures: 0 };
 window.tablectlFloor = state;
 
 function headers() { return state.key ? { Authorization: "Bearer " + state.key } : {}; }
@@ -150,7 +150,6 @@ function groups(data) {
 
 function draw(data) {
   $("floor-name").textContent = data.floor;
-  state.tables = data.tables;
   state.last = data;
   $("summary").replaceChildren(...totals(data));
   $("tiles").replaceChildren(...groups(data));
