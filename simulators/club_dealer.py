@@ -53,9 +53,7 @@ def _players_move(t: dict[str, Any], players: PlayersRule) -> Move:
             return act({"type": "dark", "box": box["box"]})
         return DEAL
     if "fold" in legal and players.draws(count, total):
-        # club-21, a spent pack: the box wants a card, so it doubles or folds (the run-out begins with it)
-        doubles = players.doubles_on_spent_pack(count, count > 2 or hand.get("split", False), total)
-        return act({"type": "double" if doubles else "fold", "box": box["box"]})
+        return _double_or_fold(box, hand, players)  # club-21, a spent pack: the box wants a card (the run-out)
     return act({"type": "stand"}) if "stand" in legal else WAIT
 
 
@@ -80,12 +78,16 @@ def _pack_out_move(t: dict[str, Any], players: PlayersRule) -> Move:
         hands = [h for h in box["hands"] if h["outcome"] is None]
         if not hands:
             continue
-        hand = hands[0]
-        total = best_total(hand["totals"]) if players.sighted else None
-        drew = cards_held(hand) > 2 or hand.get("split", False)
-        doubles = players.doubles_on_spent_pack(cards_held(hand), drew, total)
-        return act({"type": "double" if doubles else "fold", "box": box["box"]})
+        return _double_or_fold(box, hands[0], players)
     return WAIT
+
+
+def _double_or_fold(box: dict[str, Any], hand: dict[str, Any], players: PlayersRule) -> Move:
+    """The spent pack's choice for a box, by the players' stated rule: double its stake, or fold."""
+    total = best_total(hand["totals"]) if players.sighted else None
+    count = cards_held(hand)
+    doubles = players.doubles_on_spent_pack(count, count > 2 or hand.get("split", False), total)
+    return act({"type": "double" if doubles else "fold", "box": box["box"]})
 
 
 def bank_move(t: dict[str, Any]) -> Move | None:

@@ -175,7 +175,7 @@ def play_club_chunk(rules: Any, rounds: int, seed: str, boxes: int = 1, players:
             elif phase is players_phase:
                 hand = r.hand
                 if players.draws(len(hand.cards), hand.total if sighted else None):
-                    if HIT in table.legal_actions():
+                    if table.shoe is not None and not table.shoe.spent:  # (a card to hit with: the legal HIT)
                         draw()
                     else:  # the pack is spent: the box that wants a card doubles or folds (the run-out begins)
                         doubles = players.doubles_on_spent_pack(len(hand.cards), hand.drew,  # type: ignore[attr-defined]  # a club hand
