@@ -376,9 +376,15 @@ def level_of_published(a: AlertState) -> AlertLevel:
         return AlertLevel.ALARM
 
 
+def needing_people(tiles: list[dict[str, Any]]) -> tuple[int, int]:
+    """How many of these tables are at alarm (the pit must come), and how many wait for a person (action)."""
+    alarms = sum(t["level"] == AlertLevel.ALARM.value for t in tiles)
+    return alarms, sum(t["level"] == AlertLevel.ACTION.value for t in tiles)
+
+
 def with_alerts(tiles: list[dict[str, Any]]) -> int:
     """How many tables need a person: a notice (a due shuffle) is shown but not counted."""
-    return sum(t["level"] in (AlertLevel.ACTION.value, AlertLevel.ALARM.value) for t in tiles)
+    return sum(needing_people(tiles))
 
 
 def _name_key(name: str) -> tuple[tuple[int, int | str], ...]:
@@ -399,10 +405,11 @@ def pits(tiles: list[dict[str, Any]]) -> list[dict[str, Any]]:
     groups: dict[str | None, list[dict[str, Any]]] = {}
     for t in sorted(tiles, key=tile_order):
         groups.setdefault(t["pit"], []).append(t)
-    order = sorted(groups, key=lambda p: (p is None, _name_key(p or "")))
-    return [{"pit": p, "tables": [t["id"] for t in groups[p]],
-             "alarms": sum(t["level"] == AlertLevel.ALARM.value for t in groups[p]),
-             "waiting": sum(t["level"] == AlertLevel.ACTION.value for t in groups[p])} for p in order]
+    out = []
+    for pit in sorted(groups, key=lambda p: (p is None, _name_key(p or ""))):
+        alarms, waiting = needing_people(groups[pit])
+        out.append({"pit": pit, "tables": [t["id"] for t in groups[pit]], "alarms": alarms, "waiting": waiting})
+    return out
 
 
 # A shift's result as a table publishes it (tablectl.figures: the house's, a decimal of at most 2 places).
@@ -414,13 +421,13 @@ def totals(tiles: list[dict[str, Any]]) -> dict[str, Any]:
     an offline one's last known included), the tables at alarm (an offline table is one), the offline ones among
     them, and the tables waiting for a person (action)."""
     online = [t for t in tiles if t["online"]]
+    alarms, waiting = needing_people(tiles)
     house = sum((Decimal(t["house_result"]) for t in tiles
                  if isinstance(t["house_result"], str) and _AMOUNT.match(t["house_result"])), Decimal(0))
     return {"tables": len(tiles), "online": len(online), "offline": sum(t["offline"] for t in tiles),
             "rounds_per_hour": round(sum(t["rounds_per_hour"] or 0 for t in online)),
             "house_result": str(house),
-            "alarms": sum(t["level"] == AlertLevel.ALARM.value for t in tiles),
-            "waiting": sum(t["level"] == AlertLevel.ACTION.value for t in tiles)}
+            "alarms": alarms, "waiting": waiting}
 
 
 def _most_urgent(alerts: list[dict[str, Any]]) -> str | None:
