@@ -38,6 +38,7 @@ from controller.journal import JournalError, JournalKey, JournalKeyError, Journa
 from .config import Settings
 from .outputs import Output, ShoeLockOutput
 from .shoe_intake import (
+    CLEARABLE_FAULTS,
     Ack,
     CountReported,
     LinkState,
@@ -217,8 +218,16 @@ class _Stop:
 _TICK = _Tick()
 _STOP = _Stop()
 _Input = _Act | _Tick | _OutboxMark | fb.ShoeMessage  # what the writer handles
-_CLEARABLE_FAULTS = (fb.FaultKind.JAM.value, fb.FaultKind.LID_OPEN.value)  # the heartbeat says when they are gone
 MAX_BATCH = 64  # inputs committed together at most (one fsync for all)
+
+
+def _call_hooks(hooks: list[Callable[..., object]], *args: object) -> None:
+    """Call each output's hook; one that fails is logged and never stops the table or the other outputs."""
+    for hook in hooks:
+        try:
+            hook(*args)
+        except Exception:
+            log.exception("output %s failed", type(getattr(hook, "__self__", hook)).__name__)
 
 
 def _settle(future: "asyncio.Future[Any]", outcome: object) -> None:
@@ -277,7 +286,10 @@ class TableService:
         )
         self.health = Health()
         self.lock_output = ShoeLockOutput(self.link.lock, self.link.unlock)
-        self._outputs: list[Output] = [self.lock_output, *(outputs or [])]
+        self._outputs: list[Output] = []
+        # The outputs' optional hooks, gathered once as each output is added (one is called per card).
+        self._published_hooks: list[Callable[[ev.Event, float], object]] = []
+        self._committed_hooks: list[Callable[[float], object]] = []
         self.recent: deque[StreamItem] = deque(maxlen=10_000)
         self._subscriptions: set[Subscription] = set()
         self.last_status: fb.Status | None = None
@@ -287,9 +299,8 @@ class TableService:
         self._inbox: asyncio.Queue[_Input | _Stop] = asyncio.Queue()
         self._later: list[Callable[[], None]] | None = None  # what waits for the current commit
         self._stop: asyncio.Event | None = None
-        # The journal times each commit with the service's clock (it reads none), for the outputs that time it.
-        journal.commit_timer = time.perf_counter
-        journal.on_commit = self._committed
+        for output in (self.lock_output, *(outputs or [])):
+            self.add_output(output)
 
     @property
     def table(self) -> Table:
@@ -303,6 +314,15 @@ class TableService:
         for each commit, `published(event, seconds)` once every output and subscriber has an input, and
         `stopped(reason)` if the table stops. Outputs are called in the order they were added."""
         self._outputs.append(output)
+        published = getattr(output, "published", None)
+        if published is not None:
+            self._published_hooks.append(published)
+        committed = getattr(output, "committed", None)
+        if committed is not None:
+            self._committed_hooks.append(committed)
+            # The journal times each commit with the service's clock (it reads none), once an output times it.
+            self.authority.journal.commit_timer = time.perf_counter
+            self.authority.journal.on_commit = self._committed
 
     @property
     def outputs(self) -> tuple[Output, ...]:
@@ -464,24 +484,12 @@ class TableService:
         self.recent.append(item)
         for subscription in list(self._subscriptions):
             subscription.offer(item)
-        seconds = time.perf_counter() - start
-        for output in self._outputs:  # the metrics' card-to-display latency: every output and reader has it now
-            published = getattr(output, "published", None)
-            if published is not None:
-                try:
-                    published(event, seconds)
-                except Exception:
-                    log.exception("output %s failed", type(output).__name__)
+        if self._published_hooks:  # the metrics' card-to-display latency: every output and reader has it now
+            _call_hooks(self._published_hooks, event, time.perf_counter() - start)
 
     def _committed(self, seconds: float) -> None:
         """The journal committed a write that took `seconds`: tell the outputs that time commits."""
-        for output in self._outputs:
-            committed = getattr(output, "committed", None)
-            if committed is not None:
-                try:
-                    committed(seconds)
-                except Exception:
-                    log.exception("output %s failed", type(output).__name__)
+        _call_hooks(self._committed_hooks, seconds)
 
     # ------------------------------------------------------------------ stopping on a fault
     def _fail(self, exc: JournalError, batch: list[_Input]) -> None:
@@ -543,7 +551,7 @@ class TableService:
             shoe_id=shoe.shoe_id if shoe is not None else None, shoe_spent=shoe is not None and shoe.spent,
             cut_card_out=shoe is not None and shoe.cut_card_out,
             has_cut_card=table.rules.game == "blackjack",  # a club pack is dealt to its bottom card
-            faults_active=frozenset(k for k in _CLEARABLE_FAULTS if table.shoe_fault_active(k)))
+            faults_active=frozenset(k for k in CLEARABLE_FAULTS if table.shoe_fault_active(k)))
 
     def _apply(self, step: Step, *, card: bool) -> None:
         """Carry out one step of the shoe intake (`card`: the message was a card, for the counters)."""

@@ -214,14 +214,18 @@ def check_count(shoe_id: str, position: int, unacked: int, table: TableSide, mem
             Submit(ev.ShoeCount(shoe_id=shoe_id, position=position, unacked=unacked), SHOE_STATUS)]
 
 
+# The shoe faults whose end the heartbeat reports (`Status.jammed`, `Status.lid_open`, in this order).
+CLEARABLE_FAULTS = (fb.FaultKind.JAM.value, fb.FaultKind.LID_OPEN.value)
+
+
 def cleared_faults(jammed: bool, lid_open: bool, table: TableSide) -> list[Step]:
     """The shoe's heartbeat says a jam or an open lid is gone: journal it, so the cause ends at once and
     the gate opens by itself (the alert stays on the board until a supervisor has seen it)."""
     steps: list[Step] = []
-    for kind, standing in ((fb.FaultKind.JAM, jammed), (fb.FaultKind.LID_OPEN, lid_open)):
-        if not standing and kind.value in table.faults_active:
-            steps += [Say(logging.INFO, f"shoe reports its {kind.value} gone"),
-                      Submit(ev.ShoeFaultCleared(kind=kind.value), SHOE_STATUS)]  # its ShoeLock opens the gate
+    for kind, standing in zip(CLEARABLE_FAULTS, (jammed, lid_open)):
+        if not standing and kind in table.faults_active:
+            steps += [Say(logging.INFO, f"shoe reports its {kind} gone"),
+                      Submit(ev.ShoeFaultCleared(kind=kind), SHOE_STATUS)]  # its ShoeLock opens the gate
     return steps
 
 
