@@ -161,6 +161,13 @@ class Game(ABC, Generic[RoundT, RulesT]):
             raise EngineError(f"{self.name}: no settled round on show")
         return cast(RoundT, r)
 
+    def loaded_shoe(self, t: TableOps) -> ShoeTracker:
+        """The shoe in play (the table holds a card that comes before any shoe: `Table._no_card_expected`)."""
+        shoe = t.shoe
+        if shoe is None:  # a bug, never an input
+            raise EngineError(f"{self.name}: a card between rounds without a shoe")
+        return shoe
+
     def rules_of(self, t: TableOps) -> RulesT:
         """The table's rules, as this game's (the table builds its game from its rules' ``game``)."""
         return cast(RulesT, t.rules)

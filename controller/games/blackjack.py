@@ -5,16 +5,6 @@ The round's data and deal plan are `controller.round`, what a player may do is
 applies what they decide, in the order the table's events arrive, and shows the round.
 """
 
-# The type ignores here are the games seam: the table's state is typed for every game
-# (Table.round is Round | None, Table.rules any game's rules, a Round's boxes and hands
-# BoxInPlay and Hand), and a game reaches into it knowing what its own table holds. Each
-# ignore says what mypy cannot see:
-#   "in play": a round is in play here (the event's check or the phase says so);
-#   "this game's rules": the table's rules are this game's rules class;
-#   "a player's hand has a box": only the dealer's hand has box None;
-#   "the check found the box": the event's check refused a box that is not in the round.
-# A typed view of the table for the games (a later issue) removes them.
-
 from __future__ import annotations
 
 from datetime import datetime
@@ -82,9 +72,7 @@ class Blackjack(Game[Round, RuleProfile]):
             else:
                 t.hold(card, "the dealer has finished drawing", e.at)
         elif phase in READY:
-            shoe = t.shoe
-            if shoe is None:  # a bug: Table._no_card_expected holds a card that comes before any shoe
-                raise EngineError("a card between rounds without a shoe: the table holds it before asking the game")
+            shoe = self.loaded_shoe(t)
             if t.burn_left > 0:
                 t.burn_left -= 1
                 shoe.burned += 1
@@ -304,11 +292,8 @@ class Blackjack(Game[Round, RuleProfile]):
         refusal = legal.turn_refusal(t.phase, t.round, "double")
         if refusal is not None:
             return refusal
-        r = t.round
-        assert r is not None
-        if e.box is not None and e.box != r.boxes[r.box_i].number:  # the box, if named, is the one in turn
-            return Refusal("not_your_turn", f"it is box {r.boxes[r.box_i].number}'s turn, not box {e.box}'s")
-        return legal.double_refusal(r.hand, self.rules_of(t))
+        r = self.in_play(t)
+        return legal.named_box_refusal(t.phase, r, e.box) or legal.double_refusal(r.hand, self.rules_of(t))
 
     def _on_double(self, t: TableOps, e: ev.Double) -> None:
         hand = self.in_play(t).hand

@@ -8,15 +8,6 @@ settled. The banker's own cards are closed until he draws face up. `club_view` s
 card as ``XX`` and a closed hand with its card count and no total.
 """
 
-# The type ignores here are the games seam: the table's state is typed for every game
-# (Table.round is Round | None, Table.rules any game's rules, a Round's boxes and hands
-# BoxInPlay and Hand), and a game reaches into it knowing what its own table holds. Each
-# ignore says what mypy cannot see:
-#   "this game's rules": the table's rules are this game's rules class;
-#   "club box/hand": a club round's boxes and hands are ClubBox and ClubHand;
-#   "the shuffle loaded a shoe": Table.on_shuffle has just set Table.shoe.
-# A typed view of the table for the games (a later issue) removes them.
-
 from __future__ import annotations
 
 from datetime import datetime
@@ -213,11 +204,6 @@ def club_record(r: ClubRound, game: str, dealer: dict[str, Any], hands: list[dic
 def club_rules(t: TableOps) -> ClubRules:
     """The table's rules, a club game's: these helpers serve only the club games."""
     return cast("ClubRules", t.rules)
-
-
-def club_round(t: TableOps) -> ClubRound | None:
-    """The table's round, if any, a club game's: these helpers serve only the club games."""
-    return cast("ClubRound | None", t.round)
 
 
 def club_boxes(t: TableOps) -> list[ClubBox]:
@@ -530,8 +516,7 @@ class ClubGame(Game[ClubRoundT, ClubRulesT]):
 
     def on_shuffle(self, t: TableOps, e: ev.Shuffle) -> None:
         t.on_shuffle(e)
-        if t.shoe is not None:  # (the shuffle has just loaded it)
-            t.shoe.bottom_due = self.rules_of(t).bottom_card
+        self.loaded_shoe(t).bottom_due = self.rules_of(t).bottom_card  # (the shuffle has just loaded it)
 
     def _check_banker_stand(self, t: TableOps, e: ev.BankerStand) -> Refusal | None:
         return banker_stand_refusal(t)

@@ -20,17 +20,6 @@ The round, as ``shared/rules.md`` (profile `club-21`) restates it:
    the banker's draw, he stops there.
 """
 
-# The type ignores here are the games seam: the table's state is typed for every game
-# (Table.round is Round | None, Table.rules any game's rules, a Round's boxes and hands
-# BoxInPlay and Hand), and a game reaches into it knowing what its own table holds. Each
-# ignore says what mypy cannot see:
-#   "this game's round": the table's round is this game's Round subclass;
-#   "in play": a round is in play here (the event's check or the phase says so);
-#   "this game's rules": the table's rules are this game's rules class;
-#   "club box/hand": a club round's boxes and hands are ClubBox and ClubHand;
-#   "the check found the box": the event's check refused a box that is not in the round.
-# A typed view of the table for the games (a later issue) removes them.
-
 from __future__ import annotations
 
 from datetime import datetime
@@ -39,9 +28,8 @@ from typing import Any
 from .. import events as ev
 from .. import snapshot as snap
 from ..cards import Card, parse_card
-from ..errors import EngineError
 from ..hand import Outcome
-from ..legality import Action, Refusal
+from ..legality import Action, Refusal, named_box_refusal
 from ..phase import READY, Phase
 from ..round import Round, VoidReason
 from ..rules import Club21Rules, NaturalAgainstNatural, Ties
@@ -168,9 +156,7 @@ class Ochko(club.ClubGame[OchkoRound, Club21Rules]):
             t.set_phase(Phase.DEALING)  # the next card closes the contra window
             self._deal(t, card)
         elif phase in READY:
-            shoe = t.shoe
-            if shoe is None:  # a bug: Table._no_card_expected holds a card that comes before any shoe
-                raise EngineError("a card between rounds without a shoe: the table holds it before asking the game")
+            shoe = self.loaded_shoe(t)
             if shoe.bottom_due:
                 if not club.take_bottom(t, card, e.at, self.rules_of(t).values):
                     club.ace_at_the_bottom(t, card, e.at)
@@ -355,9 +341,9 @@ class Ochko(club.ClubGame[OchkoRound, Club21Rules]):
         r = self.round_of(t)
         if t.phase is not Phase.PLAYERS or r is None:
             return Refusal("not_players_turn", f"cannot {what} now: no box is playing ({t.phase.value})"), None
-        box = r.boxes[r.box_i]
-        if number is not None and number != box.number:
-            return Refusal("not_your_turn", f"it is box {box.number}'s turn, not box {number}'s"), None
+        refusal = named_box_refusal(t.phase, r, number)
+        if refusal is not None:
+            return refusal, None
         hand = r.club_hand
         if len(hand.cards) < 2:
             return Refusal("needs_card", f"cannot {what}: the split hand needs a card first"), None

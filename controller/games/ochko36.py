@@ -17,16 +17,6 @@ As ``shared/rules.md`` (profile `club-21-36`) restates it:
   for the banker, or the one he kept when the box passed 21 before he drew.
 """
 
-# The type ignores here are the games seam: the table's state is typed for every game
-# (Table.round is Round | None, Table.rules any game's rules, a Round's boxes and hands
-# BoxInPlay and Hand), and a game reaches into it knowing what its own table holds. Each
-# ignore says what mypy cannot see:
-#   "this game's round": the table's round is this game's Round subclass;
-#   "in play": a round is in play here (the event's check or the phase says so);
-#   "this game's rules": the table's rules are this game's rules class;
-#   "club box/hand": a club round's boxes and hands are ClubBox and ClubHand.
-# A typed view of the table for the games (a later issue) removes them.
-
 from __future__ import annotations
 
 from datetime import datetime
@@ -36,7 +26,7 @@ from .. import events as ev
 from .. import snapshot as snap
 from ..cards import Card, parse_card
 from ..effects import BankChanged, CardCarried, CardsTurned
-from ..errors import EngineError, SnapshotError
+from ..errors import SnapshotError
 from ..hand import Outcome
 from ..legality import Action, Refusal
 from ..money import money, to_cents
@@ -251,9 +241,7 @@ class Ochko36(club.ClubGame[DuelsRound, Club36Rules]):
             else:
                 t.hold(card, "the banker has finished drawing", e.at)
         elif phase in READY:
-            if shoe is None:  # a bug: Table._no_card_expected holds a card that comes before any shoe
-                raise EngineError("a card between rounds without a shoe: the table holds it before asking the game")
-            if t.pending:
+            if t.pending:  # (no shoe: the table holds the card before asking, Table._no_card_expected)
                 self._start_round(t, e.at)
                 self._deal(t, card)
             else:
