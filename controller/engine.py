@@ -33,7 +33,7 @@ from .legality import Action, Refusal, named_box_refusal
 from .money import money, to_cents
 from .phase import BETWEEN_ROUNDS, IN_ROUND, READY, Phase
 from .round import DEALER, Round, round_record
-from .rules import Rules, RuleError, build_rules
+from .rules import RuleError, Rules, build_rules, load_rules
 from .shoe import ShoeTracker
 
 __all__ = [
@@ -196,7 +196,11 @@ class Table:
     def from_snapshot(cls, data: Any) -> Table:
         """Rebuild a table from `snapshot()` data; SnapshotError names what is malformed."""
         state = snap.validate(data)
-        table = cls(snap.load_rules(state.rules))
+        try:  # validated as a profile is, by the model of the game the rules name
+            rules = load_rules(state.rules.name, state.rules.options)
+        except (RuleError, TypeError) as exc:
+            raise SnapshotError(f"malformed table snapshot: rules: {exc}") from None
+        table = cls(rules)
         snap.load_table(table, state)
         return table
 

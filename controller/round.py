@@ -35,16 +35,6 @@ VOID_REASON_TEXT: dict[VoidReason, str] = {
 """A void reason in the pit's words (the dashboard keeps the same words in app.js)."""
 
 
-def deal_plan(boxes: int, hole_card: bool) -> list[int]:
-    """The order of the initial deal, as box indices and DEALER.
-
-    rules.md, shared: one card to each betting box in order, one to the dealer, a second card to
-    each box, then the hole card in a hole-card game.
-    """
-    idx = list(range(boxes))
-    return idx + [DEALER] + idx + ([DEALER] if hole_card else [])
-
-
 class Round:
     """One round from its first card to its settlement."""
 

@@ -19,12 +19,9 @@ from .alerts import Alert, AlertKind
 from .cards import BadCard, Card, parse_card
 from .errors import SnapshotError
 from .explain import explain
-from .hand import BoxInPlay, Hand, Outcome
 from .money import money, to_cents
 from .phase import IN_ROUND, Phase
-from .round import DEALER, Round, VoidReason
-from .rules import RuleError, Rules
-from .rules import load_rules as rules_of
+from .round import Round, VoidReason
 from .shoe import ShoeTracker
 
 if TYPE_CHECKING:  # the engine imports this module, never the other way round at run time
@@ -67,19 +64,19 @@ Count = Annotated[int, Field(ge=0)]
 VoidReasonState = Annotated[VoidReason | None, Field(strict=False)]
 
 
-class _Model(BaseModel):
+class StrictModel(BaseModel):
     # Strict: an int is an int (not "3", not true), no key may be missing or unknown.
     model_config = ConfigDict(strict=True, extra="forbid", frozen=True)
 
 
-class RulesState(_Model):
+class RulesState(StrictModel):
     """The rules in force: a profile name and every option."""
 
     name: str
     options: dict[str, Any]
 
 
-class ShoeState(_Model):
+class ShoeState(StrictModel):
     """The shoe tracker: what has left the shuffled shoe (or pack), and the pack's bottom card."""
 
     shoe_id: str
@@ -104,69 +101,14 @@ class ShoeState(_Model):
         return self
 
 
-class BetState(_Model):
+class BetState(StrictModel):
     """One player's chips on a box."""
 
     player: str
     amount: Amount
 
 
-class HandState(_Model):
-    """One hand on a box."""
-
-    cards: list[CardCode]
-    stake: Amount
-    doubled: bool
-    from_split: bool
-    split_aces: bool
-    done: bool
-    outcome: Annotated[Outcome | None, Field(strict=False)]
-    net: Amount | None
-
-
-class BoxState(_Model):
-    """A box in play."""
-
-    number: Annotated[int, Field(ge=1, le=9)]
-    bets: list[BetState] = Field(min_length=1)
-    owner: str | None
-    hands: list[HandState] = Field(min_length=1)
-    insurance: Amount | None
-    insurance_net: Amount | None
-    acted: bool
-
-
-class RoundState(_Model):
-    """A round, in play or settled."""
-
-    number: Annotated[int, Field(ge=1)]
-    shoe_id: str | None
-    boxes: list[BoxState] = Field(min_length=1)
-    dealer: list[CardCode]
-    plan: list[int]
-    dealt: Count
-    box_i: Count
-    hand_i: Count
-    anyone_drew: bool
-    peeked: bool
-    started_at: Time | None
-    voided: bool
-    void_reason: VoidReasonState = None
-    hole_turned: bool
-
-    @model_validator(mode="after")
-    def _indices(self) -> RoundState:
-        n = len(self.boxes)
-        if any(t != DEALER and not 0 <= t < n for t in self.plan):
-            raise ValueError("the deal plan names a box the round does not have")
-        if self.dealt > len(self.plan):
-            raise ValueError("more cards dealt than the deal plan holds")
-        if self.box_i > n or (self.box_i < n and self.hand_i >= len(self.boxes[self.box_i].hands)):
-            raise ValueError("the hand in turn is not on the table")
-        return self
-
-
-class AlertState(_Model):
+class AlertState(StrictModel):
     """One alert on the board."""
 
     id: Annotated[int, Field(ge=1)]
@@ -182,14 +124,14 @@ class AlertState(_Model):
     count: Annotated[int, Field(ge=1)] = 1  # written only when repeated: a snapshot without repeats reads as before
 
 
-class PendingBox(_Model):
+class PendingBox(StrictModel):
     """Bets placed on a box for the next round, in the order the players came."""
 
     box: Annotated[int, Field(ge=1, le=9)]
     bets: list[BetState] = Field(min_length=1)
 
 
-class Reservation(_Model):
+class Reservation(StrictModel):
     """A box marker: for whom, since when."""
 
     box: Annotated[int, Field(ge=1, le=9)]
@@ -197,7 +139,7 @@ class Reservation(_Model):
     since: Time | None
 
 
-class TableState(_Model):
+class TableState(StrictModel):
     """The whole table."""
 
     format: Literal[3]
@@ -243,58 +185,19 @@ class TableState(_Model):
 
 
 # ---------------------------------------------------------------------------- out
-def _t(at: datetime | None) -> str | None:
+def time_out(at: datetime | None) -> str | None:
+    """A time as a snapshot writes it (ISO-8601), or None."""
     return at.isoformat() if at is not None else None
 
 
-def _bets(bets: dict[str, int]) -> list[dict[str, Any]]:
+def bets_out(bets: dict[str, int]) -> list[dict[str, Any]]:
+    """A box's bets as a snapshot writes them, in the order the players came."""
     return [{"player": p, "amount": money(a)} for p, a in bets.items()]
 
 
-def _m(amount: int | None) -> str | None:
+def money_or_none(amount: int | None) -> str | None:
+    """An amount in cents as a snapshot writes it (a decimal string), or None."""
     return money(amount) if amount is not None else None
-
-
-def dump_hand(hand: Hand) -> dict[str, Any]:
-    """A hand as plain data."""
-    return {
-        "cards": [c.code for c in hand.cards],
-        "stake": money(hand.stake),
-        "doubled": hand.doubled,
-        "from_split": hand.from_split,
-        "split_aces": hand.split_aces,
-        "done": hand.done,
-        "outcome": hand.outcome.value if hand.outcome is not None else None,
-        "net": _m(hand.net),
-    }
-
-
-def dump_round(r: Round) -> dict[str, Any]:
-    """A round as plain data."""
-    return {
-        "number": r.number,
-        "shoe_id": r.shoe_id,
-        "boxes": [{
-            "number": box.number,
-            "bets": _bets(box.bets),
-            "owner": box.owner,
-            "hands": [dump_hand(h) for h in box.hands],
-            "insurance": _m(box.insurance),
-            "insurance_net": _m(box.insurance_net),
-            "acted": box.acted,
-        } for box in r.boxes],
-        "dealer": [c.code for c in r.dealer.cards],
-        "plan": list(r.plan),
-        "dealt": r.dealt,
-        "box_i": r.box_i,
-        "hand_i": r.hand_i,
-        "anyone_drew": r.anyone_drew,
-        "peeked": r.peeked,
-        "started_at": _t(r.started_at),
-        "voided": r.voided,
-        **dump_void_reason(r),
-        "hole_turned": r.hole_turned,
-    }
 
 
 def dump_void_reason(r: Round) -> dict[str, Any]:
@@ -328,12 +231,12 @@ def dump_alert(alert: Alert) -> dict[str, Any]:
         "id": alert.id,
         "kind": alert.kind.value,
         "message": alert.message,
-        "raised_at": _t(alert.raised_at),
+        "raised_at": time_out(alert.raised_at),
         "active": alert.active,
         "acknowledged": alert.acknowledged,
         "acknowledged_by": alert.acknowledged_by,
         "secret": alert.secret,
-        **({"acknowledged_at": _t(alert.acknowledged_at)} if alert.acknowledged_at is not None else {}),
+        **({"acknowledged_at": time_out(alert.acknowledged_at)} if alert.acknowledged_at is not None else {}),
         # Only when repeated: a snapshot without repeats is the same as before counts (an older build reads it).
         **({"count": alert.count} if alert.count > 1 else {}),
     }
@@ -349,8 +252,8 @@ def dump_table(t: Table) -> dict[str, Any]:
         "shoe": dump_shoe(t.shoe) if t.shoe is not None else None,
         "shoes_loaded": t.shoes_loaded,
         "burn_left": t.burn_left,
-        "pending": [{"box": box, "bets": _bets(bets)} for box, bets in t.pending.items()],
-        "reservations": [{"box": box, "player": player, "since": _t(since)}
+        "pending": [{"box": box, "bets": bets_out(bets)} for box, bets in t.pending.items()],
+        "reservations": [{"box": box, "player": player, "since": time_out(since)}
                          for box, (player, since) in t.reservations.items()],
         "round": t.game.dump_round(t.round) if t.round is not None else None,
         "previous": t.game.dump_round(t.previous) if t.previous is not None else None,
@@ -361,7 +264,7 @@ def dump_table(t: Table) -> dict[str, Any]:
         "held": [c.code for c in t.held],
         "alerts": [dump_alert(a) for a in t.alerts],
         "next_alert_id": t.next_alert_id,
-        "now": _t(t.now),
+        "now": time_out(t.now),
         "locked": t.locked,
         "gate_held": t.gate_held,
         "link_up": t.link_up,
@@ -401,64 +304,36 @@ def check(model: type[M], data: Any, where: str) -> M:
         raise SnapshotError(f"malformed table snapshot: {_explain(exc, (where,))}") from None
 
 
-def load_rules(state: RulesState) -> Rules:
-    """The rules a snapshot names (validated as a profile is, by the model of the game they name)."""
-    try:
-        return rules_of(state.name, state.options)
-    except (RuleError, TypeError) as exc:
-        raise SnapshotError(f"malformed table snapshot: rules: {exc}") from None
-
-
-def _cards(codes: list[str]) -> list[Card]:
+def cards_of(codes: list[str]) -> list[Card]:
+    """Checked card codes as cards."""
     return [parse_card(c) for c in codes]
 
 
-def _time_of(text: str | None) -> datetime | None:
+def time_of(text: str | None) -> datetime | None:
+    """A checked ISO-8601 time, or None."""
     return datetime.fromisoformat(text) if text is not None else None
 
 
-def _cents(text: str) -> int:
+def cents_of(text: str) -> int:
+    """A checked amount in cents."""
     cents = to_cents(Decimal(text))
     assert cents is not None  # the model checked it is whole cents
     return cents
 
 
-def _bets_of(bets: list[BetState]) -> dict[str, int]:
+def bets_of(bets: list[BetState]) -> dict[str, int]:
+    """A box's checked bets by player (a player twice on one box is a malformed snapshot)."""
     out: dict[str, int] = {}
     for bet in bets:
         if bet.player in out:
             raise SnapshotError(f"malformed table snapshot: player {bet.player!r} bets twice on one box")
-        out[bet.player] = _cents(bet.amount)
+        out[bet.player] = cents_of(bet.amount)
     return out
 
 
-def _amount_of(text: str | None) -> int | None:
-    return _cents(text) if text is not None else None
-
-
-def load_round(state: RoundState) -> Round:
-    """A Round from checked data."""
-    boxes = []
-    for b in state.boxes:
-        box = BoxInPlay(b.number, _bets_of(b.bets), b.owner)
-        box.hands = []
-        for h in b.hands:
-            hand = Hand(box, _cents(h.stake), from_split=h.from_split)
-            for card in _cards(h.cards):
-                hand.add(card)
-            hand.doubled, hand.split_aces, hand.done = h.doubled, h.split_aces, h.done
-            hand.outcome, hand.net = h.outcome, _amount_of(h.net)
-            box.hands.append(hand)
-        box.insurance, box.insurance_net = _amount_of(b.insurance), _amount_of(b.insurance_net)
-        box.acted = b.acted
-        boxes.append(box)
-    r = Round(state.number, state.shoe_id, boxes, list(state.plan), _time_of(state.started_at))
-    for card in _cards(state.dealer):
-        r.dealer.add(card)
-    r.dealt, r.box_i, r.hand_i = state.dealt, state.box_i, state.hand_i
-    r.anyone_drew, r.peeked, r.voided, r.void_reason = state.anyone_drew, state.peeked, state.voided, state.void_reason
-    r.hole_turned = state.hole_turned
-    return r
+def amount_of(text: str | None) -> int | None:
+    """A checked amount in cents, or None."""
+    return cents_of(text) if text is not None else None
 
 
 def load_shoe(state: ShoeState) -> ShoeTracker:
@@ -480,18 +355,18 @@ def load_table(t: Table, state: TableState) -> None:
     t.resume_phase = state.resume_phase
     t.shoe = load_shoe(state.shoe) if state.shoe is not None else None
     t.shoes_loaded, t.burn_left = state.shoes_loaded, state.burn_left
-    t.pending = {p.box: _bets_of(p.bets) for p in state.pending}
-    t.reservations = {r.box: (r.player, _time_of(r.since)) for r in state.reservations}
+    t.pending = {p.box: bets_of(p.bets) for p in state.pending}
+    t.reservations = {r.box: (r.player, time_of(r.since)) for r in state.reservations}
     game = t.game
     t.round = game.load_round(t, state.round) if state.round is not None else None
     t.previous = game.load_round(t, state.previous) if state.previous is not None else None
     game.load_state(t, state.game_state)
     t.rounds_played, t.last_round_players = state.rounds_played, state.last_round_players
     t.right_to_cut = state.right_to_cut
-    t.held = _cards(state.held)
-    t.alerts = [Alert(a.id, a.kind, a.message, _time_of(a.raised_at), a.active, a.acknowledged, a.acknowledged_by,
-                      _time_of(a.acknowledged_at), a.secret, a.count) for a in state.alerts]
+    t.held = cards_of(state.held)
+    t.alerts = [Alert(a.id, a.kind, a.message, time_of(a.raised_at), a.active, a.acknowledged, a.acknowledged_by,
+                      time_of(a.acknowledged_at), a.secret, a.count) for a in state.alerts]
     t.next_alert_id = state.next_alert_id
-    t.now = _time_of(state.now)
+    t.now = time_of(state.now)
     t.locked = state.locked
     t.gate_held, t.link_up = state.gate_held, state.link_up

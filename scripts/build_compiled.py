@@ -19,10 +19,11 @@ ROOT = Path(__file__).resolve().parent.parent
 # (rules, events, snapshot), I/O (journal, replay) and the strategy builder.
 MODULES = [
     "controller/cards.py", "controller/hand.py", "controller/round.py", "controller/legality.py",
-    "controller/settlement.py", "controller/shoe.py", "controller/phase.py", "controller/money.py",
+    "controller/shoe.py", "controller/phase.py", "controller/money.py",
     "controller/alerts.py", "controller/effects.py", "controller/engine.py", "controller/errors.py",
-    "controller/games/base.py", "controller/games/blackjack.py", "controller/games/club.py",
-    "controller/games/ochko.py", "controller/games/ochko36.py",
+    "controller/games/base.py", "controller/games/blackjack/game.py", "controller/games/blackjack/legality.py",
+    "controller/games/blackjack/settlement.py", "controller/games/club/game.py",
+    "controller/games/club21/game.py", "controller/games/club2136/game.py",
     "simulators/simulate.py",
 ]
 

@@ -1,7 +1,8 @@
-"""The games a table can play: one module per family, behind `controller.games.base.Game`.
+"""The games a table can play: one folder per game, behind `controller.games.base.Game`.
 
-``GAMES`` is the registry, as data: a rule profile's ``game`` option names one of these.
-A new game is a new module here and one line below.
+``GAMES`` is the registry, as data: a rule profile's ``game`` option names one of these, and the
+game's ``rules_model`` validates its options (`controller.rules`). A new game is a new folder here
+(its round, legality, settlement, snapshot, view and rules) and one line below.
 """
 
 from __future__ import annotations
@@ -9,14 +10,14 @@ from __future__ import annotations
 from typing import Any
 
 from .base import Game
-from .blackjack import Blackjack
-from .ochko import Ochko
-from .ochko36 import Ochko36
+from .blackjack.game import Blackjack
+from .club21.game import Ochko
+from .club2136.game import Ochko36
 
-GAMES: dict[str, Game[Any, Any]] = {
-    "blackjack": Blackjack(),
-    "club-21": Ochko(),
-    "club-21-36": Ochko36(),
-}
+GAMES: dict[str, Game[Any, Any]] = {game.name: game for game in (
+    Blackjack(),
+    Ochko(),
+    Ochko36(),
+)}
 
 __all__ = ["GAMES", "Game"]

@@ -26,6 +26,8 @@ from ..round import VoidReason
 if TYPE_CHECKING:  # the engine imports the games, never the other way round at run time
     from datetime import datetime
 
+    from pydantic import BaseModel
+
     from .. import events as ev
     from ..alerts import Alert, AlertKind
     from ..effects import Effect
@@ -142,6 +144,10 @@ class Game(ABC, Generic[RoundT, RulesT]):
     """
 
     name: ClassVar[str]
+    """The ``game`` option's value that chooses this game (the registry's key)."""
+
+    rules_model: ClassVar[type[BaseModel]]
+    """The game's options model (``RulesT``): what `controller.rules` validates a profile of this game with."""
 
     def in_play(self, t: TableOps) -> RoundT:
         """The round in play, as this game's round (a handler or `place` in a round has one)."""

@@ -22,21 +22,22 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from .. import events as ev
-from .. import snapshot as snap
-from ..cards import Card, parse_card
-from ..effects import BankChanged, CardCarried, CardsTurned
-from ..errors import SnapshotError
-from ..hand import Outcome
-from ..legality import Action, Refusal
-from ..money import money, to_cents
-from ..phase import BETWEEN_ROUNDS, READY, Phase
-from ..round import Round, VoidReason
-from ..rules import PROFILES, Club36Rules, DarkBothBust
-from . import club
-from .base import Dispatch, TableOps
-from .club import BANKER, ClubBox, ClubHand
-from .club_snapshot import BankState, DuelsRoundState
+from ... import events as ev
+from ... import snapshot as snap
+from ...cards import Card, parse_card
+from ...effects import BankChanged, CardCarried, CardsTurned
+from ...errors import SnapshotError
+from ...hand import Outcome
+from ...legality import Action, Refusal
+from ...money import money, to_cents
+from ...phase import BETWEEN_ROUNDS, READY, Phase
+from ...round import Round, VoidReason
+from ...profiles import PROFILES
+from .rules import Club36Rules, DarkBothBust
+from ..club import game as club
+from ..base import Dispatch, TableOps
+from ..club.game import BANKER, ClubBox, ClubHand
+from .snapshot import BankState, DuelsRoundState
 
 _BLOCKED = frozenset({ev.Stand, ev.Dark, ev.BankerStand, ev.OpenBank, ev.CloseBank, ev.Withdraw, ev.Fold})
 
@@ -185,6 +186,7 @@ class Ochko36(club.ClubGame[DuelsRound, Club36Rules]):
     """club-21-36: the banker's bank against each box in turn, one duel at a time."""
 
     name = "club-21-36"
+    rules_model = Club36Rules
     blocked_by_attention = _BLOCKED
 
     def events(self) -> Dispatch:
@@ -816,7 +818,7 @@ class Ochko36(club.ClubGame[DuelsRound, Club36Rules]):
                                      "names a box with the banker's hand")
         started = datetime.fromisoformat(state.started_at) if state.started_at is not None else None
         r = DuelsRound(state.number, state.shoe_id, boxes, list(state.plan), started, values,
-                       snap._cents(state.bank_before))
+                       snap.cents_of(state.bank_before))
         for box, banker in zip(boxes, bankers):
             box.banker = banker
         r.dealer = banker_hand
@@ -824,7 +826,7 @@ class Ochko36(club.ClubGame[DuelsRound, Club36Rules]):
         r.void_reason = state.void_reason
         r.duel_open, r.banker_card_due, r.bank_closed = state.duel_open, state.banker_card_due, state.bank_closed
         r.bottom = parse_card(state.bottom) if state.bottom is not None else None
-        r.cut_from = {int(n): snap._cents(c) for n, c in state.cut_from.items()}
+        r.cut_from = {int(n): snap.cents_of(c) for n, c in state.cut_from.items()}
         return r
 
     def dump_state(self, t: TableOps) -> Any:
@@ -836,7 +838,7 @@ class Ochko36(club.ClubGame[DuelsRound, Club36Rules]):
         state = snap.check(BankState, data, "game_state")
         bank = Bank()
         bank.open, bank.rounds, bank.duels = state.open, state.rounds, state.duels
-        bank.opened_with, bank.balance = snap._cents(state.opened_with), snap._cents(state.balance)
+        bank.opened_with, bank.balance = snap.cents_of(state.opened_with), snap.cents_of(state.balance)
         bank.ended = state.ended
         bank.kept = parse_card(state.kept) if state.kept is not None else None
         if bank.balance < 0 or bank.opened_with < 0:

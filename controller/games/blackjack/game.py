@@ -1,8 +1,9 @@
 """Blackjack, as the five casino documents play it: the round behind the table's shared machinery.
 
-The round's data and deal plan are `controller.round`, what a player may do is
-`controller.legality`, the dealer and the payouts are `controller.settlement`; this module
-applies what they decide, in the order the table's events arrive, and shows the round.
+The round's data is `controller.round` (shared with the club games); what a player may do is
+`legality`, the dealer and the payouts are `settlement`, the round's snapshot is `snapshot` and the
+options are `rules`, all in this folder. This module applies what they decide, in the order the
+table's events arrive, and shows the round.
 """
 
 from __future__ import annotations
@@ -10,29 +11,41 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from .. import events as ev
-from .. import legality as legal
-from .. import settlement
-from .. import snapshot as snap
-from ..alerts import AlertKind
-from ..cards import HIDDEN, Card, total_of
-from ..effects import CardPlaced, HoleCardTurned, box_card, burnt_card, dealer_card
-from ..errors import EngineError
-from ..hand import BoxInPlay, Hand, Outcome
-from ..legality import Action, Refusal
-from ..money import money, to_cents
-from ..phase import PLAY, READY, Phase
-from ..round import DEALER, Round, VoidReason, deal_plan
-from ..rules import RuleProfile, SurrenderRule
-from .base import Dispatch, Game, ShoeFigure, TableOps
+from ... import events as ev
+from . import legality as legal
+from . import settlement
+from . import snapshot as snap
+from ...alerts import AlertKind
+from ...cards import HIDDEN, Card, total_of
+from ...effects import CardPlaced, HoleCardTurned, box_card, burnt_card, dealer_card
+from ...errors import EngineError
+from ...hand import BoxInPlay, Hand, Outcome
+from ...legality import Action, Refusal, named_box_refusal
+from ...money import money, to_cents
+from ...phase import PLAY, READY, Phase
+from ...round import DEALER, Round, VoidReason
+from ...snapshot import check
+from .rules import RuleProfile, SurrenderRule
+from ..base import Dispatch, Game, ShoeFigure, TableOps
 
 _BLOCKED = frozenset({ev.Stand, ev.Double, ev.Split, ev.Surrender, ev.Insure, ev.EvenMoney, ev.CloseInsurance})
+
+
+def deal_plan(boxes: int, hole_card: bool) -> list[int]:
+    """The order of the initial deal, as box indices and DEALER.
+
+    rules.md, shared: one card to each betting box in order, one to the dealer, a second card to
+    each box, then the hole card in a hole-card game.
+    """
+    idx = list(range(boxes))
+    return idx + [DEALER] + idx + ([DEALER] if hole_card else [])
 
 
 class Blackjack(Game[Round, RuleProfile]):
     """Blackjack: the dealer plays his own hand against every box, by the house's fixed rule."""
 
     name = "blackjack"
+    rules_model = RuleProfile
     blocked_by_attention = _BLOCKED
     dealer_title = "Dealer"
     # A shoe with a cut card (and a burn after the cut): every figure the pit has always read, the Hi-Lo
@@ -293,7 +306,7 @@ class Blackjack(Game[Round, RuleProfile]):
         if refusal is not None:
             return refusal
         r = self.in_play(t)
-        return legal.named_box_refusal(t.phase, r, e.box) or legal.double_refusal(r.hand, self.rules_of(t))
+        return named_box_refusal(t.phase, r, e.box) or legal.double_refusal(r.hand, self.rules_of(t))
 
     def _on_double(self, t: TableOps, e: ev.Double) -> None:
         hand = self.in_play(t).hand
@@ -403,7 +416,7 @@ class Blackjack(Game[Round, RuleProfile]):
 
     def load_round(self, t: TableOps, data: Any) -> Round:
         """A blackjack round from checked data."""
-        return snap.load_round(snap.check(snap.RoundState, data, "round"))
+        return snap.load_round(check(snap.RoundState, data, "round"))
 
 
 def _hand_view(hand: Hand, in_play: bool) -> dict[str, Any]:

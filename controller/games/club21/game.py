@@ -25,18 +25,18 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from .. import events as ev
-from .. import snapshot as snap
-from ..cards import Card, parse_card
-from ..hand import Outcome
-from ..legality import Action, Refusal, named_box_refusal
-from ..phase import READY, Phase
-from ..round import Round, VoidReason
-from ..rules import Club21Rules, NaturalAgainstNatural, Ties
-from . import club
-from .base import Dispatch, TableOps
-from .club import BANKER, ClubBox, ClubHand
-from .club_snapshot import OchkoRoundState
+from ... import events as ev
+from ... import snapshot as snap
+from ...cards import Card, parse_card
+from ...hand import Outcome
+from ...legality import Action, Refusal, named_box_refusal
+from ...phase import READY, Phase
+from ...round import Round, VoidReason
+from .rules import Club21Rules, NaturalAgainstNatural, Ties
+from ..club import game as club
+from ..base import Dispatch, TableOps
+from ..club.game import BANKER, ClubBox, ClubHand
+from .snapshot import OchkoRoundState
 
 _BLOCKED = frozenset({ev.Stand, ev.Double, ev.Split, ev.Surrender, ev.Fold, ev.BankerStand, ev.Contra,
                       ev.Recontra, ev.Withdraw})
@@ -114,6 +114,7 @@ class Ochko(club.ClubGame[OchkoRound, Club21Rules]):
     """club-21: the banker plays every box; the players' cards are closed; he draws last, face up."""
 
     name = "club-21"
+    rules_model = Club21Rules
     blocked_by_attention = _BLOCKED
 
     def events(self) -> Dispatch:

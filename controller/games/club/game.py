@@ -13,22 +13,22 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Callable, TypeVar, cast
 
-from .. import events as ev
-from .. import snapshot as snap
-from ..alerts import AlertKind
-from ..cards import HIDDEN, Card, parse_card, soft_total
-from ..effects import CardPlaced, CardsTurned, dealer_card
-from ..errors import EngineError, SnapshotError
-from ..hand import BoxInPlay, Hand, Outcome
-from ..legality import Action, Refusal
-from ..money import money
-from ..phase import Phase
-from ..round import DEALER, Round, void_keys
-from .base import Game, ShoeFigure, TableOps
-from .club_snapshot import ClubBoxState, ClubHandState
+from ... import events as ev
+from ... import snapshot as snap
+from ...alerts import AlertKind
+from ...cards import HIDDEN, Card, parse_card, soft_total
+from ...effects import CardPlaced, CardsTurned, dealer_card
+from ...errors import EngineError, SnapshotError
+from ...hand import BoxInPlay, Hand, Outcome
+from ...legality import Action, Refusal
+from ...money import money
+from ...phase import Phase
+from ...round import DEALER, Round, void_keys
+from ..base import Game, ShoeFigure, TableOps
+from .snapshot import ClubBoxState, ClubHandState
 
 if TYPE_CHECKING:
-    from ..rules import ClubRules
+    from ...rules import ClubRules
 
 BANKER = DEALER  # deal-plan target for the banker's hand
 
@@ -435,11 +435,11 @@ def load_hand(state: ClubHandState, box: BoxInPlay | None, values: tuple[int, ..
     """A club hand from checked data."""
     if len(state.up) != len(state.cards):
         raise SnapshotError("malformed table snapshot: a club hand needs one face-up mark per card")
-    hand = ClubHand(box, snap._cents(state.stake), values, from_split=state.from_split)
+    hand = ClubHand(box, snap.cents_of(state.stake), values, from_split=state.from_split)
     for code, up in zip(state.cards, state.up):
         hand.add(parse_card(code), up)
     hand.doubled, hand.done, hand.drew = state.doubled, state.done, state.drew
-    hand.outcome, hand.net = state.outcome, snap._amount_of(state.net)
+    hand.outcome, hand.net = state.outcome, snap.amount_of(state.net)
     hand.dark_from = state.dark_from
     return hand
 
@@ -449,11 +449,11 @@ def load_box(state: ClubBoxState, values: tuple[int, ...]) -> ClubBox:
     if state.choice not in (None, "double", "fold"):
         raise SnapshotError(f"malformed table snapshot: a box's choice on a spent pack is double or fold, "
                             f"not {state.choice!r}")
-    box = ClubBox(state.number, snap._bets_of(state.bets), state.owner, values)
+    box = ClubBox(state.number, snap.bets_of(state.bets), state.owner, values)
     box.hands = [load_hand(h, box, values) for h in state.hands]
     box.recontra, box.choice, box.kept = state.recontra, state.choice, state.kept
     box.banker = load_hand(state.banker, None, values) if state.banker is not None else None
-    box.bank_after = snap._amount_of(state.bank_after)
+    box.bank_after = snap.amount_of(state.bank_after)
     return box
 
 
