@@ -27,7 +27,7 @@ from .engine import IllegalAction, Phase, Table
 from .errors import SnapshotError
 from .events import CardDrawn, Event, SetRules, Shuffle, dump_event
 from .journal import Journal, JournalEntry, JournalError, JournalKey, JournalReader, JournalTampered
-from .rules import Rules, build_rules, non_default_options
+from .rules import Rules, build_rules
 
 log = logging.getLogger(__name__)
 
@@ -59,7 +59,9 @@ class TableAuthority:
         (the rules the table starts with, so an export replays alone) received then, so an export
         replays to the very same table.
         """
-        first = SetRules(profile=rules.name, options=non_default_options(rules))
+        # Every option, not only those that differ from the profile: the row means the same rules even
+        # after the casino changes what a profile's defaults are.
+        first = SetRules(profile=rules.name, options=rules.options())
         return cls(Journal(path, key, create=create, now=now, first=first), rules, snapshot_every_rounds)
 
     def _restore(self) -> None:

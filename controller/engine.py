@@ -170,9 +170,9 @@ class Table:
         return [a for a in self.alerts if a.open]
 
     @property
-    def hole_card_hidden(self) -> bool:
+    def dealer_card_closed(self) -> bool:
         """True while a card of the dealer's (the banker's) is face down and not yet turned."""
-        return self.game.hole_card_hidden(self)
+        return self.game.dealer_card_closed(self)
 
     def lock_reasons(self) -> list[str]:
         """Why the shoe's gate is shut now, in words (empty when it is open)."""

@@ -15,7 +15,7 @@ from .engine import IllegalAction, Table
 from .events import (AcknowledgeAlert, BadEvent, CloseBank, DiscardCard, Event, LinkUp, OpenBank, SetRules,
                      ShoeFaultCleared, VoidRound, parse_event_line)
 from .effects import AlertRaised, RoundSettled
-from .rules import RuleError, build_rules, non_default_options
+from .rules import RuleError, build_rules
 from .view import table_view
 
 
@@ -42,7 +42,7 @@ class ReplayResult:
             "totals": {"rounds_settled": len(self.rounds) - voided, "rounds_voided": voided,
                        "house_result": str(-players) if players else "0"},
         }
-        bank = table_view(self.table, reveal_hole=True).get("bank")  # a game with a bank (club-21-36) shows it
+        bank = table_view(self.table, reveal_closed=True).get("bank")  # a game with a bank (club-21-36) shows it
         if bank is not None:
             # The bank as the session left it: the rounds' records end at their settlement, and a supervisor
             # closes a bank between rounds, so only this tells "closed" from "still open".
@@ -75,7 +75,7 @@ def replay_lines(
                     # The rules row is applied too, as the live table applied it (with the rules the
                     # table was built with): its time is the table's first, so the replay ends in
                     # the very state the live table did, clock included.
-                    event = replace(event, profile=table.rules.name, options=non_default_options(table.rules))
+                    event = replace(event, profile=table.rules.name, options=table.rules.options())
             _apply(result.table, event, result.rounds, result.incidents)
         except (BadEvent, IllegalAction) as exc:
             if result is None:
@@ -141,7 +141,7 @@ _BANK_ACTS = frozenset({OpenBank, CloseBank})
 def _bank_text(table: Table, event: Event) -> str:
     """``the supervisor opens a bank of 1000`` / ``... closes the bank at 2400 (put up 1000, 4 rounds of duels)``."""
     who = event.actor or "the supervisor"
-    bank = table_view(table, reveal_hole=True)["bank"]  # as the event left it
+    bank = table_view(table, reveal_closed=True)["bank"]  # as the event left it
     if isinstance(event, OpenBank):
         return f"{who} opens a bank of {bank['opened_with']}"
     rounds = bank["rounds_played"]

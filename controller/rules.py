@@ -20,15 +20,18 @@ from .games.club21.rules import Club21Rules, NaturalAgainstNatural, Ties
 from .games.club2136.rules import Club36Rules, DarkBothBust
 from .profiles import PROFILES, profiles
 
-__all__ = ["PROFILES", "RULE_MODELS", "ClubRules", "Club21Rules", "Club36Rules", "DarkBothBust", "DealerBlackjackTakes",
+__all__ = ["PROFILES", "ClubRules", "Club21Rules", "Club36Rules", "DarkBothBust", "DealerBlackjackTakes",
            "DoubleRule", "InsuranceAmount", "NaturalAgainstNatural", "Peek", "RuleError", "RuleProfile", "Rules",
-           "SplitBy", "SurrenderRule", "Ties", "build_rules", "load_rules", "non_default_options", "option_names",
+           "SplitBy", "SurrenderRule", "Ties", "build_rules", "load_rules", "option_names",
            "parse_set_options", "profiles"]
 
 Rules = Union[RuleProfile, Club21Rules, Club36Rules]  # the rules of any game a table can play (for the type checker)
 ClubRules = Union[Club21Rules, Club36Rules]
-# Each game's options model, by the ``game`` option's value: the registry's, so a new game adds none here.
-RULE_MODELS: dict[str, type[BaseModel]] = {name: game.rules_model for name, game in GAMES.items()}
+
+
+def _model(game: str) -> type[BaseModel]:
+    # Each game's options model is the registry's (Game.rules_model), read when asked: a new game adds nothing here.
+    return GAMES[game].rules_model
 
 
 class RuleError(ValueError):
@@ -47,7 +50,7 @@ def _explain(exc: ValidationError, game: str) -> str:
 
 def option_names(game: str = "blackjack") -> list[str]:
     """The public names of every rule option of a game (blackjack's by default)."""
-    return [n for n in RULE_MODELS[game].model_fields if n != "name"]
+    return [n for n in _model(game).model_fields if n != "name"]
 
 
 def build_rules(profile: str = "ru-standard", options: dict[str, Any] | None = None) -> Rules:
@@ -56,19 +59,21 @@ def build_rules(profile: str = "ru-standard", options: dict[str, Any] | None = N
     The profile's ``game`` picks the options model (blackjack's, club-21's or club-21-36's); an
     option ``game`` naming another game is refused: a profile of that game is chosen instead.
     """
-    if profile not in PROFILES:
+    # A game with no named profile is a profile of its own defaults (as club-21's is): a new game plays
+    # by its registry line alone.
+    base = PROFILES.get(profile) or ({"name": profile, "game": profile} if profile in GAMES else None)
+    if base is None:
         raise RuleError(f"unknown rule profile '{profile}' (built in: {', '.join(PROFILES)})")
-    base = PROFILES[profile]
     game = base.get("game", "blackjack")
     data = {**base, **(options or {})}
     if data.get("game", game) != game:
         others = ", ".join(profiles(data["game"])) if isinstance(data["game"], str) else ""
         raise RuleError(f"rule option 'game' = {data['game']!r}: profile '{profile}' plays {game}"
-                        + (f"; choose the profile {others}" if others else f" (games: {', '.join(RULE_MODELS)})"))
+                        + (f"; choose the profile {others}" if others else f" (games: {', '.join(GAMES)})"))
     data["name"] = profile
     data["game"] = game
     try:
-        return cast(Rules, RULE_MODELS[game](**data))
+        return cast(Rules, _model(game)(**data))
     except ValidationError as exc:
         raise RuleError(_explain(exc, game)) from None
     except TypeError as exc:  # e.g. a non-string key
@@ -78,9 +83,9 @@ def build_rules(profile: str = "ru-standard", options: dict[str, Any] | None = N
 def load_rules(name: str, options: dict[str, Any]) -> Rules:
     """The rules a session or snapshot recorded: the profile's name and every option (``game`` among them)."""
     game = options.get("game", "blackjack")
-    model = RULE_MODELS.get(game) if isinstance(game, str) else None
+    model = _model(game) if isinstance(game, str) and game in GAMES else None
     if model is None:
-        raise RuleError(f"rule option 'game' = {game!r} is not a game (games: {', '.join(RULE_MODELS)})")
+        raise RuleError(f"rule option 'game' = {game!r} is not a game (games: {', '.join(GAMES)})")
     try:
         return cast(Rules, model.model_validate({**options, "name": name, "game": game}))
     except ValidationError as exc:
@@ -96,9 +101,3 @@ def parse_set_options(pairs: Iterable[str]) -> dict[str, str]:
             raise RuleError(f"--set takes OPTION=VALUE, got '{pair}'")
         options[name.strip()] = value.strip()
     return options
-
-
-def non_default_options(rules: Rules) -> dict[str, Any]:
-    """The options of `rules` that differ from its profile's defaults (what a rules row carries)."""
-    base = build_rules(rules.name).options()
-    return {k: v for k, v in rules.options().items() if base.get(k) != v}

@@ -1,10 +1,10 @@
 """The table as people see it: JSON-ready views for the API, the status command and the displays.
 
-`table_view(table, reveal_hole=False)` hides every card dealt face down and not yet
+`table_view(table, reveal_closed=False)` hides every card dealt face down and not yet
 turned (the dealer's hole card in a hole-card game, the players' closed cards and the
 banker's in the club games: ``XX``, a closed hand with no total), from the shoe's counts
 too, and an alert's supervisor-only detail; only a supervisor's view passes
-``reveal_hole=True``. The round's part of the view is the game's (`Game.view`).
+``reveal_closed=True``. The round's part of the view is the game's (`Game.view`).
 
 `head_view(head, masked, reveal)` is the journal's head as a role may see it: the MAC of
 the last row is withheld below supervisor while any row holds a card face down, because
@@ -33,9 +33,9 @@ def head_view(head: tuple[int, str], masked: Collection[int], reveal: bool = Fal
     return {"seq": seq, "mac": None if withheld else mac}
 
 
-def table_view(table: Table, reveal_hole: bool = False) -> dict[str, Any]:
+def table_view(table: Table, reveal_closed: bool = False) -> dict[str, Any]:
     """The whole table now: phase, boxes and hands, dealer, whose turn, shoe, alerts, last round."""
-    game = table.game.view(table, reveal_hole)
+    game = table.game.view(table, reveal_closed)
     boxes = game.pop("boxes")
     for number in sorted(table.pending):
         bets = table.pending[number]
@@ -45,7 +45,7 @@ def table_view(table: Table, reveal_hole: bool = False) -> dict[str, Any]:
     shoe_view = None
     if shoe is not None:
         remaining = shoe.remaining_by_rank()
-        if not reveal_hole:
+        if not reveal_closed:
             for card in closed_cards(table):
                 # A face-down card has left the shoe, but its rank must not show in the counts.
                 remaining[card.rank] += 1
@@ -83,7 +83,7 @@ def table_view(table: Table, reveal_hole: bool = False) -> dict[str, Any]:
         "gate_held": table.gate_held,
         "lock_reasons": table.lock_reasons(),
         "held_cards": [c.code for c in table.held],
-        "alerts": [a.as_dict(reveal_hole) for a in table.open_alerts()],
+        "alerts": [a.as_dict(reveal_closed) for a in table.open_alerts()],
         "reservations": {str(b): p for b, (p, _) in table.reservations.items()},
         "last_round": table.last_round,
         "settled": game.pop("settled"),

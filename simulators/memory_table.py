@@ -151,7 +151,7 @@ class InProcessDealer:
 
     def table(self) -> dict[str, Any]:
         """The table as a viewer sees it."""
-        view = table_view(self.service.table, reveal_hole=False)
+        view = table_view(self.service.table, reveal_closed=False)
         view["last_seq"] = self.service.head()[0]
         return view
 

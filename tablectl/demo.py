@@ -145,7 +145,9 @@ async def _demo(args: argparse.Namespace, profile: str, workdir: Path, pack: tup
         live = args.pace == "live" and sys.stdout.isatty()
         screen = _Screen(header, live)
         screen.start()
-        pit = pit_key if settings.table.rules().game == "club-21-36" else None
+        from .games import side_of
+
+        pit = pit_key if side_of(settings.table.rules().game).pit_opens_bank else None
         return await _play(args, settings, api, dealer_key, sim, screen, kept, demo_stop, pit_key=pit,
                            serve=serve, dealer_class=VirtualDealer, stopped=DealerStopped, pace=PACES[args.pace])
     finally:

@@ -400,7 +400,7 @@ def run_status(args: argparse.Namespace) -> int:
     except JournalError as exc:
         print(f"tablectl status: {exc}", file=sys.stderr)
         return _tool_status(exc)
-    view = table_view(table, reveal_hole=True)
+    view = table_view(table, reveal_closed=True)
     if args.json:
         print(json.dumps(view))
     else:

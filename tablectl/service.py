@@ -32,6 +32,7 @@ import firmware_bridge as fb
 from controller import events as ev
 from controller.authority import TableAuthority
 from controller.effects import Effect, RoundSettled
+from controller.games.base import ShoeFigure
 from controller.engine import BETWEEN_ROUNDS, IllegalAction, Table
 from controller.journal import JournalError, JournalKey, JournalKeyError, JournalReader, StorageError, journal_exists
 
@@ -550,7 +551,7 @@ class TableService:
             between_rounds=table.phase in BETWEEN_ROUNDS, in_round=table.round is not None,
             shoe_id=shoe.shoe_id if shoe is not None else None, shoe_spent=shoe is not None and shoe.spent,
             cut_card_out=shoe is not None and shoe.cut_card_out,
-            has_cut_card=table.rules.game == "blackjack",  # a club pack is dealt to its bottom card
+            has_cut_card=ShoeFigure.CUT_CARD in table.game.shoe_figures,  # a club pack is dealt to its bottom card
             faults_active=frozenset(k for k in CLEARABLE_FAULTS if table.shoe_fault_active(k)))
 
     def _apply(self, step: Step, *, card: bool) -> None:

@@ -214,7 +214,7 @@ class Game(ABC, Generic[RoundT, RulesT]):
     def hidden_cards(self, table: TableOps) -> list[Card]:
         """The cards on the table now that every role below supervisor must not see."""
 
-    def hole_card_hidden(self, table: TableOps) -> bool:
+    def dealer_card_closed(self, table: TableOps) -> bool:
         """A card of the dealer's (the banker's) is face down now."""
         return False
 
@@ -242,7 +242,11 @@ class Game(ABC, Generic[RoundT, RulesT]):
     # ------------------------------------------------------------------ views and snapshots
     @abstractmethod
     def view(self, table: TableOps, reveal: bool) -> dict[str, Any]:
-        """The round's part of `controller.view.table_view`; ``reveal`` is the supervisor's view."""
+        """The round's part of `controller.view.table_view`; ``reveal`` is the supervisor's view.
+
+        It has ``boxes`` (a list the table adds the next round's bets to), ``dealer``, ``turn`` (or None),
+        ``legal_actions`` and ``settled`` (the settled round on show, or None), and any keys of the game's own.
+        """
 
     @abstractmethod
     def dump_round(self, r: Round) -> dict[str, Any]:

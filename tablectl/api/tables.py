@@ -67,7 +67,7 @@ async def get_table(who: Viewer, service: Service) -> dict[str, Any]:
     `head.mac` is null below supervisor while a card is face down: every MAC from its row on is
     chained over the card, so a copy of the table's key would find it in 52 tries.
     """
-    view = table_view(service.table, reveal_hole=who.sees_closed_cards)
+    view = table_view(service.table, reveal_closed=who.sees_closed_cards)
     view["table"] = service.settings.table.name
     head = head_view(service.head(), service.masked_seqs(), who.sees_closed_cards)
     view["last_seq"] = head["seq"]

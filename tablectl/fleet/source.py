@@ -87,7 +87,7 @@ class ServiceSource:
             f = figures(self.reader, service.clock(), FIGURE_HOURS)
             f.pop("series", None)
             self._figures, self._figures_rounds = f, table.rounds_played
-        view = table_view(table, reveal_hole=False)
+        view = table_view(table, reveal_closed=False)
         view["last_seq"] = head[0]
         state = {"table": table_id, "name": service.settings.table.name, "game": table.rules.game,
                  "profile": table.rules.name, "view": view, "figures": self._figures,

@@ -103,7 +103,7 @@ def test_bets_first_then_two_rounds_of_one_card_all_closed():
     assert viewer["dealer"]["cards"] == ["XX", "XX"] and viewer["dealer"]["totals"] == []
     assert not any(code in json.dumps(viewer) for code in ("2S", "3S", "4S", "5S", "6S", "8S"))
     assert viewer["shoe"]["remaining_by_rank"]["2"] == 8  # a closed card does not show in the counts either
-    pit = table_view(r.table, reveal_hole=True)
+    pit = table_view(r.table, reveal_closed=True)
     assert pit["boxes"][0]["hands"][0]["cards"] == ["2S", "5S"] and pit["boxes"][0]["hands"][0]["totals"] == [7]
     assert pit["dealer"]["cards"] == ["4S", "8S"]
 
@@ -432,7 +432,7 @@ def test_the_view_never_tells_a_closed_hand():
     other = club("bet 1 10", "card 7H", "cards 8S 5D 9H 6D", pairs=True)
     assert table_view(pair.table)["legal_actions"] == table_view(other.table)["legal_actions"]
     assert "split" in table_view(other.table)["legal_actions"]  # offered to a viewer; the engine checks it
-    assert "split" not in table_view(other.table, reveal_hole=True)["legal_actions"]
+    assert "split" not in table_view(other.table, reveal_closed=True)["legal_actions"]
     one = {k: v for k, v in table_view(pair.table).items() if k != "shoe"}
     two = {k: v for k, v in table_view(other.table).items() if k != "shoe"}
     assert one == two  # nothing else differs either

@@ -36,9 +36,9 @@ def test_a_face_up_twin_of_the_hole_card_does_not_name_it():
     t = Table(build_rules("us-holecard", {"decks": 1}))
     _apply(t, ev.Shuffle(shoe_id="S1"), ev.PlaceBet(box=1, amount=10))
     _cards(t, "2H", "9C", "3D", "KD")  # box, dealer up, box, the hole card KD
-    assert t.hole_card_hidden
+    assert t.dealer_card_closed
     _cards(t, "KD")  # the box hits and draws a second KD, face up, from a one-deck shoe
-    assert t.hole_card_hidden and t.round is not None
+    assert t.dealer_card_closed and t.round is not None
     (alert,) = _integrity(t)
     assert "KD" not in str(alert["message"]), alert
     (full,) = [a.as_dict(reveal=True) for a in t.open_alerts() if a.kind is AlertKind.INTEGRITY]

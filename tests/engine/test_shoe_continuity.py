@@ -195,11 +195,11 @@ def test_the_hole_card_is_face_down_in_the_effects_until_the_dealer_turns_it():
     t = table_in_play("us-holecard")
     placed = [t.apply(card(c)) for c in ("TS", "6D", "9C", "8H")]
     hole = [e for e in placed[3] if isinstance(e, CardPlaced)][0]
-    assert hole.to == "dealer" and hole.face_down and t.hole_card_hidden
+    assert hole.to == "dealer" and hole.face_down and t.dealer_card_closed
     assert not any(isinstance(e, CardPlaced) and e.face_down for fx in placed[:3] for e in fx)
     assert table_view(t)["dealer"]["cards"] == ["6D", HIDDEN]
     turned = t.apply(ev.Stand())
-    assert HoleCardTurned("8H") in turned and not t.hole_card_hidden
+    assert HoleCardTurned("8H") in turned and not t.dealer_card_closed
 
 
 def test_an_alert_about_the_hole_card_does_not_name_it_to_a_viewer():
@@ -212,5 +212,5 @@ def test_an_alert_about_the_hole_card_does_not_name_it_to_a_viewer():
     t.apply(card("AS"))  # the hole card: a second ace of spades in one deck
     viewer = table_view(t)["alerts"]
     assert viewer and all("AS" not in a["message"] and "detail" not in a for a in viewer)
-    supervisor = table_view(t, reveal_hole=True)["alerts"]
+    supervisor = table_view(t, reveal_closed=True)["alerts"]
     assert "AS seen 2 times" in supervisor[0]["detail"]

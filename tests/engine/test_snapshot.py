@@ -69,7 +69,7 @@ def test_restore_anywhere_then_replay_the_tail(profile: str, seed: int, words: l
     _plain(data)
     restored = Table.from_snapshot(_through_json(data))
     assert restored.snapshot() == data, diff(data, restored.snapshot())
-    assert table_view(restored, reveal_hole=True) == table_view(whole, reveal_hole=True)
+    assert table_view(restored, reveal_closed=True) == table_view(whole, reveal_closed=True)
     assert restored.legal_actions() == whole.legal_actions()
     tail_whole = _run(whole, events[at:])
     tail_restored = _run(restored, events[at:])
@@ -235,7 +235,7 @@ def test_a_club36_table_mid_duel_round_trips_and_plays_on() -> None:
     restored = Table.from_snapshot(_through_json(data))
     assert restored.snapshot() == data, diff(data, restored.snapshot())
     for reveal in (False, True):
-        assert table_view(restored, reveal_hole=reveal) == table_view(r.table, reveal_hole=reveal)
+        assert table_view(restored, reveal_closed=reveal) == table_view(r.table, reveal_closed=reveal)
     assert _run(restored, DUELS_TAIL) == _run(r.table, DUELS_TAIL)
     rec = _run(Table.from_snapshot(_through_json(data)), DUELS_TAIL)[0]
     assert [(h["outcome"], h["bank_after"]) for h in rec["hands"]] == [("bust", "1010"), ("win", "990")]

@@ -17,7 +17,7 @@ def test_hole_card_cannot_be_read_or_deduced_before_it_is_turned():
     # the counts by rank show the 7 as still in the shoe: only the visible cards are out
     assert viewer["shoe"]["remaining_by_rank"]["7"] == 4
     assert viewer["shoe"]["remaining_by_rank"]["9"] == 2
-    supervisor = table_view(r.table, reveal_hole=True)
+    supervisor = table_view(r.table, reveal_closed=True)
     assert supervisor["dealer"]["cards"] == ["TD", "7H"]
     assert supervisor["shoe"]["remaining_by_rank"]["7"] == 3
     turned = play("bet 1 10", "cards 9S TD 9C 7H", "stand", profile="us-holecard")

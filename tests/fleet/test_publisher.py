@@ -36,7 +36,7 @@ async def _hole_card(tmp_path, url: str) -> None:
             async for m in conn.messages():
                 leaf = str(m.topic).rsplit("/", 1)[1]
                 service = sim.service
-                hidden = service is not None and service.table.hole_card_hidden
+                hidden = service is not None and service.table.dealer_card_closed
                 hole = service.table.round.dealer.cards[1].code if hidden else None
                 if leaf == "status":
                     statuses.append(m.payload)

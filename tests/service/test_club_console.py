@@ -7,7 +7,13 @@ import pytest
 from controller import events as ev
 from controller.engine import Phase
 from display.console import ConsoleAction, ConsoleKind
-from tablectl.console_actions import club_console_event
+from types import SimpleNamespace
+
+from tablectl.console_events import club21_console_event, club2136_console_event
+
+
+def _at(phase: Phase) -> SimpleNamespace:
+    return SimpleNamespace(phase=phase)  # the mappings read only the phase
 
 
 @pytest.mark.parametrize("kind, box, phase, expected", [
@@ -23,7 +29,7 @@ from tablectl.console_actions import club_console_event
     (ConsoleKind.CALL_PIT, None, Phase.PLAYERS, ev.CallPit()),
 ])
 def test_each_button_means_the_club_decision(kind, box, phase, expected) -> None:
-    assert club_console_event(ConsoleAction(kind, box), phase) == expected
+    assert club21_console_event(ConsoleAction(kind, box), _at(phase)) == expected
 
 
 @pytest.mark.parametrize("kind, box, phase", [
@@ -32,7 +38,7 @@ def test_each_button_means_the_club_decision(kind, box, phase, expected) -> None
     (ConsoleKind.CONTINUE, None, Phase.PLAYERS),
 ])
 def test_a_press_that_means_nothing_at_a_club_table_sends_nothing(kind, box, phase) -> None:
-    assert club_console_event(ConsoleAction(kind, box), phase) is None
+    assert club21_console_event(ConsoleAction(kind, box), _at(phase)) is None
 
 
 @pytest.mark.parametrize("kind, box, phase, expected", [
@@ -44,4 +50,4 @@ def test_a_press_that_means_nothing_at_a_club_table_sends_nothing(kind, box, pha
     (ConsoleKind.SURRENDER, None, Phase.PLAYERS, None),
 ])
 def test_the_buttons_of_a_club_21_36_table(kind, box, phase, expected) -> None:
-    assert club_console_event(ConsoleAction(kind, box), phase, "club-21-36") == expected
+    assert club2136_console_event(ConsoleAction(kind, box), _at(phase)) == expected

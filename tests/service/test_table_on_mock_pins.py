@@ -27,7 +27,8 @@ from display.testing import Max7219Emulator, press
 from simulators.shoe.process import SimProcess
 from tablectl.config import settings_from_dict
 from tablectl.console_actions import handle_console_action
-from tablectl.outputs import BellOutput, DisplayOutput, display_view
+from tablectl.games import display_view
+from tablectl.outputs import BellOutput, DisplayOutput
 from tablectl.service import TableService
 
 

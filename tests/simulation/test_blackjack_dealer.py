@@ -29,7 +29,7 @@ def _play(profile: str, rounds: int, seed: int, random_choice: float = 0.05) -> 
     for _ in range(100_000):
         if table.rounds_played >= rounds and table.round is None:
             return table, moves
-        view = table_view(table, reveal_hole=False)
+        view = table_view(table, reveal_closed=False)
         move = blackjack_move(view, strategy, seed, random_choice, max_boxes=4)
         assert move == blackjack_move(view, strategy, seed, random_choice, max_boxes=4)  # the view alone decides
         moves.append(move)
@@ -66,6 +66,6 @@ def test_the_same_seed_makes_the_same_moves_and_another_seed_others() -> None:
 
 def test_in_attention_it_waits_for_the_supervisor() -> None:
     rules = build_rules("ru-standard")
-    view = table_view(Table(rules), reveal_hole=False)
+    view = table_view(Table(rules), reveal_closed=False)
     view["phase"] = "attention"
     assert blackjack_move(view, strategy_for(rules), 1).kind == "wait"

@@ -1,7 +1,7 @@
 """The virtual dealer on a club table, its I/O edge replaced by an engine and a shoe in memory.
 
 `VirtualDealer` talks HTTP to the API and JSON lines to the shoe's control socket; here both are
-answered in memory (the API's view is the dealer key's: ``reveal_hole=False``), so the test
+answered in memory (the API's view is the dealer key's: ``reveal_closed=False``), so the test
 checks what the dealer sends, and that it loads the shoe with the table's packs.
 """
 
@@ -69,7 +69,7 @@ class InMemoryCroupier(VirtualDealer):
         return 200, json.loads(json.dumps({"profile": self.rules.name, "options": self.rules.options()}, default=str))
 
     def table(self) -> dict[str, Any]:
-        view = table_view(self.engine, reveal_hole=False)
+        view = table_view(self.engine, reveal_closed=False)
         view["last_seq"] = self.seq
         return view
 

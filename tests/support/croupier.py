@@ -1,6 +1,6 @@
 """A club table in memory played by the virtual croupier's decisions, for the dealer's and the simulation's tests.
 
-The croupier sees only the dealer key's view (``table_view(reveal_hole=False)``); the shoe is the
+The croupier sees only the dealer key's view (``table_view(reveal_closed=False)``); the shoe is the
 virtual shoe's own core (`simulators.shoe.core.ShoeCore`) loaded with the table's packs, and a
 pack shuffled in during a round leaves out what the croupier says is on the table. Every action
 he sends must be accepted by the engine: a refusal fails the test.
@@ -61,14 +61,14 @@ def run_croupier(profile: str, rounds: int, seed: int = 1, boxes: int = 3, optio
     for _ in range(200_000):
         if table.rounds_played >= rounds and table.round is None:
             return run
-        view = table_view(table, reveal_hole=False)
+        view = table_view(table, reveal_closed=False)
         if keep_views:
             run.views.append(view)
         bank = view.get("bank")
         if (table.round is None and table.phase.value in ("betting", "settled") and not table.pending
                 and (bank is None or bank["open"]) and move(view, BLIND_PLAYERS, banker).kind in ("deal", "wait")):
             for box in range(1, boxes + 1):
-                stake = _stake(table_view(table, reveal_hole=False), rules.table_min)
+                stake = _stake(table_view(table, reveal_closed=False), rules.table_min)
                 if stake > 0:
                     table.apply(ev.PlaceBet(box=box, amount=stake))
             continue

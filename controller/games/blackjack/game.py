@@ -129,14 +129,14 @@ class Blackjack(Game[Round, RuleProfile]):
             return f"box {r.boxes[r.box_i].number}"  # the box in turn, though it takes no card now
         return "dealer"
 
-    def hole_card_hidden(self, t: TableOps) -> bool:
+    def dealer_card_closed(self, t: TableOps) -> bool:
         """The dealer's hole card is dealt face down and not yet turned."""
         r = t.round
         return r is not None and self.rules_of(t).hole_card and len(r.dealer.cards) >= 2 and not r.hole_turned
 
     def hidden_cards(self, t: TableOps) -> list[Card]:
         """The hole card, while it is face down."""
-        return [self.in_play(t).dealer.cards[1]] if self.hole_card_hidden(t) else []
+        return [self.in_play(t).dealer.cards[1]] if self.dealer_card_closed(t) else []
 
     def reveal_all(self, t: TableOps, r: Round) -> None:
         """A round over has no secret left: the hole card is turned."""
@@ -389,7 +389,7 @@ class Blackjack(Game[Round, RuleProfile]):
         if r is not None:
             cards = [c.code for c in r.dealer.cards]
             values = [c.value for c in r.dealer.cards]
-            if self.hole_card_hidden(t) and not reveal:
+            if self.dealer_card_closed(t) and not reveal:
                 cards[1] = HIDDEN
                 values = values[:1]
                 dealer["hole_hidden"] = True

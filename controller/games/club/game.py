@@ -501,7 +501,7 @@ class ClubGame(Game[ClubRoundT, ClubRulesT]):
     # and nothing to a banker who plays every box. What is dealt and what is left of the pack is what matters.
     shoe_figures = frozenset({ShoeFigure.DEALT, ShoeFigure.LEFT, ShoeFigure.BOTTOM_CARD, ShoeFigure.RANKS_LEFT})
 
-    def hole_card_hidden(self, t: TableOps) -> bool:
+    def dealer_card_closed(self, t: TableOps) -> bool:
         """The banker's cards are closed until he draws face up."""
         r = self.round_of(t)
         return r is not None and r.banker.closed
