@@ -44,16 +44,24 @@ def _workers(args: argparse.Namespace, rules: Any) -> int | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run the simulation and print the house edge."""
-    from .simulate import simulate  # the strategy tables are built only when needed
-
+    """Run the simulation of the table's game and print the house edge."""
     try:
         rules = build_rules(args.rules, parse_set_options(args.set))
     except RuleError as exc:
         print(f"tablectl simulate: {exc}", file=sys.stderr)
         return 2
-    if rules.game != "blackjack":
-        return _run_club(args, rules)
+    runner = SIMULATED.get(rules.game)
+    if runner is None:
+        print(f"tablectl simulate: {rules.name} is not simulated yet (simulated: {', '.join(SIMULATED)})",
+              file=sys.stderr)
+        return 2
+    return runner(args, rules)
+
+
+def _run_blackjack(args: argparse.Namespace, rules: Any) -> int:
+    """Blackjack by the profile's basic strategy: the house edge, with its standard error."""
+    from .simulate import simulate  # the strategy tables are built only when needed
+
     if args.players is not None:
         print("tablectl simulate: --players is for the club games; blackjack is played by basic strategy",
               file=sys.stderr)
@@ -84,18 +92,11 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-CLUB_SIMULATED = ("club-21", "club-21-36")
-
-
 def _run_club(args: argparse.Namespace, rules: Any) -> int:
     """The club game's simulation: the stated players' and banker's rules, the house edge for them."""
     from .club_simulate import simulate_club
     from .club_strategy import SIGHTED_PLAYERS, parse_players_rule
 
-    if rules.game not in CLUB_SIMULATED:
-        print(f"tablectl simulate: {rules.name} is not simulated yet (simulated: blackjack profiles, "
-              f"{', '.join(CLUB_SIMULATED)})", file=sys.stderr)
-        return 2
     try:
         players = SIGHTED_PLAYERS if args.players is None else parse_players_rule(args.players)
     except ValueError as exc:
@@ -116,3 +117,11 @@ def _run_club(args: argparse.Namespace, rules: Any) -> int:
               + f"{d['rounds_per_second']:.0f} rounds/s "
               f"on {d['workers']} worker(s). These figures hold for these strategies only.")
     return 0
+
+
+# How each game is simulated: a game with no line here is refused with the list of those that are.
+SIMULATED = {
+    "blackjack": _run_blackjack,
+    "club-21": _run_club,
+    "club-21-36": _run_club,
+}
