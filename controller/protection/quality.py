@@ -183,10 +183,20 @@ def guessing(dealt: Sequence[Card], reference: Sequence[Card], counts: Sequence[
     chances: list[float] = []
     for t, card in enumerate(dealt):
         guess = -1
-        for j in sorted(heads, key=heads.__getitem__, reverse=True):
-            if j + 1 < len(reference) and not placed[j + 1] and left[reference[j + 1].index] > 0:
-                guess = reference[j + 1].index
+        spent = []
+        for wanted in (True, False):  # heads are kept in the order they were placed: the latest last
+            for j in reversed(heads):
+                if heads[j][0] is not wanted:
+                    continue
+                if j + 1 >= len(reference) or placed[j + 1]:
+                    spent.append(j)  # its follower is placed: it can never be guessed from again
+                elif left[reference[j + 1].index] > 0:
+                    guess = reference[j + 1].index
+                    break
+            if guess >= 0:
                 break
+        for j in spent:
+            heads.pop(j, None)
         if guess < 0:
             guess = max(range(52), key=lambda c: (left[c], -c))
         if cards_left <= 0 or left[card.index] <= 0:
