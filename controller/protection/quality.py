@@ -159,10 +159,11 @@ def guessing(dealt: Sequence[Card], reference: Sequence[Card], counts: Sequence[
 
     The guesser follows the previous order the way a riffle leaves it (in rising sequences,
     after Diaconis, Fulman and Holmes): it places each card shown at a copy of it in the
-    reference, preferring the copy right after the card it placed last, then right after any
-    placed card (most recent first), then the first copy not yet placed; it then guesses the
-    card that follows, in the reference, the most recently placed card whose follower is not
-    placed yet, else the card with the most copies left. Under a fair shuffle each guess is
+    reference, preferring a copy right after a placed card (the most recently placed first: it
+    continues a rising sequence), else the first copy not yet placed; it then guesses the card
+    that follows, in the reference, the most recently placed card that continued a sequence and
+    whose follower is not placed yet (then one placed on its own, which may be the wrong copy),
+    else the card with the most copies left. Under a fair shuffle each guess is
     right with probability (copies left of the guess) / (cards left), whatever the guesser did
     before, so the hits' mean is exactly the sum of those chances. The p-value treats the hits
     as independent trials with those chances (the Poisson-binomial law), one-sided: more hits
