@@ -20,6 +20,7 @@ from simulators.shoe.deck import check_pack
 from simulators.shoe.faults import FaultRates
 from simulators.shoe.pty_link import LinkPathError
 from simulators.shoe.server import ShoeSimulator, SimOptions
+from simulators.shuffles import SHUFFLE_HELP, BadShuffle, ShuffleSpec, parse_shuffle
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +62,13 @@ def _pack(text: str) -> int:
         raise argparse.ArgumentTypeError(f"a pack has 36 or 52 cards, got {text!r}") from None
 
 
+def _shuffle(text: str) -> ShuffleSpec:
+    try:
+        return parse_shuffle(text)
+    except BadShuffle as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def configure_parser(parser: argparse.ArgumentParser) -> None:
     """Add shoe-sim's options to ``parser``."""
     parser.add_argument("--pty", action="store_true", help="serve on a pseudo-terminal (the only transport; default)")
@@ -70,6 +78,9 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--decks", type=_positive_int, default=6, help="packs per shoe (default 6)")
     parser.add_argument("--pack", type=_pack, default=52, metavar="{36,52}",
                         help="cards in one pack: 52 (two to ace, default) or 36 (six to ace, club-21-36)")
+    parser.add_argument("--shuffle", type=_shuffle, default=ShuffleSpec(), metavar="SPEC",
+                        help=f"how the shoe is shuffled from its second shoe on: {SHUFFLE_HELP} (default fair; "
+                        "docs/protection.md)")
     parser.add_argument("--cut-at", type=_positive_int, metavar="K", help="the cut card sits before card K (default 75%%)")
     parser.add_argument("--auto-deal", type=_positive_float, metavar="RATE", help="release RATE cards per second on its own")
     parser.add_argument("--wait-for-host", action="store_true", help="start auto-dealing only once a host has connected")
@@ -114,6 +125,7 @@ def run(args: argparse.Namespace) -> int:
         heartbeat=args.heartbeat,
         retransmit=args.retransmit,
         unreadable=args.unreadable,
+        shuffle=args.shuffle,
     )
     options = SimOptions(
         link_path=args.link,

@@ -41,6 +41,7 @@ from firmware_bridge.wire import (
     encode_packet,
 )
 from simulators.shoe.deck import check_pack, shuffled_shoe
+from simulators.shuffles import ShuffleKind, ShuffleSpec, shuffle
 
 log = logging.getLogger(__name__)
 
@@ -77,6 +78,7 @@ class ShoeConfig:
     retransmit: float = 0.5
     window: int = 32
     unreadable: float = 0.0  # probability that a released card cannot be read
+    shuffle: ShuffleSpec = ShuffleSpec()  # how the dealer shuffles from the second shoe on (fair by default)
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,9 +147,10 @@ class ShoeCore:
             if new_decks < 1:
                 raise ValueError(f"a shoe needs at least one deck, got {new_decks}")
             self.config = dataclasses.replace(self.config, pack=new_pack, decks=new_decks)
+        previous, dealt = self.cards, self.cards[:self.position]
         self.shoe_number += 1
         self.shoe_id = shoe_id or f"{self.config.boot_id:08X}.{self.shoe_number}"
-        self.cards = shuffled_shoe(self.config.seed, self.shoe_number, self.config.decks, self.config.pack)
+        self.cards = self._shuffle(previous, dealt)
         for card in kept:
             self.cards.remove(card)  # in the shoe's order, the card stays on the table
         self._shoes[self.shoe_id] = self.cards
@@ -161,6 +164,22 @@ class ShoeCore:
         if cut == 1:
             self._cut_card_out()
         return self.shoe_id
+
+    def _shuffle(self, previous: list[str], dealt: list[str]) -> list[str]:
+        """The new shoe's order: the seeded fair shuffle, or the configured bad one of the previous shoe.
+
+        A bad shuffle needs the previous shoe's order, so the first shoe, a shoe after the pack or
+        decks changed, and a shoe after a club reshuffle that kept cards on the table are fair. The
+        shoe does not know the rounds, so its dealt order stands for the discard order a false
+        slug copies (the dealt cards as the pile's bottom, the unplayed rest on top).
+        """
+        config = self.config
+        fair = shuffled_shoe(config.seed, self.shoe_number, config.decks, config.pack)
+        if config.shuffle.kind is ShuffleKind.FAIR or not dealt or sorted(previous) != sorted(fair):
+            return fair
+        rng = random.Random(f"{config.seed}:{self.shoe_number}:{config.shuffle}")
+        within = (config.cut_at or max(1, round(len(fair) * 0.75))) - 1
+        return shuffle(config.shuffle, dealt + previous[len(dealt):], rng, discards=dealt, within=within)
 
     def _card_at(self, shoe_id: str, position: int) -> str:
         cards = self._shoes.get(shoe_id)

@@ -1,0 +1,129 @@
+"""Shuffle quality: each statistic against its exact null, fair shoes unflagged, weak shuffles flagged."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import random
+import statistics
+
+import pytest
+
+from controller.cards import ALL_CARDS, parse_card
+from controller.protection.findings import Level
+from controller.protection.quality import (
+    WEAK_SHUFFLE_P,
+    adjacent_pairs,
+    adjacent_pairs_null,
+    composition,
+    fisher_p,
+    guessing,
+    hi_lo_runs,
+    shuffle_quality,
+    zone_persistence,
+)
+from simulators.shuffles import ShuffleSpec, ShuffleKind, shuffle
+
+from tests.protection.conftest import dealt_and_discards, fresh_shoe
+
+
+def test_adjacent_pairs_null_is_exact() -> None:
+    """The formula against every arrangement of a small shoe (three ranks, 2, 2 and 3 cards), whole and dealt in part."""
+    shoe = "AABBCCC"
+    for dealt in (7, 4):
+        counts = [sum(a == b for a, b in itertools.pairwise(order[:dealt])) for order in itertools.permutations(shoe)]
+        mean, variance = adjacent_pairs_null(dealt, [2, 2, 3])
+        assert mean == pytest.approx(statistics.fmean(counts))
+        assert variance == pytest.approx(statistics.pvariance(counts))
+
+
+def test_adjacent_pairs_published_figures() -> None:
+    """A 52-card deck: 3 pairs on average (a classic); 312 cards: 23.0 (the issue's 23.1, sd 4.7, was simulated)."""
+    assert adjacent_pairs_null(52, [4] * 13)[0] == pytest.approx(3.0)
+    mean, variance = adjacent_pairs_null(312, [24] * 13)
+    assert mean == pytest.approx(23.0) and math.sqrt(variance) == pytest.approx(4.615, abs=0.001)
+
+
+def test_hi_lo_runs_null_for_240_cards() -> None:
+    """120 high and 120 low cards alternating blocks of 10: runs 24 against the null 121 +- 7.7 (issue: 121 +- 7.5)."""
+    blocks = ([parse_card("TS")] * 10 + [parse_card("2S")] * 10) * 12
+    stat = hi_lo_runs(blocks)
+    assert stat is not None and stat.observed == 24
+    assert stat.expected == pytest.approx(121.0) and stat.sd == pytest.approx(7.73, abs=0.01)
+    assert stat.z < -12 and stat.p < 1e-30
+    assert hi_lo_runs([parse_card(c) for c in "7S 8S 9S TS".split()]) is None  # neutral cards only count not
+
+
+def test_the_guesser_on_a_random_deck_scores_about_4_5_per_52() -> None:
+    """Diaconis-Fulman-Holmes: guessing a random deck with no information scores H_52 = 4.54 on average."""
+    rng = random.Random(5)
+    counts = composition(1)
+    hits, expected = [], []
+    for _ in range(1500):
+        reference, deck = fresh_shoe(rng, 1), fresh_shoe(rng, 1)
+        stat = guessing(deck, reference, counts)
+        assert stat is not None
+        hits.append(stat.observed)
+        expected.append(stat.expected)
+    assert statistics.fmean(hits) == pytest.approx(4.54, abs=0.15)
+    assert statistics.fmean(expected) == pytest.approx(sum(1 / k for k in range(1, 53)), abs=0.02)
+
+
+def test_fair_shoes_every_statistic_standard() -> None:
+    """300 fair 6-deck shoes dealt to the cut card: each z has mean ~0 and sd ~1, few combined p below 1 %."""
+    rng = random.Random(6)
+    zs: dict[str, list[float]] = {}
+    combined = []
+    for _ in range(300):
+        dealt, discards = dealt_and_discards(fresh_shoe(rng))
+        new, _ = dealt_and_discards(fresh_shoe(rng))
+        quality = shuffle_quality(new, previous_dealt=dealt, previous_discards=discards)
+        assert quality.finding() is None
+        for stat in quality.statistics:
+            zs.setdefault(stat.name, []).append(stat.z)
+        combined.append(quality.p)
+    assert sorted(zs) == ["Hi/Lo runs", "adjacent same-rank pairs", "card guessing", "zone persistence"]
+    for name, values in zs.items():
+        assert abs(statistics.fmean(values)) < 0.25, name
+        assert 0.7 < statistics.stdev(values) < 1.3, name
+    assert sum(p < 0.01 for p in combined) <= 9  # 3 expected
+
+
+@pytest.mark.parametrize("riffles", [1, 2])
+def test_one_or_two_riffles_are_a_weak_shuffle(riffles: int) -> None:
+    rng = random.Random(7 + riffles)
+    flagged = 0
+    for _ in range(20):
+        dealt, discards = dealt_and_discards(fresh_shoe(rng))
+        pile = discards + [c for c in ALL_CARDS for _ in range(6)][: 312 - len(discards)]
+        new, _ = dealt_and_discards(shuffle(ShuffleSpec(ShuffleKind.RIFFLE, riffles), pile, rng))
+        finding = shuffle_quality(new, previous_dealt=dealt, previous_discards=discards).finding()
+        if finding is not None:
+            flagged += 1
+            assert finding.level is Level.NOTICE and finding.message.startswith("weak shuffle")
+    assert flagged >= 18
+
+
+def test_a_zone_shuffle_keeps_its_zones() -> None:
+    rng = random.Random(9)
+    dealt, discards = dealt_and_discards(fresh_shoe(rng))
+    new = shuffle(ShuffleSpec(ShuffleKind.ZONE), discards, rng)
+    stat = zone_persistence(new, discards, composition())
+    assert stat is not None and stat.z > 4
+
+
+def test_a_partial_shoe_and_a_first_shoe() -> None:
+    """A shoe cut early (100 cards dealt) and a first shoe (no previous order) still get a score."""
+    rng = random.Random(10)
+    new = fresh_shoe(rng)[:100]
+    first = shuffle_quality(new)
+    assert [s.name for s in first.statistics] == ["adjacent same-rank pairs", "Hi/Lo runs"]
+    assert 0 < first.p <= 1 and not first.weak
+    assert adjacent_pairs(new, composition()).expected == pytest.approx(99 * 13 * 24 * 23 / (312 * 311))
+
+
+def test_fisher_combination() -> None:
+    assert fisher_p([0.3]) == pytest.approx(0.3)
+    x = -2 * (math.log(0.01) + math.log(0.2))
+    assert fisher_p([0.01, 0.2]) == pytest.approx(math.exp(-x / 2) * (1 + x / 2))
+    assert fisher_p([]) == 1.0 and WEAK_SHUFFLE_P < 0.01
