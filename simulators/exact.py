@@ -129,28 +129,21 @@ def _run_dealer(program: tuple[_Node, ...], c: tuple[int, ...], n: int) -> list[
     probs = [0.0] * len(program)
     probs[0] = 1.0
     out = [0.0] * 7
-    bust = 0.0
     i = 0
     for k, ends, kids in program:
         p = probs[i]
         i += 1
         if p == 0.0:
             continue
-        left = n - k
-        if left <= 0:
+        if k >= n:
             raise ShoeError("the shoe runs out before the dealer's hand is complete")
-        f = p / left
-        s = 0.0
+        f = p / (n - k)
         for x, j, b in ends:
-            q = f * (c[x] - j)
-            out[b] += q
-            s += q
+            out[b] += f * (c[x] - j)
         for x, j, t in kids:
-            q = f * (c[x] - j)
-            probs[t] += q
-            s += q
-        bust += p - s
-    out[BUST] = bust
+            probs[t] += f * (c[x] - j)
+    # Every path ends in one bin: the bust takes what the others leave (saves its edges).
+    out[BUST] = 1.0 - sum(out)
     return out
 
 
@@ -253,13 +246,38 @@ class _Analysis:
         if got is not None:
             return got
         if self.optimal:
-            ev = max(self.stand(key_c, n, up, total, 1.0, kind), self.draw(c, n, up, hard, ace, cards, kind))
+            if hard <= 11 and not ace:
+                # No card busts it and every card raises its total: on average over the card drawn the
+                # dealer's odds are unchanged (the card is a random one of the shoe), so a hit is worth
+                # at least standing.
+                ev = self.draw(c, n, up, hard, ace, cards, kind)
+            else:
+                standing = self.stand(key_c, n, up, total, 1.0, kind)
+                # A hit can win at most one bet where it does not bust: when standing is worth that
+                # much, the hit need not be looked at.
+                ev = standing if standing >= self._hit_bound(c, n, up, hard, kind) else max(
+                    standing, self.draw(c, n, up, hard, ace, cards, kind))
         elif self._basic_hits(hard, ace, up, kind.split, cards):
             ev = self.draw(c, n, up, hard, ace, cards, kind)
         else:
             ev = self.stand(key_c, n, up, total, 1.0, kind)
         self._hands[key] = ev
         return ev
+
+    def _hit_bound(self, c: list[int], n: int, up: int, hard: int, kind: _Kind) -> float:
+        # The most a hit can be worth: +1 on every card that does not bust, the bust's exact value on the rest.
+        bound = 0.0
+        for x in range(1, 11):
+            k = c[x]
+            if not k:
+                continue
+            if hard + x <= 21:
+                bound += k / n
+            else:
+                c[x] = k - 1
+                bound += k / n * self.bust(c, n - 1, up, 1.0, kind)
+                c[x] = k
+        return bound
 
     def draw(self, c: list[int], n: int, up: int, hard: int, ace: bool, cards: list[int], kind: _Kind,
              sevens: bool = False) -> float:
