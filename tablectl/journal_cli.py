@@ -98,7 +98,8 @@ def _key(db: str, key: str | None, tool: str) -> JournalKey | None:
     return _load_key(beside, tool, db) if beside.exists() or beside.is_symlink() else None
 
 
-def _open(db: str, key: str | None, tool: str) -> JournalReader:
+def open_verified(db: str, key: str | None, tool: str) -> JournalReader:
+    """The journal at ``db``, verified with its key (the one beside it unless ``key``); unverified, said so."""
     reader = JournalReader(db, _key(db, key, tool))
     try:
         if reader.key is not None:
@@ -113,7 +114,8 @@ def _open(db: str, key: str | None, tool: str) -> JournalReader:
     return reader
 
 
-def _tool_status(exc: Exception) -> int:
+def tool_status(exc: Exception) -> int:
+    """A journal tool's exit status for what stopped it (docs/service.md, exit statuses)."""
     if isinstance(exc, JournalError) and not isinstance(exc, (JournalNotFound, JournalKeyError, StorageError)):
         return EXIT_REFUSED
     return EXIT_CANNOT
@@ -122,10 +124,10 @@ def _tool_status(exc: Exception) -> int:
 def run_export(args: argparse.Namespace) -> int:
     """Export the journal's accepted events as JSON Lines."""
     try:
-        since = _parse_time(args.since) if args.since else None
+        since = parse_time(args.since) if args.since else None
         if args.out:
             _refuse_overwriting_journal(Path(args.out), Path(args.db))
-        with _open(args.db, args.key, "journal export") as reader:
+        with open_verified(args.db, args.key, "journal export") as reader:
             lines = [json.dumps(line, separators=(",", ":")) + "\n" for line in export_session(reader, since)]
         if args.out:
             with open(args.out, "w", encoding="utf-8") as out:
@@ -134,7 +136,7 @@ def run_export(args: argparse.Namespace) -> int:
             sys.stdout.writelines(lines)
     except (JournalError, ValueError, OSError) as exc:
         print(f"tablectl journal export: {exc}", file=sys.stderr)
-        return _tool_status(exc)
+        return tool_status(exc)
     return 0
 
 
@@ -273,7 +275,7 @@ def run_init(args: argparse.Namespace) -> int:
         db, key_path, profile, _ = _target(args)
         rules = build_rules(profile)
         if journal_exists(db):
-            with _open(str(db), str(key_path), "journal init") as reader:
+            with open_verified(str(db), str(key_path), "journal init") as reader:
                 seq, mac = reader.head()
             print(f"journal {db} exists and verifies ({seq} rows, head MAC {mac}): nothing done")
             return 0
@@ -291,7 +293,7 @@ def run_init(args: argparse.Namespace) -> int:
         print(f"made the journal {db}{owner}: {seq} row (the rules: {rules.name}), head MAC {mac}")
     except (JournalError, RuleError, ValueError, OSError) as exc:
         print(f"tablectl journal init: {exc}", file=sys.stderr)
-        return _tool_status(exc) if isinstance(exc, JournalError) else EXIT_CANNOT
+        return tool_status(exc) if isinstance(exc, JournalError) else EXIT_CANNOT
     return 0
 
 
@@ -374,7 +376,8 @@ def _prune(folder: Path, name: str, keep: int) -> list[Path]:
     return old
 
 
-def _parse_time(text: str) -> datetime:
+def parse_time(text: str) -> datetime:
+    """``--since``'s ISO-8601 time (UTC when it names no zone); ValueError says what is wrong."""
     try:
         t = datetime.fromisoformat(text)
     except ValueError:
@@ -395,11 +398,11 @@ def configure_status_parser(p: argparse.ArgumentParser) -> None:
 def run_status(args: argparse.Namespace) -> int:
     """Print the table's state as the journal leaves it, without the service (read-only)."""
     try:
-        with _open(args.db, args.key, "status") as reader:
+        with open_verified(args.db, args.key, "status") as reader:
             table = replay_journal(reader)
     except JournalError as exc:
         print(f"tablectl status: {exc}", file=sys.stderr)
-        return _tool_status(exc)
+        return tool_status(exc)
     view = table_view(table, reveal_closed=True)
     if args.json:
         print(json.dumps(view))

@@ -1,0 +1,140 @@
+"""`tablectl protect report`: surveillance's reading of a table's journal for false, weak and preferential shuffles.
+
+The journal is verified with its key, replayed through the engine, and every card the table placed is
+booked by shoe (`controller.protection.shoes`); the pure room then watches each shoe against the one
+before it and scores its shuffle. What each figure means, and what the pit does: docs/protection.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from controller import events as ev
+from controller.effects import CardPlaced, RoundSettled
+from controller.engine import IllegalAction, Table
+from controller.events import BadEvent, parse_event_line
+from controller.journal import JournalError
+from controller.protection.preferential import PreferentialAudit, audit
+from controller.protection.shoes import ShoeBook, ShoeReport, examine, shuffle_records
+from controller.replay import session_rules
+
+from .journal_cli import open_verified, parse_time, tool_status
+
+
+def configure_parser(p: argparse.ArgumentParser) -> None:
+    """The `protect` command's options."""
+    sub = p.add_subparsers(dest="protect_command", metavar="COMMAND", required=True)
+    report = sub.add_parser("report", help="every shoe's slug watch and shuffle score, and the preferential audit")
+    report.add_argument("--db", required=True, help="the table's journal")
+    report.add_argument("--key", help="its key (default: the one beside it, DB.key)")
+    report.add_argument("--since", help="from the first shuffle at or after this ISO-8601 time")
+    report.add_argument("--json", action="store_true", help="one JSON document instead of text")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print the report; exit 0, 2 (cannot read: no file, no key) or 3 (the journal is refused)."""
+    try:
+        since = parse_time(args.since) if args.since else None
+        with open_verified(args.db, args.key, "protect report") as reader:
+            from controller.authority import export_session
+
+            lines = [json.dumps(row) for row in export_session(reader, since)]
+    except (JournalError, ValueError, OSError) as exc:
+        print(f"tablectl protect report: {exc}", file=sys.stderr)
+        return tool_status(exc)
+    table_name = Path(args.db).stem
+    try:
+        book = _book(lines)
+    except (BadEvent, IllegalAction) as exc:  # a verified journal replays; this is a bug or another release's row
+        print(f"tablectl protect report: the journal does not replay: {exc}", file=sys.stderr)
+        return 3
+    reports = examine(book.shoes)
+    shuffles, rounds = shuffle_records(table_name, book.shoes)
+    audits = audit(shuffles, rounds)
+    if args.json:
+        print(json.dumps({"table": table_name, "shoes": [_shoe_json(r) for r in reports],
+                          "preferential": [_audit_json(a) for a in audits]}, indent=1))
+    else:
+        print(_text(table_name, reports, audits))
+    return 0
+
+
+def _book(lines: list[str]) -> ShoeBook:
+    """Replay the session through the engine, booking every card where the table placed it."""
+    book = ShoeBook()
+    if not lines:
+        return book
+    profile, options = session_rules(lines)
+    from controller.rules import build_rules
+
+    table = Table(build_rules(profile, options))
+    for line in lines:
+        event = parse_event_line(line)
+        try:
+            effects = table.apply(event)
+        except IllegalAction:
+            continue  # refused rows are not exported; an action refused here changed nothing either
+        if isinstance(event, ev.Shuffle) and table.shoe is not None:
+            shoe = table.shoe
+            zone = getattr(table.rules, "cut_card_zone", None)
+            cut_at = zone(shoe.size)[0] if zone is not None else shoe.size  # the earliest the cut card may lie
+            book.shuffle(shoe.shoe_id or f"shoe {len(book.shoes) + 1}", event.at, decks=shoe.decks, pack=shoe.pack,
+                         cut_card_at=cut_at)
+        elif isinstance(event, ev.CutCardOut):
+            book.cut_card(event.position)
+        for effect in effects:
+            if isinstance(effect, CardPlaced) and effect.to != "discard":
+                from controller.cards import parse_card
+
+                book.card(parse_card(effect.card), effect.to, effect.box, effect.hand)
+            elif isinstance(effect, RoundSettled):
+                book.round_settled()
+    return book
+
+
+def _shoe_json(r: ShoeReport) -> dict[str, Any]:
+    return {
+        "shoe": r.shoe, "shuffled_at": r.shuffled_at.isoformat() if r.shuffled_at else None, "cards": r.cards,
+        "rounds": r.rounds, "running_count": r.running_count, "true_count": r.true_count,
+        "cards_before_cut": r.cards_before_cut,
+        "slug": None if r.slug is None else {
+            "longest": [{"reference": run.reference.value, "key": run.key.value, "length": run.length,
+                         "start": run.new_start, "previous_start": run.previous_start} for run in r.slug.runs],
+            "alarms": [{"key": a.key.value, "reference": a.reference.value, "length": a.length, "start": a.new_start,
+                        "previous_start": a.previous_start, "at_card": a.at_card, "message": a.message}
+                       for a in r.slug.alarms]},
+        "quality": {"p": r.quality.p, "weak": r.quality.weak,
+                    "statistics": [{"name": s.name, "observed": s.observed, "z": s.z, "p": s.p}
+                                   for s in r.quality.statistics]},
+    }
+
+
+def _audit_json(a: PreferentialAudit) -> dict[str, Any]:
+    return {"table": a.table, "shift": a.shift, "shuffled_positive": a.shuffled_positive,
+            "shuffled_other": a.shuffled_other, "dealt_positive": a.dealt_positive, "dealt_other": a.dealt_other,
+            "p": a.p}
+
+
+def _text(table: str, reports: list[ShoeReport], audits: list[PreferentialAudit]) -> str:
+    out = [f"table {table}: {len(reports)} shoe(s)"]
+    for r in reports:
+        when = r.shuffled_at.isoformat() if r.shuffled_at else "time unknown"
+        out.append(f"shoe {r.shoe} ({when}): {r.cards} cards, {r.rounds} rounds, "
+                   f"shuffle p {r.quality.p:.3g}" + (" WEAK" if r.quality.weak else ""))
+        if r.slug is not None:
+            longest = ", ".join(f"{run.key.value} {run.length} ({run.reference.value})"
+                                for run in r.slug.runs if run.length)
+            out.append(f"  longest runs shared with the previous shoe: {longest or 'none'}")
+        for alarm in r.alarms:
+            out.append(f"  ALARM {alarm.message}")
+        finding = r.quality.finding()
+        if finding is not None:
+            out.append(f"  notice: {finding.message}")
+    for a in audits:
+        out.append(f"preferential shuffles, {a.table} {a.shift or 'all shifts'}: {a.early_shuffles} early "
+                   f"({a.shuffled_positive} at a positive true count), p {a.p:.3g}")
+    return "\n".join(out)
