@@ -24,6 +24,8 @@ class AlertKind(str, Enum):
     SHUFFLE_DUE = "shuffle_due"
     CALL_PIT = "call_pit"
     SHOE_EMPTY = "shoe_empty"
+    SLUG = "slug"  # a run of the previous shoe's order is being dealt again (controller.protection)
+    WEAK_SHUFFLE = "weak_shuffle"  # the shoe that ended was shuffled weakly (controller.protection)
 
 
 class AlertLevel(str, Enum):
@@ -53,6 +55,8 @@ ALERT_LEVEL: dict[AlertKind, AlertLevel] = {
     AlertKind.CALL_PIT: AlertLevel.ACTION,
     AlertKind.INTEGRITY: AlertLevel.ALARM,
     AlertKind.LINK_DOWN: AlertLevel.ALARM,
+    AlertKind.WEAK_SHUFFLE: AlertLevel.NOTICE,
+    AlertKind.SLUG: AlertLevel.ALARM,
 }
 
 
@@ -89,7 +93,9 @@ def overflow_message(kind: AlertKind) -> str:
 
 # Kinds whose cause the supervisor who acknowledges them resolves. The others (an unexpected
 # card, a lost link, a due shuffle) are resolved only by what ends their cause.
-RESOLVED_BY_ACKNOWLEDGEMENT = frozenset({AlertKind.SHOE_FAULT, AlertKind.INTEGRITY, AlertKind.CALL_PIT})
+# A slug or a weak shuffle is a finding about cards already dealt: the supervisor who has looked ends it.
+RESOLVED_BY_ACKNOWLEDGEMENT = frozenset({AlertKind.SHOE_FAULT, AlertKind.INTEGRITY, AlertKind.CALL_PIT,
+                                         AlertKind.SLUG, AlertKind.WEAK_SHUFFLE})
 
 
 @dataclass(slots=True)

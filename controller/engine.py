@@ -24,7 +24,8 @@ from typing import Any, Callable, ClassVar
 from . import events as ev
 from . import snapshot as snap
 from .alerts import LOCKING_KINDS, MAX_ALERTS_PER_KIND, Alert, AlertKind, overflow_message
-from .cards import Card
+from .cards import Card, parse_card
+from .closed import closed_cards
 from .effects import AlertCleared, AlertRaised, CardPlaced, Effect, ReservationLapsed, RoundSettled, ShoeLock, _PHASE_CHANGED
 from .errors import EngineError, IllegalAction, SnapshotError
 from .games import GAMES, Game
@@ -33,6 +34,8 @@ from .legality import Action, Refusal, named_box_refusal
 from .money import money, to_cents
 from .phase import BETWEEN_ROUNDS, IN_ROUND, READY, Phase
 from .round import DEALER, Round, round_record
+from .protection.findings import Finding, SlugAlarm
+from .protection.live import ShoeWatch
 from .rules import RuleError, Rules, build_rules, load_rules
 from .shoe import ShoeTracker
 
@@ -74,7 +77,12 @@ class Table:
     # Each table looks events up in ``_dispatch``: these, with its game's own merged over them.
     _DISPATCH: ClassVar[dict[type, tuple[Check | None, Handler]]]
 
-    def __init__(self, rules: Rules | None = None) -> None:
+    def __init__(self, rules: Rules | None = None, *, shoes_watched: int | None = 2) -> None:
+        """A table by `rules` (ru-standard by default), waiting for its first shuffle.
+
+        ``shoes_watched``: the shoes the protection watch keeps (the one in play and the one before
+        it); None keeps every shoe, for a report over a whole journal (`tablectl protect report`).
+        """
         self.rules: Rules = rules or build_rules("ru-standard")
         self._use_game(GAMES[self.rules.game])
         self.game_state: Any = self.game.new_state()
@@ -97,6 +105,7 @@ class Table:
         self.locked = True
         self.gate_held = False  # a supervisor holds the shoe's gate shut, whatever the table's state
         self.link_up = False  # a smart shoe is connected: it, not a person, starts each new shoe
+        self.shoe_watch = ShoeWatch(keep=shoes_watched)  # game protection: false and weak shuffles
         self._fx: list[Effect] = []
 
     def _use_game(self, game: Game[Any, Any]) -> None:
@@ -144,6 +153,7 @@ class Table:
         at = event.at
         if at is not None:
             self._advance_time(at)
+        self._watch_shoe(event, fx)
         phase = self.phase
         locked = (self.gate_held or phase is Phase.ATTENTION or phase is Phase.WAITING_FOR_SHUFFLE
                   or (bool(self.alerts) and self._alert_locks()))
@@ -234,6 +244,28 @@ class Table:
         self._fx.append(AlertRaised(alert))
         log.info("alert %s %s: %s", alert.id, kind.value, message)
         return alert
+
+    def _watch_shoe(self, event: ev.Event, fx: list[Effect]) -> None:
+        """Feed the protection watch what this event did to the shoe; raise what it finds (docs/protection.md)."""
+        watch = self.shoe_watch
+        found: list[Finding] = []
+        if isinstance(event, ev.Shuffle) and self.shoe is not None:
+            shoe = self.shoe
+            zone = self.rules.cut_card_zone(shoe.size)  # the earliest the cut card may lie; none: the whole pack
+            found += watch.shuffle(shoe.shoe_id, event.at, decks=shoe.decks, pack=shoe.pack,
+                                   cut_card_at=zone[0] if zone else shoe.size)
+        elif isinstance(event, ev.CutCardOut):
+            watch.cut_card(event.position)
+        for effect in fx:
+            if isinstance(effect, CardPlaced) and effect.to != "discard":
+                watch.card(parse_card(effect.card), effect.to, effect.box, effect.hand)
+            elif isinstance(effect, RoundSettled):
+                watch.round_settled()
+        if watch.held and not closed_cards(self):
+            found += watch.release()
+        for finding in found:
+            kind = AlertKind.SLUG if isinstance(finding, SlugAlarm) else AlertKind.WEAK_SHUFFLE
+            self.raise_alert(kind, finding.message, event.at)
 
     def _on_board(self, kind: AlertKind, message: str) -> Alert | None:
         """The alert on the board that a new one of `kind` saying `message` repeats (any call of the pit)."""

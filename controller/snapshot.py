@@ -21,6 +21,7 @@ from .errors import SnapshotError
 from .explain import explain
 from .money import money, to_cents
 from .phase import IN_ROUND, Phase
+from .protection.live import ShoeWatch
 from .round import Round, VoidReason
 from .shoe import ShoeTracker
 
@@ -139,6 +140,50 @@ class Reservation(StrictModel):
     since: Time | None
 
 
+class WatchedShoe(StrictModel):
+    """One shoe the protection watch keeps (controller.protection.live)."""
+
+    shoe: str
+    shuffled_at: Time | None
+    decks: Annotated[int, Field(ge=1, le=8)]
+    pack: Annotated[int, Field(ge=1, le=52)]
+    cut_card_at: int
+    dealt: list[CardCode]
+    burnt: list[CardCode]
+    bottom: CardCode | None
+    rounds: list[list[list[CardCode]]]
+    round_ends: list[Count]
+    cut_card_out: bool
+
+
+class WatchedHand(StrictModel):
+    """A hand of the round in play, as the protection watch books it."""
+
+    box: Annotated[int, Field(ge=1, le=9)]
+    hand: Count
+    cards: list[CardCode]
+
+
+class HeldAlarm(StrictModel):
+    """A slug alarm waiting for the table's closed cards to be turned."""
+
+    key: Literal["rank and suit", "rank", "value"]
+    reference: Literal["dealt", "discards"]
+    length: Count
+    new_start: Count
+    previous_start: Count
+    at_card: Count
+
+
+class WatchState(StrictModel):
+    """The protection watch: the shoe in play and the one before it, the round's hands so far, held alarms."""
+
+    shoes: list[WatchedShoe] = Field(max_length=2)
+    hands: list[WatchedHand]
+    dealer: list[CardCode]
+    held: list[HeldAlarm]
+
+
 class TableState(StrictModel):
     """The whole table."""
 
@@ -165,6 +210,8 @@ class TableState(StrictModel):
     locked: bool
     gate_held: bool
     link_up: bool
+    # Added within format 3: a snapshot from before it starts a fresh watch (the next shoe is watched).
+    protection: WatchState | None = None
 
     @model_validator(mode="after")
     def _consistent(self) -> TableState:
@@ -268,6 +315,7 @@ def dump_table(t: Table) -> dict[str, Any]:
         "locked": t.locked,
         "gate_held": t.gate_held,
         "link_up": t.link_up,
+        "protection": t.shoe_watch.state(),
     }
 
 
@@ -370,3 +418,5 @@ def load_table(t: Table, state: TableState) -> None:
     t.now = time_of(state.now)
     t.locked = state.locked
     t.gate_held, t.link_up = state.gate_held, state.link_up
+    if state.protection is not None:
+        t.shoe_watch = ShoeWatch.from_state(state.protection.model_dump(), keep=t.shoe_watch.keep)

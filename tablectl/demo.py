@@ -31,6 +31,19 @@ def configure_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument("--port", type=_port, default=0, help="API port on 127.0.0.1 (default: a free one)")
     p.add_argument("--db", help="keep the journal here (for `tablectl journal export` and `replay` afterwards)")
     p.add_argument("--rules", default="ru-standard", help="rule profile (default ru-standard)")
+    p.add_argument("--shuffle", type=_shuffle, default="fair", metavar="SPEC",
+                   help="how the virtual shoe shuffles from its second shoe on: fair (default), false-slug:N, "
+                        "riffle:K, strip, zone (docs/protection.md: the table's protection alarms)")
+
+
+def _shuffle(text: str) -> str:
+    from simulators.shuffles import BadShuffle, parse_shuffle
+
+    try:
+        parse_shuffle(text)
+    except BadShuffle as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
 
 
 def _port(text: str) -> int:
@@ -118,7 +131,7 @@ async def _demo(args: argparse.Namespace, profile: str, workdir: Path, pack: tup
     demo_stop = asyncio.Event()
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         loop.add_signal_handler(sig, demo_stop.set)
-    sim = SimProcess(workdir, "--seed", str(args.seed), *pack, own_group=True).start()
+    sim = SimProcess(workdir, "--seed", str(args.seed), *pack, "--shuffle", args.shuffle, own_group=True).start()
     try:
         port = args.port or _free_port()
         dealer_key, supervisor_key, pit_key = (secrets.token_urlsafe(12) for _ in range(3))

@@ -13,8 +13,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from controller import events as ev
-from controller.effects import CardPlaced, RoundSettled
 from controller.engine import IllegalAction, Table
 from controller.events import BadEvent, parse_event_line
 from controller.journal import JournalError
@@ -64,36 +62,19 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _book(lines: list[str]) -> ShoeBook:
-    """Replay the session through the engine, booking every card where the table placed it."""
-    book = ShoeBook()
+    """Replay the session through the engine, whose protection watch books every card where the table placed it."""
     if not lines:
-        return book
+        return ShoeBook()
     profile, options = session_rules(lines)
     from controller.rules import build_rules
 
-    table = Table(build_rules(profile, options))
+    table = Table(build_rules(profile, options), shoes_watched=None)  # every shoe, not the live table's last two
     for line in lines:
-        event = parse_event_line(line)
         try:
-            effects = table.apply(event)
+            table.apply(parse_event_line(line))
         except IllegalAction:
             continue  # refused rows are not exported; an action refused here changed nothing either
-        if isinstance(event, ev.Shuffle) and table.shoe is not None:
-            shoe = table.shoe
-            zone = getattr(table.rules, "cut_card_zone", None)
-            cut_at = zone(shoe.size)[0] if zone is not None else shoe.size  # the earliest the cut card may lie
-            book.shuffle(shoe.shoe_id or f"shoe {len(book.shoes) + 1}", event.at, decks=shoe.decks, pack=shoe.pack,
-                         cut_card_at=cut_at)
-        elif isinstance(event, ev.CutCardOut):
-            book.cut_card(event.position)
-        for effect in effects:
-            if isinstance(effect, CardPlaced) and effect.to != "discard":
-                from controller.cards import parse_card
-
-                book.card(parse_card(effect.card), effect.to, effect.box, effect.hand)
-            elif isinstance(effect, RoundSettled):
-                book.round_settled()
-    return book
+    return table.shoe_watch.book
 
 
 def _shoe_json(r: ShoeReport) -> dict[str, Any]:

@@ -83,6 +83,14 @@ class ShoeBook:
             shoe.cut_card_out = True
             shoe.cut_card_at = position - 1 if position is not None else len(shoe.dealt)
 
+    def open_round(self) -> tuple[dict[tuple[int, int], list[Card]], list[Card]]:
+        """The round in play's hands so far: by (box, hand), and the dealer's (for a saved state)."""
+        return self._hands, self._dealer
+
+    def restore_round(self, hands: dict[tuple[int, int], list[Card]], dealer: list[Card]) -> None:
+        """Put back a round in play's hands (from `open_round`)."""
+        self._hands, self._dealer = hands, dealer
+
     def round_settled(self) -> None:
         """A round ended: its hands go to the tray in table order, the dealer's last."""
         if not self.shoes:

@@ -350,7 +350,9 @@ def test_a_pack_shuffled_in_the_middle_of_a_round():
     assert "shoe_empty" in [a["kind"] for a in r.as_dict()["alerts"]]
     r = duels(BANK, "bet 1 10", "bet 2 10", "cards " + " ".join(deal), "dark", "cards " + " ".join(rest), "stand",
               "card TC", "shuffle S2 35", "card 6C", "card 7D", "stand", "card TC")
-    assert r.error is None and r.as_dict()["alerts"] == [] and r.table.shoe.size == 35
+    # The pack's rest was dealt in the pack's own order: the protection watch calls that shuffle weak (issue 25).
+    assert r.error is None and [a["kind"] for a in r.as_dict()["alerts"]] == ["weak_shuffle"]
+    assert r.table.shoe.size == 35
     assert hands(r) == [(1, "TS " + " ".join(rest), "bust", "-10"), (2, "8H", "lose", "-10")]
 
 

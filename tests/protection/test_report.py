@@ -14,48 +14,21 @@ import io
 import json
 import random
 from datetime import timedelta
-from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from controller import events as ev
 from controller.authority import TableAuthority
-from controller.cards import Card, parse_card
-from controller.phase import READY, Phase
+from controller.cards import Card
 from tablectl import protect_cli
 from tests.support.journals import T0, open_authority
+from tests.support.shoes_dealt import deal_shoe, fresh_shoe, with_slug
 
-RANKS, SUITS = "A23456789TJQK", "SHDC"
-DEALT_PER_SHOE = 180
-
-
-def _shoe(rng: random.Random) -> list[Card]:
-    cards = [parse_card(r + s) for r in RANKS for s in SUITS] * 6
-    rng.shuffle(cards)
-    return cards
 
 
 def _deal_shoe(authority: TableAuthority, shoe_id: str, cards: list[Card], start: int) -> list[Card]:
-    """Shuffle ``cards`` in and play rounds on box 1 (the box stands) until about 180 cards are out."""
-    at = T0 + timedelta(minutes=start)
-    t = authority.table
-    authority.submit(ev.Shuffle(shoe_id=shoe_id, at=at), at)
-    out: list[Card] = []
-    while len(out) < DEALT_PER_SHOE or t.round is not None:
-        at += timedelta(seconds=5)
-        if t.phase in READY and t.round is None and not t.pending and not t.burn_left:
-            authority.submit(ev.PlaceBet(box=1, amount=Decimal(10), at=at), at)
-        elif t.phase is Phase.INSURANCE:
-            authority.submit(ev.CloseInsurance(at=at), at)
-        elif t.phase in (Phase.PLAYERS, Phase.SURRENDER) and t.next_card() is None or (
-                t.phase is Phase.PLAYERS and t.round is not None and t.round.hand.total >= 12):
-            authority.submit(ev.Stand(at=at), at)
-        else:
-            card = cards[len(out)]
-            authority.submit(ev.CardDrawn(card=card, position=len(out) + 1, at=at), at)
-            out.append(card)
-        assert t.phase is not Phase.ATTENTION, t.lock_reasons()
-    return out
+    """Shuffle ``cards`` in and play rounds on box 1 through the authority (journalled) until about 180 cards are out."""
+    return deal_shoe(authority.table, lambda e: authority.submit(e, e.at), shoe_id, cards,
+                     T0 + timedelta(minutes=start))
 
 
 def _report(db: Path) -> tuple[int, dict[str, Any]]:
@@ -70,13 +43,9 @@ def _report(db: Path) -> tuple[int, dict[str, Any]]:
 def test_a_slug_is_named_with_its_shoe_and_positions(tmp_path: Path) -> None:
     rng = random.Random(25)
     authority = open_authority(tmp_path / "table-7.sqlite")
-    first = _deal_shoe(authority, "S1", _shoe(rng), 0)
-    second = _shoe(rng)
-    slug = first[60:80]  # 20 cards the dealer left in the first shoe's order
-    rest = [c for c in second]
-    for card in slug:
-        rest.remove(card)
-    second = rest[:40] + slug + rest[40:]  # the slug comes out from the shoe's 41st card
+    first = _deal_shoe(authority, "S1", fresh_shoe(rng), 0)
+    second = fresh_shoe(rng)
+    second = with_slug(second, first, 60, 20, at=40)  # 20 cards left in the first shoe's order, from card 41
     _deal_shoe(authority, "S2", second, 60)
     authority.journal.close()
 
@@ -95,7 +64,7 @@ def test_fair_shoes_raise_nothing(tmp_path: Path) -> None:
     rng = random.Random(7)
     authority = open_authority(tmp_path / "t.sqlite")
     for n in range(3):
-        _deal_shoe(authority, f"S{n + 1}", _shoe(rng), n * 60)
+        _deal_shoe(authority, f"S{n + 1}", fresh_shoe(rng), n * 60)
     authority.journal.close()
     status, report = _report(tmp_path / "t.sqlite")
     assert status == 0 and [s["shoe"] for s in report["shoes"]] == ["S1", "S2", "S3"]
