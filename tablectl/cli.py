@@ -26,7 +26,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("tablectl.run", "run the table service (shoe, journal, engine, displays, API)"),
     "status": ("tablectl.status_cli", "print the table's state from the journal, without the service"),
     "journal": ("tablectl.journal_cli", "journal tools: init, verify, export, backup, keygen"),
-    "protect": ("tablectl.protect_cli", "game protection: every shoe's slug watch and shuffle score, the preferential audit"),
+    "protect": ("tablectl.protect_cli", "game protection: shoes (slugs, shuffle scores, preferential shuffles) and dealers"),
     "hash-key": ("tablectl.hash_key", "print the SHA-256 of an API key for the config"),
     "floor": ("tablectl.floor.cli", "the casino floor: every table from the broker, its store, dashboard and API"),
     "fleet-sim": ("tablectl.fleet_sim_cli", "play N virtual tables against a broker (each a real engine and journal)"),

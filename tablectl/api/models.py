@@ -250,6 +250,13 @@ class HeadModel(BaseModel):
                                         "supervisor while a card is face down (the MAC is chained over it)")
 
 
+class OnDutyModel(BaseModel):
+    """The dealer on duty: the id the pit signed in (dealer_in), and since when."""
+
+    dealer: str
+    since: str | None
+
+
 class TableModel(BaseModel):
     """The table now."""
 
@@ -260,6 +267,8 @@ class TableModel(BaseModel):
     rounds_played: int
     boxes: list[BoxModel]
     dealer: DealerModel
+    dealer_on_duty: OnDutyModel | None = Field(None, description="the person dealing (dealer_in), not the dealer's "
+                                                                 "hand above; null when nobody is signed in")
     turn: TurnModel | None
     legal_actions: list[str]
     next_card: str | None
@@ -343,6 +352,44 @@ class FiguresModel(BaseModel):
     boxes: list[BoxFigures]
     players: list[PlayerFigures]
     series: list[SeriesPoint]
+
+
+class Per100Rounds(BaseModel):
+    """A dealer's corrections per 100 rounds dealt."""
+
+    refused: float | None
+    held_cards: float | None
+    voids: float | None
+
+
+class DealerShiftModel(BaseModel):
+    """One dealer's figures over one shift (docs/protection.md, "Dealers")."""
+
+    dealer: str = Field(description="the id signed in with dealer_in; '(no dealer signed in)' for the rest")
+    shift: str
+    rounds: int
+    hands: int = Field(description="every hand dealt, the dealer's own included")
+    dealing_hours: float = Field(description="on duty, less shuffles and idle silences of over 5 minutes")
+    shuffle_minutes: float
+    idle_minutes: float
+    rounds_per_hour: float | None
+    hands_per_hour: float | None
+    boxes_per_round: float | None
+    published_rounds_per_hour: float | None = Field(description="418 / (boxes per round + 1): the operator tables' pace")
+    per_100_rounds: Per100Rounds
+    refused: int
+    held_cards: int
+    voids: int
+    shoes: int = Field(description="shoes shuffled in while the dealer was on duty")
+    weak_shoes: int
+    median_shoe_p: float | None = Field(description="median shuffle-quality p-value of those shoes (about 0.5 if fair)")
+
+
+class DealersModel(BaseModel):
+    """Each dealer's figures per shift, from the table's journal."""
+
+    hours: float
+    dealers: list[DealerShiftModel]
 
 
 class RulesModel(BaseModel):

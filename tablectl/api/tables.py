@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from datetime import timedelta
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Query
@@ -18,12 +19,12 @@ from controller.authority import export_shoe
 from controller.games import GAMES
 from controller.view import head_view, table_view
 
-from tablectl.figures import figures
-from tablectl.web.auth import Viewer
+from tablectl.figures import dealer_book, dealer_json, figures
+from tablectl.web.auth import Supervisor, Viewer
 from tablectl.web.errors import ERRORS, ApiError, ErrorResponse
 
 from .deps import Service
-from .models import AlertModel, FiguresModel, RoundRecord, RoundsPage, RulesModel, ShoeStatus, TableModel
+from .models import AlertModel, DealersModel, FiguresModel, RoundRecord, RoundsPage, RulesModel, ShoeStatus, TableModel
 
 router = APIRouter()
 
@@ -160,6 +161,23 @@ async def get_figures(who: Viewer, service: Service,
     def read() -> dict[str, Any]:  # a shift of rounds is read: off the event loop, where the writer runs
         with service.reader() as journal:
             return figures(journal, now, hours)
+
+    return await asyncio.to_thread(read)
+
+
+@router.get("/api/dealers", tags=["read"], responses=ERRORS, response_model=DealersModel)
+async def get_dealers(who: Supervisor, service: Service,
+                      hours: Annotated[float, Query(gt=0, le=24)] = 8) -> dict[str, Any]:
+    """Supervisor: each dealer's pace, corrections and shoes per shift over the last ``hours``.
+
+    The supervisor's, not the floor's viewers': a dealer's figures are a personnel matter. The journal is
+    replayed from its start (who was on duty before the window is known from it), off the event loop.
+    """
+    since = service.clock() - timedelta(hours=hours)
+
+    def read() -> dict[str, Any]:
+        with service.reader() as journal:
+            return {"hours": hours, "dealers": [dealer_json(line) for line in dealer_book(journal, since).report()]}
 
     return await asyncio.to_thread(read)
 

@@ -214,6 +214,13 @@ class ShoeState(_Passed):
     penetration: float | None = Field(None, ge=0, le=1)
 
 
+class OnDutyState(_Passed):
+    """The dealer on duty (dealer_in)."""
+
+    dealer: str = Field(min_length=1, max_length=64)
+    since: IsoTime | None = None
+
+
 class ViewState(_Passed):
     """The table as a viewer sees it (controller.view.table_view), as far as the floor reads it."""
 
@@ -222,6 +229,7 @@ class ViewState(_Passed):
     rounds_played: int | None = Field(None, ge=0, le=2**62)
     alerts: list[AlertState] = Field(default_factory=list, max_length=1000)
     shoe: ShoeState | None = None
+    dealer_on_duty: OnDutyState | None = None
 
 
 class FiguresState(_Passed):

@@ -321,6 +321,7 @@ class FloorService:
             "phase": view.phase if view is not None else None,
             "round": view.round if view is not None else None,
             "rounds_played": view.rounds_played if view is not None else None,
+            "dealer_on_duty": view.dealer_on_duty.dealer if view is not None and view.dealer_on_duty else None,
             "alerts": alerts,
             "floor_alerts": floor_alerts,
             # The most urgent level open, the floor's own included (offline: alarm; no key: action). Notice tiles

@@ -232,3 +232,26 @@ def test_the_page_says_it_in_the_pits_words(browser, table):
     assert not re.findall(r"\b[a-z]+_[a-z_]+\b", text), re.findall(r"\b[a-z]+_[a-z_]+\b", text)  # no snake_case
     assert not problems, problems
     page.close()
+
+
+def test_the_supervisor_signs_a_dealer_in_and_sees_their_pace(browser, table):
+    """Issue 26: who deals is on the page for everyone; signing in and the dealers' figures are the supervisor's."""
+    _play(table)
+    _between_rounds(table)
+    page, problems = _page(browser, table, WIDE)
+    _filled(page)
+    assert page.is_hidden("#dealer-form") and page.is_hidden("#dealers")  # no key: neither is offered
+    page.fill("#key", SUPERVISOR_KEY)
+    page.press("#key", "Enter")
+    page.wait_for_selector("#dealer-form:not([hidden])")
+    page.fill("#dealer-id", "D-1042")
+    page.click("#dealer-in")
+    page.wait_for_function("document.querySelector('#on-duty').textContent.startsWith('D-1042 since')")
+    assert view(table)["dealer_on_duty"]["dealer"] == "D-1042"
+    page.wait_for_function("[...document.querySelectorAll('#dealer-rows th')].some(th => th.textContent.startsWith('D-1042'))")
+    shot(page, "44-dealer-on-duty-1600x1000")
+    page.click("#dealer-out")
+    page.wait_for_function("document.querySelector('#on-duty').textContent === 'nobody signed in'")
+    assert view(table)["dealer_on_duty"] is None
+    assert not problems, problems
+    page.close()

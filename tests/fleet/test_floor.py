@@ -55,7 +55,9 @@ def test_rows_state_and_status_reach_the_floor_and_bad_messages_are_dropped_and_
                                                "view": {"phase": "players", "round": 3, "alerts": [
                                                    {"id": 1, "kind": "call_pit", "message": "pit!",
                                                     "raised_at": "2026-01-01T00:00:00+00:00", "active": True,
-                                                    "acknowledged": False}], "shoe": {"penetration": 0.5}},
+                                                    "acknowledged": False}], "shoe": {"penetration": 0.5},
+                                                   "dealer_on_duty": {"dealer": "D-1042",
+                                                                      "since": "2026-01-01T00:00:00+00:00"}},
                                                "figures": {"rounds_per_hour": 60.0}, "head": {"seq": 6, "mac": None},
                                                "dashboard_url": "http://127.0.0.1:1/"}).encode(), True),
              ("tablectl/t1/status", b"online", True)]
@@ -67,6 +69,7 @@ def test_rows_state_and_status_reach_the_floor_and_bad_messages_are_dropped_and_
     assert tile["name"] == "Table One" and tile["online"] and tile["mac"] == "ok" and tile["masked"] == 0
     assert tile["alerts"][0]["kind"] == "call_pit" and tile["alerts"][0]["age_s"] > 0
     assert tile["phase"] == "players" and tile["penetration"] == 0.5 and tile["gaps"] == 0
+    assert tile["dealer_on_duty"] == "D-1042"  # issue 26: who deals, on the tile
     stored = _get(api, "/api/tables/t1/rows", SUPERVISOR_KEY).json()["rows"]
     assert [r["mac"] for r in stored] == [r.mac for r in rows] and {r["verified"] for r in stored} == {"ok"}
     kinds = [i["kind"] for i in _get(api, "/api/incidents").json()["incidents"]]

@@ -263,6 +263,8 @@ function renderTable(v) {
   phase.className = "badge phase-" + v.phase; // never a bare class name: "dealer" is also the felt's
   document.title = `${v.table} · ${phaseText}${v.alerts.length ? " · " + plural(v.alerts.length, "alert", "alerts") : ""}`;
   $("limits").textContent = v.limits ? `Limits ${v.limits.min}–${v.limits.max}` : "";
+  const duty = v.dealer_on_duty;
+  $("on-duty").textContent = duty ? `${duty.dealer}${duty.since ? " since " + fmtTime(duty.since) : ""}` : "nobody signed in";
 
   // Between rounds the settled round stays on the felt until the next round's first card.
   const s = !v.round && v.settled ? v.settled : null;
@@ -625,7 +627,28 @@ function coalesced(fn) {
 }
 const refreshTable = coalesced(async () => renderTable(await api("/api/table")));
 const refreshHistory = coalesced(async () => renderHistory(await api(`/api/rounds?size=20&page=${state.historyPage}`)));
-const refreshFigures = coalesced(async () => renderFigures(await api("/api/figures?hours=8")));
+const refreshFigures = coalesced(async () => {
+  renderFigures(await api("/api/figures?hours=8"));
+  await refreshDealers();
+});
+
+// Each dealer's figures are the supervisor's: asked for only with a key, and hidden when it is refused.
+async function refreshDealers() {
+  const table = $("dealers");
+  $("dealer-form").hidden = !state.key || state.keyRejected;
+  if (!state.key || state.keyRejected) { table.hidden = true; return; }
+  let d;
+  try { d = await api("/api/dealers?hours=8"); } catch (e) { table.hidden = true; return; }
+  const rows = d.dealers.map((x) => el("tr", {},
+    el("th", { scope: "row", text: `${x.dealer} (${x.shift})` }), el("td", { text: String(x.rounds) }),
+    el("td", { text: x.rounds_per_hour === null ? "–" : String(x.rounds_per_hour) }),
+    el("td", { text: x.published_rounds_per_hour === null ? "–" : String(x.published_rounds_per_hour) }),
+    el("td", { text: x.hands_per_hour === null ? "–" : String(x.hands_per_hour) }),
+    el("td", { text: x.per_100_rounds.refused === null ? "–" : String(x.per_100_rounds.refused) }),
+    el("td", { text: `${x.weak_shoes} of ${x.shoes}` })));
+  $("dealer-rows").replaceChildren(...rows);
+  table.hidden = false;
+}
 const refreshAll = () => Promise.all([refreshTable(), refreshHistory(), refreshFigures()]);
 
 function note(e) {
@@ -838,6 +861,22 @@ document.addEventListener("click", (ev) => {
   const a = ev.target.closest("a.export");
   if (a) download(a, ev);
 });
+
+// The pit signs a dealer in (a badge's id typed or scanned into the box) and out.
+async function dealerDuty(body, done) {
+  try {
+    await api("/api/actions", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+    $("action-msg").textContent = done;
+    $("dealer-id").value = "";
+  } catch (e) { $("action-msg").textContent = `Could not change the dealer on duty: ${e.message}`; }
+  refreshTable(); refreshDealers();
+}
+$("dealer-form").addEventListener("submit", (ev) => {
+  ev.preventDefault();
+  const id = $("dealer-id").value.trim();
+  if (id) dealerDuty({ type: "dealer_in", dealer: id }, `Dealer ${id} signed in`);
+});
+$("dealer-out").addEventListener("click", () => dealerDuty({ type: "dealer_out" }, "Dealer signed out"));
 
 $("hist-newer").addEventListener("click", () => { state.historyPage = Math.max(1, state.historyPage - 1); refreshHistory(); });
 $("hist-older").addEventListener("click", () => { state.historyPage += 1; refreshHistory(); });
