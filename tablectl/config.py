@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import tomllib
-import zoneinfo
 from enum import Enum
 from pathlib import Path
 from typing import Any
@@ -24,6 +23,7 @@ from controller.rules import RuleError, Rules, build_rules
 from display.wiring import GpioWiring, PinFactoryName
 
 from .fleet.settings import FleetSettings
+from .zones import zone_of
 
 
 class _Section(BaseModel):
@@ -169,15 +169,6 @@ class DisputeSettings(_Section):
                                      description="the recorder's clock minus the table's, in seconds (e.g. 2.5 when "
                                                  "the recorder runs 2.5 s ahead): each time in a record is also "
                                                  "given as the recorder shows it")
-
-
-def zone_of(name: str) -> zoneinfo.ZoneInfo:
-    """The IANA time zone ``name`` (e.g. Europe/Moscow); ValueError says it is unknown."""
-    try:
-        return zoneinfo.ZoneInfo(name)
-    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
-        raise ValueError(f"{name[:64]!r} is not a time zone this machine knows (an IANA name such as "
-                         "Europe/Moscow or America/New_York; the tzdata package has them)") from None
 
 
 class Settings(BaseSettings):

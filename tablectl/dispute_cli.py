@@ -23,6 +23,7 @@ from controller.journal import JournalError, JournalKey, JournalKeyError, Journa
 
 from .exits import EXIT_CANNOT
 from .journal_cli import key_for, missing_key, refuse_overwriting_journal, tool_status
+from .zones import zone_of
 
 EXIT_NO_RECORD = 1  # no such round, not settled yet, or a card of it still face down
 
@@ -104,8 +105,6 @@ def _options(args: argparse.Namespace) -> tuple[DisputeOptions, Path, Path | Non
     if args.round < 1:
         raise ValueError("--round N: a round's number is 1 or more")
     zone_name = args.tz or zone_name
-    from tablectl.config import zone_of
-
     zone = zone_of(zone_name) if zone_name else timezone.utc
     options = DisputeOptions(
         round_number=args.round,
