@@ -5,7 +5,7 @@ here, at the edge, for the time of the export, and the time zone is looked up he
 (`controller.dispute` is given both). Exit statuses: 0 the record is written; 1 no record can be made
 of that round (the journal holds no such round, it is not settled yet, or a card of it is still face
 down at the table); 2 cannot (no journal at the path, no key or not its key, a bad argument or config,
-the output cannot be written); 3 the journal is refused (a row does not verify, damaged, not a journal,
+the output cannot be written, no PDF can be made here); 3 the journal is refused (a row does not verify, damaged, not a journal,
 a row this release cannot read).
 """
 
@@ -50,7 +50,7 @@ def configure_parser(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Make the record of round --round and write it; the exit status says what happened (module docstring)."""
-    from tablectl.dispute import make_record, render
+    from tablectl.dispute import PdfUnavailable, make_record, render
 
     try:
         options, db, key = _options(args)
@@ -73,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
     except JournalError as exc:
         print(f"tablectl dispute: {exc}", file=sys.stderr)
         return tool_status(exc)
-    except (ValueError, OSError) as exc:  # (a ConfigError is a ValueError)
+    except (ValueError, OSError, PdfUnavailable) as exc:  # (a ConfigError is a ValueError)
         print(f"tablectl dispute: {exc}", file=sys.stderr)
         return EXIT_CANNOT
     if args.out:

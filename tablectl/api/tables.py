@@ -21,7 +21,7 @@ from controller.journal import JournalError
 from controller.games import GAMES
 from controller.view import head_view, table_view
 
-from tablectl.dispute import MEDIA_TYPES, make_record, render
+from tablectl.dispute import MEDIA_TYPES, PdfUnavailable, make_record, render
 from tablectl.figures import dealer_book, dealer_json, figures
 from tablectl.web.auth import Supervisor, Viewer
 from tablectl.zones import zone_of
@@ -192,7 +192,9 @@ async def get_dealers(who: Supervisor, service: Service,
                        404: {"model": ErrorResponse, "description": "the journal holds no such round"},
                        409: {"model": ErrorResponse, "description": "the round is not settled yet, or a card of it is "
                                                                     "still face down at the table"},
-                       500: {"model": ErrorResponse, "description": "the table's journal does not verify"}})
+                       500: {"model": ErrorResponse, "description": "the table's journal does not verify"},
+                       503: {"model": ErrorResponse, "description": "no PDF can be made on this table (no pango): "
+                                                                    "ask for html or json"}})
 async def get_dispute(number: RoundNumber, who: Supervisor, service: Service,
                       format: Annotated[Literal["html", "pdf", "json"], Query()] = "html") -> Response:
     """Supervisor: the record of a disputed round (docs/dispute.md), the pit's copy (no count).
@@ -225,6 +227,8 @@ async def get_dispute(number: RoundNumber, who: Supervisor, service: Service,
         raise ApiError(409, "card_still_closed", str(exc)) from None
     except JournalError as exc:
         raise ApiError(500, "journal_refused", str(exc)) from None
+    except PdfUnavailable as exc:
+        raise ApiError(503, "pdf_unavailable", str(exc)) from None
     name = f"{_safe(settings.table.name)}-round-{number}-dispute.{format}"
     headers = {"Content-Disposition": f'{"inline" if format == "html" else "attachment"}; filename="{name}"'}
     if format == "html":

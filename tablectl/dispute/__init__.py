@@ -22,11 +22,15 @@ from controller.cards import HIDDEN
 from controller.dispute import CardLine, DisputeBook, DisputeOptions, DisputeRecord, JournalHead, KeptRecord
 from controller.journal import JournalKeyError, JournalReader
 
-__all__ = ["FORMATS", "MEDIA_TYPES", "make_record", "render", "to_html", "to_json", "to_pdf"]
+__all__ = ["FORMATS", "MEDIA_TYPES", "PdfUnavailable", "make_record", "render", "to_html", "to_json", "to_pdf"]
 
 FORMATS = ("html", "pdf", "json")
 MEDIA_TYPES = {"html": "text/html; charset=utf-8", "pdf": "application/pdf", "json": "application/json"}
 _PAGE = 1000  # ledger rows read at a time: a long journal streams through the builder
+
+
+class PdfUnavailable(RuntimeError):
+    """WeasyPrint or the system's pango is missing here: the record can be HTML or JSON, not a PDF."""
 
 
 def make_record(reader: JournalReader, options: DisputeOptions) -> DisputeRecord:
@@ -103,8 +107,13 @@ def to_pdf(record: DisputeRecord) -> bytes:
     The page is self-contained, and WeasyPrint is given a fetcher that allows no protocol at all, so
     nothing named in a record (a player's name, a camera's reference) can make it fetch a file or a URL.
     """
-    from weasyprint import HTML  # (imported when a PDF is asked for: it loads pango, and takes a second)
-    from weasyprint.urls import URLFetcher
+    try:
+        from weasyprint import HTML  # (imported when a PDF is asked for: it loads pango, and takes a second)
+        from weasyprint.urls import URLFetcher
+    except (ImportError, OSError) as exc:  # (OSError: WeasyPrint is there, the system's pango is not)
+        raise PdfUnavailable(f"a PDF cannot be made on this machine ({str(exc).splitlines()[0][:160]}): WeasyPrint "
+                             "needs pango (apt-get install libpango-1.0-0 libpangoft2-1.0-0 fonts-dejavu-core); the "
+                             "record is there as HTML and JSON") from None
 
     pdf: bytes = HTML(string=to_html(record), url_fetcher=URLFetcher(allowed_protocols=())).write_pdf()
     return pdf

@@ -103,3 +103,28 @@ def test_the_record_is_never_written_over_the_journal(played_journal: Played, tm
     assert dispute("--db", str(path), "--round", str(DISPUTED), "--out", str(path)) == 2
     assert "refusing to write over it" in capsys.readouterr().err
     assert path.read_bytes() == before
+
+
+def test_the_configs_time_zone_and_recorder_offset_are_checked() -> None:
+    from tablectl.config import ConfigError, settings_from_dict
+
+    with pytest.raises(ConfigError, match=r"table.time_zone: .*'Mars/Olympus' is not a time zone"):
+        settings_from_dict({"table": {"time_zone": "Mars/Olympus"}})
+    with pytest.raises(ConfigError, match="dispute.recorder_offset_s"):
+        settings_from_dict({"dispute": {"recorder_offset_s": 100000}})
+    settings = settings_from_dict({"table": {"time_zone": "Asia/Kolkata"}, "dispute": {"camera": "NVR-2"}})
+    assert (settings.table.time_zone, settings.dispute.camera, settings.dispute.recorder_offset_s) == (
+        "Asia/Kolkata", "NVR-2", 0.0)
+
+
+def test_without_weasyprint_a_pdf_is_exit_2_saying_what_to_install(played_journal: Played, tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str],
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "weasyprint", None)  # (import weasyprint fails, as without pango)
+    out = tmp_path / "r.pdf"
+    assert dispute("--db", str(played_journal.path), "--round", str(DISPUTED), "--format", "pdf", "--out",
+                   str(out)) == 2
+    assert "a PDF cannot be made on this machine" in capsys.readouterr().err and not out.exists()
+    assert dispute("--db", str(played_journal.path), "--round", str(DISPUTED), "--out", str(tmp_path / "r.html")) == 0
