@@ -11,6 +11,7 @@ what the record holds.
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from functools import lru_cache
 from importlib import resources
 from typing import Any
@@ -144,11 +145,18 @@ def _moment(m: Any) -> Markup:
 
 
 def _utc(iso: str) -> str:
-    return iso.replace("T", " ").removesuffix("Z").removesuffix("+00:00")
+    """``2026-11-30T20:01:22.274305Z`` as ``2026-11-30 20:01:22.274`` (to the millisecond, as a recorder shows)."""
+    return _wall(datetime.fromisoformat(iso.replace("Z", "+00:00")))
 
 
 def _local(iso: str) -> str:
-    return iso.replace("T", " ")
+    """A local ISO time as its wall time to the millisecond and its offset: ``2026-12-01 01:31:22 +05:30``."""
+    t = datetime.fromisoformat(iso)
+    return f"{_wall(t)} {t.strftime('%z')[:3]}:{t.strftime('%z')[3:]}"
+
+
+def _wall(t: datetime) -> str:
+    return t.strftime("%Y-%m-%d %H:%M:%S") + (f".{t.microsecond // 1000:03d}" if t.microsecond else "")
 
 
 def _signed(value: float | int | None) -> str:
