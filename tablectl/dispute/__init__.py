@@ -16,7 +16,6 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
-from jinja2 import Environment, StrictUndefined
 from markupsafe import Markup
 
 from controller.cards import HIDDEN
@@ -174,6 +173,8 @@ def _css(text: str) -> Markup:
 
 @lru_cache(maxsize=1)
 def _template() -> Any:
+    from jinja2 import Environment, StrictUndefined  # (on the first record asked for: the service starts without it)
+
     env = Environment(autoescape=True, undefined=StrictUndefined, trim_blocks=False, lstrip_blocks=False)
     env.filters.update(card=_card, placed=_placed, moment=_moment, utc=_utc, local=_local, signed=_signed, css=_css)
     text = resources.files(__package__).joinpath("record.html.j2").read_text(encoding="utf-8")
