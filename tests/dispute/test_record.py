@@ -19,7 +19,7 @@ import pytest
 
 from controller import events as ev
 from controller.cards import parse_card
-from controller.dispute import Copy, DisputeOptions, NoSuchRound, RoundNotSettled
+from controller.dispute import Copy, DisputeOptions, NoSuchRound, RoundNotSettled, RoundStillClosed
 from controller.journal import Journal, JournalReader, JournalTampered, LedgerRow, row_mac
 from controller.protection.shoes import HI_LO
 from tablectl.dispute import make_record, to_json
@@ -188,3 +188,32 @@ def test_a_journal_that_does_not_verify_gives_no_record(played_journal: Played, 
     with JournalReader(path, played_journal.key) as reader:
         with pytest.raises(JournalTampered, match="ledger row 81 does not verify"):
             make_record(reader, options())
+
+
+def test_a_round_whose_kept_card_is_still_closed_waits_until_it_is_turned(tmp_path: Path) -> None:
+    """club-21-36: the banker keeps his unused card into the next round (tests/engine/test_secrets.py's play); round 1's
+    record waits until round 2 turns it, so no copy shows a card the table still keeps face down."""
+    path = tmp_path / "duels.sqlite"
+    authority = open_authority(path, "club-21-36")
+    key = authority.journal.key
+
+    def submit(*events: ev.Event) -> None:
+        for e in events:
+            authority.submit(e, T0)
+
+    def card(code: str) -> ev.CardDrawn:
+        return ev.CardDrawn(card=parse_card(code))
+
+    submit(ev.Shuffle(shoe_id="S1"), ev.OpenBank(amount=1000), ev.PlaceBet(box=1, amount=10))
+    submit(card("9S"), card("7D"), card("6C"), card("TS"), card("9D"))  # box 1 passes 21: the banker keeps 7D
+    assert authority.table.round is None and authority.closed_rows
+    with JournalReader(path, key) as reader:
+        with pytest.raises(RoundStillClosed, match="still face down at the table"):
+            make_record(reader, options(number=1))
+    submit(ev.PlaceBet(box=1, amount=10), card("8H"), ev.Stand())  # round 2: he turns his kept card
+    assert not (authority.closed_rows & set(range(1, 9)))
+    authority.journal.close()
+    with JournalReader(path, key) as reader:
+        r = json.loads(to_json(make_record(reader, options(number=1))))
+    assert "7D" in [c["card"] for c in r["cards"]] and r["game"] == "club-21-36"
+    assert all(s["running_count"] is None for b in r["boxes"] for s in b["stakes"])
