@@ -26,6 +26,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("tablectl.run", "run the table service (shoe, journal, engine, displays, API)"),
     "status": ("tablectl.status_cli", "print the table's state from the journal, without the service"),
     "journal": ("tablectl.journal_cli", "journal tools: init, verify, export, backup, keygen"),
+    "dispute": ("tablectl.dispute_cli", "the record of a disputed round (HTML, PDF or JSON), verified as it is made"),
     "protect": ("tablectl.protect_cli", "game protection: shoes (slugs, shuffle scores, preferential shuffles) and dealers"),
     "hash-key": ("tablectl.hash_key", "print the SHA-256 of an API key for the config"),
     "floor": ("tablectl.floor.cli", "the casino floor: every table from the broker, its store, dashboard and API"),

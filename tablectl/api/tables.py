@@ -8,19 +8,23 @@ from __future__ import annotations
 
 import asyncio
 import json
-from datetime import timedelta
-from typing import Annotated, Any
+from datetime import timedelta, timezone
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Path, Query
 from fastapi.responses import Response
 from pydantic import BaseModel, Field
 
 from controller.authority import export_shoe
+from controller.dispute import Copy, DisputeOptions, NoSuchRound, RoundNotSettled, RoundStillClosed
+from controller.journal import JournalError
 from controller.games import GAMES
 from controller.view import head_view, table_view
 
+from tablectl.dispute import MEDIA_TYPES, PdfUnavailable, make_record, render
 from tablectl.figures import dealer_book, dealer_json, figures
 from tablectl.web.auth import Supervisor, Viewer
+from tablectl.zones import zone_of
 from tablectl.web.errors import ERRORS, ApiError, ErrorResponse
 
 from .deps import Service
@@ -180,6 +184,57 @@ async def get_dealers(who: Supervisor, service: Service,
             return {"hours": hours, "dealers": [dealer_json(line) for line in dealer_book(journal, since).report()]}
 
     return await asyncio.to_thread(read)
+
+
+@router.get("/api/rounds/{number}/dispute", tags=["read"], response_class=Response,
+            responses={**ERRORS, 200: {"content": {"text/html": {}, "application/pdf": {}, "application/json": {}},
+                                       "description": "the record, in the format asked for"},
+                       404: {"model": ErrorResponse, "description": "the journal holds no such round"},
+                       409: {"model": ErrorResponse, "description": "the round is not settled yet, or a card of it is "
+                                                                    "still face down at the table"},
+                       500: {"model": ErrorResponse, "description": "the table's journal does not verify"},
+                       503: {"model": ErrorResponse, "description": "no PDF can be made on this table (no pango): "
+                                                                    "ask for html or json"}})
+async def get_dispute(number: RoundNumber, who: Supervisor, service: Service,
+                      format: Annotated[Literal["html", "pdf", "json"], Query()] = "html") -> Response:
+    """Supervisor: the record of a disputed round (docs/dispute.md), the pit's copy (no count).
+
+    The journal is verified with the table's key as the record is made, and the round replayed from the
+    journal's first row: off the event loop. The dashboard's round rows link here; `tablectl dispute` makes
+    the same record (and surveillance's copy, with the count at each bet) from a copy of the journal.
+    """
+    settings = service.settings
+    zone_name = settings.table.time_zone or None
+    exported_at = service.clock()
+
+    def make() -> bytes:
+        options = DisputeOptions(
+            round_number=number, table=settings.table.name, exported_by=who.actor, exported_at=exported_at,
+            time_zone=zone_of(zone_name) if zone_name else timezone.utc, time_zone_name=zone_name,
+            camera=settings.dispute.camera or None, recorder_offset_s=settings.dispute.recorder_offset_s,
+            copy=Copy.PIT)
+        with service.reader() as journal:
+            record = make_record(journal, options)
+        return render(record, format)  # (a PDF takes a second or two: off the loop too)
+
+    try:
+        data = await asyncio.to_thread(make)
+    except NoSuchRound as exc:
+        raise ApiError(404, "no_such_round", str(exc)) from None
+    except RoundNotSettled as exc:
+        raise ApiError(409, "not_settled", str(exc)) from None
+    except RoundStillClosed as exc:
+        raise ApiError(409, "card_still_closed", str(exc)) from None
+    except JournalError as exc:
+        raise ApiError(500, "journal_refused", str(exc)) from None
+    except PdfUnavailable as exc:
+        raise ApiError(503, "pdf_unavailable", str(exc)) from None
+    name = f"{_safe(settings.table.name)}-round-{number}-dispute.{format}"
+    headers = {"Content-Disposition": f'{"inline" if format == "html" else "attachment"}; filename="{name}"'}
+    if format == "html":
+        # The page is self-contained: nothing on it may load or run anything (its values are escaped already).
+        headers["Content-Security-Policy"] = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'"
+    return Response(data, media_type=MEDIA_TYPES[format], headers=headers)
 
 
 def _safe(text: str) -> str:

@@ -16,6 +16,7 @@ Screenshots at 1600x1000, 800x500 and 390x844 go to test-output/screenshots/.
 
 from __future__ import annotations
 
+import json
 import re
 
 import httpx
@@ -253,5 +254,38 @@ def test_the_supervisor_signs_a_dealer_in_and_sees_their_pace(browser, table):
     page.click("#dealer-out")
     page.wait_for_function("document.querySelector('#on-duty').textContent === 'nobody signed in'")
     assert view(table)["dealer_on_duty"] is None
+    assert not problems, problems
+    page.close()
+
+
+def test_the_supervisors_round_rows_link_to_the_record_of_a_disputed_round(browser, table, tmp_path):
+    """Issue 26, part 3: each round of the history links to its dispute record (HTML opened, PDF and JSON saved),
+    fetched with the supervisor's key; without a supervisor's key no such link is offered."""
+    _play(table)
+    _between_rounds(table)
+    page, problems = _page(browser, table, WIDE)
+    _filled(page)
+    assert page.locator("#history [data-dispute]").count() == 0  # no key: no record offered
+    page.fill("#key", SUPERVISOR_KEY)
+    page.press("#key", "Enter")
+    page.wait_for_selector("#history [data-dispute='json']", state="attached")
+    first = page.locator("#history details").first
+    number = int(first.get_attribute("data-round"))
+    first.locator("summary").click()
+    with page.expect_download() as saved:
+        first.locator("[data-dispute='json']").click()
+    path = tmp_path / "record.json"
+    saved.value.save_as(path)
+    record = json.loads(path.read_text())
+    assert record["round"] == number and record["exported"]["by"] == "supervisor:pit"
+    assert record["settlement"]["agrees"] is True
+    with page.expect_popup() as opened:
+        first.locator("[data-dispute='html']").click()
+    popup = opened.value
+    popup.wait_for_selector("h1")
+    assert popup.inner_text("h1") == "Record of a disputed round"
+    assert f"round {number}" in popup.inner_text("body")
+    shot(popup, "45-dispute-record-1600x1000")
+    popup.close()
     assert not problems, problems
     page.close()
