@@ -237,18 +237,27 @@ def _dealer_outcomes(plan: _DealerPlan, shoes: NDArray[np.int64]) -> Floats:
 _NONE, _STAND, _HIT, _BEST = 0, 1, 2, 3
 _DEAL, _SPLIT_HAND = 0, 1  # the two ways a hand is settled: an original hand, a split hand
 
-# Net result of standing on a total against each dealer bin (17..21, bust, blackjack): 16 or less, 17..21.
-_NET = np.array([[-1.0, -1, -1, -1, -1, 1, 0]] + [
-    [1.0 if 17 + b < t else -1.0 if 17 + b > t else 0.0 for b in range(5)] + [1.0, 0.0] for t in range(17, 22)])
-
-
 @dataclass(frozen=True)
 class _Level:
     """The hands of one size (cards taken out of the shoe) whose hit or double value is needed."""
 
     nodes: Ints
-    children: Ints  # (len, 10): the hand after drawing 1..10; -1 busts, -2 cannot be dealt
-    rule: Ints
+    up: Ints
+    removed: NDArray[np.int8]  # (len, 11)
+    size: Ints
+    kids: NDArray[np.int32]  # (len, 10): the hand each card 1..10 makes; -1: it busts; -2: the shoe has no such card
+    bj_bust: Flags  # (len,): a bust loses only where the dealer's next card does not make a blackjack
+    hits: Flags  # (len,): the hand's value as played is its hit
+    best: Flags  # (len,): ... the better of hit and stand (else: its stand, or none for a root)
+
+    @classmethod
+    def of(cls, nodes: Ints, children: NDArray[np.int32], rule: Ints, up: Ints, removed: NDArray[np.int8],
+           size: Ints, no_bj_only: Flags) -> "_Level":
+        """The level of ``nodes`` (indices into the hands' arrays)."""
+        mine = up[nodes]
+        return cls(nodes=nodes, up=mine, removed=removed[nodes], size=size[nodes], kids=children[nodes],
+                   bj_bust=no_bj_only[nodes] & ((mine == 1) | (mine == 10)), hits=rule[nodes] == _HIT,
+                   best=rule[nodes] == _BEST)
 
 
 @dataclass
@@ -256,14 +265,11 @@ class _Hands:
     """Every hand the player can hold in a round, for one set of rules and one way of playing."""
 
     up: Ints
-    removed: NDArray[np.int64]  # (nodes, 11): the player's cards out of the shoe (a split hand: and the pair card)
-    size: Ints
-    net_row: Ints  # row of _NET for the hand's total
+    net_row: Ints  # row of _stand_values for the hand's total
     rule: Ints  # what the hand's value is where another hand leads to it (_STAND, _HIT, _BEST; roots _NONE)
     need_stand: Flags
     bj_weight1: Floats  # what a dealer blackjack after play takes from a one-bet hand (0: peeked or not counted)
     bj_weight2: Floats  # ... from a doubled hand
-    no_bj_only: Flags  # a bust is valued only where the dealer has no blackjack
     levels: tuple[_Level, ...]  # most cards first
     doubles: _Level  # the hands that may double, and the hands they end on
     shoe_of: Ints  # column of the hand's composition in the dealer's outcomes (all up cards in turn); -1 none
@@ -420,7 +426,7 @@ class _Builder:
         if (up, pair) in self.resplit_at:
             return
         house, strategy = self.house, self.strategy
-        levels = range(2, house.max_hands) if pair != 1 or house.resplit_aces else range(0)
+        levels = range(2, house.max_hands) if (pair != 1 or house.resplit_aces) and not self.optimal else range(0)
         self.resplit_at[(up, pair)] = frozenset(h for h in levels if strategy.decide(
             [pair, pair], up, can_double=False, can_split=True, can_surrender=False, hands_in_box=h,
             is_split_hand=True) is SPLIT)
@@ -452,48 +458,73 @@ class _Builder:
                 self.hit(i)
 
     def build(self) -> _Hands:
-        """Every original hand against every up card the caps can deal, and all they lead to."""
-        for up in range(1, 11):
-            if not self.caps[up]:
-                continue
+        """Every original hand against every up card the caps can deal, and all they lead to.
+
+        Optimal play takes the same options against every up card: its hands are walked once, for
+        no particular up card (``up`` 0, so a hand may hold every card of the up card's value: against
+        that up card it has chance 0), and copied for each.
+        """
+        ups = [up for up in range(1, 11) if self.caps[up]]
+        for up in [0] if self.optimal else ups:
             for a in range(1, 11):
                 if not self.dealt(up, 0, a):
                     continue
                 for b in range(a, 11):
                     if self.dealt(up, 1 << _SHIFT[a], b) and not (a == 1 and b == 10):
                         self.deal(up, a, b)
-        return self.arrays()
+        return self.arrays(ups if self.optimal else [])
 
-    def arrays(self) -> _Hands:
-        """The hands as arrays, for evaluating all of them at once."""
+    def arrays(self, copies: list[int]) -> _Hands:
+        """The hands as arrays, for evaluating all of them at once; with ``copies``, the walk's hands
+        (made for up card 0) once for each of these up cards."""
         house = self.house
         count = len(self.up)
         up = np.array(self.up, dtype=np.intp)
         code = np.array(self.code, dtype=np.int64)
-        removed = (code[:, None] >> np.array(_SHIFT, dtype=np.int64)[None, :]) & _MASK
-        removed[:, 0] = 0
-        size = removed.sum(axis=1).astype(np.intp)
         hard = np.array(self.hard, dtype=np.intp)
+        kind = np.array(self.kind, dtype=np.intp)
+        need_stand = np.array(self.need_stand, dtype=np.bool_)
+        need_hit = np.array(self.need_hit, dtype=np.bool_)
+        need_double = np.array(self.need_double, dtype=np.bool_)
+        rule = np.array(self.rule, dtype=np.intp)
+        blank = [-2] * 10
+        children = np.array([k if k is not None else blank for k in self.children],
+                            dtype=np.int32).reshape(count, 10)
+        roots, split_roots = self.roots, self.split_roots
+        sevens_child = {i: kids[6] for (u, a, b), i in roots.items() if a == b == 7 and (kids := self.children[i])}
+        resplit_at = self.resplit_at
+        if copies:
+            up = np.repeat(np.array(copies, dtype=np.intp), count)
+            times = len(copies)
+            code, hard, kind, rule = np.tile(code, times), np.tile(hard, times), np.tile(kind, times), np.tile(rule, times)
+            need_stand, need_hit = np.tile(need_stand, times), np.tile(need_hit, times)
+            need_double = np.tile(need_double, times)
+            children = np.concatenate([np.where(children >= 0, children + k * count, children)
+                                       for k in range(len(copies))]).astype(np.int32)
+            roots = {(u, a, b): i + k * count for k, u in enumerate(copies) for (_, a, b), i in self.roots.items()}
+            split_roots = {(u, pair, x): i + k * count
+                           for k, u in enumerate(copies) for (_, pair, x), i in self.split_roots.items()}
+            sevens_child = {i + k * count: j + k * count for k in range(len(copies)) for i, j in sevens_child.items()}
+            resplit_at = {(u, pair): frozenset() for u in copies for (_, pair) in self.resplit_at}
+            count *= len(copies)
+        removed = ((code[:, None] >> np.array(_SHIFT, dtype=np.int64)[None, :]) & _MASK).astype(np.int8)
+        removed[:, 0] = 0
+        size = removed.sum(axis=1, dtype=np.intp)
         soft = (removed[:, 1] > 0) & (hard <= 11)
         net_row = np.maximum(np.where(soft, hard + 10, hard) - 16, 0).astype(np.intp)
         peeked = np.array([u in house.peek_ups for u in range(11)])
         stake_loss = np.array([house.blackjack_loss(u) is BlackjackLoss.STAKE for u in range(11)])
-        split_hand = np.array(self.kind, dtype=np.intp) == _SPLIT_HAND
+        split_hand = kind == _SPLIT_HAND
         # As strategy_edge settles a hand: an original hand where the dealer peeked, and a split hand unless a
         # later blackjack takes every stake (then the box's one bet is charged at the split), are valued on the
         # dealer's outcomes without a blackjack only.
         no_bj_only = peeked[up] | (split_hand & ~stake_loss[up])
         counted = (~no_bj_only).astype(np.float64)
-        need_stand = np.array(self.need_stand, dtype=np.bool_)
-        need_hit = np.array(self.need_hit, dtype=np.bool_)
-        rule = np.array(self.rule, dtype=np.intp)
-        blank = [-2] * 10
-        children = np.array([k if k is not None else blank for k in self.children], dtype=np.intp).reshape(count, 10)
         levels = []
         for s in sorted(set(size[need_hit].tolist()), reverse=True):
             nodes = np.flatnonzero(need_hit & (size == s))
-            levels.append(_Level(nodes, children[nodes], rule[nodes]))
-        doubling = np.flatnonzero(np.array(self.need_double, dtype=np.bool_))
+            levels.append(_Level.of(nodes, children, rule, up, removed, size, no_bj_only))
+        doubling = np.flatnonzero(need_double)
         shoe_of = np.full(count, -1, dtype=np.intp)
         shoes = [np.zeros((11, 0), dtype=np.int64)]
         offset = 0
@@ -506,15 +537,14 @@ class _Builder:
             cards[0] = 0
             shoes.append(np.ascontiguousarray(cards))
         return _Hands(
-            up=up, removed=removed, size=size, net_row=net_row, rule=rule, need_stand=need_stand, bj_weight1=counted,
-            bj_weight2=counted * np.where(split_hand | stake_loss[up], 2.0, 1.0), no_bj_only=no_bj_only,
-            levels=tuple(levels), doubles=_Level(doubling, children[doubling], rule[doubling]), shoe_of=shoe_of,
-            shoes=tuple(shoes), roots=self.roots, split_roots=self.split_roots, deal_act=self.deal_act,
-            split_act=self.split_act, resplit_at=self.resplit_at, sevens_child={
-                i: kids[6] for (u, a, b), i in self.roots.items() if a == b == 7 and (kids := self.children[i])})
+            up=up, net_row=net_row, rule=rule, need_stand=need_stand, bj_weight1=counted,
+            bj_weight2=counted * np.where(split_hand | stake_loss[up], 2.0, 1.0), levels=tuple(levels),
+            doubles=_Level.of(doubling, children, rule, up, removed, size, no_bj_only), shoe_of=shoe_of,
+            shoes=tuple(shoes), roots=roots, split_roots=split_roots, deal_act=self.deal_act,
+            split_act=self.split_act, resplit_at=resplit_at, sevens_child=sevens_child)
 
 
-@lru_cache(maxsize=8)
+@lru_cache(maxsize=4)
 def _hands(rules: RuleProfile, play: Play, caps: tuple[int, ...]) -> _Hands:
     """The hands of a round for these rules and play, in shoes of at most ``caps`` cards of each value."""
     return _Builder(rules, play, caps).build()
@@ -525,10 +555,22 @@ def _hands(rules: RuleProfile, play: Play, caps: tuple[int, ...]) -> _Hands:
 class _Values:
     """Each hand's values in one composition: standing (one bet), hitting, doubling, and as played."""
 
-    stand: list[float]
-    hit: list[float]
-    double: list[float]
-    played: list[float]
+    stand: Floats
+    hit: Floats
+    double: Floats
+    played: Floats
+
+
+def _stand_values(bins: Floats) -> Floats:
+    """Net result of standing on 16 or less, 17, ..., 21 (rows) against the dealer's bins, no blackjack counted."""
+    below = np.cumsum(bins[:5], axis=0)  # the dealer's 17..t
+    made = below[4]
+    net = np.empty((6, bins.shape[1]))
+    net[0] = bins[BUST] - made
+    net[1] = bins[BUST] - (made - below[0])
+    # Standing on 17 + i: win where he ends below it or busts, lose where he ends above it.
+    net[2:] = below[:4] + below[1:] + bins[BUST] - made
+    return net
 
 
 def _values(hands: _Hands, shoe: list[int], hits_soft17: bool) -> _Values:
@@ -536,63 +578,62 @@ def _values(hands: _Hands, shoe: list[int], hits_soft17: bool) -> _Values:
     count = len(hands.up)
     base = np.array(shoe, dtype=np.int64)
     total = int(base.sum())
-    ups = np.arange(11)
-    start = base[None, :] - (ups[:, None] == np.arange(11)[None, :])  # the shoe less each up card
-    left = start[hands.up] - hands.removed  # the cards left behind each hand
-    left_n = total - 1 - hands.size
+    start = base[None, :] - np.eye(11, dtype=np.int64)  # the shoe less each up card
     plans = _dealer_plan(hits_soft17)
     outcomes = []
     for u in range(1, 11):
         shoes = start[u][:, None] - hands.shoes[u]
         bins = np.zeros((7, shoes.shape[1]))
-        dealt = np.flatnonzero((shoes >= 0).all(axis=0))  # compositions this shoe cannot make have chance 0
-        if len(dealt):
+        dealt = (shoes >= 0).all(axis=0)  # a composition this shoe cannot make has chance 0
+        if dealt.all():
+            bins = _dealer_outcomes(plans[u], shoes)
+        elif dealt.any():
             bins[:, dealt] = _dealer_outcomes(plans[u], shoes[:, dealt])
         outcomes.append(bins)
+    outcome = np.concatenate(outcomes, axis=1)
+    net = _stand_values(outcome)
     stand = np.zeros(count)
     stand2 = np.zeros(count)
     standing = np.flatnonzero(hands.need_stand)
-    bins = np.concatenate(outcomes, axis=1)[:, hands.shoe_of[standing]]
-    net = (_NET[hands.net_row[standing]] * bins.T).sum(axis=1)
-    stand[standing] = net - bins[BJ] * hands.bj_weight1[standing]
-    stand2[standing] = 2.0 * net - bins[BJ] * hands.bj_weight2[standing]
+    column = hands.shoe_of[standing]
+    mine = net[hands.net_row[standing], column]
+    bj = outcome[BJ, column]
+    stand[standing] = mine - bj * hands.bj_weight1[standing]
+    stand2[standing] = 2.0 * mine - bj * hands.bj_weight2[standing]
 
-    def chances(nodes: Ints) -> tuple[Floats, Floats]:
+    def chances(level: _Level) -> tuple[Floats, Floats]:
         # Each card's chance, and the value of busting on it (where only no-blackjack outcomes count,
         # the bust is lost only where the dealer's next card does not make one).
-        cards = left[nodes, 1:].astype(np.float64)
-        n = left_n[nodes].astype(np.float64)
-        if (n <= 0).any():
-            dealt = (left[nodes] >= 0).all(axis=1)
-            if (dealt & (n <= 0)).any():
-                raise ShoeError("the shoe runs out before the player's hand is complete")
-        chance = np.where((cards > 0) & (n[:, None] > 0), cards / np.maximum(n, 1.0)[:, None], 0.0)
-        up = hands.up[nodes]
-        after = np.maximum(n - 1.0, 1.0)[:, None]
-        tens = (cards[:, 9:10] - (np.arange(1, 11) == 10)) / after
-        aces = (cards[:, 0:1] - (np.arange(1, 11) == 1)) / after
-        bj_next = np.where((up == 1)[:, None], tens, np.where((up == 10)[:, None], aces, 0.0))
-        bust = np.where(hands.no_bj_only[nodes][:, None], bj_next - 1.0, -1.0)
-        return chance, bust
+        left = start[level.up] - level.removed
+        n = (total - 1 - level.size).astype(np.float64)
+        if (n <= 0).any() and ((left >= 0).all(axis=1) & (n <= 0)).any():
+            raise ShoeError("the shoe runs out before the player's hand is complete")
+        # A hand this shoe cannot deal gets nonsense values, always weighted by a chance of 0.
+        chance = left[:, 1:] / np.maximum(n, 1.0)[:, None]
+        bust_fill = np.where(level.kids == -1, -1.0, 0.0)
+        if not level.bj_bust.any():
+            return chance, bust_fill
+        after = np.maximum(n - 1.0, 1.0)
+        bj_card = np.where(level.up == 1, 10, 1)
+        bj_left = left[np.arange(len(n)), bj_card][:, None] - (np.arange(1, 11) == bj_card[:, None])
+        bj_next = np.where(level.bj_bust[:, None], bj_left / after[:, None], 0.0)
+        return chance, bust_fill * (1.0 - bj_next)
 
     played = np.where(hands.rule == _STAND, stand, 0.0)  # hands that stand need no hit
     hit = np.zeros(count)
     for level in hands.levels:
-        chance, bust = chances(level.nodes)
-        kids = level.children
-        after = np.where(kids >= 0, played[np.maximum(kids, 0)], np.where(kids == -1, bust, 0.0))
-        value = (chance * after).sum(axis=1)
+        chance, bust = chances(level)
+        value = np.einsum("ij,ij->i", chance, np.where(level.kids >= 0, played[np.maximum(level.kids, 0)], bust))
         hit[level.nodes] = value
         mine = stand[level.nodes]
-        played[level.nodes] = np.where(level.rule == _HIT, value, np.where(
-            level.rule == _STAND, mine, np.where(level.rule == _BEST, np.maximum(mine, value), 0.0)))
+        played[level.nodes] = np.where(level.hits, value, np.where(level.best, np.maximum(mine, value), mine))
     double = np.zeros(count)
     if len(hands.doubles.nodes):
-        chance, bust = chances(hands.doubles.nodes)
-        kids = hands.doubles.children
-        after = np.where(kids >= 0, stand2[np.maximum(kids, 0)], np.where(kids == -1, 2.0 * bust, 0.0))
-        double[hands.doubles.nodes] = (chance * after).sum(axis=1)
-    return _Values(stand.tolist(), hit.tolist(), double.tolist(), played.tolist())
+        chance, bust = chances(hands.doubles)
+        kids = hands.doubles.kids
+        after = np.where(kids >= 0, stand2[np.maximum(kids, 0)], 2.0 * bust)
+        double[hands.doubles.nodes] = np.einsum("ij,ij->i", chance, after)
+    return _Values(stand, hit, double, played)
 
 
 # ---------------------------------------------------------------------------------- the round
@@ -635,21 +676,21 @@ class _Round:
         i = self.hands.split_roots[(up, pair, x)]
         v = self.values
         if pair == 1:  # split aces: one card
-            return v.stand[i]
+            return float(v.stand[i])
         hard, ace = pair + x, x == 1
         if self.optimal:
-            best = v.stand[i]
+            best = float(v.stand[i])
             if _total(hard, ace) < 21:
-                best = max(best, v.hit[i])
+                best = max(best, float(v.hit[i]))
             if self.house.das and self.house.may_double(hard, ace):
-                best = max(best, v.double[i])
+                best = max(best, float(v.double[i]))
             return best
         act = self.hands.split_act[(up, pair, x)]
         if act is DOUBLE:
-            return v.double[i]
+            return float(v.double[i])
         if act is STAND:
-            return v.stand[i]
-        return v.hit[i]
+            return float(v.stand[i])
+        return float(v.hit[i])
 
     def split(self, rest: list[int], n: int, up: int, pair: int, peeked: bool) -> float:
         """Value of splitting ``pair`` on an original hand; ``rest`` excludes the pair and the up card."""
@@ -686,9 +727,9 @@ class _Round:
         i = self.hands.roots[(up, a, b)]
         surrender = -0.5 * (1.0 - p_bj) if peeked else -0.5
         if self.optimal:
-            best = max(v.stand[i], self.hit(rest, n, up, a, b, i, peeked))
+            best = max(float(v.stand[i]), self.hit(rest, n, up, a, b, i, peeked))
             if house.may_double(a + b, a == 1):
-                best = max(best, v.double[i])
+                best = max(best, float(v.double[i]))
             if a == b and house.max_hands >= 2 and not (house.split_by_rank and a == 10):
                 best = max(best, self.split(rest, n, up, a, peeked))
             if house.may_surrender(up):
@@ -698,9 +739,9 @@ class _Round:
         if act is SURRENDER:
             return top + surrender
         if act is STAND:
-            return top + v.stand[i]
+            return top + float(v.stand[i])
         if act is DOUBLE:
-            return top + v.double[i]
+            return top + float(v.double[i])
         if act is SPLIT:
             return top + self.split(rest, n, up, a, peeked)
         assert act is HIT
@@ -708,7 +749,7 @@ class _Round:
 
     def hit(self, rest: list[int], n: int, up: int, a: int, b: int, i: int, peeked: bool) -> float:
         """An original hand's hit value; a 7-7 drawing a seven is paid the three-sevens bonus at once."""
-        value = self.values.hit[i]
+        value = float(self.values.hit[i])
         if not (self.house.three_sevens and a == b == 7 and rest[7]):
             return value
         p = rest[7] / n
@@ -716,7 +757,7 @@ class _Round:
         rest[7] -= 1
         paid = self.sevens[up] * ((1.0 - _bj_chance(rest, n - 1, up)) if peeked else 1.0)
         rest[7] += 1
-        return value + p * (paid - self.values.played[seven])
+        return value + p * (paid - float(self.values.played[seven]))
 
 
 def _split_value(p: float, other: float, pair_value: float, resplit_at: frozenset[int]) -> float:
@@ -762,7 +803,7 @@ def analyse(rules: RuleProfile, counts: Sequence[int], play: Play = "basic") -> 
 
     ``play``: ``"basic"`` (the profile's basic strategy) or ``"optimal"`` (composition-dependent
     optimal play). Raises ShoeError for a composition that cannot be played out. The first
-    composition for a set of rules and a play also builds their hands (cached, 8 at a time).
+    composition for a set of rules and a play also builds their hands (cached, 4 at a time).
     """
     if play not in PLAYS:
         raise ValueError(f"play is one of {', '.join(PLAYS)}, got {play!r}")
