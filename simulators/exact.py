@@ -260,7 +260,7 @@ class _Level:
                    best=rule[nodes] == _BEST)
 
 
-@dataclass
+@dataclass(frozen=True)
 class _Hands:
     """Every hand the player can hold in a round, for one set of rules and one way of playing."""
 
