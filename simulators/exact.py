@@ -237,6 +237,7 @@ def _dealer_outcomes(plan: _DealerPlan, shoes: NDArray[np.int64]) -> Floats:
 _NONE, _STAND, _HIT, _BEST = 0, 1, 2, 3
 _DEAL, _SPLIT_HAND = 0, 1  # the two ways a hand is settled: an original hand, a split hand
 
+
 @dataclass(frozen=True)
 class _Level:
     """The hands of one size (cards taken out of the shoe) whose hit or double value is needed."""
