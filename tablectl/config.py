@@ -39,6 +39,9 @@ class TableSettings(_Section):
     time_zone: str = Field("", description="the table's local time zone, an IANA name such as Europe/Moscow, for "
                                            "the times people read in a dispute record; empty: UTC")
 
+    exact_edge: bool = Field(True, description="compute the exact edge of each next round in a worker process, for "
+                                                "surveillance (GET /api/edge, the surveillance feed); blackjack only")
+
     @field_validator("time_zone")
     @classmethod
     def _known_zone(cls, v: str) -> str:

@@ -385,6 +385,23 @@ class DealerShiftModel(BaseModel):
     median_shoe_p: float | None = Field(description="median shuffle-quality p-value of those shoes (about 0.5 if fair)")
 
 
+class EdgeModel(BaseModel):
+    """The exact edge of the next round (tablectl/edge.py), for surveillance."""
+
+    available: bool
+    reason: str | None = Field(None, description="why there is no figure (available false)")
+    shoe: str | None = None
+    next_round: int | None = Field(None, description="the round the figure is for")
+    cards_left: int | None = None
+    player_edge_pct: float | None = Field(None, description="the player's exact expectation under the table's basic "
+                                                            "strategy, per cent of the initial bet")
+    house_edge_pct: float | None = None
+    running_count: int | None = None
+    true_count: float | None = None
+    hi_lo_estimate_pct: float | None = Field(None, description="-0.36 % + 0.57 % x true count: the rule of thumb, "
+                                                               "player's side, for comparison")
+
+
 class DealersModel(BaseModel):
     """Each dealer's figures per shift, from the table's journal."""
 

@@ -11,7 +11,7 @@ import json
 from datetime import timedelta, timezone
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Path, Query
+from fastapi import APIRouter, Path, Query, Request
 from fastapi.responses import Response
 from pydantic import BaseModel, Field
 
@@ -28,7 +28,7 @@ from tablectl.zones import zone_of
 from tablectl.web.errors import ERRORS, ApiError, ErrorResponse
 
 from .deps import Service
-from .models import AlertModel, DealersModel, FiguresModel, RoundRecord, RoundsPage, RulesModel, ShoeStatus, TableModel
+from .models import AlertModel, DealersModel, EdgeModel, FiguresModel, RoundRecord, RoundsPage, RulesModel, ShoeStatus, TableModel
 
 router = APIRouter()
 
@@ -167,6 +167,19 @@ async def get_figures(who: Viewer, service: Service,
             return figures(journal, now, hours)
 
     return await asyncio.to_thread(read)
+
+
+@router.get("/api/edge", tags=["read"], responses=ERRORS, response_model=EdgeModel)
+async def get_edge(who: Supervisor, request: Request) -> dict[str, Any]:
+    """Supervisor: the exact edge of the next round from the cards left (the newest the worker computed),
+    beside the Hi-Lo count and its rule-of-thumb estimate. Surveillance's figure: never in the table's view."""
+    edge = request.app.state.edge
+    latest = edge.latest if edge is not None else None
+    if latest is None:
+        reason = ("the exact edge is off ([table] exact_edge) or not this game's" if edge is None
+                  else "not yet: it is computed after the first round of a shoe, and between rounds")
+        return {"available": False, "reason": reason}
+    return {"available": True, **latest}
 
 
 @router.get("/api/dealers", tags=["read"], responses=ERRORS, response_model=DealersModel)

@@ -248,8 +248,9 @@ class Publisher:
                 self.public_after = number
 
 
-def start(service: "TableService") -> tuple[Publisher, "asyncio.Task[None]"] | None:
-    """Start publishing `service`'s journal if `[fleet] enabled`; None (logged) if it cannot."""
+def start(service: "TableService", edge: Any = None) -> tuple[Publisher, "asyncio.Task[None]"] | None:
+    """Start publishing `service`'s journal if `[fleet] enabled`; None (logged) if it cannot. With `edge`
+    (`tablectl.edge.EdgeWorker`), the surveillance feed carries its exact edge."""
     settings = service.settings
     if not settings.fleet.enabled:
         return None
@@ -257,7 +258,7 @@ def start(service: "TableService") -> tuple[Publisher, "asyncio.Task[None]"] | N
 
     try:
         mqtt.check(settings.fleet.broker)
-        source = ServiceSource(service)
+        source = ServiceSource(service, edge=edge)
     except (FleetConfigError, OSError, ValueError) as exc:
         log.error("fleet publishing is off: %s", exc)
         return None

@@ -28,8 +28,9 @@ FIGURE_HOURS = 8.0  # the shift the floor's figures cover, as the pit dashboard'
 class ServiceSource:
     """The publisher's view of one table service (all calls from the event loop's thread)."""
 
-    def __init__(self, service: "TableService", name: str = "fleet") -> None:
+    def __init__(self, service: "TableService", name: str = "fleet", edge: Any = None) -> None:
         self.service = service
+        self.edge = edge  # tablectl.edge.EdgeWorker (its `latest`), or None
         self.name = name
         self.reader = service.reader()
         self._figures: dict[str, Any] | None = None
@@ -115,7 +116,9 @@ class ServiceSource:
                      "shoe": shoe["id"]}
         return {"table": table_id, "count": count, "round": view["round"], "phase": view["phase"],
                 "findings": [a for a in view["alerts"] if a["kind"] in ("slug", "weak_shuffle")],
-                "dealer_on_duty": view["dealer_on_duty"], "head": {"seq": head[0], "mac": head[1]},
+                "dealer_on_duty": view["dealer_on_duty"],
+                "exact_edge": self.edge.latest if self.edge is not None else None,
+                "head": {"seq": head[0], "mac": head[1]},
                 "published_at": service.clock().isoformat()}
 
     def last_round_number(self) -> int:
