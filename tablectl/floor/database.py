@@ -203,8 +203,18 @@ class PostgresDatabase(Database):
         return conn.execute(_placeholders(sql), args)
 
     def begin(self) -> None:
-        """BEGIN (read committed): the store's rows are written by this connection alone (see FloorStore)."""
-        self._live().execute("BEGIN", prepare=False)  # never a prepared statement: PREPARE takes no BEGIN
+        """BEGIN (read committed): the store's rows are written by this connection alone (see FloorStore).
+
+        A connection that turns out lost here (the server restarted since the last batch) is opened again and
+        the BEGIN sent again: nothing was done in it yet, so nothing is lost or done twice.
+        """
+        try:
+            self._live().execute("BEGIN", prepare=False)  # never a prepared statement: PREPARE takes no BEGIN
+        except self._psycopg.OperationalError:
+            if not self.connection.broken:
+                raise
+            self.connection = self._connect()
+            self.connection.execute("BEGIN", prepare=False)
 
     def commit(self) -> None:
         """COMMIT."""

@@ -1,4 +1,5 @@
-"""The floor service against a real Mosquitto: what it stores, drops, reports and serves, and a kill -9."""
+"""The floor service against a real Mosquitto: what it stores, drops, reports and serves, and a kill -9; with its
+store in SQLite and in PostgreSQL (`floor_db`)."""
 
 from __future__ import annotations
 
@@ -32,11 +33,11 @@ def _get(api: str, path: str, key: str | None = VIEWER_KEY) -> httpx.Response:
 
 
 @pytest.fixture
-def floor(tmp_path, broker):
+def floor(tmp_path, broker, floor_db):
     keys = tmp_path / "keys"
     keys.mkdir()
     (keys / "t1.key").write_text(KEY.hex() + "\n")
-    cfg = write_floor_config(tmp_path, broker.url, free_port(), keys, extra='known_tables = ["t2"]\n')
+    cfg = write_floor_config(tmp_path, broker.url, free_port(), keys, extra='known_tables = ["t2"]\n', store=floor_db)
     proc = FloorProcess(cfg, tmp_path / "floor.log").start()
     yield proc
     proc.stop()
