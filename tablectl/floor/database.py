@@ -64,9 +64,9 @@ class Database(ABC):
     def begin_schema(self) -> None:
         """Start the transaction that looks for the schema and creates it, one floor at a time."""
 
+    @abstractmethod
     def commit(self) -> None:
         """End the transaction, keeping what it did."""
-        self.execute("COMMIT")
 
     @abstractmethod
     def rollback(self) -> None:
@@ -119,6 +119,10 @@ class SqliteDatabase(Database):
     def begin_schema(self) -> None:
         """The same: SQLite's write lock is one writer for the whole file."""
         self.begin()
+
+    def commit(self) -> None:
+        """COMMIT."""
+        self.connection.execute("COMMIT")
 
     def rollback(self) -> None:
         """ROLLBACK."""
