@@ -159,6 +159,8 @@ def test_without_the_key_the_first_is_kept_and_the_export_refuses_the_conflict(t
     answer = api_client(floor).get("/api/tables/t1/export")
     assert answer.status_code == 409 and answer.json()["error"]["code"] == "incomplete"
     floor.store.close()
+    if floor_db.kind != "sqlite":
+        return  # the command on PostgreSQL: test_the_export_command_reads_the_keys_and_refuses_a_row_that_does_not...
     cfg = tmp_path / "floor.toml"
     cfg.write_text(f'[floor]\n{floor_db.toml()}keys_dir = "{tmp_path / "keys"}"\n')
     refused = tablectl("floor", "--config", str(cfg), "export", "--table", "t1")

@@ -67,7 +67,7 @@ def _ranges(present: set[int]) -> list[tuple[int, int]]:
 
 # The same property on both engines; fewer examples on PostgreSQL, where each costs a new schema and its round
 # trips (the gaps' logic is the store's Python, the same for both: what PostgreSQL adds is its SQL for the records).
-EXAMPLES = {"sqlite": 60, "postgresql": 20}
+EXAMPLES = {"sqlite": 60, "postgresql": 15}
 
 
 def test_the_gaps_are_exactly_the_missing_seqs_whatever_the_order(floor_db):

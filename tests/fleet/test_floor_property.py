@@ -135,7 +135,7 @@ hostile = st.lists(st.one_of(forged_row(), forged_row(), hostile_row(), hostile_
 
 # ------------------------------------------------------------------------------------------------ the property
 # On both engines of the store; fewer examples on PostgreSQL, where each costs a new schema and its round trips.
-EXAMPLES = {"sqlite": 150, "postgresql": 25}
+EXAMPLES = {"sqlite": 150, "postgresql": 15}
 
 
 def test_hostile_input_never_500s_never_moves_another_tile_and_never_exports_what_does_not_verify(

@@ -105,3 +105,14 @@ def test_the_store_carries_on_after_its_postgresql_server_restarts(postgres):
     assert [r.seq for r in again.rows("t1")] == list(range(1, 11)) and again.tracks["t1"].verified_upto == 10
     again.close()
     postgres.drop(at.database)
+
+
+def test_a_postgresql_floor_without_psycopg_is_told_what_to_install(monkeypatch):
+    import sys
+
+    from tablectl.floor.database import PostgresDatabase
+
+    monkeypatch.setitem(sys.modules, "psycopg", None)  # as on a machine where it was never installed
+    settings = floor_settings({"floor": {"store": "postgresql"}}).floor.postgresql
+    with pytest.raises(StoreError, match=r"pip install 'tablectl\[postgresql\]'.*libpq5"):
+        PostgresDatabase(settings)
