@@ -37,7 +37,7 @@ from . import FloorConfigError
 from .keys import load_keys
 from .recovery import Recovery, Target
 from .settings import FloorSettings
-from .store import FloorStore
+from .store import open_store
 
 log = logging.getLogger(__name__)
 
@@ -54,7 +54,7 @@ class FloorService:
         self.settings = settings
         self.keys = load_keys(settings.floor.keys_dir)
         self.known_tables = frozenset(settings.floor.known_tables)
-        self.store = FloorStore(settings.floor.store, self.keys, max_seq_jump=settings.floor.max_seq_jump)
+        self.store = open_store(settings.floor, self.keys, max_seq_jump=settings.floor.max_seq_jump)
         self.prefix = settings.floor.topic_prefix
         self.connected = False
         self.messages = 0

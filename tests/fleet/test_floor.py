@@ -1,4 +1,5 @@
-"""The floor service against a real Mosquitto: what it stores, drops, reports and serves, and a kill -9."""
+"""The floor service against a real Mosquitto: what it stores, drops, reports and serves, and a kill -9 (with its
+store in SQLite and in PostgreSQL, `floor_db`: committed before acknowledged on both)."""
 
 from __future__ import annotations
 
@@ -31,15 +32,26 @@ def _get(api: str, path: str, key: str | None = VIEWER_KEY) -> httpx.Response:
     return httpx.get(api + path, headers=headers, timeout=10)
 
 
-@pytest.fixture
-def floor(tmp_path, broker):
+def _floor(tmp_path, broker, store=None):  # noqa: ANN001, ANN202
     keys = tmp_path / "keys"
     keys.mkdir()
     (keys / "t1.key").write_text(KEY.hex() + "\n")
-    cfg = write_floor_config(tmp_path, broker.url, free_port(), keys, extra='known_tables = ["t2"]\n')
+    cfg = write_floor_config(tmp_path, broker.url, free_port(), keys, extra='known_tables = ["t2"]\n', store=store)
     proc = FloorProcess(cfg, tmp_path / "floor.log").start()
     yield proc
     proc.stop()
+
+
+@pytest.fixture
+def floor(tmp_path, broker):
+    """A floor process, its store in SQLite."""
+    yield from _floor(tmp_path, broker)
+
+
+@pytest.fixture
+def floor_on_each(tmp_path, broker, floor_db):
+    """A floor process, its store on each engine."""
+    yield from _floor(tmp_path, broker, floor_db)
 
 
 def test_rows_state_and_status_reach_the_floor_and_bad_messages_are_dropped_and_reported(floor, broker):
@@ -87,7 +99,8 @@ def test_rows_state_and_status_reach_the_floor_and_bad_messages_are_dropped_and_
     assert _get(api, "/healthz", None).json()["broker"] is True
 
 
-def test_a_floor_killed_and_restarted_loses_nothing(floor, broker, tmp_path):
+def test_a_floor_killed_and_restarted_loses_nothing(floor_on_each, broker, tmp_path):
+    floor = floor_on_each
     rows = make_rows(KEY, 300)
     _publish(broker.url, [("tablectl/t1/ledger", ledger_payload("t1", r), False) for r in rows[:100]])
     until_true(lambda: _get(floor.api, "/api/tables/t1").json().get("contiguous") == 100, what="100 rows")
