@@ -282,17 +282,23 @@ class SimShoe:
 
 @dataclass
 class Session:
-    """One table's seats and the rounds it played."""
+    """One table's seats and the rounds it played.
+
+    ``book``: every event is booked in it as it is applied. ``submit``: the way events reach ``table``
+    when not straight to ``Table.apply`` (a journal's authority: its ``table`` then), returning the effects.
+    """
 
     rules: RuleProfile
     seats: dict[int, SimPlayer]
     book: AdvantageBook | None = None
     unit: Decimal = Decimal(10)
     rounds: int = 0
-    table: Table = field(init=False)
+    table: Table = field(default_factory=lambda: Table())
+    submit: Callable[[ev.Event], list[Effect]] | None = None
 
     def __post_init__(self) -> None:
-        self.table = Table(self.rules)
+        if self.submit is None:
+            self.table = Table(self.rules)
 
 
 def play_session(session: Session, rounds: int, rng: random.Random,
@@ -305,8 +311,13 @@ def play_session(session: Session, rounds: int, rng: random.Random,
     unit = session.unit
     max_units = int(rules.table_max / unit)
 
+    submit = session.submit
+
     def apply(event: ev.Event) -> list[Effect]:
-        effects = feed(book, table, event) if book is not None else table.apply(event)
+        if submit is not None:
+            effects = submit(event)
+        else:
+            effects = feed(book, table, event) if book is not None else table.apply(event)
         seen.effects(effects)
         return effects
 
@@ -388,8 +399,12 @@ PLAYERS: dict[str, Callable[[str, BasicStrategy, random.Random], SimPlayer]] = {
 }
 
 
-def seat(rules: RuleProfile, kinds: dict[int, str], rng: random.Random, book: AdvantageBook | None = None) -> Session:
-    """A session with ``kinds`` (box -> a name of `PLAYERS`) at the table, each player named after its kind."""
+def seat(rules: RuleProfile, kinds: dict[int, str], rng: random.Random, book: AdvantageBook | None = None,
+         table: Table | None = None, submit: Callable[[ev.Event], list[Effect]] | None = None) -> Session:
+    """A session with ``kinds`` (box -> a name of `PLAYERS`) at the table, each player named after its kind;
+    ``table`` and ``submit``: a table the events reach through ``submit`` (a journal's authority)."""
     strategy = strategy_for(rules)
     seats = {box: PLAYERS[kind](kind, strategy, random.Random(rng.random())) for box, kind in kinds.items()}
+    if table is not None and submit is not None:
+        return Session(rules, seats, book, table=table, submit=submit)
     return Session(rules, seats, book)

@@ -62,6 +62,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 from ..effects import CardPlaced, Effect, HoleCardTurned, PhaseChanged, RoundSettled
@@ -251,8 +252,11 @@ class AdvantageBook:
     (index 1 = aces ... 10 = tens; index 0 unused); None (today) leaves ``bet_vs_shoe_edge`` out.
     """
 
-    def __init__(self, decks: int = 6, pack: int = 52, edge: Callable[[Sequence[int]], float] | None = None) -> None:
+    def __init__(self, decks: int = 6, pack: int = 52, edge: Callable[[Sequence[int]], float] | None = None,
+                 since: datetime | None = None) -> None:
+        """``since``: book only the rounds started at or after it (the count is kept from the start all the same)."""
         self.decks, self.pack = decks, pack
+        self.since = since
         self.edge = edge
         self.subjects: dict[str, _Subject] = {}
         self.table_rounds = 0  # rounds settled at the table (voids not counted)
@@ -367,6 +371,9 @@ class AdvantageBook:
         self._in_round = False
         if r.voided:
             return  # every bet went back: nothing was played
+        if self.since is not None and r.started_at is not None and r.started_at < self.since:
+            self._pending = []
+            return
         self.table_rounds += 1
         self.round_counts[self.table_rounds] = self._round_count
         unseen = self._round_unseen

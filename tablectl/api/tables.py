@@ -17,14 +17,16 @@ from pydantic import BaseModel, Field
 
 from controller.authority import export_shoe
 from controller.games import GAMES
+from controller.protection.advantage import FLAG_ALPHA
 from controller.view import head_view, table_view
 
-from tablectl.figures import dealer_book, dealer_json, figures
+from tablectl.figures import dealer_book, dealer_json, figures, player_book, player_json
 from tablectl.web.auth import Supervisor, Viewer
 from tablectl.web.errors import ERRORS, ApiError, ErrorResponse
 
 from .deps import Service
-from .models import AlertModel, DealersModel, FiguresModel, RoundRecord, RoundsPage, RulesModel, ShoeStatus, TableModel
+from .models import (AlertModel, DealersModel, FiguresModel, PlayersModel, RoundRecord, RoundsPage, RulesModel, ShoeStatus,
+                     TableModel)
 
 router = APIRouter()
 
@@ -178,6 +180,26 @@ async def get_dealers(who: Supervisor, service: Service,
     def read() -> dict[str, Any]:
         with service.reader() as journal:
             return {"hours": hours, "dealers": [dealer_json(line) for line in dealer_book(journal, since).report()]}
+
+    return await asyncio.to_thread(read)
+
+
+@router.get("/api/players", tags=["read"], responses=ERRORS, response_model=PlayersModel)
+async def get_players(who: Supervisor, service: Service,
+                      hours: Annotated[float, Query(gt=0, le=24)] = 8) -> dict[str, Any]:
+    """Supervisor: each player's and box's advantage-play evidence over the last ``hours`` (evidence, not a verdict).
+
+    The supervisor's (and surveillance's, with the journal's key: `tablectl protect players`), never the
+    dealer's or a viewer's: it speaks of the count, and names players. The journal is replayed from its
+    start (the count of the shoe in play when the window opens is known from it), off the event loop.
+    """
+    since = service.clock() - timedelta(hours=hours)
+
+    def read() -> dict[str, Any]:
+        with service.reader() as journal:
+            reports = player_book(journal, since).report()
+        return {"hours": hours, "note": "advantage-play evidence, not a verdict", "flag_alpha": FLAG_ALPHA,
+                "players": [player_json(r) for r in reports]}
 
     return await asyncio.to_thread(read)
 
