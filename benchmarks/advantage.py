@@ -18,6 +18,10 @@ fewer than half got there), and the share of sessions where it did within 200 ro
 the combined rule (flagged: Bonferroni over the signals, `FLAG_ALPHA` = 0.001). Then each honest
 player's false-flag rate: sessions flagged at any look within R rounds, with a 95 % Wilson interval.
 The aims: a counter flagged within 200 rounds in at least 90 % of sessions; flat bettors in at most 0.1 %.
+A basic-strategy flat bettor cannot be flagged at all (its bet never moves, so no bet signal has a test;
+it never changes play, so the index plays' p is 1; it never sits out), so ``--null N`` plays N more tables
+of ordinary players whose bets and plays do move (two casual, two parlay and a flat bettor each) for the
+rate that matters, each box a session (the boxes of one table share its cards).
 """
 
 from __future__ import annotations
@@ -44,6 +48,10 @@ TABLES: dict[str, tuple[str, dict[int, str], tuple[str, ...], tuple[str, ...]]] 
     "hole": ("us-holecard", {1: "edge-sorter", 2: "hole-carder", 3: "flat", 4: "casual"},
              ("edge-sorter", "hole-carder"), ("flat", "casual")),
 }
+# --null: ordinary players only, two of each kind whose bets move (a flat bettor cannot be flagged: see main)
+NULL_SEATS = {1: "casual", 2: "parlay", 3: "casual", 4: "parlay", 5: "flat"}
+ORDER = ("bet_vs_true_count", "bet_vs_shoe_edge", "first_bet_after_shuffle", "bet_change_after_push", "index_plays",
+         "wonging", "first_card", "hole_card")  # the book's order
 WITHIN = 200  # the issue's horizon: a counter flagged within 200 rounds
 SEPARATE = 0.001  # a signal separates at p below this
 
@@ -60,30 +68,34 @@ def wilson(k: int, n: int) -> tuple[float, float]:
 
 
 def session(rules: RuleProfile, seats: dict[int, str], rounds: int, look: int, seed: str
-            ) -> tuple[dict[tuple[str, str], int], dict[str, int]]:
-    """One session: per (player, signal) the first look with p < 0.001; per player the first look flagged."""
+            ) -> tuple[dict[tuple[str, str], int], dict[str, int], set[tuple[str, str]]]:
+    """One session: per (player, signal) the first look with p < 0.001; per seat (box) the first look flagged;
+    the (player, signal) pairs that ever had a p-value."""
     rng = random.Random(seed)
     book = AdvantageBook(decks=rules.decks, pack=rules.pack)
     table = seat(rules, seats, rng, book)
     first: dict[tuple[str, str], int] = {}
     flagged: dict[str, int] = {}
-    players = list(seats.values())
+    tested: set[tuple[str, str]] = set()
 
     def looked(n: int) -> None:
         if n % look:
             return
-        for player in players:
-            if player not in book.subjects:
+        for box, player in seats.items():
+            subject = f"box {box}"  # the box: two players of a kind at one table are two boxes
+            if subject not in book.subjects:
                 continue
-            report = book.subject_report(player)
+            report = book.subject_report(subject)
             for signal in report.signals:
-                if signal.p is not None and signal.p < SEPARATE:
-                    first.setdefault((player, signal.name), n)
+                if signal.p is not None:
+                    tested.add((player, signal.name))
+                    if signal.p < SEPARATE:
+                        first.setdefault((player, signal.name), n)
             if report.flagged:
-                flagged.setdefault(player, n)
+                flagged.setdefault(subject, n)
 
     play_session(table, rounds, rng, looked)
-    return first, flagged
+    return first, flagged, tested
 
 
 def median_rounds(firsts: list[int | None], rounds: int) -> str:
@@ -101,6 +113,9 @@ def main() -> None:
     parser.add_argument("--look", type=int, default=10, help="look at the book every K rounds (default 10)")
     parser.add_argument("--seed", type=int, default=26)
     parser.add_argument("--tables", default="shoe,hole", help="which tables: shoe, hole (default both)")
+    parser.add_argument("--null", type=int, default=0, metavar="N",
+                        help="then N more ru-standard tables of ordinary players only (two casual, two parlay, one "
+                             "flat), for a tighter false-flag rate")
     args = parser.parse_args()
     started = time.perf_counter()
     print(f"{args.sessions} sessions of {args.rounds} rounds a table, a look every {args.look} rounds; seed {args.seed}; "
@@ -112,22 +127,27 @@ def main() -> None:
         signal_firsts: dict[tuple[str, str], list[int | None]] = defaultdict(list)
         flag_firsts: dict[str, list[int | None]] = defaultdict(list)
         signals: list[str] = []
+        ever: set[tuple[str, str]] = set()
         for i in range(args.sessions):
-            first, flagged = session(rules, seats, args.rounds, args.look, f"advantage:{args.seed}:{name}:{i}")
-            for key in first:
+            first, flagged, tested = session(rules, seats, args.rounds, args.look, f"advantage:{args.seed}:{name}:{i}")
+            ever |= tested
+            for key in sorted(tested):
                 if key[1] not in signals:
                     signals.append(key[1])
-            for player in seats.values():
-                flag_firsts[player].append(flagged.get(player))
+            for box, player in seats.items():
+                flag_firsts[player].append(flagged.get(f"box {box}"))
             for key, n in first.items():
                 signal_firsts[key].append(n)
         for key, firsts in signal_firsts.items():
             firsts.extend([None] * (args.sessions - len(firsts)))
         print(f"\n{profile}: " + ", ".join(f"box {b} {k}" for b, k in seats.items()))
         print(f"  {'signal':26}" + "".join(f"{c + ': median, within ' + str(WITHIN):>36}" for c in cheats))
-        for signal in signals:
+        for signal in sorted(signals, key=ORDER.index):
             cells = []
             for cheat in cheats:
+                if (cheat, signal) not in ever:
+                    cells.append("no test")
+                    continue
                 firsts = signal_firsts.get((cheat, signal), [None] * args.sessions)
                 within = sum(1 for f in firsts if f is not None and f <= WITHIN)
                 cells.append(f"{median_rounds(firsts, args.rounds)} rounds, {100 * within / args.sessions:5.1f} %")
@@ -145,6 +165,21 @@ def main() -> None:
             low, high = wilson(k, args.sessions)
             print(f"  false flags, {player:7}: {k}/{args.sessions} = {100 * k / args.sessions:.2f} % "
                   f"[{100 * low:.2f}, {100 * high:.2f}] (flagged at any look within {args.rounds} rounds)")
+    if args.null:
+        rules = build_rules("ru-standard")
+        assert isinstance(rules, RuleProfile)
+        counts: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+        for i in range(args.null):
+            _, flagged, _ = session(rules, NULL_SEATS, args.rounds, args.look, f"advantage:{args.seed}:null:{i}")
+            for box, player in NULL_SEATS.items():
+                counts[player][0] += f"box {box}" in flagged
+                counts[player][1] += 1
+        print(f"\nru-standard, ordinary players only: {args.null} tables of " +
+              ", ".join(f"box {b} {k}" for b, k in NULL_SEATS.items()))
+        for player, (k, n) in counts.items():
+            low, high = wilson(k, n)
+            print(f"  false flags, {player:7}: {k}/{n} = {100 * k / n:.2f} % [{100 * low:.2f}, {100 * high:.2f}] "
+                  f"(flagged at any look within {args.rounds} rounds)")
     print(f"\n{time.perf_counter() - started:.0f} s")
 
 

@@ -87,9 +87,11 @@ def test_bartletts_correlation_holds_its_level_on_two_independent_streaky_series
         assert result is not None and naive is not None
         corrected.append(0.5 * math.erfc(result[1] / math.sqrt(2)))
         plain.append(0.5 * math.erfc(naive[1] / math.sqrt(2)))
+    # A little quick at 0.05 (8.8 %: the sample autocorrelations of 200 rounds are biased low), none in the tail
+    # that flags; the plain test: a third below 0.05, a fifth below 0.001.
     mean, below = _spread(corrected)
-    assert 0.4 < mean < 0.6 and below < 0.09
-    assert _spread(plain)[1] > 0.15  # why the correction is there
+    assert 0.4 < mean < 0.6 and below < 0.1 and sum(1 for p in corrected if p < 0.001) == 0
+    assert _spread(plain)[1] > 0.25 and sum(1 for p in plain if p < 0.001) > 40  # why the correction is there
 
 
 def _rounds(rng: random.Random, n: int, bet: list[float] | None = None) -> list[_Round]:
