@@ -68,6 +68,7 @@ from typing import TYPE_CHECKING
 from ..effects import CardPlaced, Effect, HoleCardTurned, PhaseChanged, RoundSettled
 from ..events import CardDrawn, Double, Event, SetRules, Shuffle, Split, Stand, Surrender
 from ..hand import Outcome
+from ..legality import Action
 from ..phase import PLAY, Phase
 
 if TYPE_CHECKING:
@@ -189,8 +190,6 @@ def decision_before(table: Table) -> Decision | None:
     if table.dealer_card_closed and len(r.dealer.cards) >= 2:
         hole = r.dealer.cards[1].value
     up = r.dealer.cards[0].value
-    from ..legality import Action  # the engine's own; imported here so the book's import stays light
-
     return Decision(hand.box.number, r.hand_i, hand.box.owner or f"box{hand.box.number}", hand.total,
                     hand.soft is not None, len(hand.cards), up, hole, hole is not None and 1 in (up, hole),
                     Action.DOUBLE in table.legal_actions(), r.peeked)
@@ -379,22 +378,27 @@ class AdvantageBook:
         unseen = self._round_unseen
         total_unseen = sum(unseen)
         chance_high = (unseen[1] + unseen[10]) / total_unseen if total_unseen else 0.0
+        played: dict[str, list[int]] = {}  # subject -> [stake, net, its first box's first card high (-1: none)]
         for box in r.boxes:
             net = sum(h.net or 0 for h in box.hands) + (box.insurance_net or 0)
             first = self._first.get(box.number)
-            high = None if first is None else int(first in (1, 10))
+            high = -1 if first is None else int(first in (1, 10))
             players = [(p, stake) for p, stake in box.bets.items() if p != f"box{box.number}"]
             for name, stake, share in [(f"box {box.number}", box.bet, net)] + [
                     (p, stake, net * stake // box.bet if box.bet else 0) for p, stake in players]:
-                subject = self.subjects.setdefault(name, _Subject())
-                subject.rounds.append(_Round(self.table_rounds, self.shoes, self._round_count, self._round_edge,
-                                             stake, share, high, chance_high))
-                subject.min_bet = stake if subject.min_bet is None else min(subject.min_bet, stake)
+                line = played.setdefault(name, [0, 0, high])  # a player on two boxes: the bets added up
+                line[0] += stake
+                line[1] += share
             if self._insurance_count is not None:
                 insured = box.insurance is not None or any(h.outcome is Outcome.EVEN_MONEY for h in box.hands)
                 for name in self._names(box.number, box.owner):
                     self.subjects.setdefault(name, _Subject()).index.append(
                         ("insurance", self._insurance_count >= INDEX_PLAYS[0].threshold, insured))
+        for name, (stake, share, high) in played.items():
+            subject = self.subjects.setdefault(name, _Subject())
+            subject.rounds.append(_Round(self.table_rounds, self.shoes, self._round_count, self._round_edge,
+                                         stake, share, None if high < 0 else high, chance_high))
+            subject.min_bet = stake if subject.min_bet is None else min(subject.min_bet, stake)
         for pending in self._pending:
             for name in self._names(pending.decision.box, pending.decision.owner):
                 subject = self.subjects.setdefault(name, _Subject())

@@ -258,3 +258,17 @@ def test_ordinary_players_at_real_tables_spread_every_p_over_0_1() -> None:
         # The exact tests (index plays) are discrete: most of a casual player's p-values are 1, none is small.
         exact = name == "index_plays"
         assert 0.35 < mean < (1 if exact else 0.65) and below < 0.1, (name, mean, below)
+
+
+def test_a_player_on_two_boxes_has_one_round_with_both_stakes_and_each_box_its_own() -> None:
+    table, book = Table(_rules("ru-standard")), AdvantageBook(decks=6)
+    events: list[ev.Event] = [ev.Shuffle(shoe_id="S1"), ev.PlaceBet(box=1, amount=Decimal(10), player="P"),
+                              ev.PlaceBet(box=2, amount=Decimal(30), player="P")]
+    events += [ev.CardDrawn(card=parse_card(c)) for c in ("TS", "9D", "7C", "8S", "TH")]  # 18 and 19 v 7
+    events += [ev.Stand(), ev.Stand()] + [ev.CardDrawn(card=parse_card(c)) for c in ("TD",)]  # the dealer 17
+    for event in events:
+        feed(book, table, event)
+    assert table.rounds_played == 1 and table.round is None
+    (round_,) = book.subjects["P"].rounds
+    assert round_.bet == 4000 and round_.first_high == 1  # box 1's first card, a ten
+    assert [r.bet for r in book.subjects["box 2"].rounds] == [3000]
