@@ -216,6 +216,7 @@ def test_counters_and_wongers_are_flagged_within_200_rounds_and_ordinary_players
         counter = {s.name: s for s in reports["counter"].signals}
         assert counter["bet_vs_true_count"].p is not None and counter["bet_vs_true_count"].p < 0.01
         assert counter["wonging"].p is None  # it never sat a round out
+        assert "bet_vs_shoe_edge" not in counter  # no edge function given: no such signal
         wonger = {s.name: s for s in reports["wonger"].signals}
         assert wonger["wonging"].p is not None and wonger["wonging"].p < 1e-6
         flat = {s.name: s for s in reports["flat"].signals}
@@ -272,3 +273,23 @@ def test_a_player_on_two_boxes_has_one_round_with_both_stakes_and_each_box_its_o
     (round_,) = book.subjects["P"].rounds
     assert round_.bet == 4000 and round_.first_high == 1  # box 1's first card, a ten
     assert [r.bet for r in book.subjects["box 2"].rounds] == [3000]
+
+
+def test_the_shoe_edge_hook_gives_its_own_signal_when_a_function_is_given() -> None:
+    """The exact edge is too slow to run each round today; a stand-in edge (the unseen tens and aces' share)
+    shows the hook is called at bet time with the unseen cards and feeds `bet_vs_shoe_edge`."""
+    rules = _rules("ru-standard")
+    calls: list[int] = []
+
+    def edge(unseen: object) -> float:
+        counts = list(unseen)  # type: ignore[call-overload]
+        calls.append(sum(counts))
+        return (counts[1] + counts[10]) / sum(counts)
+
+    rng = random.Random(5)
+    book = AdvantageBook(decks=6, edge=edge)
+    play_session(seat(rules, {1: "counter", 2: "flat"}, rng, book), 150, rng)
+    assert len(calls) == book.table_rounds == 150 and calls[0] == 312  # the first round: a full shoe unseen
+    signals = {s.name: s for s in book.subject_report("counter").signals}
+    assert signals["bet_vs_shoe_edge"].n == 150 and signals["bet_vs_shoe_edge"].p is not None
+    assert signals["bet_vs_shoe_edge"].p < 0.01  # the counter bets up when tens and aces are left
