@@ -20,6 +20,7 @@ from controller.engine import Table
 from controller.events import Shuffle, dump_event
 from controller.journal import REFUSAL, JournalReader
 from controller.money import money, to_cents
+from controller.protection.advantage import AdvantageBook, Signal, SubjectReport, feed
 from controller.protection.dealers import DealerBook, DealerShift
 from controller.protection.shoes import examine
 from controller.replay import session_rules
@@ -193,3 +194,35 @@ def dealer_json(line: DealerShift) -> dict[str, Any]:
         "shoes": len(line.shoe_ps), "weak_shoes": line.weak_shoes,
         "median_shoe_p": None if line.median_shoe_p is None else round(line.median_shoe_p, 4),
     }
+
+
+def player_book(reader: JournalReader, since: datetime | None = None) -> AdvantageBook:
+    """Replay the whole journal (the count of the shoe in play at ``since`` is known from before it) into an
+    AdvantageBook: each player's and box's advantage-play evidence from ``since`` on (docs/protection.md)."""
+    entries = list(reader.entries())
+    if not entries:
+        return AdvantageBook(since=since)
+    profile, options = session_rules([json.dumps(dump_event(entries[0].event))])
+    rules = build_rules(profile, options)
+    book = AdvantageBook(decks=rules.decks, pack=rules.pack, since=since)
+    table = Table(rules)  # the live table's watch of two shoes: the book needs none of it
+    for entry in entries:
+        feed(book, table, entry.event)
+    return book
+
+
+def _p(p: float | None) -> float | None:
+    return None if p is None else float(f"{p:.3g}")
+
+
+def signal_json(signal: Signal) -> dict[str, Any]:
+    """One signal as JSON."""
+    return {"name": signal.name, "statistic": signal.statistic, "n": signal.n, "p": _p(signal.p),
+            "explanation": signal.explanation}
+
+
+def player_json(report: SubjectReport) -> dict[str, Any]:
+    """One player's (or box's) evidence as JSON (what `protect players --json` and the API give)."""
+    return {"subject": report.subject, "kind": "box" if report.subject.startswith("box ") else "player",
+            "rounds": report.rounds, "tested": report.tested, "combined_p": _p(report.combined_p),
+            "flagged": report.flagged, "signals": [signal_json(s) for s in report.signals]}

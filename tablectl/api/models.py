@@ -409,6 +409,38 @@ class DealersModel(BaseModel):
     dealers: list[DealerShiftModel]
 
 
+class SignalModel(BaseModel):
+    """One piece of advantage-play evidence: a statistic with its sample size and p-value under its null."""
+
+    name: str = Field(description="bet_vs_true_count, first_bet_after_shuffle, bet_change_after_push, index_plays, "
+                                  "wonging, first_card, hole_card (docs/protection.md, 'Advantage play')")
+    statistic: float | None
+    n: int = Field(description="the sample size the statistic is computed on")
+    p: float | None = Field(description="p-value under the signal's null; None: too little to test")
+    explanation: str
+
+
+class PlayerEvidenceModel(BaseModel):
+    """A player's (or a box's) advantage-play evidence: evidence, not a verdict."""
+
+    subject: str = Field(description="the player named on the bets, or 'box N'")
+    kind: str = Field(description="player or box")
+    rounds: int
+    tested: int = Field(description="signals with a p-value (the Bonferroni factor)")
+    combined_p: float | None = Field(description="min(1, tested x the smallest p)")
+    flagged: bool = Field(description="combined_p below flag_alpha")
+    signals: list[SignalModel]
+
+
+class PlayersModel(BaseModel):
+    """Each player's and box's advantage-play evidence over the window, from the table's journal."""
+
+    hours: float
+    note: str
+    flag_alpha: float
+    players: list[PlayerEvidenceModel]
+
+
 class RulesModel(BaseModel):
     """The rule profile in force."""
 

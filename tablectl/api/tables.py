@@ -19,16 +19,18 @@ from controller.authority import export_shoe
 from controller.dispute import Copy, DisputeOptions, NoSuchRound, RoundNotSettled, RoundStillClosed
 from controller.journal import JournalError
 from controller.games import GAMES
+from controller.protection.advantage import FLAG_ALPHA
 from controller.view import head_view, table_view
 
 from tablectl.dispute import MEDIA_TYPES, PdfUnavailable, make_record, render
-from tablectl.figures import dealer_book, dealer_json, figures
+from tablectl.figures import dealer_book, dealer_json, figures, player_book, player_json
 from tablectl.web.auth import Supervisor, Viewer
 from tablectl.zones import zone_of
 from tablectl.web.errors import ERRORS, ApiError, ErrorResponse
 
 from .deps import Service
-from .models import AlertModel, DealersModel, EdgeModel, FiguresModel, RoundRecord, RoundsPage, RulesModel, ShoeStatus, TableModel
+from .models import (AlertModel, DealersModel, EdgeModel, FiguresModel, PlayersModel, RoundRecord, RoundsPage,
+                     RulesModel, ShoeStatus, TableModel)
 
 router = APIRouter()
 
@@ -248,6 +250,26 @@ async def get_dispute(number: RoundNumber, who: Supervisor, service: Service,
         # The page is self-contained: nothing on it may load or run anything (its values are escaped already).
         headers["Content-Security-Policy"] = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'"
     return Response(data, media_type=MEDIA_TYPES[format], headers=headers)
+
+
+@router.get("/api/players", tags=["read"], responses=ERRORS, response_model=PlayersModel)
+async def get_players(who: Supervisor, service: Service,
+                      hours: Annotated[float, Query(gt=0, le=24)] = 8) -> dict[str, Any]:
+    """Supervisor: each player's and box's advantage-play evidence over the last ``hours`` (evidence, not a verdict).
+
+    The supervisor's (and surveillance's, with the journal's key: `tablectl protect players`), never the
+    dealer's or a viewer's: it speaks of the count, and names players. The journal is replayed from its
+    start (the count of the shoe in play when the window opens is known from it), off the event loop.
+    """
+    since = service.clock() - timedelta(hours=hours)
+
+    def read() -> dict[str, Any]:
+        with service.reader() as journal:
+            reports = player_book(journal, since).report()
+        return {"hours": hours, "note": "advantage-play evidence, not a verdict", "flag_alpha": FLAG_ALPHA,
+                "players": [player_json(r) for r in reports]}
+
+    return await asyncio.to_thread(read)
 
 
 def _safe(text: str) -> str:
