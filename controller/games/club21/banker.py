@@ -44,9 +44,12 @@ if TYPE_CHECKING:
     from .rules import Club21Rules
 
 BUST = 22  # a total over 21, as one outcome: what it is no longer matters
-_BITS = 5  # bits per value in a multiset key (at most 31 cards of one value in a hand, or drawn by the banker)
+# A multiset of card values as one int key: 5 bits a value (at most 31 of one value in a hand, or drawn by the
+# banker), the ace's lowest. Value v (1..10) is index v - 1.
+_BITS = 5
 _MASK = (1 << _BITS) - 1
-_VALUES = range(1, 11)  # card values: an ace is 1 (it may count 11), a ten or picture of a 52-card pack 10
+_SHIFTS = tuple(_BITS * i for i in range(10))
+_STEPS = tuple(1 << shift for shift in _SHIFTS)
 
 
 class DrawRule(Protocol):
@@ -135,14 +138,6 @@ def best_total(hard: int, has_ace: bool) -> int:
     return hard + 10 if has_ace and hard <= 11 else hard
 
 
-def _key_count(key: int, value: int) -> int:
-    return (key >> (_BITS * (value - 1))) & _MASK
-
-
-def _step(value: int) -> int:
-    return 1 << (_BITS * (value - 1))
-
-
 # ---------------------------------------------------------------------------- the boxes' totals
 def box_totals(unseen: tuple[int, ...], players: DrawRule, box: BoxSight) -> tuple[tuple[int, float], ...]:
     """The distribution of the box's total (2..21, or ``BUST``) given what the banker sees of it.
@@ -166,35 +161,40 @@ def _box_totals(unseen: tuple[int, ...], players: DrawRule, n: int, shown: tuple
 
 def _totals(unseen: tuple[int, ...], players: DrawRule, n: int, shown: tuple[int, ...], natural_possible: bool,
             capped: bool, follow_rule: bool) -> dict[int, float]:
-    """Unnormalised P(total, and the hand holds exactly ``n`` cards) over its closed cards."""
-    hard0 = sum(shown)
-    ace0 = 1 in shown
+    """Unnormalised P(total, and the hand holds exactly ``n`` cards) over its closed cards, layer by layer: each
+    layer maps the closed cards drawn so far (a multiset, as a key) to its chance and the hand's hard total."""
     start = len(shown)
+    ace0 = 1 in shown
     pool = sum(unseen)
+    draws: dict[tuple[int, int], bool] = {}  # the rule, asked once per (cards, total)
     found: dict[int, float] = {}
-    layer: dict[int, tuple[float, int, bool]] = {0: (1.0, hard0, ace0)}  # closed cards (a multiset key) -> mass
+    layer: dict[int, tuple[float, int, bool]] = {0: (1.0, sum(shown), ace0)}
     for k in range(start, n + 1):  # k: the cards the hand holds in this layer
-        drawn = k - start
         following: dict[int, tuple[float, int, bool]] = {}
+        left = pool - (k - start)
         for key, (mass, hard, ace) in layer.items():
-            total = best_total(hard, ace)
-            if k == 2 and natural_possible and total == 21:
+            total = hard + 10 if ace and hard <= 11 else (hard if hard <= 21 else BUST)
+            if k == 2 and total == 21 and natural_possible:
                 continue  # a natural is shown and settled at once: this box holds none
+            if k >= 2 and (follow_rule or k < n):
+                rule = draws.get((k, total))
+                if rule is None:
+                    rule = draws[(k, total)] = players.draws(k, total)
+            else:
+                rule = True
             if k == n:
-                if capped or not follow_rule or k < 2 or not players.draws(k, total):
+                if capped or not follow_rule or not rule:
                     found[total] = found.get(total, 0.0) + mass
                 continue
-            if follow_rule and k >= 2 and not players.draws(k, total):
+            if follow_rule and not rule:
                 continue  # it would have stood here, with fewer cards than it holds
-            left = pool - drawn
-            for value in _VALUES:
-                have = unseen[value - 1] - _key_count(key, value)
-                if have <= 0:
-                    continue
-                child = key + _step(value)
-                p = mass * have / left
-                old = following.get(child)
-                following[child] = (p + old[0] if old else p, hard + value, ace or value == 1)
+            for i in range(10):
+                have = unseen[i] - ((key >> _SHIFTS[i]) & _MASK)
+                if have > 0:
+                    child = key + _STEPS[i]
+                    p = mass * have / left
+                    old = following.get(child)
+                    following[child] = (p + old[0], old[1], old[2]) if old else (p, hard + i + 1, ace or i == 0)
         layer = following
     return found
 
@@ -230,46 +230,52 @@ def decide(sight: BankerSight, terms: BankerTerms, players: DrawRule = ADVICE_PL
     """The banker's best play from ``sight`` under ``terms``, the boxes taken to play ``players``' rule."""
     unseen = sight.unseen
     stand = _stand_values(unseen, players, sight.boxes, terms)
+    over = stand[BUST]
     pool = sum(unseen)
-    hard0 = sum(sight.banker)
-    ace0 = 1 in sight.banker
+    last = min(sight.cards_left, pool)  # he may draw while drawn < last
+    stands_on = min(terms.stands_on, 21) if terms.stands_on is not None else 21  # never a card on 21
+    draws_to = terms.draws_to if terms.draws_to is not None else 0
+    drawn_counts = [0] * 10
     memo: dict[int, float] = {}
 
-    def may_draw(hard: int, total: int, drawn: int) -> bool:
-        return (total < 21 and hard <= 21 and (terms.stands_on is None or total < terms.stands_on)
-                and drawn < sight.cards_left and drawn < pool)
+    def drawing(key: int, hard: int, ace: bool, drawn: int) -> float:
+        """His expectation if he draws one more card now and plays on at best."""
+        acc = 0.0
+        for i in range(10):
+            have = unseen[i] - drawn_counts[i]
+            if have <= 0:
+                continue
+            if hard + i + 1 > 21:
+                acc += have * over  # (an ace counts 1 in ``hard``: past 21 hard is past 21)
+                continue
+            drawn_counts[i] += 1
+            acc += have * value(key + _STEPS[i], hard + i + 1, ace or i == 0, drawn + 1)
+            drawn_counts[i] -= 1
+        return acc / (pool - drawn)
 
-    def draw_value(key: int, hard: int, ace: bool, drawn: int) -> float:
-        left = pool - drawn
-        value = 0.0
-        for card in _VALUES:
-            have = unseen[card - 1] - _key_count(key, card)
-            if have > 0:
-                value += have / left * best(key + _step(card), hard + card, ace or card == 1, drawn + 1)
-        return value
-
-    def best(key: int, hard: int, ace: bool, drawn: int) -> float:
+    def value(key: int, hard: int, ace: bool, drawn: int) -> float:
+        """His best expectation holding this hand (``key``: the cards he has drawn since the decision)."""
         got = memo.get(key)
         if got is not None:
             return got
-        total = best_total(hard, ace)
-        if total == BUST or not may_draw(hard, total, drawn):
-            value = stand[total]
+        total = hard + 10 if ace and hard <= 11 else hard
+        if total >= stands_on or drawn >= last:
+            got = stand[total]
         else:
-            drawing = draw_value(key, hard, ace, drawn)
-            must = terms.draws_to is not None and total < terms.draws_to
-            value = drawing if must else max(stand[total], drawing)
-        memo[key] = value
-        return value
+            draw = drawing(key, hard, ace, drawn)
+            got = draw if total < draws_to else max(stand[total], draw)
+        memo[key] = got
+        return got
 
-    total = best_total(hard0, ace0)
+    hard0 = sum(sight.banker)
+    total = best_total(hard0, 1 in sight.banker)
     standing = stand[total]
-    if total == BUST or not may_draw(hard0, total, 0):
+    if total >= stands_on or last <= 0:
         return Decision(False, standing, None, bound=True)
-    drawing = draw_value(0, hard0, ace0, 0)
-    if terms.draws_to is not None and total < terms.draws_to:
-        return Decision(True, standing, drawing, bound=True)
-    return Decision(drawing > standing, standing, drawing, bound=False)
+    draw = drawing(0, hard0, 1 in sight.banker, 0)
+    if total < draws_to:
+        return Decision(True, standing, draw, bound=True)
+    return Decision(draw > standing, standing, draw, bound=False)
 
 
 # ---------------------------------------------------------------------------- from the table
