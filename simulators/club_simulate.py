@@ -321,8 +321,10 @@ def play_club36_chunk(rules: Any, rounds: int, seed: str, boxes: int = 1, player
 
 def _chunk_job(job: tuple[Any, int, str, int, PlayersRule, BankerRule | OptimalBanker]) -> ClubChunk:
     rules, rounds, seed, boxes, players, banker = job
-    play = play_club36_chunk if rules.game == "club-21-36" else play_club_chunk
-    return play(rules, rounds, seed, boxes, players, banker)
+    if rules.game == "club-21-36":
+        assert isinstance(banker, BankerRule)  # (simulate_club refuses the optimal banker there)
+        return play_club36_chunk(rules, rounds, seed, boxes, players, banker)
+    return play_club_chunk(rules, rounds, seed, boxes, players, banker)
 
 
 def club_chunk_seed(seed: int, index: int) -> str:

@@ -59,6 +59,10 @@ class DrawRule(Protocol):
         """Does the box take another card?"""
         ...  # pragma: no cover
 
+    def __hash__(self) -> int:
+        """A rule is part of a cached decision's key."""
+        ...  # pragma: no cover
+
 
 @dataclass(frozen=True, slots=True)
 class SightedPlayers:
