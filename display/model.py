@@ -48,6 +48,14 @@ class TableMessage(enum.Enum):
         return _SCOPES[self]
 
 
+class BankerAdvice(enum.Enum):
+    """The dealer's display's advice to the banker in his turn (club-21, where the house turns it on): his best
+    play from what he can see. Only advice: the croupier decides (the console's STAND, or the next card)."""
+
+    DRAW = "draw"
+    STAND = "stand"
+
+
 class MessageScope(enum.Enum):
     """Where a table message is shown."""
 
@@ -165,6 +173,7 @@ class DealerView:
     The club games: ``closed`` says the banker's cards are face down (the display shows that
     he has cards, never a total, and there is no up card); once he draws face up his totals
     are shown like any dealer's. ``bank`` is the bank's balance (club-21-36), shown beside.
+    ``advice`` (club-21, option ``banker_advice``): in his turn, draw or stand, shown beside his total.
     """
 
     up_card: int | None = None
@@ -178,9 +187,13 @@ class DealerView:
     payout: Decimal | None = None
     closed: bool = False
     bank: Decimal | None = None
+    advice: BankerAdvice | None = None
 
     def __post_init__(self) -> None:
         _check_totals("DealerView", self.card_count, self.hard_total, self.soft_total)
+        if self.advice is not None and (self.card_count == 0 or self.closed or self.done or self.is_bust
+                                        or self.payout is not None or self.hole_card_hidden):
+            raise ValueError("DealerView.advice is for the banker's turn: his cards face up, not done, not bust")
         if self.payout is not None and not self.payout.is_finite():
             raise ValueError(f"DealerView.payout must be a finite amount, got {self.payout}")
         if self.bank is not None and not self.bank.is_finite():

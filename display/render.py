@@ -15,7 +15,9 @@ docs/display.md; the choices, in short:
   neither (``PUSH``); the dealer's display shows the round's total the same way;
 * the club games: a closed hand shows that it has cards and how many (``-- 3``), never a
   total; a settled box shows its total before the amount (``19 P 10``); a closed banker
-  shows ``--`` and his card count; the bank's balance (``b 500``) sits left of his total.
+  shows ``--`` and his card count; the bank's balance (``b 500``) sits left of his total;
+  the advice to the banker in his turn (club-21, where the house turns it on) too: ``hIt 16``,
+  ``StAnd 18``, or nothing where it does not fit beside the total (under 6 cells).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from decimal import Decimal
 
 from display.glyphs import cell_count
 from display.model import (
+    BankerAdvice,
     BoxView,
     DealerView,
     HandOutcome,
@@ -54,6 +57,13 @@ OUTCOME_TEXTS: dict[HandOutcome, tuple[str, str]] = {
     HandOutcome.WIN: ("PAId", "Pd"),
     HandOutcome.LOSE: ("LOSt", "Lo"),
     HandOutcome.PUSH: ("PUSH", "PU"),
+}
+
+# The advice to the banker, longest first: each form is at least three cells, so that the two words need the same
+# room and neither is shown where the other could not be (a lone "S" would read as a 5).
+ADVICE_TEXTS: dict[BankerAdvice, tuple[str, ...]] = {
+    BankerAdvice.DRAW: ("hIt",),
+    BankerAdvice.STAND: ("StAnd", "Std"),
 }
 
 NO_CARDS = "--"
@@ -254,13 +264,16 @@ def render_dealer(dealer: DealerView, digits: int, message: TableMessage | None 
     A message of scope ALL replaces everything. A dealer-scope message is shown alone
     while the dealer has no cards; with cards, its short form sits on the left of the
     total when both fit with a blank between, else the total alone wins (the total is
-    what the display is for).
+    what the display is for). The advice to the banker sits there the same way when no
+    message stands (a message is the more urgent: it takes the place first).
     """
     _check_digits(digits)
     if message is not None and message.scope is MessageScope.ALL:
         return render_message(message, digits)
     total = fit(dealer_candidates(dealer), digits)
     if message is None:
+        if dealer.advice is not None:
+            return _beside(ADVICE_TEXTS[dealer.advice], dealer_candidates(dealer), digits)
         if dealer.bank is not None and dealer.payout is None:
             return _with_bank(dealer.bank, dealer_candidates(dealer), digits)
         return pad_right_aligned(total, digits)
@@ -271,6 +284,17 @@ def render_dealer(dealer: DealerView, digits: int, message: TableMessage | None 
     if gap >= 1:
         return short + " " * gap + total
     return pad_right_aligned(total, digits)
+
+
+def _beside(words: Sequence[str], totals: Sequence[str], digits: int) -> str:
+    """A word left of the hand's total when both fit with a blank between (the total in its most informative
+    form that leaves room for a word, the word in its longest that fits), else the total alone."""
+    for total in totals:
+        for word in words:
+            gap = digits - cell_count(word) - cell_count(total)
+            if gap >= 1:
+                return word + " " * gap + total
+    return pad_right_aligned(fit(totals, digits), digits)
 
 
 def _with_bank(bank: Decimal, totals: Sequence[str], digits: int) -> str:

@@ -29,7 +29,7 @@ from controller.legality import Action
 from controller.money import to_cents
 from controller.round import Round
 
-from .club_strategy import SIGHTED_PLAYERS, BankerRule, PlayersRule, banker_rule_for
+from .club_strategy import SIGHTED_PLAYERS, BankerRule, OptimalBanker, PlayersRule, banker_rule_for
 from .simulate import ShuffledAsDealt, play_chunks
 
 CHUNK_ROUNDS = 20_000
@@ -71,7 +71,7 @@ class ClubResult:
 
     rules: str
     players: str
-    banker_stands_at: int
+    banker_stands_at: int | None  # None: the optimal banker stands at no fixed total
     rounds: int
     house_edge_pct: float
     stderr_pct: float
@@ -83,6 +83,7 @@ class ClubResult:
     pack_outs: int
     shuffles: int
     workers: int = 1
+    banker: str = "options"  # the banker's rule: ``options`` (stands at banker_stands_at) or ``optimal...``
     extra: dict[str, Any] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
@@ -91,6 +92,7 @@ class ClubResult:
             "rules": self.rules,
             "players": self.players,
             "banker_stands_at": self.banker_stands_at,
+            "banker": self.banker,
             "rounds": self.rounds,
             "house_edge_pct": round(self.house_edge_pct, 4),
             "stderr_pct": round(self.stderr_pct, 4),
@@ -128,15 +130,17 @@ class ClubShoe(ShuffledAsDealt):
 
 
 def play_club_chunk(rules: Any, rounds: int, seed: str, boxes: int = 1, players: PlayersRule = SIGHTED_PLAYERS,
-                    banker: BankerRule | None = None, unit: Decimal | None = None,
+                    banker: BankerRule | OptimalBanker | None = None, unit: Decimal | None = None,
                     record: Callable[[dict[str, Any]], None] | None = None) -> ClubChunk:
     """Play ``rounds`` club rounds on a fresh table and shoe seeded by ``seed``.
 
     The simulation stands where the players and the croupier stand: each box's rule reads that
     box's own cards (a sighted rule) or only their number (a blind one), the banker's rule his
-    own total. ``record`` sees each settled round's record.
+    own total, or, for the optimal banker, what he sees of the table (``banker.sight_of``: never a
+    closed card). ``record`` sees each settled round's record.
     """
     banker = banker or banker_rule_for(rules)
+    banker_draws = _banker_draws(rules, banker, players)
     rng = random.Random(seed)
     table = Table(rules)
     shoe = ClubShoe(rules.pack, rules.decks, rng)
@@ -186,7 +190,7 @@ def play_club_chunk(rules: Any, rounds: int, seed: str, boxes: int = 1, players:
                     apply(stand)
             elif phase is dealer_phase:
                 legal = table.legal_actions()
-                if HIT in legal and (banker.draws(r.dealer.total) or BANKER_STAND not in legal):
+                if HIT in legal and (BANKER_STAND not in legal or banker_draws(table)):
                     draw()
                 else:
                     apply(banker_stand)
@@ -205,6 +209,24 @@ def play_club_chunk(rules: Any, rounds: int, seed: str, boxes: int = 1, players:
         assert settled is not None
         out.count(settled, staked, record)
     return ClubChunk(**out.__dict__)
+
+
+def _banker_draws(rules: Any, banker: BankerRule | OptimalBanker, played: PlayersRule) -> Callable[[Table], bool]:
+    """The banker's choice in his turn, where he has one: by his fixed rule, or his best play."""
+    if isinstance(banker, BankerRule):
+        rule = banker
+        return lambda table: rule.draws(table.round.dealer.total)  # type: ignore[union-attr]  # in his turn
+    from controller.games.club21.banker import decide, sight_of, terms_of
+
+    terms = terms_of(rules)
+    model = banker.players or played
+    memory = banker.memory
+
+    def draws(table: Table) -> bool:
+        sight = sight_of(table, memory)
+        return sight is not None and decide(sight, terms, model).draw
+
+    return draws
 
 
 def play_club36_chunk(rules: Any, rounds: int, seed: str, boxes: int = 1, players: PlayersRule = SIGHTED_PLAYERS,
@@ -297,10 +319,12 @@ def play_club36_chunk(rules: Any, rounds: int, seed: str, boxes: int = 1, player
     return ClubChunk(**out.__dict__)
 
 
-def _chunk_job(job: tuple[Any, int, str, int, PlayersRule, BankerRule]) -> ClubChunk:
+def _chunk_job(job: tuple[Any, int, str, int, PlayersRule, BankerRule | OptimalBanker]) -> ClubChunk:
     rules, rounds, seed, boxes, players, banker = job
-    play = play_club36_chunk if rules.game == "club-21-36" else play_club_chunk
-    return play(rules, rounds, seed, boxes, players, banker)
+    if rules.game == "club-21-36":
+        assert isinstance(banker, BankerRule)  # (simulate_club refuses the optimal banker there)
+        return play_club36_chunk(rules, rounds, seed, boxes, players, banker)
+    return play_club_chunk(rules, rounds, seed, boxes, players, banker)
 
 
 def club_chunk_seed(seed: int, index: int) -> str:
@@ -310,14 +334,19 @@ def club_chunk_seed(seed: int, index: int) -> str:
 
 def simulate_club(rules: Any, rounds: int, seed: int, boxes: int = 1, players: PlayersRule = SIGHTED_PLAYERS,
                   workers: int = 1, progress: Callable[[int], None] | None = None,
-                  chunk_rounds: int = CHUNK_ROUNDS, clock: Callable[[], float] = time.perf_counter) -> ClubResult:
+                  chunk_rounds: int = CHUNK_ROUNDS, clock: Callable[[], float] = time.perf_counter,
+                  optimal: OptimalBanker | None = None) -> ClubResult:
     """Play ``rounds`` club rounds on ``boxes`` boxes at the table minimum; the house edge with its standard error.
 
-    ``clock`` (passed in) times the run for the rounds-per-second figure only.
+    The banker plays the fixed rule the table's options give, or, with ``optimal`` (club-21 only), his
+    best play from what he sees. ``clock`` (passed in) times the run for the rounds-per-second figure only.
     """
     if rounds < 1 or boxes < 1 or workers < 1:
         raise ValueError("rounds, boxes and workers must be at least 1")
-    banker = banker_rule_for(rules)
+    if optimal is not None and rules.game != "club-21":
+        raise ValueError(f"the optimal banker is club-21's (the banker of {rules.game} is bound to his totals)")
+    fixed = banker_rule_for(rules)
+    banker: BankerRule | OptimalBanker = fixed if optimal is None else optimal
     sizes = [min(chunk_rounds, rounds - start) for start in range(0, rounds, chunk_rounds)]
     jobs = [(rules, size, club_chunk_seed(seed, i), boxes, players, banker) for i, size in enumerate(sizes)]
     workers = max(1, min(workers, len(jobs)))
@@ -330,7 +359,7 @@ def simulate_club(rules: Any, rounds: int, seed: int, boxes: int = 1, players: P
     return ClubResult(
         rules=rules.name,
         players=players.name,
-        banker_stands_at=banker.stands_at,
+        banker_stands_at=fixed.stands_at if optimal is None else None,
         rounds=played,
         house_edge_pct=-100.0 * mean,
         stderr_pct=100.0 * math.sqrt(var / played),
@@ -342,4 +371,5 @@ def simulate_club(rules: Any, rounds: int, seed: int, boxes: int = 1, players: P
         pack_outs=sum(c.pack_outs for c in chunks),
         shuffles=sum(c.shuffles for c in chunks),
         workers=workers,
+        banker="options" if optimal is None else optimal.name(players),
     )

@@ -17,7 +17,9 @@ numbers its role may know.
   least the house allows; where the house only caps him (``banker_stands_on``: may not draw at
   or above it) he draws below the cap; where neither is set he stands at 17 or more **(our
   default)**. He decides from his own cards, which the view shows once he draws (the
-  ``dealer`` phase), never from the boxes' closed cards. He never calls contra. In
+  ``dealer`` phase), never from the boxes' closed cards. He never calls contra.
+  **The optimal banker** (``--banker optimal``, club-21): his best play from what he sees
+  (:mod:`controller.games.club21.banker`), within what the house binds him to. In
   ``club-21-36`` the profile's own options bind him (``banker_draws_to`` 16: he must draw on 15
   or less; ``banker_stands_on`` 17): by the rule above he stands at 16, as soon as he may.
 * **club-21-36's boxes, blind**: a box that draws without looking goes ``dark`` first (it loses
@@ -104,6 +106,45 @@ class BankerRule:
     def draws(self, total: int) -> bool:
         """Does the banker, at his best ``total``, take another card?"""
         return total < self.stands_at
+
+
+@dataclass(frozen=True, slots=True)
+class OptimalBanker:
+    """The banker's best play from what he sees (``controller.games.club21.banker.decide``), club-21 only.
+
+    ``players``: the rule he takes the boxes to play (None: the rule they do play, as if he knew it);
+    ``memory``: ``pack`` (he counts every card shown since the shuffle, as the dealer's display's advice
+    does) or ``round`` (he sees only this round's face-up cards and the bottom card).
+    """
+
+    players: PlayersRule | None = None
+    memory: str = "pack"
+
+    def __post_init__(self) -> None:
+        if self.memory not in ("pack", "round"):
+            raise ValueError(f"the optimal banker remembers the pack or the round, not {self.memory!r}")
+
+    def name(self, played: PlayersRule) -> str:
+        """The rule as the command line names it (``optimal``, ``optimal-round:below-17``)."""
+        base = "optimal" if self.memory == "pack" else "optimal-round"
+        return base if self.players is None or self.players == played else f"{base}:{self.players.name}"
+
+
+_BANKER_RE = re.compile(r"optimal(-round)?(?::(.+))?")
+
+
+def parse_banker_rule(text: str) -> OptimalBanker | None:
+    """``options`` (None: the fixed rule the table's options give, ``banker_rule_for``) or
+    ``optimal[-round][:PLAYERS]``; raises ValueError naming the accepted forms."""
+    text = text.strip()
+    if text == "options":
+        return None
+    match = _BANKER_RE.fullmatch(text)
+    if match is None:
+        raise ValueError(f"a banker's rule is options (the table's banker_* options; default: stand at 17) or "
+                         f"optimal[-round][:below-N|cards-N], got {text!r}")
+    players = parse_players_rule(match.group(2)) if match.group(2) else None
+    return OptimalBanker(players, "round" if match.group(1) else "pack")
 
 
 def banker_rule_for(rules: Any) -> BankerRule:

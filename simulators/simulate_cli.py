@@ -2,7 +2,7 @@
 
 Blackjack profiles are played by basic strategy; the club game `club-21` by the stated
 players' rule (``--players``, default ``below-17``) and the banker's rule its ``banker_*``
-options give (`simulators.club_strategy`).
+options give (`simulators.club_strategy`), or his best play (``--banker optimal``).
 """
 
 from __future__ import annotations
@@ -27,6 +27,10 @@ def configure_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument("--players", metavar="RULE", default=None,
                    help="club games: the boxes' rule, below-N (draw below total N; default below-17) or cards-N "
                         "(draw to N cards, blind, as the virtual dealer plays)")
+    p.add_argument("--banker", metavar="RULE", default=None,
+                   help="club-21: the banker's rule, options (the table's banker_* options: default stand at 17) or "
+                        "optimal[-round][:PLAYERS] (his best play from what he sees: -round forgets earlier rounds; "
+                        ":PLAYERS the rule he takes the boxes to play, default the one they play)")
     p.add_argument("--json", action="store_true", help="print one JSON document")
 
 
@@ -62,9 +66,9 @@ def _run_blackjack(args: argparse.Namespace, rules: Any) -> int:
     """Blackjack by the profile's basic strategy: the house edge, with its standard error."""
     from .simulate import simulate  # the strategy tables are built only when needed
 
-    if args.players is not None:
-        print("tablectl simulate: --players is for the club games; blackjack is played by basic strategy",
-              file=sys.stderr)
+    if args.players is not None or args.banker is not None:
+        print("tablectl simulate: --players and --banker are for the club games; blackjack is played by basic "
+              "strategy", file=sys.stderr)
         return 2
     workers = _workers(args, rules)
     if workers is None:
@@ -95,23 +99,34 @@ def _run_blackjack(args: argparse.Namespace, rules: Any) -> int:
 def _run_club(args: argparse.Namespace, rules: Any) -> int:
     """The club game's simulation: the stated players' and banker's rules, the house edge for them."""
     from .club_simulate import simulate_club
-    from .club_strategy import SIGHTED_PLAYERS, parse_players_rule
+    from .club_strategy import SIGHTED_PLAYERS, parse_banker_rule, parse_players_rule
 
     try:
         players = SIGHTED_PLAYERS if args.players is None else parse_players_rule(args.players)
     except ValueError as exc:
         print(f"tablectl simulate: --players: {exc}", file=sys.stderr)
         return 2
+    try:
+        optimal = None if args.banker is None else parse_banker_rule(args.banker)
+    except ValueError as exc:
+        print(f"tablectl simulate: --banker: {exc}", file=sys.stderr)
+        return 2
+    if optimal is not None and rules.game != "club-21":
+        print(f"tablectl simulate: --banker optimal is for club-21 (the banker of {rules.game} is bound to his "
+              f"totals)", file=sys.stderr)
+        return 2
     workers = _workers(args, rules)
     if workers is None:
         return 2
-    result = simulate_club(rules, args.rounds, args.seed, boxes=args.boxes, players=players, workers=workers)
+    result = simulate_club(rules, args.rounds, args.seed, boxes=args.boxes, players=players, workers=workers,
+                           optimal=optimal)
     d = result.as_dict()
     if args.json:
         print(json.dumps(d))
     else:
-        print(f"{rules.name}: {d['rounds']} rounds, players {d['players']}, banker stands at "
-              f"{d['banker_stands_at']}: house edge {d['house_edge_pct']:.3f}% ± {d['stderr_pct']:.3f}% (1 s.e.), "
+        banker = (f"stands at {d['banker_stands_at']}" if d["banker_stands_at"] is not None
+                  else f"plays {d['banker']}")
+        print(f"{rules.name}: {d['rounds']} rounds, players {d['players']}, banker {banker}: house edge {d['house_edge_pct']:.3f}% ± {d['stderr_pct']:.3f}% (1 s.e.), "
               f"{d['voids']} void, "
               + (f"{d['pack_outs']} spent-pack rounds, " if rules.game == "club-21" else f"{d['shuffles']} packs, ")
               + f"{d['rounds_per_second']:.0f} rounds/s "

@@ -15,7 +15,16 @@ from controller.hand import Hand, Outcome
 from controller.money import from_cents
 from controller.phase import PLAY, Phase
 from controller.round import Round
-from display.model import MAX_HARD_TOTAL, BoxView, DealerView, HandOutcome, HandView, TableMessage, TableView
+from display.model import (
+    MAX_HARD_TOTAL,
+    BankerAdvice,
+    BoxView,
+    DealerView,
+    HandOutcome,
+    HandView,
+    TableMessage,
+    TableView,
+)
 
 
 _OUTCOMES = {
@@ -147,9 +156,24 @@ def _club_total(hand: Hand) -> int:
     return min(hand.total, MAX_HARD_TOTAL)
 
 
+def banker_advice(table: Table) -> BankerAdvice | None:
+    """The advice to the banker in his turn, where the house turns it on (club-21's ``banker_advice``): his best
+    play from what he can see (``controller.games.club21.banker.advice``: his own cards, the cards shown since the
+    shuffle and how many cards each box holds, never a closed card). None out of his turn, or where it is off."""
+    if not getattr(table.rules, "banker_advice", False) or table.phase is not Phase.DEALER:
+        return None
+    from controller.games.club21.banker import advice  # (only a table that shows advice needs the model)
+
+    draw = advice(table)
+    if draw is None:
+        return None
+    return BankerAdvice.DRAW if draw else BankerAdvice.STAND
+
+
 def _banker_view(table: Table, banker: Hand | None, settled: Round | None) -> DealerView:
     """The banker's display: ``--`` and his card count while his cards are closed, his total once he draws
-    face up, the round's total once it is settled; the bank's balance beside (club-21-36)."""
+    face up, the round's total once it is settled; the bank's balance beside (club-21-36); in his turn the
+    advice to draw or stand, where the house turns it on (club-21)."""
     bank = bank_balance(table)
     if settled is not None:
         return DealerView(payout=from_cents(settled.net()), bank=bank)
@@ -160,6 +184,7 @@ def _banker_view(table: Table, banker: Hand | None, settled: Round | None) -> De
         return DealerView(card_count=n, closed=True, bank=bank)
     values: tuple[int, ...] = table.rules.values  # type: ignore[union-attr]  # a banker: a club game, whose rules have values
     hard = min(banker.hard, MAX_HARD_TOTAL)
+    advice = banker_advice(table) if hard <= 21 else None
     return DealerView(
         up_card=min(values[banker.cards[0].index], 10),
         card_count=n,
@@ -168,6 +193,7 @@ def _banker_view(table: Table, banker: Hand | None, settled: Round | None) -> De
         is_bust=hard > 21,
         done=table.phase is not Phase.DEALER,
         bank=bank,
+        advice=advice,
     )
 
 

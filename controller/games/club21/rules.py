@@ -41,6 +41,9 @@ class Club21Rules(ClubRulesBase):
                                             "then each box its own (recontra)")
     two_aces_split: bool = Field(False, description="two aces may be split into two hands with a second stake")
     surrender: bool = Field(False, description="after the first two cards a box may give up half its stake")
+    banker_advice: bool = Field(False, description="in the banker's turn the dealer's display advises him to draw "
+                                                   "or stand (his best play from what he sees: "
+                                                   "controller.games.club21.banker); the decision stays his")
 
     @model_validator(mode="before")
     @classmethod
