@@ -287,20 +287,22 @@ def fisher_p(ps: Sequence[float]) -> float:
 
 
 def shuffle_quality(dealt: Sequence[Card], *, previous_dealt: Sequence[Card] = (),
-                    previous_discards: Sequence[Card] = (), decks: int = 6, pack: int = 52,
-                    threshold: float = WEAK_SHUFFLE_P) -> ShuffleQuality:
+                    previous_discards: Sequence[Card] = (), other_discards: Sequence[Sequence[Card]] = (),
+                    decks: int = 6, pack: int = 52, threshold: float = WEAK_SHUFFLE_P) -> ShuffleQuality:
     """Every statistic of one shoe's dealt cards and their combined p-value.
 
     ``previous_dealt`` / ``previous_discards``: the previous shoe's dealt and discard orders
     (empty for the first shoe: then only the within-shoe statistics count). The guesser and the
     zone statistic use the discard order when it is known (it is what the dealer shuffled), else
-    the dealt one; the rising sequences follow both, each as it lies and turned over (a pile
-    that kept the dealt order, or a dealer who turns the stack over before riffling, is still
-    followed; a house that gathers otherwise than its ``PickUp`` says is not: docs/protection.md).
+    the dealt one. ``other_discards``: the previous shoe's cards as the other ``PickUp`` orders
+    would have gathered them. The rising sequences follow every one of these orders, each as it
+    lies and turned over: a pile that kept the dealt order (the virtual shoe's), a dealer who turns
+    the stack over before riffling, or a house that gathers otherwise than its ``PickUp`` says is
+    still followed, at a cost of a factor of the orders' number in the p-value (docs/protection.md).
     """
     counts = composition(decks, pack)
     references: list[list[Card]] = []
-    for order in (previous_discards, previous_dealt):
+    for order in (previous_discards, previous_dealt, *other_discards):
         for way in (list(order), list(order)[::-1]):
             if way and way not in references:  # the same order twice gives the same ratio: follow it once
                 references.append(way)

@@ -10,7 +10,7 @@ import statistics
 import pytest
 
 from controller.cards import ALL_CARDS, Card
-from controller.protection.discards import discard_order
+from controller.protection.discards import PickUp, discard_order, other_discard_orders
 from controller.protection.quality import WEAK_SHUFFLE_P, composition, rising, shuffle_quality
 from controller.protection.rising import rising_sequences
 from simulators.shuffles import ShuffleKind, ShuffleSpec, play_rounds, shuffle
@@ -77,27 +77,37 @@ def test_fair_shoes_rarely_look_riffled() -> None:
     assert sum(p <= 0.01 for p in ps) <= 2 + 5
 
 
-def _riffled(rng: random.Random, riffles: int, pile_from: str) -> tuple[list[Card], list[Card], list[Card]]:
-    """A shoe dealt to its cut card, the pile gathered as ``pile_from`` says and riffled: (new dealt, dealt, discards)."""
+Riffled = tuple[list[Card], list[Card], list[Card], list[list[Card]]]
+
+
+def _riffled(rng: random.Random, riffles: int, pile_from: str) -> Riffled:
+    """A shoe dealt to its cut card, the pile gathered as ``pile_from`` says and riffled.
+
+    Returns the new shoe's dealt cards and what the table knows of the previous shoe: its dealt order,
+    its discard order (the default pick-up, third base first) and the other pick-ups' orders.
+    """
     shoe = fresh_shoe(rng)
     rounds, count = play_rounds(shoe, 5, 234)
     dealt, discards = shoe[:count], discard_order(rounds)
-    pile = {"discards": discards, "dealt": dealt}[pile_from.removesuffix(" turned")] + shoe[count:]
+    gathered = {"discards": discards, "dealt": dealt,
+                "first-base-first discards": discard_order(rounds, PickUp.FIRST_BASE_FIRST)}
+    pile = gathered[pile_from.removesuffix(" turned")] + shoe[count:]
     if pile_from.endswith("turned"):
         pile = pile[::-1]
     new = shuffle(ShuffleSpec(ShuffleKind.RIFFLE, riffles), pile, rng)
     _, new_count = play_rounds(new, 5, 234)
-    return new[:new_count], dealt, discards
+    return new[:new_count], dealt, discards, other_discard_orders(rounds)
 
 
-@pytest.mark.parametrize("pile_from", ["discards", "dealt", "discards turned"])
+@pytest.mark.parametrize("pile_from", ["discards", "dealt", "discards turned", "first-base-first discards"])
 def test_three_riffles_are_a_weak_shuffle(pile_from: str) -> None:
-    """Three riffles of the discards (the benchmark's pile), of the dealt order (the virtual shoe's) or of
-    the stack turned over: every shoe of 12 is weak, mostly by its rising sequences, far below the threshold."""
+    """Three riffles of the discards (the benchmark's pile), of the dealt order (the virtual shoe's), of
+    the stack turned over, or of discards gathered otherwise than the table's pick-up says: every shoe of
+    12 is weak, mostly by its rising sequences, far below the threshold."""
     rng = random.Random(f"three riffles of the {pile_from}")
     for _ in range(12):
-        new, dealt, discards = _riffled(rng, 3, pile_from)
-        quality = shuffle_quality(new, previous_dealt=dealt, previous_discards=discards)
+        new, dealt, discards, others = _riffled(rng, 3, pile_from)
+        quality = shuffle_quality(new, previous_dealt=dealt, previous_discards=discards, other_discards=others)
         found = {s.name: s for s in quality.statistics}
         assert found["rising sequences"].p < 1e-10 and found["rising sequences"].observed > 10
         finding = quality.finding()
@@ -109,9 +119,9 @@ def test_the_same_shoe_fairly_shuffled_is_not_weak() -> None:
     """The control for the test above: the pile shuffled fairly instead of riffled is not flagged."""
     rng = random.Random("the control")
     for _ in range(12):
-        _, dealt, discards = _riffled(rng, 3, "discards")
+        _, dealt, discards, others = _riffled(rng, 3, "discards")
         new, _ = dealt_and_discards(fresh_shoe(rng))
-        quality = shuffle_quality(new, previous_dealt=dealt, previous_discards=discards)
+        quality = shuffle_quality(new, previous_dealt=dealt, previous_discards=discards, other_discards=others)
         assert not quality.weak
 
 
@@ -121,15 +131,17 @@ def test_fair_shoes_null_and_three_riffles_at_scale() -> None:
     rng = random.Random(2500)
     ps, weak = [], 0
     for _ in range(2000):
-        dealt, discards = dealt_and_discards(fresh_shoe(rng))
+        shoe = fresh_shoe(rng)
+        rounds, count = play_rounds(shoe, 5, 234)
         new, _ = dealt_and_discards(fresh_shoe(rng))
-        quality = shuffle_quality(new, previous_dealt=dealt, previous_discards=discards)
+        quality = shuffle_quality(new, previous_dealt=shoe[:count], previous_discards=discard_order(rounds),
+                                  other_discards=other_discard_orders(rounds))
         weak += quality.weak
         ps.append(next(s.p for s in quality.statistics if s.name == "rising sequences"))
     assert weak == 0
     for level, room in ((0.1, 60), (0.01, 12), (0.001, 4)):
         assert sum(p <= level for p in ps) <= 2000 * level + room, level
     assert statistics.fmean(math.log10(p) for p in ps) > -0.5
-    caught = sum(shuffle_quality(new, previous_dealt=dealt, previous_discards=discards).weak
-                 for new, dealt, discards in (_riffled(rng, 3, "discards") for _ in range(200)))
+    caught = sum(shuffle_quality(new, previous_dealt=dealt, previous_discards=discards, other_discards=others).weak
+                 for new, dealt, discards, others in (_riffled(rng, 3, "discards") for _ in range(200)))
     assert caught == 200
