@@ -33,9 +33,11 @@ from controller.cards import RANKS, Card, pack_members
 from controller.protection.findings import WeakShuffle
 from controller.protection.rising import rising_sequences
 
-# The combined p-value below which a shoe is a weak shuffle: about 1 fair shoe in 10,000
-# (measured: docs/protection.md), while one to three riffles fall far below it.
-WEAK_SHUFFLE_P = 1e-4
+# The combined p-value below which a shoe is a weak shuffle. Fisher's 1 in 100,000, not the aim's
+# 1 in 10,000: adjacent pairs and Hi/Lo runs are dependent and their normal tails light, so fair shoes
+# fall below a level more often than Fisher says (measured: docs/protection.md); one to three riffles
+# fall far below it all the same (the rising sequences' p is tens of decimal digits small).
+WEAK_SHUFFLE_P = 1e-5
 
 HIGH_RANKS = "TJQKA"  # Hi-Lo: counted -1
 LOW_RANKS = "23456"  # Hi-Lo: counted +1 (7, 8 and 9 are neutral)

@@ -30,9 +30,9 @@ the dealt cards of forecast(card) / fair(card). Whatever the forecaster does, it
 already dealt, so under a fair shuffle that product is a non-negative martingale with mean 1, and
 by Ville's inequality it ever reaches 1/alpha with chance at most alpha: **p = min(1, 1 / its
 highest value)** is a valid p-value, exactly, for any cut, make-up, reference or shoe length,
-without an approximation to be wrong in its tail. Several references (the discard order and the
-dealt order): the average of their ratios is again such a martingale, at a cost of at most a factor
-of the number of references. DECAY, SPAWN and CAP change only the power, never the null; they were
+without an approximation to be wrong in its tail. Several references (the discard orders of each
+pick-up, the dealt order, each turned over too: ``quality.shuffle_quality``): the average of their
+ratios is again such a martingale, at a cost of at most a factor of the number of references. DECAY, SPAWN and CAP change only the power, never the null; they were
 chosen on riffles of 3 and 4 (docs/protection.md).
 """
 
@@ -130,7 +130,7 @@ def rising_sequences(dealt: Sequence[Card], references: Sequence[Sequence[Card]]
         if cards_left <= 0 or left[code] <= 0:
             break
         fair = left[code] / cards_left
-        scale = DECAY ** -t
+        scale = DECAY ** -t  # a shoe is a few hundred cards: far from overflowing (0.98^-500 is about 25,000)
         for forecaster in forecasters:
             forecaster.see(t, code, fair, left, scale)
         left[code] -= 1
