@@ -64,3 +64,13 @@ def discard_order(rounds: Iterable[Sequence[Sequence[Card]]], pick_up: PickUp = 
     if bottom_card is not None:
         order.append(bottom_card)
     return order
+
+
+def other_discard_orders(rounds: Sequence[Sequence[Sequence[Card]]], pick_up: PickUp = PickUp.THIRD_BASE_FIRST, *,
+                         burnt: Sequence[Card] = (), bottom_card: Card | None = None) -> list[list[Card]]:
+    """The shoe's discard order as each ``PickUp`` but ``pick_up`` would have gathered it.
+
+    The riffle statistic follows these too (``quality.shuffle_quality``), so a house that gathers
+    otherwise than its profile says still has its riffles caught.
+    """
+    return [discard_order(rounds, other, burnt=burnt, bottom_card=bottom_card) for other in PickUp if other is not pick_up]

@@ -21,7 +21,7 @@ from datetime import datetime
 from typing import Any
 
 from controller.cards import Card, parse_card
-from controller.protection.discards import PickUp, discard_order
+from controller.protection.discards import PickUp, discard_order, other_discard_orders
 from controller.protection.findings import Finding, Key, Reference, SlugAlarm
 from controller.protection.quality import shuffle_quality
 from controller.protection.shoes import ShoeBook, ShoeCards
@@ -64,6 +64,9 @@ class ShoeWatch:
             if len(ended.dealt) >= ended.pack:
                 quality = shuffle_quality(ended.dealt, previous_dealt=before.dealt if before else (),
                                           previous_discards=self._discards(before) if before else (),
+                                          other_discards=other_discard_orders(
+                                              before.rounds, self.settings.pick_up, burnt=before.burnt,
+                                              bottom_card=before.bottom) if before else (),
                                           decks=ended.decks, pack=ended.pack)
                 weak = quality.finding()
                 if weak is not None:

@@ -15,6 +15,8 @@ cards are the first ``m`` cards of a uniformly random order of the shoe's known 
 * ``zone_persistence``: whether cards stay in their zone (one deck's worth of cards) from the
   previous shoe to this one, the weakness shuffle trackers play; a linear permutation statistic
   with exact mean 0 and exact variance.
+* ``rising``: the rising sequences a riffle leaves (``rising.py``): a forecaster's likelihood ratio
+  against a fair shuffle, whose p-value holds exactly by Ville's inequality.
 
 ``shuffle_quality`` combines them (Fisher's method) into one p-value per shoe; below
 ``WEAK_SHUFFLE_P`` the shoe raises a ``WeakShuffle`` notice. docs/protection.md gives the nulls.
@@ -25,13 +27,17 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from statistics import NormalDist
 
 from controller.cards import RANKS, Card, pack_members
 from controller.protection.findings import WeakShuffle
+from controller.protection.rising import rising_sequences
 
-# The combined p-value below which a shoe is a weak shuffle: about 1 fair shoe in 10,000
-# (measured: docs/protection.md), while one to three riffles fall far below it.
-WEAK_SHUFFLE_P = 1e-4
+# The combined p-value below which a shoe is a weak shuffle. Fisher's 1 in 100,000, not the aim's
+# 1 in 10,000: adjacent pairs and Hi/Lo runs are dependent and their normal tails light, so fair shoes
+# fall below a level more often than Fisher says (measured: docs/protection.md); one to three riffles
+# fall far below it all the same (the rising sequences' p is tens of decimal digits small).
+WEAK_SHUFFLE_P = 1e-5
 
 HIGH_RANKS = "TJQKA"  # Hi-Lo: counted -1
 LOW_RANKS = "23456"  # Hi-Lo: counted +1 (7, 8 and 9 are neutral)
@@ -251,6 +257,25 @@ def zone_persistence(dealt: Sequence[Card], reference: Sequence[Card], counts: S
     return _statistic("zone persistence", observed, 0.0, variance)
 
 
+def rising(dealt: Sequence[Card], references: Sequence[Sequence[Card]], counts: Sequence[int]) -> Statistic | None:
+    """The rising sequences of a riffle, as a statistic (``rising.rising_sequences``); None with no reference.
+
+    ``observed`` is the evidence, log10 of the forecaster's likelihood ratio at its highest; under a
+    fair shuffle the ratio has mean 1 (``expected`` 0 in log10) and ``p`` = 1 / ratio is a valid p-value
+    (Ville's inequality, no approximation). ``z`` is the one-sided normal z of that p, to compare.
+    """
+    evidence = rising_sequences(dealt, references, counts)
+    if evidence is None:
+        return None
+    if evidence.p >= 1.0:
+        z = 0.0
+    elif evidence.p > 1e-300:
+        z = -NormalDist().inv_cdf(evidence.p)
+    else:  # beyond doubles: the normal tail's log is -z^2/2 to first order
+        z = math.sqrt(2 * evidence.log10_ratio * math.log(10))
+    return Statistic("rising sequences", evidence.log10_ratio, 0.0, 0.0, z, evidence.p, True)
+
+
 def fisher_p(ps: Sequence[float]) -> float:
     """Fisher's combination of independent p-values: P(chi-square with 2k df > -2 sum ln p), exactly."""
     if not ps:
@@ -264,21 +289,31 @@ def fisher_p(ps: Sequence[float]) -> float:
 
 
 def shuffle_quality(dealt: Sequence[Card], *, previous_dealt: Sequence[Card] = (),
-                    previous_discards: Sequence[Card] = (), decks: int = 6, pack: int = 52,
-                    threshold: float = WEAK_SHUFFLE_P) -> ShuffleQuality:
+                    previous_discards: Sequence[Card] = (), other_discards: Sequence[Sequence[Card]] = (),
+                    decks: int = 6, pack: int = 52, threshold: float = WEAK_SHUFFLE_P) -> ShuffleQuality:
     """Every statistic of one shoe's dealt cards and their combined p-value.
 
     ``previous_dealt`` / ``previous_discards``: the previous shoe's dealt and discard orders
     (empty for the first shoe: then only the within-shoe statistics count). The guesser and the
     zone statistic use the discard order when it is known (it is what the dealer shuffled), else
-    the dealt one.
+    the dealt one. ``other_discards``: the previous shoe's cards as the other ``PickUp`` orders
+    would have gathered them. The rising sequences follow every one of these orders, each as it
+    lies and turned over: a pile that kept the dealt order (the virtual shoe's), a dealer who turns
+    the stack over before riffling, or a house that gathers otherwise than its ``PickUp`` says is
+    still followed, at a cost of a factor of the orders' number in the p-value (docs/protection.md).
     """
     counts = composition(decks, pack)
+    references: list[list[Card]] = []
+    for order in (previous_discards, previous_dealt, *other_discards):
+        for way in (list(order), list(order)[::-1]):
+            if way and way not in references:  # the same order twice gives the same ratio: follow it once
+                references.append(way)
     found: list[Statistic | None] = [
         adjacent_pairs(dealt, counts),
         hi_lo_runs(dealt),
         guessing(dealt, previous_discards or previous_dealt, counts),
         zone_persistence(dealt, previous_discards or previous_dealt, counts),
+        rising(dealt, references, counts),
     ]
     statistics = tuple(s for s in found if s is not None)
     return ShuffleQuality(len(dealt), statistics, fisher_p([s.p for s in statistics]), threshold)

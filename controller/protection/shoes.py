@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import Sequence
 
 from ..cards import Card
-from .discards import PickUp, discard_order
+from .discards import PickUp, discard_order, other_discard_orders
 from .findings import SlugAlarm
 from .preferential import RoundCount, ShuffleRecord
 from .quality import ShuffleQuality, shuffle_quality
@@ -144,7 +144,7 @@ def examine(shoes: Sequence[ShoeCards], *, thresholds: SlugThresholds = SlugThre
             pick_up: PickUp = PickUp.THIRD_BASE_FIRST) -> list[ShoeReport]:
     """Each shoe against the one before it: the slug watch, the shuffle's quality, the count at its end."""
     reports = []
-    previous: tuple[list[Card], list[Card]] | None = None
+    previous: tuple[list[Card], list[Card], list[list[Card]]] | None = None  # dealt, discards, other pick-ups
     for shoe in shoes:
         slug = None
         if previous is not None:
@@ -153,12 +153,14 @@ def examine(shoes: Sequence[ShoeCards], *, thresholds: SlugThresholds = SlugThre
                 watch.push(card)
             slug = watch.summary()
         quality = shuffle_quality(shoe.dealt, previous_dealt=previous[0] if previous else (),
-                                  previous_discards=previous[1] if previous else (), decks=shoe.decks, pack=shoe.pack)
+                                  previous_discards=previous[1] if previous else (),
+                                  other_discards=previous[2] if previous else (), decks=shoe.decks, pack=shoe.pack)
         running, true = _count(shoe.dealt, shoe.decks, shoe.pack)
         before_cut = 0 if shoe.cut_card_out else shoe.cut_card_at - len(shoe.dealt)
         reports.append(ShoeReport(shoe.shoe, shoe.shuffled_at, len(shoe.dealt), len(shoe.rounds), slug, quality,
                                   running, true, before_cut))
-        previous = (shoe.dealt, discard_order(shoe.rounds, pick_up, burnt=shoe.burnt, bottom_card=shoe.bottom))
+        previous = (shoe.dealt, discard_order(shoe.rounds, pick_up, burnt=shoe.burnt, bottom_card=shoe.bottom),
+                    other_discard_orders(shoe.rounds, pick_up, burnt=shoe.burnt, bottom_card=shoe.bottom))
     return reports
 
 

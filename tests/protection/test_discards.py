@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from controller.cards import Card, parse_card
-from controller.protection.discards import PickUp, discard_order, round_pick_up
+from controller.protection.discards import PickUp, discard_order, other_discard_orders, round_pick_up
 
 
 def cards(text: str) -> list[Card]:
@@ -34,3 +34,11 @@ def test_burnt_cards_first_rounds_in_turn_the_bottom_card_last() -> None:
     order = discard_order([ROUND, second], burnt=cards("KD"), bottom_card=parse_card("AC"))
     assert order == cards("KD 4S 5S 6S 2S 3S 7S 8S 9H TH JH AC")
     assert discard_order([]) == [] and round_pick_up([]) == []
+
+
+def test_the_other_pick_ups_orders_for_the_riffle_statistic() -> None:
+    """Every pick-up order but the table's own, in PickUp's order, burnt cards first and the bottom card last."""
+    others = other_discard_orders([ROUND], PickUp.FIRST_BASE_FIRST, burnt=cards("KD"), bottom_card=parse_card("AC"))
+    assert others == [cards("KD 4S 5S 6S 2S 3S 7S 8S AC"), cards("KD 7S 8S 4S 5S 6S 2S 3S AC"),
+                      cards("KD 7S 8S 2S 3S 4S 5S 6S AC")]
+    assert len(other_discard_orders([ROUND])) == 3

@@ -21,6 +21,7 @@ from controller.engine import Table
 from controller.rules import build_rules
 from controller.view import table_view
 from tests.support.journals import T0, open_authority
+from simulators.shuffles import riffle
 from tests.support.shoes_dealt import deal_shoe, fresh_shoe, with_slug
 
 SLUG_AT = 40  # the slug follows the new shoe's 40th card: its 7th card is the shoe's 47th
@@ -72,6 +73,22 @@ def test_a_shoe_dealt_in_order_is_a_weak_shuffle_notice_at_the_next_shuffle() ->
     table.apply(ev.Shuffle(shoe_id="S3", at=T0 + timedelta(hours=2)))
     [notice] = [a for a in table_view(table)["alerts"] if a["kind"] == "weak_shuffle"]
     assert notice["level"] == "notice" and notice["message"].startswith("weak shuffle: ")
+
+
+def test_three_riffles_of_the_previous_shoe_are_a_weak_shuffle_notice() -> None:
+    """Issue 25's aim, through the real table: the previous shoe's cards (dealt order, the rest on top)
+    riffled three times are a weak shuffle, named by its rising sequences, when the next shoe comes in."""
+    rng = random.Random(33)
+    table = Table(build_rules("ru-standard"))
+    first = fresh_shoe(rng)
+    dealt = deal_shoe(table, table.apply, "S1", first, T0)
+    pile = dealt + first[len(dealt):]
+    for _ in range(3):
+        pile = riffle(pile, rng)
+    deal_shoe(table, table.apply, "S2", pile, T0 + timedelta(hours=1))
+    table.apply(ev.Shuffle(shoe_id="S3", at=T0 + timedelta(hours=2)))
+    [notice] = [a for a in table_view(table)["alerts"] if a["kind"] == "weak_shuffle"]
+    assert notice["level"] == "notice" and "mostly rising sequences" in notice["message"]
 
 
 def test_the_watch_survives_a_snapshot_in_the_middle_of_the_slug() -> None:
