@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.engine import IllegalAction, Table
-from controller.events import BadEvent, parse_event_line
+from controller.events import BadEvent, Shuffle, parse_event_line
 from controller.journal import JournalError
 from controller.protection.advantage import FLAG_ALPHA, SubjectReport
 from controller.protection.dealers import DealerShift
@@ -72,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
         return tool_status(exc)
     table_name = Path(args.db).stem
     try:
-        book = _book(lines)
+        book, edges = _book(lines)
     except (BadEvent, IllegalAction) as exc:  # a verified journal replays; this is a bug or another release's row
         print(f"tablectl protect report: the journal does not replay: {exc}", file=sys.stderr)
         return 3
@@ -80,27 +80,47 @@ def run(args: argparse.Namespace) -> int:
     shuffles, rounds = shuffle_records(table_name, book.shoes)
     audits = audit(shuffles, rounds)
     if args.json:
-        print(json.dumps({"table": table_name, "shoes": [_shoe_json(r) for r in reports],
+        print(json.dumps({"table": table_name, "shoes": [{**_shoe_json(r), "exact_edge_at_end_pct": edges.get(r.shoe)}
+                                                         for r in reports],
                           "preferential": [_audit_json(a) for a in audits]}, indent=1))
     else:
-        print(_text(table_name, reports, audits))
+        print(_text(table_name, reports, audits, edges))
     return 0
 
 
-def _book(lines: list[str]) -> ShoeBook:
-    """Replay the session through the engine, whose protection watch books every card where the table placed it."""
+def _book(lines: list[str]) -> tuple[ShoeBook, dict[str, float | None]]:
+    """Replay the session through the engine, whose protection watch books every card where the table placed it;
+    and, at a blackjack table, the player's exact edge of the round that would have come next when each shoe
+    was ended by a shuffle (per cent; surveillance's figure beside the count at the shuffle)."""
     if not lines:
-        return ShoeBook()
+        return ShoeBook(), {}
     profile, options = session_rules(lines)
     from controller.rules import build_rules
 
     table = Table(build_rules(profile, options), shoes_watched=None)  # every shoe, not the live table's last two
+    edges: dict[str, float | None] = {}
     for line in lines:
+        event = parse_event_line(line)
+        shoe = table.shoe
+        if (isinstance(event, Shuffle) and shoe is not None and table.round is None
+                and table.rules.game == "blackjack"):
+            edges[shoe.shoe_id] = _exact_edge(table.rules, shoe.remaining_by_rank())
         try:
-            table.apply(parse_event_line(line))
+            table.apply(event)
         except IllegalAction:
             continue  # refused rows are not exported; an action refused here changed nothing either
-    return table.shoe_watch.book
+    return table.shoe_watch.book, edges
+
+
+def _exact_edge(rules: Any, remaining: dict[str, int]) -> float | None:
+    from simulators.exact import ShoeError, analyse
+
+    from .edge import counts_by_value
+
+    try:
+        return round(100 * analyse(rules, counts_by_value(remaining)).ev, 4)
+    except ShoeError:  # a shoe too short to play a round out: no figure
+        return None
 
 
 def _shoe_json(r: ShoeReport) -> dict[str, Any]:
@@ -126,12 +146,17 @@ def _audit_json(a: PreferentialAudit) -> dict[str, Any]:
             "p": a.p}
 
 
-def _text(table: str, reports: list[ShoeReport], audits: list[PreferentialAudit]) -> str:
+def _text(table: str, reports: list[ShoeReport], audits: list[PreferentialAudit],
+          edges: dict[str, float | None]) -> str:
     out = [f"table {table}: {len(reports)} shoe(s)"]
     for r in reports:
         when = r.shuffled_at.isoformat() if r.shuffled_at else "time unknown"
         out.append(f"shoe {r.shoe} ({when}): {r.cards} cards, {r.rounds} rounds, "
                    f"shuffle p {r.quality.p:.3g}" + (" WEAK" if r.quality.weak else ""))
+        edge = edges.get(r.shoe)
+        if edge is not None:
+            out.append(f"  ended at true count {r.true_count:+.1f}, the next round's exact player edge "
+                       f"{edge:+.3f} %")
         if r.slug is not None:
             longest = ", ".join(f"{run.key.value} {run.length} ({run.reference.value})"
                                 for run in r.slug.runs if run.length)

@@ -17,7 +17,11 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from controller.authority import TableAuthority
+from controller.rules import build_rules
+from simulators.exact import analyse
 from controller.cards import Card
 from tablectl import protect_cli
 from tests.support.journals import T0, open_authority
@@ -63,14 +67,21 @@ def test_a_slug_is_named_with_its_shoe_and_positions(tmp_path: Path) -> None:
 def test_fair_shoes_raise_nothing(tmp_path: Path) -> None:
     rng = random.Random(7)
     authority = open_authority(tmp_path / "t.sqlite")
-    for n in range(3):
-        _deal_shoe(authority, f"S{n + 1}", fresh_shoe(rng), n * 60)
+    dealt = [_deal_shoe(authority, f"S{n + 1}", fresh_shoe(rng), n * 60) for n in range(3)]
     authority.journal.close()
     status, report = _report(tmp_path / "t.sqlite")
     assert status == 0 and [s["shoe"] for s in report["shoes"]] == ["S1", "S2", "S3"]
     assert all(s["slug"] is None or s["slug"]["alarms"] == [] for s in report["shoes"])
     assert all(not s["quality"]["weak"] for s in report["shoes"])
     assert report["preferential"] and all(0 <= a["p"] <= 1 for a in report["preferential"])
+    # Issue 27: the player's exact edge of the round that would have come next when each shoe was shuffled away.
+    for shoe, cards in zip(report["shoes"][:2], dealt[:2]):
+        left = [24] * 9 + [96]
+        for card in cards:
+            left[min(card.value, 10) - 1] -= 1
+        assert shoe["exact_edge_at_end_pct"] == pytest.approx(100 * analyse(build_rules("ru-standard"), left).ev,
+                                                             abs=1e-4)
+    assert report["shoes"][2]["exact_edge_at_end_pct"] is None  # the shoe in play: not shuffled away
 
 
 def test_no_journal_is_a_one_line_error(tmp_path: Path, capsys: Any) -> None:
