@@ -204,7 +204,7 @@ def play_club_chunk(rules: Any, rounds: int, seed: str, boxes: int = 1, players:
         settled = table.previous
         assert settled is not None
         out.count(settled, staked, record)
-    return ClubChunk(**out.__dict__)
+    return out
 
 
 def play_club36_chunk(rules: Any, rounds: int, seed: str, boxes: int = 1, players: PlayersRule = SIGHTED_PLAYERS,
@@ -294,7 +294,7 @@ def play_club36_chunk(rules: Any, rounds: int, seed: str, boxes: int = 1, player
         assert settled is not None
         # A bank too small for the table minimum takes a smaller stake: count what was staked.
         out.count(settled, staked or sum(h.stake for b in settled.boxes for h in b.hands), record)
-    return ClubChunk(**out.__dict__)
+    return out
 
 
 def _chunk_job(job: tuple[Any, int, str, int, PlayersRule, BankerRule]) -> ClubChunk:
