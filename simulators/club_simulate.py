@@ -138,7 +138,7 @@ def play_club_chunk(rules: Any, rounds: int, seed: str, boxes: int = 1, players:
     """
     banker = banker or banker_rule_for(rules)
     rng = random.Random(seed)
-    table = Table(rules)
+    table = Table(rules, shoes_watched=0)  # no protection watch: the simulated shoe is fair by construction
     shoe = ClubShoe(rules.pack, rules.decks, rng)
     apply = table.apply
     stake = unit if unit is not None else rules.table_min
@@ -220,7 +220,7 @@ def play_club36_chunk(rules: Any, rounds: int, seed: str, boxes: int = 1, player
     """
     banker = banker or banker_rule_for(rules)
     rng = random.Random(seed)
-    table = Table(rules)
+    table = Table(rules, shoes_watched=0)  # no protection watch: the simulated shoe is fair by construction
     game = table.game
     shoe = ClubShoe(rules.pack, rules.decks, rng)
     apply = table.apply

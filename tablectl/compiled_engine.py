@@ -7,10 +7,10 @@ load the compiled modules, which give exactly the pure modules' results
 (tests/engine/test_compiled.py).
 
 A build is used only while it is *current*: its stamp (the hash of every file of the two
-packages it copied, of the list of modules compiled and of the Python it was built for) equals the
-stamp of the sources that would be imported otherwise. After any edit of ``controller/`` or
-``simulators/`` the pure engine runs, and `tablectl simulate` says why, until the build is made
-again: never old compiled code in place of the sources.
+packages it copied, of this module, which lists the modules compiled and builds them, and of the
+Python it was built for) equals the stamp of the sources that would be imported otherwise. After
+any edit of ``controller/`` or ``simulators/`` the pure engine runs, and `tablectl simulate` says
+why, until the build is made again: never old compiled code in place of the sources.
 
 Where: ``<venv>/tablectl-compiled`` (the venv of the Python running: ``.venv/`` for the README's
 commands, a release's venv on the Pi), or the directory ``TABLECTL_COMPILED`` names.
@@ -108,9 +108,11 @@ def _package_files(root: Path) -> list[Path]:
 
 
 def sources_stamp(dirs: dict[str, Path]) -> str:
-    """The stamp of these sources: every file of each package (path and content), MODULES and the Python."""
+    """The stamp of these sources: every file of each package (path and content), the Python, and this
+    module (MODULES and how they are built)."""
     digest = hashlib.sha256()
     digest.update(json.dumps([MODULES, python_identity()]).encode())
+    digest.update(Path(__file__).read_bytes())
     for name in sorted(dirs):
         for path in _package_files(dirs[name]):
             digest.update(f"\0{name}/{path.relative_to(dirs[name]).as_posix()}\0".encode())
@@ -226,11 +228,15 @@ def build(target: Path, by: str = DEFAULT_BY, log: Path | None = None) -> float:
     if sources_stamp({name: work / name for name in dirs}) != stamp:  # an edit while copying
         raise RuntimeError("the sources changed while they were copied: build again")
     log = log or target.parent / f"{target.name}.log"
+    # mypy's defaults, whatever lies around: without a config of its own here, mypy would take the first it
+    # finds above (the checkout's pyproject.toml, when the venv is .venv/ inside it).
+    (work / "mypy.ini").write_text("[mypy]\n")
     with open(log, "w") as out:
         subprocess.run([sys.executable, "-m", "mypyc", *MODULES], cwd=work, check=True, stdout=out,
                        stderr=subprocess.STDOUT)
     shutil.rmtree(work / "build", ignore_errors=True)  # mypyc's C sources and objects: the .so are in place
     shutil.rmtree(work / ".mypy_cache", ignore_errors=True)
+    (work / "mypy.ini").unlink()
     seconds = time.perf_counter() - started
     (work / STAMP).write_text(json.dumps({
         "stamp": stamp, "python": python_identity(), "modules": MODULES, "by": by,
