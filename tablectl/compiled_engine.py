@@ -17,7 +17,8 @@ commands, a release's venv on the Pi), or the directory ``TABLECTL_COMPILED`` na
 ``TABLECTL_ENGINE=pure`` runs the pure engine and builds nothing.
 
     python -m tablectl.compiled_engine ensure --by scripts/_venv.sh   # build if not current (install steps)
-    python -m tablectl.compiled_engine status                        # the engine simulate would run
+    python -m tablectl.compiled_engine status                        # the engine simulate would run (exit 1: pure)
+    python -m tablectl.compiled_engine check-tools [--no-mypyc]      # why a build cannot be made here (exit 1)
     python -m tablectl.compiled_engine build [DIR]                    # build now (default: where it is looked for)
 
 This module imports nothing of the engine: the choice is made before the engine is imported.
@@ -187,16 +188,20 @@ def engine_loaded(why_pure: str = "") -> Engine:
 
 
 # ---------------------------------------------------------------------------------------------- building
-def missing_tools() -> str | None:
-    """Why a build cannot be made here (no mypyc, no C compiler, no Python headers), or None."""
-    if importlib.util.find_spec("mypyc") is None:
-        return "mypyc is not installed (it comes with mypy)"
+def missing_tools(mypyc: bool = True) -> str | None:
+    """Why a build cannot be made here (no C compiler, no Python headers, no mypyc), or None.
+
+    The compiler and the headers first: they are the system's (deploy/install.sh installs mypy only for
+    the build, and only where they are present).
+    """
     compiler = (sysconfig.get_config_var("CC") or "cc").split()[0]
     if shutil.which(compiler) is None:
         return f"no C compiler ({compiler}; Debian: apt-get install gcc)"
     headers = Path(sysconfig.get_paths()["include"]) / "Python.h"
     if not headers.is_file():
         return f"no Python headers ({headers}; Debian: apt-get install python3-dev)"
+    if mypyc and importlib.util.find_spec("mypyc") is None:
+        return "mypyc is not installed (it comes with mypy)"
     return None
 
 
@@ -296,7 +301,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tablectl.compiled_engine", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="action", required=True)
-    sub.add_parser("status", help="the engine tablectl simulate would run, and why")
+    sub.add_parser("status", help="the engine tablectl simulate would run, and why (exit 1: the pure one)")
+    tools = sub.add_parser("check-tools", help="why a build cannot be made here (exit 1), or nothing (exit 0)")
+    tools.add_argument("--no-mypyc", action="store_true", help="the system's tools only: the compiler, the headers")
     ens = sub.add_parser("ensure", help="build unless current or impossible here; one line saying which")
     ens.add_argument("--into", type=Path, default=None, help="the build's directory (default: where it is looked for)")
     ens.add_argument("--by", default=DEFAULT_BY, help="the install step that runs this, named in later messages")
@@ -306,7 +313,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.action == "status":
         found = status()
         print(f"engine: {'compiled (mypyc), ' + str(found.path) if found.current else 'pure Python (' + found.why + ')'}")
-        return 0
+        return 0 if found.current else 1
+    if args.action == "check-tools":
+        why = missing_tools(mypyc=not args.no_mypyc)
+        if why is not None:
+            print(why)
+        return 0 if why is None else 1
     if args.action == "ensure":
         line = ensure(args.into or build_dir(), args.by)
         if line:
