@@ -45,11 +45,10 @@ from typing import Iterator, Sequence
 
 PACKAGES = ("controller", "simulators")
 
-# The engine's hot path, the live protection watch it feeds every card, and the simulators' loops.
-# Not compiled: the pydantic models (rules, events, snapshot), I/O (journal, replay), the strategy
-# model and builder (simulators/strategy.py: mypyc 2.4 miscompiles its recursive closure), and the
-# enums of findings (plain data). An interpreted class cannot
-# inherit a compiled one: a subclass of a class here is compiled too (club_simulate's shoe).
+# The engine's hot path, the live protection watch it feeds every card, and the simulators' loops with
+# the players' basic strategy. Not compiled: the pydantic models (rules, events, snapshot), I/O
+# (journal, replay), the strategy model, and the enums of findings (plain data). An interpreted class
+# cannot inherit a compiled one: a subclass of a class here is compiled too (club_simulate's shoe).
 MODULES = [
     "controller/cards.py", "controller/hand.py", "controller/round.py", "controller/legality.py",
     "controller/shoe.py", "controller/phase.py", "controller/money.py",
@@ -59,7 +58,7 @@ MODULES = [
     "controller/games/club21/game.py", "controller/games/club2136/game.py",
     "controller/protection/live.py", "controller/protection/slug.py", "controller/protection/shoes.py",
     "controller/protection/quality.py", "controller/protection/discards.py",
-    "simulators/simulate.py", "simulators/club_simulate.py",
+    "simulators/simulate.py", "simulators/club_simulate.py", "simulators/strategy.py",
 ]
 
 STAMP = "STAMP.json"  # in a build: what it was built from

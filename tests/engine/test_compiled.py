@@ -47,10 +47,10 @@ def _python(code: str, path: Path | None) -> str:
 
 
 SIMULATE = """
-import json, controller.engine, controller.protection.slug, simulators.simulate as s
+import json, controller.engine, controller.protection.slug, simulators.simulate as s, simulators.strategy
 from controller.rules import build_rules, profiles
 from simulators.club_simulate import simulate_club
-modules = (controller.engine, controller.protection.slug, s)
+modules = (controller.engine, controller.protection.slug, s, simulators.strategy)
 out = {"compiled": [m.__file__.endswith(".so") for m in modules]}
 for name in profiles("blackjack"):
     out[name] = s.simulate(build_rules(name), 4000, 7, boxes=2, chunk_rounds=1500).as_dict()
@@ -66,7 +66,7 @@ print(json.dumps(out))
 def test_compiled_simulation_gives_the_same_figures(compiled: Path) -> None:
     fast = json.loads(_python(SIMULATE, compiled))
     pure = json.loads(_python(SIMULATE, None))
-    assert fast.pop("compiled") == [True] * 3 and pure.pop("compiled") == [False] * 3
+    assert fast.pop("compiled") == [True] * 4 and pure.pop("compiled") == [False] * 4
     assert fast == pure and len(fast) == 6
 
 
