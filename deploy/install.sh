@@ -176,7 +176,8 @@ compile_engine() {
         fi
     fi
     # (without a compiler or the headers, or without mypy, ensure says which)
-    line="$(PYTHONPATH="$tools" "$py" -P -m tablectl.compiled_engine ensure --by deploy/install.sh)"
+    line="$(PYTHONPATH="$tools" "$py" -P -m tablectl.compiled_engine ensure --by deploy/install.sh)" ||
+        line="compiled engine: the build step failed (above); tablectl simulate runs the pure-Python engine"
     [ -z "$line" ] || say "$line"
     [ -z "$tools" ] || rm -rf "$tools"
     [ ! -d "$1/tablectl-compiled" ] || chmod -R go-w "$1/tablectl-compiled"

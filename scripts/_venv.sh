@@ -20,5 +20,6 @@ fi
 # controller/ or simulators/: never old compiled code). Nothing to do: silent; else one line, the
 # build's time or why there is none (then the pure engine runs). -P: the sources the venv imports,
 # not a `controller` in the directory this was started from. TABLECTL_ENGINE=pure: no build.
-"$VENV/bin/python" -P -m tablectl.compiled_engine ensure --by scripts/_venv.sh
+"$VENV/bin/python" -P -m tablectl.compiled_engine ensure --by scripts/_venv.sh ||
+    echo "compiled engine: the build step failed (above); tablectl simulate runs the pure-Python engine"
 export PATH="$VENV/bin:$PATH"

@@ -136,18 +136,26 @@ class Status:
         return str(recorded) if recorded else DEFAULT_BY
 
 
+def _read(path: Path) -> dict[str, object] | None:
+    """A JSON object from ``path``, or None when there is none or it is not one (a torn write, an edit)."""
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
 def status(path: Path | None = None) -> Status:
     """Whether the build at ``path`` (default `build_dir`) may run in place of the sources imported here."""
     path = path or build_dir()
     if os.environ.get("TABLECTL_ENGINE") == "pure":
         return Status(path, False, "TABLECTL_ENGINE=pure")
-    stamp_file = path / STAMP
-    if not stamp_file.is_file():
-        if (path / NOT_BUILT).is_file():
-            note = json.loads((path / NOT_BUILT).read_text())
+    built = _read(path / STAMP)
+    if built is None:
+        note = _read(path / NOT_BUILT)
+        if note is not None:
             return Status(path, False, f"compiled engine not built: {note.get('why', '?')}")
         return Status(path, False, f"no compiled build; {DEFAULT_BY} or deploy/install.sh builds it")
-    built = json.loads(stamp_file.read_text())
     if built.get("stamp") != sources_stamp(package_dirs(path)):
         by = built.get("by") or DEFAULT_BY
         return Status(path, False, f"compiled build is out of date; {by} rebuilds it", built)
@@ -277,7 +285,7 @@ def ensure(target: Path, by: str = DEFAULT_BY) -> str:
             return ""
         stamp = sources_stamp(package_dirs(target))
         why = missing_tools()
-        note = json.loads((target / NOT_BUILT).read_text()) if (target / NOT_BUILT).is_file() else {}
+        note = _read(target / NOT_BUILT) or {}
         if note.get("stamp") == stamp and (note.get("failed") or note.get("why") == why):
             return ""  # said already, for these sources
         if why is not None:

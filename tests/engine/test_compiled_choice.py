@@ -113,3 +113,11 @@ def test_tablectl_engine_pure_builds_nothing(tmp_path: Path, monkeypatch: pytest
     assert compiled_engine.ensure(tmp_path / "build") == (
         "compiled engine: not built (TABLECTL_ENGINE=pure); tablectl simulate runs the pure-Python engine")
     assert not (tmp_path / "build").exists()
+
+
+def test_a_torn_stamp_is_no_build(tmp_path: Path) -> None:
+    """A stamp that is not JSON (a write cut short, an edit) counts as no build: simulate runs and says so."""
+    torn = _fake_build(tmp_path / "build", "0" * 64)
+    (torn / compiled_engine.STAMP).write_text('{"stamp": "ab')
+    out = _simulate({"TABLECTL_COMPILED": str(torn)})
+    assert out.returncode == 0 and "; engine: pure Python (no compiled build; " in out.stdout, out.stdout + out.stderr
