@@ -1,6 +1,9 @@
 """Card latency: from a CARD frame on the line to the displays, stage by stage, beside its floor.
 
-    .venv/bin/python benchmarks/latency.py [--cards 2000] [--gc on|off]
+    .venv/bin/python benchmarks/latency.py [--cards 2000] [--gc on|off] [--edge]
+
+With ``--edge`` it measures twice in one run, without and with the exact-edge worker
+(`tablectl/edge.py`, a process computing the next round's exact edge after every round), side by side.
 
 A real `TableService` (its one writer, a real SQLite journal with synchronous=FULL and the HMAC
 chain, the shoe link's port thread on real pyserial) reads a virtual shoe on a pseudo-terminal;
@@ -52,6 +55,7 @@ from simulators.shoe.client import ShoeControl  # noqa: E402
 from simulators.shoe.core import ShoeConfig  # noqa: E402
 from simulators.shoe.server import ShoeSimulator, SimOptions  # noqa: E402
 from tablectl.config import settings_from_dict  # noqa: E402
+from tablectl.edge import EdgeWorker  # noqa: E402
 from tablectl.run import SWITCH_INTERVAL_SECONDS  # noqa: E402
 from tablectl.service import TableService  # noqa: E402
 
@@ -142,7 +146,7 @@ def written_at(directory: Path, code: str, before: float) -> float | None:
     return found
 
 
-def run(directory: Path, cards: int) -> list[dict[str, float]]:
+def run(directory: Path, cards: int, edge: bool = False) -> list[dict[str, float]]:
     marks = Marks()
     shoe = subprocess.Popen([sys.executable, __file__, "--as-shoe", str(directory)], stdout=subprocess.PIPE, text=True)
     assert shoe.stdout is not None and shoe.stdout.readline().strip() == "ready"
@@ -157,7 +161,8 @@ def run(directory: Path, cards: int) -> list[dict[str, float]]:
     port_module.Port.read = timed_read  # type: ignore[method-assign]
     settings = settings_from_dict({"shoe": {"port": str(directory / "shoe")},
                                    "journal": {"path": str(directory / "latency.sqlite")}})
-    service = TableService(settings, outputs=[DisplayProbe(marks)])
+    worker = EdgeWorker() if edge else None
+    service = TableService(settings, outputs=[DisplayProbe(marks), *([worker] if worker is not None else [])])
     real_on_shoe_message = service.on_shoe_message
 
     def timed_on_shoe_message(msg: ShoeMessage) -> None:
@@ -236,6 +241,9 @@ def run(directory: Path, cards: int) -> list[dict[str, float]]:
     loop.call_soon_threadsafe(stop.set)
     service_thread.join(10)
     port_module.Port.read = real_read  # type: ignore[method-assign]
+    if worker is not None:
+        print(f"  (the edge worker's last figure: {worker.latest}; failures {worker.failures})")
+        worker.close()
     return samples
 
 
@@ -253,6 +261,8 @@ def main() -> None:
                              "table view does in the API's thread pool)")
     parser.add_argument("--switch-ms", type=float,
                         help="the interpreter's thread switch interval, milliseconds (default: tablectl run's)")
+    parser.add_argument("--edge", action="store_true",
+                        help="measure twice in one run: without and with the exact-edge worker")
     parser.add_argument("--gc", choices=("on", "off"), default="on",
                         help="off: collect and freeze the heap first, then no cyclic GC (to see its share of the tail)")
     args = parser.parse_args()
@@ -272,16 +282,21 @@ def main() -> None:
             gc.collect()
             gc.freeze()
             gc.disable()
-        samples = run(directory, args.cards)
+        runs = []
+        for edge in ((False, True) if args.edge else (False,)):
+            (directory / str(edge)).mkdir()
+            runs.append((edge, run(directory / str(edge), args.cards, edge)))
     floor = line + commit99
-    print(f"card latency over {len(samples)} cards (gc {args.gc}, switch interval "
-          f"{sys.getswitchinterval() * 1000:g} ms{', a busy thread' if args.busy else ''}), milliseconds:")
-    print(f"  {'stage':<28} {'p50':>7} {'p99':>7}")
-    for a, b in zip(STAGES, STAGES[1:]):
-        d = [(s[b] - s[a]) * 1000 for s in samples]
-        print(f"  {a + ' -> ' + b:<28} {statistics.median(d):7.2f} {p99(d):7.2f}")
-    total = [(s["shown"] - s["written"]) * 1000 for s in samples]
-    print(f"  {'written -> shown (all)':<28} {statistics.median(total):7.2f} {p99(total):7.2f}")
+    for edge, samples in runs:
+        worker = ", the exact-edge worker on" if edge else (", no exact-edge worker" if args.edge else "")
+        print(f"card latency over {len(samples)} cards (gc {args.gc}, switch interval "
+              f"{sys.getswitchinterval() * 1000:g} ms{', a busy thread' if args.busy else ''}{worker}), milliseconds:")
+        print(f"  {'stage':<28} {'p50':>7} {'p99':>7}")
+        for a, b in zip(STAGES, STAGES[1:]):
+            d = [(s[b] - s[a]) * 1000 for s in samples]
+            print(f"  {a + ' -> ' + b:<28} {statistics.median(d):7.2f} {p99(d):7.2f}")
+        total = [(s["shown"] - s["written"]) * 1000 for s in samples]
+        print(f"  {'written -> shown (all)':<28} {statistics.median(total):7.2f} {p99(total):7.2f}")
     print(f"floor: {line * 1000:.2f} ms on the line + {commit99 * 1000:.2f} ms (p99 of one commit; p50 "
           f"{commit50 * 1000:.2f}) = {floor * 1000:.2f} ms; p99 / floor = {p99(total) / 1000 / floor:.2f}")
 

@@ -74,6 +74,14 @@ class BankChanged(Effect):
 
 
 @dataclass(frozen=True, slots=True)
+class DealerChanged(Effect):
+    """The dealer on duty changed: ``dealer`` took the table (None: nobody deals now), relieving ``previous``."""
+
+    dealer: str | None
+    previous: str | None
+
+
+@dataclass(frozen=True, slots=True)
 class RoundSettled(Effect):
     """A round is over; ``result`` is its JSON-ready record (built on first use)."""
 

@@ -26,7 +26,8 @@ from . import snapshot as snap
 from .alerts import LOCKING_KINDS, MAX_ALERTS_PER_KIND, Alert, AlertKind, overflow_message
 from .cards import Card, parse_card
 from .closed import closed_cards
-from .effects import AlertCleared, AlertRaised, CardPlaced, Effect, ReservationLapsed, RoundSettled, ShoeLock, _PHASE_CHANGED
+from .effects import (AlertCleared, AlertRaised, CardPlaced, DealerChanged, Effect, ReservationLapsed, RoundSettled,
+                      ShoeLock, _PHASE_CHANGED)
 from .errors import EngineError, IllegalAction, SnapshotError
 from .games import GAMES, Game
 from .hand import BoxInPlay
@@ -109,6 +110,8 @@ class Table:
         self.link_up = False  # a smart shoe is connected: it, not a person, starts each new shoe
         self.shoe_watch = ShoeWatch(keep=shoes_watched)  # game protection: false and weak shuffles
         self._watching = shoes_watched != 0
+        self.dealer_on_duty: str | None = None  # who deals (dealer_in), and since when: every round has one dealer
+        self.dealer_since: datetime | None = None
         self._fx: list[Effect] = []
 
     def _use_game(self, game: Game[Any, Any]) -> None:
@@ -602,6 +605,34 @@ class Table:
         if not any(a.kind is AlertKind.INTEGRITY and a.active and a.message == message for a in self.alerts):
             self.raise_alert(AlertKind.INTEGRITY, message, e.at)
 
+    def _check_dealer_change(self) -> Refusal | None:
+        if self.round is not None:
+            return Refusal("round_in_play", "the dealer changes between rounds, so that each round has one dealer: "
+                           "settle or void the round first")
+        return None
+
+    def _check_dealer_in(self, e: ev.DealerIn) -> Refusal | None:
+        if e.dealer == self.dealer_on_duty:
+            return Refusal("already_on_duty", f"dealer {e.dealer} is already on duty")
+        return self._check_dealer_change()
+
+    def _on_dealer_in(self, e: ev.DealerIn) -> None:
+        previous = self.dealer_on_duty
+        self.dealer_on_duty, self.dealer_since = e.dealer, e.at or self.now
+        self._fx.append(DealerChanged(e.dealer, previous))
+
+    def _check_dealer_out(self, e: ev.DealerOut) -> Refusal | None:
+        if self.dealer_on_duty is None:
+            return Refusal("no_dealer_on_duty", "no dealer is on duty")
+        if e.dealer is not None and e.dealer != self.dealer_on_duty:
+            return Refusal("not_on_duty", f"dealer {e.dealer} is not on duty (dealer {self.dealer_on_duty} is)")
+        return self._check_dealer_change()
+
+    def _on_dealer_out(self, e: ev.DealerOut) -> None:
+        previous = self.dealer_on_duty
+        self.dealer_on_duty, self.dealer_since = None, None
+        self._fx.append(DealerChanged(None, previous))
+
     def _on_call_pit(self, e: ev.CallPit) -> None:
         self.raise_alert(AlertKind.CALL_PIT, f"{e.actor or 'the dealer'} calls the pit", e.at)
 
@@ -674,6 +705,8 @@ Table._DISPATCH = {
     ev.AcknowledgeAlert: (Table._check_ack, Table._on_ack),
     ev.ShoeGate: (Table._check_gate, Table._on_gate),
     ev.ShoeCount: (None, Table._on_shoe_count),
+    ev.DealerIn: (Table._check_dealer_in, Table._on_dealer_in),
+    ev.DealerOut: (Table._check_dealer_out, Table._on_dealer_out),
 }
 
 def _fault_prefix(kind: str) -> str:

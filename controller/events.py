@@ -281,6 +281,25 @@ class ShoeCount(Event):
     unacked: Annotated[int, Field(ge=0, le=65_535)] = 0
 
 
+@dataclass(slots=True, kw_only=True)
+class DealerIn(Event):
+    """The dealer ``dealer`` (a badge or staff id) takes the table: the rounds from now on are theirs.
+
+    Between rounds only, so that every round has one dealer; a dealer already on duty is relieved.
+    """
+
+    type: Literal["dealer_in"] = "dealer_in"
+    dealer: Name
+
+
+@dataclass(slots=True, kw_only=True)
+class DealerOut(Event):
+    """The dealer on duty leaves the table (``dealer``, if given, must be the one on duty). Between rounds only."""
+
+    type: Literal["dealer_out"] = "dealer_out"
+    dealer: Name | None = None
+
+
 # ---------------------------------------------------------------------------- the club games (003)
 @dataclass(slots=True, kw_only=True)
 class BankerStand(Event):
@@ -359,6 +378,7 @@ AnyEvent = Annotated[
         SetRules, Shuffle, PlaceBet, Reserve, CardDrawn, CutCardOut, Stand, Double, Split,
         Surrender, Insure, EvenMoney, CloseInsurance, DiscardCard, VoidRound, Tick,
         ShoeFault, ShoeFaultCleared, LinkDown, LinkUp, CallPit, AcknowledgeAlert, ShoeGate, ShoeCount,
+        DealerIn, DealerOut,
         BankerStand, Fold, Dark, Contra, Recontra, OpenBank, CloseBank, Withdraw, DealIn,
     ],
     Field(discriminator="type"),

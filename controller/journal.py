@@ -561,11 +561,42 @@ class JournalReader:
             raise JournalKeyError(f"the key given is not this journal's key (the journal was made with key "
                                   f"{meta.get('key_id')}, this key is {self.key.key_id})")
 
+    @contextmanager
+    def read_transaction(self) -> Iterator[None]:
+        """Every read inside sees the journal as it was at the first of them (one SQLite read transaction).
+
+        Beside a writer (the service's own readers, or a tool run on a live table's journal), reads made
+        one after another each see the journal as it is then: a round settled between the ledger's check
+        and its round records' would look like a record beyond the ledger's head. Inside one, a reader
+        sees one moment of the journal, and the writer goes on (WAL).
+        """
+        if self.db.in_transaction:
+            yield
+            return
+        try:
+            self.db.execute("BEGIN")
+        except sqlite3.Error as exc:
+            raise _storage_error(exc, self.path) from None
+        try:
+            yield
+        finally:
+            if self.db.in_transaction:
+                try:
+                    self.db.execute("COMMIT")  # (it changed nothing: this only ends the read)
+                except sqlite3.Error:
+                    pass
+
     def verify(self) -> Verified:
-        """Check SQLite's integrity and every MAC; JournalTampered names the first row that fails."""
+        """Check SQLite's integrity and every MAC; JournalTampered names the first row that fails.
+
+        All in one read transaction: every table is checked as of the same moment, beside a writer too.
+        """
         if self.key is None:
             raise JournalKeyError("verifying a journal needs its key")
-        key = self.key.secret
+        with self.read_transaction():
+            return self._verify(self.key.secret)
+
+    def _verify(self, key: bytes) -> Verified:
         try:
             if self.db.execute("PRAGMA quick_check").fetchone()[0] != "ok":
                 raise JournalDamaged(f"journal {self.path} fails SQLite's integrity check; keep it for investigation")
@@ -761,6 +792,11 @@ class JournalReader:
         """How many rounds are recorded."""
         count: int = self.db.execute("SELECT COUNT(*) FROM rounds").fetchone()[0]
         return count
+
+    def kept_round(self, number: int) -> tuple[int, dict[str, Any], str] | None:
+        """Round `number`'s record as kept: (the ledger row it is bound to, the record, its MAC), or None."""
+        row = self.db.execute("SELECT seq, record, mac FROM rounds WHERE number = ?", (number,)).fetchone()
+        return (row[0], self._json("rounds", number, row[1]), row[2]) if row else None
 
     def round_seq(self, number: int) -> int | None:
         """The sequence number of the event that settled round `number`."""

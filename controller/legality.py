@@ -40,9 +40,10 @@ class Action(str, Enum):
 
 # The actions (session-format ``type``) only a supervisor may take, in every game; every other
 # action a person sends needs at least a dealer's key. club-21-36's bank is the house's money put up
-# and taken down (a fill and a credit the pit signs for): opening and closing it is the pit's.
+# and taken down (a fill and a credit the pit signs for): opening and closing it is the pit's. Who
+# deals is the pit's to say too (dealer_in/out): a dealer's key must not put another dealer's name on rounds.
 SUPERVISOR_ACTIONS = frozenset({"void_round", "discard_card", "ack_alert", "shoe_gate", "withdraw",
-                                "open_bank", "close_bank"})
+                                "open_bank", "close_bank", "dealer_in", "dealer_out"})
 
 
 def named_box_refusal(phase: Phase, r: Round | None, number: int | None) -> Refusal | None:

@@ -184,6 +184,13 @@ class WatchState(StrictModel):
     held: list[HeldAlarm]
 
 
+class OnDuty(StrictModel):
+    """The dealer on duty (dealer_in) and since when."""
+
+    dealer: Annotated[str, Field(min_length=1, max_length=64)]
+    since: Time | None
+
+
 class TableState(StrictModel):
     """The whole table."""
 
@@ -212,6 +219,7 @@ class TableState(StrictModel):
     link_up: bool
     # Added within format 3: a snapshot from before it starts a fresh watch (the next shoe is watched).
     protection: WatchState | None = None
+    on_duty: OnDuty | None = None  # added within format 3: older snapshots had no dealer on duty
 
     @model_validator(mode="after")
     def _consistent(self) -> TableState:
@@ -316,6 +324,7 @@ def dump_table(t: Table) -> dict[str, Any]:
         "gate_held": t.gate_held,
         "link_up": t.link_up,
         "protection": t.shoe_watch.state(),
+        "on_duty": None if t.dealer_on_duty is None else {"dealer": t.dealer_on_duty, "since": time_out(t.dealer_since)},
     }
 
 
@@ -418,5 +427,7 @@ def load_table(t: Table, state: TableState) -> None:
     t.now = time_of(state.now)
     t.locked = state.locked
     t.gate_held, t.link_up = state.gate_held, state.link_up
+    if state.on_duty is not None:
+        t.dealer_on_duty, t.dealer_since = state.on_duty.dealer, time_of(state.on_duty.since)
     if state.protection is not None:
         t.shoe_watch = ShoeWatch.from_state(state.protection.model_dump(), keep=t.shoe_watch.keep)

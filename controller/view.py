@@ -70,6 +70,10 @@ def table_view(table: Table, reveal_closed: bool = False) -> dict[str, Any]:
         "rounds_played": table.rounds_played,
         "boxes": boxes,
         "dealer": game.pop("dealer"),
+        # The person dealing (dealer_in), not the dealer's hand above.
+        "dealer_on_duty": None if table.dealer_on_duty is None else {
+            "dealer": table.dealer_on_duty,
+            "since": table.dealer_since.isoformat() if table.dealer_since is not None else None},
         "turn": game.pop("turn"),
         "legal_actions": game.pop("legal_actions"),
         "next_card": table.next_card(),

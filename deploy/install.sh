@@ -218,6 +218,13 @@ prepare_system() {
         "$PYTHON" -c 'import venv, ensurepip' 2>/dev/null ||
             die "python3-venv is installed but $PYTHON still has no ensurepip (is --python the system's python3?)"
     fi
+    # WeasyPrint's libraries, for the dispute record's PDF (docs/dispute.md): pango and a font. Without them
+    # the table runs as ever and makes the record as HTML and JSON; only its PDF is refused.
+    if [ "$SYSTEM" = 1 ] && ! ldconfig -p 2>/dev/null | grep -q 'libpangoft2-1\.0\.so\.0'; then
+        apt_update
+        apt_install libpango-1.0-0 libpangoft2-1.0-0 fonts-dejavu-core ||
+            say "WARNING: apt-get install of pango failed: the dispute record's PDF cannot be made on this table"
+    fi
     SYSTEM_LGPIO="$(system_lgpio)" && return 0
     SYSTEM_LGPIO=""
     [ "$SYSTEM" = 1 ] || return 0

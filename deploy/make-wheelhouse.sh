@@ -17,10 +17,11 @@ trap 'rm -rf "$tmp"' EXIT
 lgpio_pin='^lgpio[[:space:]]*(==|;)'
 grep -Ev "$lgpio_pin" "$here/requirements.lock" > "$tmp/requirements.lock"
 grep -E "$lgpio_pin" "$here/requirements.lock" | sed 's/[[:space:]]*;.*//' > "$tmp/lgpio.txt" || true
-# manylinux_2_34: lgpio's wheels; 2_36 is bookworm's glibc (trixie's 2.41 runs them all).
+# manylinux_2_34: lgpio's wheels; 2_28: Pillow's (the dispute record's PDF); 2_36 is bookworm's glibc
+# (trixie's 2.41 runs them all). pip takes each tag as named, never the older ones a glibc also runs.
 download() {
     python3 -m pip download --disable-pip-version-check --only-binary=:all: \
-        --platform manylinux_2_36_aarch64 --platform manylinux_2_34_aarch64 \
+        --platform manylinux_2_36_aarch64 --platform manylinux_2_34_aarch64 --platform manylinux_2_28_aarch64 \
         --platform manylinux_2_17_aarch64 --platform manylinux2014_aarch64 --platform linux_aarch64 \
         --python-version "$pyver" --implementation cp -d "$dir" "$@"
 }

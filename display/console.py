@@ -52,6 +52,7 @@ class ConsoleKind(enum.Enum):
     CONTINUE = "continue"  # close insurance, confirm
     CALL_PIT = "call_pit"
     SELECT_BOX = "select_box"
+    BADGE = "badge"  # a dealer's badge was read (BadgeReader): the id in ``badge``
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,12 +60,46 @@ class ConsoleAction:
     """One dealer action from the console; ``at`` is the clock time of the press.
 
     ``box`` is set for SELECT_BOX, and for DOUBLE/SURRENDER/INSURANCE after a box selection;
-    None elsewhere (the hand in play).
+    None elsewhere (the hand in play). ``badge`` is the id a BADGE action read.
     """
 
     kind: ConsoleKind
     box: int | None = None
     at: float = 0.0
+    badge: str | None = None
+
+
+class BadgeReader:
+    """The console's badge input: the characters a badge reader sends, one id per line, as BADGE actions.
+
+    Pure, so any reader plugs in: a keyboard-wedge (HID) reader or a serial one types the id and a
+    line end; whatever reads the device hands its text to `feed`. An id is 1-64 printable characters
+    (as the table's `dealer_in` takes it); a longer line or one with a control character is dropped and
+    logged, never passed on: a reader's noise must not sign anyone in.
+    """
+
+    MAX_ID = 64
+
+    def __init__(self) -> None:
+        self._line: list[str] = []
+        self._overflow = False
+
+    def feed(self, text: str, at: float) -> list[ConsoleAction]:
+        """Take what the reader sent; a BADGE action for each whole line that is an id."""
+        out = []
+        for ch in text:
+            if ch in "\r\n":
+                line, overflow = "".join(self._line).strip(), self._overflow
+                self._line, self._overflow = [], False
+                if overflow or not line.isprintable():
+                    log.warning("badge reader: a line that is not a badge id was dropped")
+                elif line:
+                    out.append(ConsoleAction(ConsoleKind.BADGE, at=at, badge=line))
+            elif len(self._line) < self.MAX_ID:
+                self._line.append(ch)
+            else:
+                self._overflow = True
+        return out
 
 
 class FunctionButton(enum.Enum):

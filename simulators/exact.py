@@ -40,12 +40,23 @@ in eight decks. With no split (``max_hands = 1``) the figure is exact.
 
 How it is fast
 --------------
-The dealer's outcome for a composition is needed for every distinct hand the player can stand
-on (some 1,600 per up card off the top of six decks). Each up card's drawing is compiled once
-into a flat list of the dealer's drawing states (the multiset of his drawn cards), in order of
-the number of cards; the probabilities of a composition then flow through that list in one pass,
-the bust probability by complement. Results are memoised per (up card, remaining composition),
-the composition a tuple of eleven counts. Hands are memoised per (composition, hand).
+The work is split in two: what depends only on the rules and the play, built once and cached,
+and what depends on the cards, computed for all of a round's hands at once with numpy.
+
+* **The hands** (``_hands``, cached per rules, play and the most cards of each value a shoe of
+  the profile holds): every hand the player can hold against every up card, as the cards it
+  took out of the shoe, with what the play does there (basic strategy's action, or every option
+  for optimal play) and which hands it leads to. A depleted shoe uses the same hands: one it
+  cannot deal has probability zero.
+* **The dealer** (``_dealer_plan``, cached per soft-17 rule): each up card's drawing, as the
+  multisets of cards he can hold. The chance of a multiset drawn from a shoe ``c`` of ``n``
+  cards is (its orderings) × ∏ c_x (c_x − 1) … / (n (n − 1) …), so each state is one multiply
+  of its parent state's product, the orderings are counted once in the plan, and the outcome
+  bins are sums over the final multisets. This runs for every composition the player can stand
+  on (thousands per up card) at once, as arrays of compositions.
+* **The values**, hand by hand from the most cards to the fewest, again as arrays: a hand's hit
+  value is its children's values weighted by the chance of each card.
+* The initial deals, doubles, splits and surrender (some 550 deals) are then plain arithmetic.
 """
 
 from __future__ import annotations
@@ -54,9 +65,13 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Literal, Sequence
 
+import numpy as np
+from numpy.typing import NDArray
+
+from controller.legality import Action
 from controller.rules import RuleProfile
 
-from .strategy import DOUBLE, HIT, SPLIT, STAND, SURRENDER, BasicStrategy, strategy_for
+from .strategy import DOUBLE, HIT, SPLIT, STAND, SURRENDER, strategy_for
 from .strategy_model import BlackjackLoss, HouseRules
 
 Play = Literal["basic", "optimal"]
@@ -64,6 +79,10 @@ PLAYS: tuple[Play, ...] = ("basic", "optimal")
 
 BUST = 5  # dealer outcome bins: 0..4 = final 17..21, 5 = bust, 6 = blackjack
 BJ = 6
+
+Floats = NDArray[np.float64]
+Ints = NDArray[np.intp]
+Flags = NDArray[np.bool_]
 
 
 class ShoeError(ValueError):
@@ -81,73 +100,544 @@ def full_shoe(decks: int) -> tuple[int, ...]:
 
 
 # ---------------------------------------------------------------------------------- the dealer
-# One dealer drawing state: (cards drawn so far, edges ending his hand as (value, how many of
-# that value he already drew, outcome bin), edges to further states as (value, drawn, state)).
-_Node = tuple[int, tuple[tuple[int, int, int], ...], tuple[tuple[int, int, int], ...]]
+@dataclass(frozen=True)
+class _DealerStep:
+    """The dealer's states and final hands with ``level`` cards drawn, each from a parent one card short.
+
+    A state or final hand's product is its parent's times ``c_x - j`` (x the card added, j how many
+    x the parent holds), ``factor`` indexing the table of those by ``x * width + j``.
+    """
+
+    level: int
+    states: Ints
+    parents: Ints
+    factors: Ints
+    end_parents: Ints
+    end_factors: Ints
+    end_ways: Floats  # orderings of each final hand that the dealer actually draws (a column)
+    end_starts: Ints  # final hands sorted by outcome bin: where each bin's run starts
+    end_bins: Ints
+
+
+@dataclass(frozen=True)
+class _DealerPlan:
+    """One up card's drawing: states (multisets of drawn cards, 0 = none yet), level by level."""
+
+    states: int
+    width: int
+    steps: tuple[_DealerStep, ...]
 
 
 @lru_cache(maxsize=4)
-def _dealer_program(hits_soft17: bool) -> tuple[tuple[_Node, ...], ...]:
-    """Each up card's drawing states, parents before children; index 0 is the up card alone."""
-    programs: list[tuple[_Node, ...]] = [()]
+def _dealer_plan(hits_soft17: bool) -> tuple[_DealerPlan, ...]:
+    """Each up card's plan (index 0 unused)."""
+    plans = [_DealerPlan(0, 0, ())]
     for up in range(1, 11):
-        index: dict[tuple[int, ...], int] = {(0,) * 11: 0}
-        states: list[tuple[tuple[int, ...], int, bool]] = [((0,) * 11, up, up == 1)]
-        nodes: list[_Node] = []
+        zero = (0,) * 11
+        index: dict[tuple[int, ...], int] = {zero: 0}
+        states: list[tuple[tuple[int, ...], int, bool]] = [(zero, up, up == 1)]
+        ways = [1]
+        first: list[tuple[int, int, int]] = [(0, 0, 0)]  # (parent, x, j) that first reached each state
+        finals: dict[tuple[int, ...], list[int]] = {}  # multiset -> [bin, ways, parent, x, j]
         i = 0
         while i < len(states):
             drawn, hard, ace = states[i]
-            ends: list[tuple[int, int, int]] = []
-            kids: list[tuple[int, int, int]] = []
             for x in range(1, 11):
+                more = drawn[:x] + (drawn[x] + 1,) + drawn[x + 1:]
                 if i == 0 and ((up == 1 and x == 10) or (up == 10 and x == 1)):
-                    ends.append((x, 0, BJ))
+                    finals[more] = [BJ, 1, 0, x, 0]
                     continue
                 h, a = hard + x, ace or x == 1
                 if h > 21:
                     continue  # bust: by complement
                 total = _total(h, a)
                 if total > 17 or (total == 17 and not (hits_soft17 and a and h == 7)):
-                    ends.append((x, drawn[x], total - 17))
+                    got = finals.get(more)
+                    if got is None:
+                        finals[more] = [total - 17, ways[i], i, x, drawn[x]]
+                    else:
+                        got[1] += ways[i]
                     continue
-                more = list(drawn)
-                more[x] += 1
-                key = tuple(more)
-                j = index.get(key)
+                j = index.get(more)
                 if j is None:
-                    j = index[key] = len(states)
-                    states.append((key, h, a))
-                kids.append((x, drawn[x], j))
-            nodes.append((sum(drawn), tuple(ends), tuple(kids)))
+                    j = index[more] = len(states)
+                    states.append((more, h, a))
+                    ways.append(0)
+                    first.append((i, x, drawn[x]))
+                ways[j] += ways[i]  # states are visited level by level: a state's ways are complete when visited
             i += 1
-        programs.append(tuple(nodes))
-    return tuple(programs)
+        width = 1 + max(max(d[1:]) for d in [s[0] for s in states] + list(finals))
+        by_level: dict[int, list[int]] = {}
+        for s in range(1, len(states)):
+            by_level.setdefault(sum(states[s][0]), []).append(s)
+        ends_by_level: dict[int, list[tuple[tuple[int, ...], list[int]]]] = {}
+        for drawn, end in finals.items():
+            ends_by_level.setdefault(sum(drawn), []).append((drawn, end))
+        steps = []
+        for level in range(1, max(max(by_level, default=0), max(ends_by_level)) + 1):
+            ids = by_level.get(level, [])
+            ends = sorted(ends_by_level.get(level, []), key=lambda e: e[1][0])
+            bins = [e[1][0] for e in ends]
+            starts = [k for k in range(len(bins)) if k == 0 or bins[k] != bins[k - 1]]
+            steps.append(_DealerStep(
+                level=level,
+                states=np.array(ids, dtype=np.intp),
+                parents=np.array([first[s][0] for s in ids], dtype=np.intp),
+                factors=np.array([first[s][1] * width + first[s][2] for s in ids], dtype=np.intp),
+                end_parents=np.array([e[1][2] for e in ends], dtype=np.intp),
+                end_factors=np.array([e[1][3] * width + e[1][4] for e in ends], dtype=np.intp),
+                end_ways=np.array([float(e[1][1]) for e in ends]).reshape(-1, 1),
+                end_starts=np.array(starts, dtype=np.intp),
+                end_bins=np.array([bins[k] for k in starts], dtype=np.intp),
+            ))
+        plans.append(_DealerPlan(len(states), width, tuple(steps)))
+    return tuple(plans)
 
 
-def _run_dealer(program: tuple[_Node, ...], c: tuple[int, ...], n: int) -> list[float]:
-    """The dealer's outcome probabilities (17..21, bust, blackjack) drawing from ``c`` (n cards)."""
-    probs = [0.0] * len(program)
-    probs[0] = 1.0
-    out = [0.0] * 7
-    i = 0
-    for k, ends, kids in program:
-        p = probs[i]
-        i += 1
-        if p == 0.0:
-            continue
-        if k >= n:
+_CHUNK = 512  # compositions a pass: the arrays of one level stay in the processor's cache
+
+
+def _dealer_outcomes(plan: _DealerPlan, shoes: NDArray[np.int64]) -> Floats:
+    """The dealer's outcome bins (7 rows) for each shoe (a column of 11 counts) he draws from."""
+    count = shoes.shape[1]
+    out = np.zeros((7, count))
+    shifts = np.arange(plan.width, dtype=np.float64)[None, :, None]
+    for lo in range(0, count, _CHUNK):
+        c = shoes[:, lo:lo + _CHUNK].astype(np.float64)
+        n = c.sum(axis=0)
+        # c_x - j for every card x and every count j already drawn, one row each.
+        factor = (c[:, None, :] - shifts).reshape(11 * plan.width, c.shape[1])
+        product = np.empty((plan.states, c.shape[1]))
+        product[0] = 1.0
+        if (n <= 0).any():
             raise ShoeError("the shoe runs out before the dealer's hand is complete")
-        f = p / (n - k)
-        for x, j, b in ends:
-            out[b] += f * (c[x] - j)
-        for x, j, t in kids:
-            probs[t] += f * (c[x] - j)
-    # Every path ends in one bin: the bust takes what the others leave (saves its edges).
-    out[BUST] = 1.0 - sum(out)
+        bins = out[:, lo:lo + _CHUNK]
+        falling = np.ones(c.shape[1])  # n (n - 1) ... over the cards drawn so far
+        for step in plan.steps:
+            falling *= np.maximum(n - (step.level - 1), 1.0)
+            if len(step.states):
+                grown = factor[step.factors]
+                grown *= product[step.parents]
+                product[step.states] = grown
+                short = n <= step.level
+                if short.any() and (grown[:, short] != 0.0).any():
+                    raise ShoeError("the shoe runs out before the dealer's hand is complete")
+            if len(step.end_parents):
+                ended = factor[step.end_factors]
+                ended *= product[step.end_parents]
+                ended *= step.end_ways
+                bins[step.end_bins] += np.add.reduceat(ended, step.end_starts, axis=0) / falling
+        # Every path ends in one bin: the bust takes what the others leave.
+        bins[BUST] = 1.0 - bins.sum(axis=0)
     return out
 
 
-# ---------------------------------------------------------------------------------- results
+# ---------------------------------------------------------------------------------- the hands
+# What a hand's value is, for the hands that lead to it (roots: the deal decides, not a parent).
+_NONE, _STAND, _HIT, _BEST = 0, 1, 2, 3
+_DEAL, _SPLIT_HAND = 0, 1  # the two ways a hand is settled: an original hand, a split hand
+
+
+@dataclass(frozen=True)
+class _Level:
+    """The hands of one size (cards taken out of the shoe) whose hit or double value is needed."""
+
+    nodes: Ints
+    up: Ints
+    removed: NDArray[np.int8]  # (len, 11)
+    size: Ints
+    kids: NDArray[np.int32]  # (len, 10): the hand each card 1..10 makes; -1: it busts; -2: the shoe has no such card
+    bj_bust: Flags  # (len,): a bust loses only where the dealer's next card does not make a blackjack
+    hits: Flags  # (len,): the hand's value as played is its hit
+    best: Flags  # (len,): ... the better of hit and stand (else: its stand, or none for a root)
+
+    @classmethod
+    def of(cls, nodes: Ints, children: NDArray[np.int32], rule: Ints, up: Ints, removed: NDArray[np.int8],
+           size: Ints, no_bj_only: Flags) -> "_Level":
+        """The level of ``nodes`` (indices into the hands' arrays)."""
+        mine = up[nodes]
+        return cls(nodes=nodes, up=mine, removed=removed[nodes], size=size[nodes], kids=children[nodes],
+                   bj_bust=no_bj_only[nodes] & ((mine == 1) | (mine == 10)), hits=rule[nodes] == _HIT,
+                   best=rule[nodes] == _BEST)
+
+
+@dataclass(frozen=True)
+class _Hands:
+    """Every hand the player can hold in a round, for one set of rules and one way of playing."""
+
+    up: Ints
+    net_row: Ints  # row of _stand_values for the hand's total
+    rule: Ints  # what the hand's value is where another hand leads to it (_STAND, _HIT, _BEST; roots _NONE)
+    need_stand: Flags
+    bj_weight1: Floats  # what a dealer blackjack after play takes from a one-bet hand (0: peeked or not counted)
+    bj_weight2: Floats  # ... from a doubled hand
+    levels: tuple[_Level, ...]  # most cards first
+    doubles: _Level  # the hands that may double, and the hands they end on
+    shoe_of: Ints  # column of the hand's composition in the dealer's outcomes (all up cards in turn); -1 none
+    shoes: tuple[NDArray[np.int64], ...]  # per up card: (11, k) the cards out of the shoe of each composition
+    roots: dict[tuple[int, int, int], int]  # (up, a, b) -> the original hand a-b
+    split_roots: dict[tuple[int, int, int], int]  # (up, pair, second card) -> the split hand
+    deal_act: dict[tuple[int, int, int], Action]  # basic strategy's action on an original a-b against up
+    split_act: dict[tuple[int, int, int], Action]  # ... on a split hand's first two cards (up, pair, second card)
+    resplit_at: dict[tuple[int, int], frozenset[int]]  # basic strategy: hands in the box at which a pair resplits
+    sevens_child: dict[int, int]  # an original 7-7 (that hits) -> the hand it makes on a third seven
+
+
+_BITS = 5  # a hand's cards out of the shoe as one int: 5 bits per value (a hand never holds 32 of one)
+_SHIFT = [_BITS * x for x in range(11)]
+_MASK = (1 << _BITS) - 1
+
+
+class _Builder:
+    """Builds ``_Hands`` by walking every line of play once (rules and play only: no card counts).
+
+    A hand is known by its up card, its kind (original or split hand), its hard total and the
+    cards it took out of the shoe, these packed in one int (``_BITS`` per value).
+    """
+
+    def __init__(self, rules: RuleProfile, play: Play, caps: tuple[int, ...]) -> None:
+        self.house = HouseRules.of(rules)
+        self.optimal = play == "optimal"
+        self.strategy = strategy_for(rules)
+        self.caps = caps
+        self.index: dict[int, int] = {}
+        self.up: list[int] = []
+        self.kind: list[int] = []
+        self.code: list[int] = []
+        self.hard: list[int] = []
+        self.need_stand: list[bool] = []
+        self.need_hit: list[bool] = []
+        self.need_double: list[bool] = []
+        self.rule: list[int] = []
+        self.children: list[list[int] | None] = []
+        self.multi: dict[tuple[int, bool, int], int] = {}  # basic strategy on 3+ cards: (hard, ace, up) -> rule
+        self.roots: dict[tuple[int, int, int], int] = {}
+        self.split_roots: dict[tuple[int, int, int], int] = {}
+        self.deal_act: dict[tuple[int, int, int], Action] = {}
+        self.split_act: dict[tuple[int, int, int], Action] = {}
+        self.resplit_at: dict[tuple[int, int], frozenset[int]] = {}
+
+    def node(self, up: int, kind: int, code: int, hard: int) -> int:
+        """The index of a hand (made on first sight)."""
+        key = ((code << 6 | hard) << 1 | kind) << 4 | up
+        got = self.index.get(key)
+        if got is None:
+            got = self.index[key] = len(self.up)
+            self.up.append(up)
+            self.kind.append(kind)
+            self.code.append(code)
+            self.hard.append(hard)
+            self.need_stand.append(False)
+            self.need_hit.append(False)
+            self.need_double.append(False)
+            self.rule.append(_NONE)
+            self.children.append(None)
+        return got
+
+    def dealt(self, up: int, code: int, x: int) -> bool:
+        """Whether a shoe of the caps holds one more x beside the up card and the cards ``code``."""
+        return (code >> _SHIFT[x] & _MASK) + (x == up) < self.caps[x]
+
+    def grow(self, i: int) -> list[int]:
+        """The hands ``i`` becomes on each card 1..10 (−1: bust, −2: no such card left), made on first need."""
+        got = self.children[i]
+        if got is not None:
+            return got
+        up, kind, code, hard = self.up[i], self.kind[i], self.code[i], self.hard[i]
+        caps = self.caps
+        index = self.index
+        kids = []
+        for x in range(1, 11):
+            shift = _SHIFT[x]
+            if (code >> shift & _MASK) + (x == up) >= caps[x]:
+                kids.append(-2)
+            elif hard + x > 21:
+                kids.append(-1)
+            else:
+                more = code + (1 << shift)
+                kid = index.get(((more << 6 | hard + x) << 1 | kind) << 4 | up)
+                kids.append(self.node(up, kind, more, hard + x) if kid is None else kid)
+        self.children[i] = kids
+        return kids
+
+    def hand(self, i: int) -> None:
+        """A hand that has drawn at least once: hit or stand from here, and every line below it."""
+        if self.rule[i] != _NONE:
+            return
+        up, hard, ace = self.up[i], self.hard[i], self.code[i] >> _SHIFT[1] & _MASK > 0
+        if _total(hard, ace) == 21:
+            rule = _STAND
+        elif self.optimal:
+            # No card busts a hard 11 or less and each raises it: a hit is worth at least standing.
+            rule = _HIT if hard <= 11 and not ace else _BEST
+        else:
+            got = self.multi.get((hard, ace, up))
+            if got is None:
+                cards = [1, hard - 1, 0] if ace else [hard, 0, 0]  # the table of 3+ cards reads the total and ace
+                got = self.multi[(hard, ace, up)] = _STAND if self.strategy.decide(
+                    cards, up, can_double=False, can_split=False, can_surrender=False) is STAND else _HIT
+            rule = got
+        self.rule[i] = rule
+        if rule != _HIT:
+            self.need_stand[i] = True
+        if rule != _STAND:
+            self.hit(i)
+
+    def hit(self, i: int) -> None:
+        """The hand's hit value is needed: every hand it can become, played on."""
+        self.need_hit[i] = True
+        for kid in self.grow(i):
+            if kid >= 0:
+                self.hand(kid)
+
+    def double(self, i: int) -> None:
+        """The hand's double value is needed: it stands on each card it can draw."""
+        self.need_double[i] = True
+        for kid in self.grow(i):
+            if kid >= 0:
+                self.need_stand[kid] = True
+
+    def deal(self, up: int, a: int, b: int) -> None:
+        """The original hand a-b against ``up``: its actions and the hands they lead to."""
+        house = self.house
+        i = self.roots[(up, a, b)] = self.node(up, _DEAL, (1 << _SHIFT[a]) + (1 << _SHIFT[b]), a + b)
+        pair_ok = a == b and house.max_hands >= 2 and not (house.split_by_rank and a == 10)
+        may_double = house.may_double(a + b, a == 1)
+        if self.optimal:
+            self.need_stand[i] = True
+            self.hit(i)
+            if may_double:
+                self.double(i)
+            if pair_ok:
+                self.split(up, a)
+            return
+        act = self.deal_act[(up, a, b)] = self.strategy.decide(
+            [a, b], up, can_double=may_double, can_split=pair_ok, can_surrender=house.may_surrender(up))
+        if act is STAND:
+            self.need_stand[i] = True
+        elif act is HIT:
+            self.hit(i)
+        elif act is DOUBLE:
+            self.double(i)
+        elif act is SPLIT:
+            self.split(up, a)
+
+    def split(self, up: int, pair: int) -> None:
+        """The split hands of ``pair`` against ``up``: the pair card and each second card."""
+        if (up, pair) in self.resplit_at:
+            return
+        house, strategy = self.house, self.strategy
+        levels = range(2, house.max_hands) if (pair != 1 or house.resplit_aces) and not self.optimal else range(0)
+        self.resplit_at[(up, pair)] = frozenset(h for h in levels if strategy.decide(
+            [pair, pair], up, can_double=False, can_split=True, can_surrender=False, hands_in_box=h,
+            is_split_hand=True) is SPLIT)
+        two = 2 << _SHIFT[pair]
+        for x in range(1, 11):
+            if not self.dealt(up, two, x):
+                continue
+            i = self.split_roots[(up, pair, x)] = self.node(up, _SPLIT_HAND, two + (1 << _SHIFT[x]), pair + x)
+            if pair == 1:  # split aces: one card
+                self.need_stand[i] = True
+                continue
+            hard, ace = pair + x, x == 1
+            may_double = house.das and house.may_double(hard, ace)
+            if self.optimal:
+                self.need_stand[i] = True
+                if _total(hard, ace) < 21:
+                    self.hit(i)
+                if may_double:
+                    self.double(i)
+                continue
+            act = self.split_act[(up, pair, x)] = strategy.decide(
+                [pair, x], up, can_double=may_double, can_split=False, can_surrender=False, hands_in_box=2,
+                is_split_hand=True)
+            if act is DOUBLE:
+                self.double(i)
+            elif act is STAND:
+                self.need_stand[i] = True
+            else:
+                self.hit(i)
+
+    def build(self) -> _Hands:
+        """Every original hand against every up card the caps can deal, and all they lead to.
+
+        Optimal play takes the same options against every up card: its hands are walked once, for
+        no particular up card (``up`` 0, so a hand may hold every card of the up card's value: against
+        that up card it has chance 0), and copied for each.
+        """
+        ups = [up for up in range(1, 11) if self.caps[up]]
+        for up in [0] if self.optimal else ups:
+            for a in range(1, 11):
+                if not self.dealt(up, 0, a):
+                    continue
+                for b in range(a, 11):
+                    if self.dealt(up, 1 << _SHIFT[a], b) and not (a == 1 and b == 10):
+                        self.deal(up, a, b)
+        return self.arrays(ups if self.optimal else [])
+
+    def arrays(self, copies: list[int]) -> _Hands:
+        """The hands as arrays, for evaluating all of them at once; with ``copies``, the walk's hands
+        (made for up card 0) once for each of these up cards."""
+        house = self.house
+        count = len(self.up)
+        up = np.array(self.up, dtype=np.intp)
+        code = np.array(self.code, dtype=np.int64)
+        hard = np.array(self.hard, dtype=np.intp)
+        kind = np.array(self.kind, dtype=np.intp)
+        need_stand = np.array(self.need_stand, dtype=np.bool_)
+        need_hit = np.array(self.need_hit, dtype=np.bool_)
+        need_double = np.array(self.need_double, dtype=np.bool_)
+        rule = np.array(self.rule, dtype=np.intp)
+        blank = [-2] * 10
+        children = np.array([k if k is not None else blank for k in self.children],
+                            dtype=np.int32).reshape(count, 10)
+        roots, split_roots = self.roots, self.split_roots
+        sevens_child = {i: kids[6] for (u, a, b), i in roots.items() if a == b == 7 and (kids := self.children[i])}
+        resplit_at = self.resplit_at
+        if copies:
+            up = np.repeat(np.array(copies, dtype=np.intp), count)
+            times = len(copies)
+            code, hard, kind, rule = np.tile(code, times), np.tile(hard, times), np.tile(kind, times), np.tile(rule, times)
+            need_stand, need_hit = np.tile(need_stand, times), np.tile(need_hit, times)
+            need_double = np.tile(need_double, times)
+            children = np.concatenate([np.where(children >= 0, children + k * count, children)
+                                       for k in range(len(copies))]).astype(np.int32)
+            roots = {(u, a, b): i + k * count for k, u in enumerate(copies) for (_, a, b), i in self.roots.items()}
+            split_roots = {(u, pair, x): i + k * count
+                           for k, u in enumerate(copies) for (_, pair, x), i in self.split_roots.items()}
+            sevens_child = {i + k * count: j + k * count for k in range(len(copies)) for i, j in sevens_child.items()}
+            resplit_at = {(u, pair): frozenset() for u in copies for (_, pair) in self.resplit_at}
+            count *= len(copies)
+        removed = ((code[:, None] >> np.array(_SHIFT, dtype=np.int64)[None, :]) & _MASK).astype(np.int8)
+        removed[:, 0] = 0
+        size = removed.sum(axis=1, dtype=np.intp)
+        soft = (removed[:, 1] > 0) & (hard <= 11)
+        net_row = np.maximum(np.where(soft, hard + 10, hard) - 16, 0).astype(np.intp)
+        peeked = np.array([u in house.peek_ups for u in range(11)])
+        stake_loss = np.array([house.blackjack_loss(u) is BlackjackLoss.STAKE for u in range(11)])
+        split_hand = kind == _SPLIT_HAND
+        # As strategy_edge settles a hand: an original hand where the dealer peeked, and a split hand unless a
+        # later blackjack takes every stake (then the box's one bet is charged at the split), are valued on the
+        # dealer's outcomes without a blackjack only.
+        no_bj_only = peeked[up] | (split_hand & ~stake_loss[up])
+        counted = (~no_bj_only).astype(np.float64)
+        levels = []
+        for s in sorted(set(size[need_hit].tolist()), reverse=True):
+            nodes = np.flatnonzero(need_hit & (size == s))
+            levels.append(_Level.of(nodes, children, rule, up, removed, size, no_bj_only))
+        doubling = np.flatnonzero(need_double)
+        shoe_of = np.full(count, -1, dtype=np.intp)
+        shoes = [np.zeros((11, 0), dtype=np.int64)]
+        offset = 0
+        for u in range(1, 11):
+            mine = np.flatnonzero(need_stand & (up == u))
+            distinct, inverse = np.unique(code[mine], return_inverse=True)
+            shoe_of[mine] = offset + inverse.reshape(-1)
+            offset += len(distinct)
+            cards = (distinct[None, :] >> np.array(_SHIFT, dtype=np.int64)[:, None]) & _MASK
+            cards[0] = 0
+            shoes.append(np.ascontiguousarray(cards))
+        return _Hands(
+            up=up, net_row=net_row, rule=rule, need_stand=need_stand, bj_weight1=counted,
+            bj_weight2=counted * np.where(split_hand | stake_loss[up], 2.0, 1.0), levels=tuple(levels),
+            doubles=_Level.of(doubling, children, rule, up, removed, size, no_bj_only), shoe_of=shoe_of,
+            shoes=tuple(shoes), roots=roots, split_roots=split_roots, deal_act=self.deal_act,
+            split_act=self.split_act, resplit_at=resplit_at, sevens_child=sevens_child)
+
+
+@lru_cache(maxsize=4)
+def _hands(rules: RuleProfile, play: Play, caps: tuple[int, ...]) -> _Hands:
+    """The hands of a round for these rules and play, in shoes of at most ``caps`` cards of each value."""
+    return _Builder(rules, play, caps).build()
+
+
+# ---------------------------------------------------------------------------------- the values
+@dataclass(frozen=True)
+class _Values:
+    """Each hand's values in one composition: standing (one bet), hitting, doubling, and as played."""
+
+    stand: Floats
+    hit: Floats
+    double: Floats
+    played: Floats
+
+
+def _stand_values(bins: Floats) -> Floats:
+    """Net result of standing on 16 or less, 17, ..., 21 (rows) against the dealer's bins, no blackjack counted."""
+    below = np.cumsum(bins[:5], axis=0)  # the dealer's 17..t
+    made = below[4]
+    net = np.empty((6, bins.shape[1]))
+    net[0] = bins[BUST] - made
+    net[1] = bins[BUST] - (made - below[0])
+    # Standing on 17 + i: win where he ends below it or busts, lose where he ends above it.
+    net[2:] = below[:4] + below[1:] + bins[BUST] - made
+    return net
+
+
+def _values(hands: _Hands, shoe: list[int], hits_soft17: bool) -> _Values:
+    """Every hand's values drawing from ``shoe`` (index 0 unused): the dealer, then hands by size."""
+    count = len(hands.up)
+    base = np.array(shoe, dtype=np.int64)
+    total = int(base.sum())
+    start = base[None, :] - np.eye(11, dtype=np.int64)  # the shoe less each up card
+    plans = _dealer_plan(hits_soft17)
+    outcomes = []
+    for u in range(1, 11):
+        shoes = start[u][:, None] - hands.shoes[u]
+        bins = np.zeros((7, shoes.shape[1]))
+        dealt = (shoes >= 0).all(axis=0)  # a composition this shoe cannot make has chance 0
+        if dealt.all():
+            bins = _dealer_outcomes(plans[u], shoes)
+        elif dealt.any():
+            bins[:, dealt] = _dealer_outcomes(plans[u], shoes[:, dealt])
+        outcomes.append(bins)
+    outcome = np.concatenate(outcomes, axis=1)
+    net = _stand_values(outcome)
+    stand = np.zeros(count)
+    stand2 = np.zeros(count)
+    standing = np.flatnonzero(hands.need_stand)
+    column = hands.shoe_of[standing]
+    mine = net[hands.net_row[standing], column]
+    bj = outcome[BJ, column]
+    stand[standing] = mine - bj * hands.bj_weight1[standing]
+    stand2[standing] = 2.0 * mine - bj * hands.bj_weight2[standing]
+
+    def chances(level: _Level) -> tuple[Floats, Floats]:
+        # Each card's chance, and the value of busting on it (where only no-blackjack outcomes count,
+        # the bust is lost only where the dealer's next card does not make one).
+        left = start[level.up] - level.removed
+        n = (total - 1 - level.size).astype(np.float64)
+        if (n <= 0).any() and ((left >= 0).all(axis=1) & (n <= 0)).any():
+            raise ShoeError("the shoe runs out before the player's hand is complete")
+        # A hand this shoe cannot deal gets nonsense values, always weighted by a chance of 0.
+        chance = left[:, 1:] / np.maximum(n, 1.0)[:, None]
+        bust_fill = np.where(level.kids == -1, -1.0, 0.0)
+        if not level.bj_bust.any():
+            return chance, bust_fill
+        after = np.maximum(n - 1.0, 1.0)
+        bj_card = np.where(level.up == 1, 10, 1)
+        bj_left = left[np.arange(len(n)), bj_card][:, None] - (np.arange(1, 11) == bj_card[:, None])
+        bj_next = np.where(level.bj_bust[:, None], bj_left / after[:, None], 0.0)
+        return chance, bust_fill * (1.0 - bj_next)
+
+    played = np.where(hands.rule == _STAND, stand, 0.0)  # hands that stand need no hit
+    hit = np.zeros(count)
+    for level in hands.levels:
+        chance, bust = chances(level)
+        value = np.einsum("ij,ij->i", chance, np.where(level.kids >= 0, played[np.maximum(level.kids, 0)], bust))
+        hit[level.nodes] = value
+        mine = stand[level.nodes]
+        played[level.nodes] = np.where(level.hits, value, np.where(level.best, np.maximum(mine, value), mine))
+    double = np.zeros(count)
+    if len(hands.doubles.nodes):
+        chance, bust = chances(hands.doubles)
+        kids = hands.doubles.kids
+        after = np.where(kids >= 0, stand2[np.maximum(kids, 0)], 2.0 * bust)
+        double[hands.doubles.nodes] = np.einsum("ij,ij->i", chance, after)
+    return _Values(stand, hit, double, played)
+
+
+# ---------------------------------------------------------------------------------- the round
 @dataclass(frozen=True)
 class ExactResult:
     """The expectation of the next round per unit of initial bet, and each up card's share of it."""
@@ -163,204 +653,53 @@ class ExactResult:
         return -self.ev
 
 
-@dataclass(frozen=True, slots=True)
-class _Kind:
-    """How a hand is settled against a dealer blackjack made after play (as strategy_edge's)."""
+def _bj_chance(c: Sequence[int], n: int, up: int) -> float:
+    """The chance the dealer's next card makes a blackjack."""
+    if up == 1:
+        return c[10] / n
+    if up == 10:
+        return c[1] / n
+    return 0.0
 
-    split: bool
-    no_bj_only: bool  # value only the outcomes without a dealer blackjack (peek; "original" split hands)
-    takes_stake: bool  # a later dealer blackjack takes the hand's whole stake (else one bet)
 
+class _Round:
+    """The initial deals of one composition, from the values of every hand."""
 
-class _Analysis:
-    """One composition and one way of playing: dealer outcomes and hand values memoised."""
-
-    def __init__(self, rules: RuleProfile, play: Play) -> None:
+    def __init__(self, rules: RuleProfile, play: Play, hands: _Hands, values: _Values) -> None:
         self.house = HouseRules.of(rules)
         self.optimal = play == "optimal"
-        self.strategy: BasicStrategy | None = None if self.optimal else strategy_for(rules)
-        self.program = _dealer_program(rules.dealer_hits_soft17)
-        self._dealer: dict[tuple[tuple[int, ...], int], list[float]] = {}
-        self._hands: dict[tuple[tuple[int, ...], int, int, bool, _Kind], float] = {}
-        self._hit_or_stand: dict[tuple[int, bool, int, bool], bool] = {}
-        self._sevens = [0.0] + [self.house.sevens_bonus(up) for up in range(1, 11)]
+        self.hands = hands
+        self.values = values
+        self.sevens = [0.0] + [self.house.sevens_bonus(up) for up in range(1, 11)]
 
-    # ------------------------------------------------------------------ the dealer
-    def dealer(self, c: tuple[int, ...], n: int, up: int) -> list[float]:
-        """Probabilities of the dealer's 17..21, bust and blackjack drawing from ``c`` (n cards)."""
-        key = (c, up)
-        got = self._dealer.get(key)
-        if got is None:
-            got = self._dealer[key] = _run_dealer(self.program[up], c, n)
-        return got
-
-    @staticmethod
-    def bj_chance(c: Sequence[int], n: int, up: int) -> float:
-        """The chance the dealer's next card makes a blackjack."""
-        if up == 1:
-            return c[10] / n
-        if up == 10:
-            return c[1] / n
-        return 0.0
-
-    def stand(self, c: tuple[int, ...], n: int, up: int, total: int, stake: float, kind: _Kind) -> float:
-        """Value of standing on ``total`` with ``stake`` bets at risk."""
-        d = self.dealer(c, n, up)
-        win = d[BUST]
-        lose = 0.0
-        for i in range(5):
-            if 17 + i < total:
-                win += d[i]
-            elif 17 + i > total:
-                lose += d[i]
-        ev = stake * (win - lose)
-        if kind.no_bj_only:
-            return ev
-        return ev - d[BJ] * (stake if kind.takes_stake else 1.0)
-
-    def bust(self, c: Sequence[int], n: int, up: int, stake: float, kind: _Kind) -> float:
-        """Value of a hand over 21 (with a peek, only where the dealer had no blackjack)."""
-        if kind.no_bj_only:
-            return -stake * (1.0 - self.bj_chance(c, n, up))
-        return -stake
-
-    # ------------------------------------------------------------------ hit or stand
-    def _basic_hits(self, hard: int, ace: bool, up: int, split: bool, cards: list[int]) -> bool:
-        key = (hard, ace, up, split)
-        got = self._hit_or_stand.get(key)
-        if got is None:
-            assert self.strategy is not None
-            got = self.strategy.decide(cards, up, can_double=False, can_split=False, can_surrender=False,
-                                       hands_in_box=2 if split else 1, is_split_hand=split) is not STAND
-            self._hit_or_stand[key] = got
-        return got
-
-    def hand(self, c: list[int], n: int, up: int, hard: int, ace: bool, cards: list[int], kind: _Kind) -> float:
-        """Value of a hand that has drawn at least once: hit or stand from here."""
-        total = _total(hard, ace)
-        key_c = tuple(c)
-        if total == 21:
-            return self.stand(key_c, n, up, 21, 1.0, kind)
-        key = (key_c, up, hard, ace, kind)
-        got = self._hands.get(key)
-        if got is not None:
-            return got
+    def split_hand(self, up: int, pair: int, x: int) -> float:
+        """A split hand's value on its first two cards (``pair`` and ``x``), no further split."""
+        i = self.hands.split_roots[(up, pair, x)]
+        v = self.values
+        if pair == 1:  # split aces: one card
+            return float(v.stand[i])
+        hard, ace = pair + x, x == 1
         if self.optimal:
-            if hard <= 11 and not ace:
-                # No card busts it and every card raises its total: on average over the card drawn the
-                # dealer's odds are unchanged (the card is a random one of the shoe), so a hit is worth
-                # at least standing.
-                ev = self.draw(c, n, up, hard, ace, cards, kind)
-            else:
-                standing = self.stand(key_c, n, up, total, 1.0, kind)
-                # A hit can win at most one bet where it does not bust: when standing is worth that
-                # much, the hit need not be looked at.
-                ev = standing if standing >= self._hit_bound(c, n, up, hard, kind) else max(
-                    standing, self.draw(c, n, up, hard, ace, cards, kind))
-        elif self._basic_hits(hard, ace, up, kind.split, cards):
-            ev = self.draw(c, n, up, hard, ace, cards, kind)
-        else:
-            ev = self.stand(key_c, n, up, total, 1.0, kind)
-        self._hands[key] = ev
-        return ev
-
-    def _hit_bound(self, c: list[int], n: int, up: int, hard: int, kind: _Kind) -> float:
-        # The most a hit can be worth: +1 on every card that does not bust, the bust's exact value on the rest.
-        bound = 0.0
-        for x in range(1, 11):
-            k = c[x]
-            if not k:
-                continue
-            if hard + x <= 21:
-                bound += k / n
-            else:
-                c[x] = k - 1
-                bound += k / n * self.bust(c, n - 1, up, 1.0, kind)
-                c[x] = k
-        return bound
-
-    def draw(self, c: list[int], n: int, up: int, hard: int, ace: bool, cards: list[int], kind: _Kind,
-             sevens: bool = False) -> float:
-        """Value of hitting once and playing on; ``sevens``: the hand is an original 7-7."""
-        if n <= 0:
-            raise ShoeError("the shoe runs out before the player's hand is complete")
-        ev = 0.0
-        m = n - 1
-        for x in range(1, 11):
-            k = c[x]
-            if not k:
-                continue
-            p = k / n
-            c[x] = k - 1
-            h = hard + x
-            if h > 21:
-                ev += p * self.bust(c, m, up, 1.0, kind)
-            elif sevens and x == 7:
-                paid = self._sevens[up]
-                ev += p * paid * ((1.0 - self.bj_chance(c, m, up)) if kind.no_bj_only else 1.0)
-            else:
-                cards.append(x)
-                ev += p * self.hand(c, m, up, h, ace or x == 1, cards, kind)
-                cards.pop()
-            c[x] = k
-        return ev
-
-    def double(self, c: list[int], n: int, up: int, hard: int, ace: bool, kind: _Kind) -> float:
-        """Value of doubling: one card, then stand, with two bets at risk."""
-        if n <= 0:
-            raise ShoeError("the shoe runs out before the player's hand is complete")
-        ev = 0.0
-        m = n - 1
-        for x in range(1, 11):
-            k = c[x]
-            if not k:
-                continue
-            p = k / n
-            c[x] = k - 1
-            h = hard + x
-            if h > 21:
-                ev += p * self.bust(c, m, up, 2.0, kind)
-            else:
-                ev += p * self.stand(tuple(c), m, up, _total(h, ace or x == 1), 2.0, kind)
-            c[x] = k
-        return ev
-
-    # ------------------------------------------------------------------ splits
-    def split_hand(self, c: list[int], n: int, up: int, a: int, b: int, kind: _Kind) -> float:
-        """A split hand's value on its first two cards (``a`` the pair card), no further split."""
-        house = self.house
-        hard, ace = a + b, a == 1 or b == 1
-        total = _total(hard, ace)
-        if a == 1:  # split aces: one card
-            return self.stand(tuple(c), n, up, total, 1.0, kind)
-        may_double = house.das and house.may_double(hard, ace)
-        if self.optimal:
-            best = self.stand(tuple(c), n, up, total, 1.0, kind)
-            if total < 21:
-                best = max(best, self.draw(c, n, up, hard, ace, [a, b], kind))
-            if may_double:
-                best = max(best, self.double(c, n, up, hard, ace, kind))
+            best = float(v.stand[i])
+            if _total(hard, ace) < 21:
+                best = max(best, float(v.hit[i]))
+            if self.house.das and self.house.may_double(hard, ace):
+                best = max(best, float(v.double[i]))
             return best
-        assert self.strategy is not None
-        act = self.strategy.decide([a, b], up, can_double=may_double, can_split=False, can_surrender=False,
-                                   hands_in_box=2, is_split_hand=True)
+        act = self.hands.split_act[(up, pair, x)]
         if act is DOUBLE:
-            return self.double(c, n, up, hard, ace, kind)
+            return float(v.double[i])
         if act is STAND:
-            return self.stand(tuple(c), n, up, total, 1.0, kind)
-        return self.draw(c, n, up, hard, ace, [a, b], kind)
+            return float(v.stand[i])
+        return float(v.hit[i])
 
     def split(self, rest: list[int], n: int, up: int, pair: int, peeked: bool) -> float:
         """Value of splitting ``pair`` on an original hand; ``rest`` excludes the pair and the up card."""
         house = self.house
-        kind = _Kind(split=True, no_bj_only=peeked or house.blackjack_loss(up) is not BlackjackLoss.STAKE,
-                     takes_stake=True)
         values = [0.0] * 11
         for x in range(1, 11):
             if rest[x]:
-                rest[x] -= 1
-                values[x] = self.split_hand(rest, n - 1, up, pair, x, kind)
-                rest[x] += 1
+                values[x] = self.split_hand(up, pair, x)
         p = rest[pair] / n
         if house.split_by_rank and pair == 10:
             p /= 4
@@ -373,56 +712,53 @@ class _Analysis:
             policies = [frozenset(h for i, h in enumerate(levels) if bits >> i & 1) for bits in range(1 << len(levels))]
             ev = max(_split_value(p, other, values[pair], policy) for policy in policies)
         else:
-            assert self.strategy is not None
-            strategy = self.strategy
-            policy = frozenset(h for h in levels if strategy.decide(
-                [pair, pair], up, can_double=False, can_split=True, can_surrender=False, hands_in_box=h,
-                is_split_hand=True) is SPLIT)
-            ev = _split_value(p, other, values[pair], policy)
+            ev = _split_value(p, other, values[pair], self.hands.resplit_at[(up, pair)])
         if not peeked and house.blackjack_loss(up) is BlackjackLoss.ORIGINAL:
-            ev -= self.bj_chance(rest, n, up)  # the box's one bet
+            ev -= _bj_chance(rest, n, up)  # the box's one bet
         return ev
 
-    # ------------------------------------------------------------------ one deal
     def deal(self, rest: list[int], n: int, up: int, a: int, b: int) -> float:
         """Expectation of an original hand a-b against ``up``; ``rest`` (n cards) is the shoe without them."""
-        house = self.house
-        p_bj = self.bj_chance(rest, n, up)
+        house, v = self.house, self.values
+        p_bj = _bj_chance(rest, n, up)
         if a + b == 11 and (a == 1 or b == 1):
             return house.bj_pays * (1.0 - p_bj)
         peeked = up in house.peek_ups
-        loss = house.blackjack_loss(up)
-        kind = _Kind(split=False, no_bj_only=peeked, takes_stake=loss is BlackjackLoss.STAKE)
         top = -p_bj if peeked else 0.0
-        hard, ace = a + b, a == 1 or b == 1
-        total = _total(hard, ace)
-        pair_ok = a == b and house.max_hands >= 2 and not (house.split_by_rank and a == 10)
-        may_double = house.may_double(hard, ace)
-        may_surrender = house.may_surrender(up)
-        sevens = house.three_sevens and a == b == 7
+        i = self.hands.roots[(up, a, b)]
         surrender = -0.5 * (1.0 - p_bj) if peeked else -0.5
         if self.optimal:
-            best = max(self.stand(tuple(rest), n, up, total, 1.0, kind),
-                       self.draw(rest, n, up, hard, ace, [a, b], kind, sevens=sevens))
-            if may_double:
-                best = max(best, self.double(rest, n, up, hard, ace, kind))
-            if pair_ok:
+            best = max(float(v.stand[i]), self.hit(rest, n, up, a, b, i, peeked))
+            if house.may_double(a + b, a == 1):
+                best = max(best, float(v.double[i]))
+            if a == b and house.max_hands >= 2 and not (house.split_by_rank and a == 10):
                 best = max(best, self.split(rest, n, up, a, peeked))
-            if may_surrender:
+            if house.may_surrender(up):
                 best = max(best, surrender)
             return top + best
-        assert self.strategy is not None
-        act = self.strategy.decide([a, b], up, can_double=may_double, can_split=pair_ok, can_surrender=may_surrender)
+        act = self.hands.deal_act[(up, a, b)]
         if act is SURRENDER:
             return top + surrender
         if act is STAND:
-            return top + self.stand(tuple(rest), n, up, total, 1.0, kind)
+            return top + float(v.stand[i])
         if act is DOUBLE:
-            return top + self.double(rest, n, up, hard, ace, kind)
+            return top + float(v.double[i])
         if act is SPLIT:
             return top + self.split(rest, n, up, a, peeked)
         assert act is HIT
-        return top + self.draw(rest, n, up, hard, ace, [a, b], kind, sevens=sevens)
+        return top + self.hit(rest, n, up, a, b, i, peeked)
+
+    def hit(self, rest: list[int], n: int, up: int, a: int, b: int, i: int, peeked: bool) -> float:
+        """An original hand's hit value; a 7-7 drawing a seven is paid the three-sevens bonus at once."""
+        value = float(self.values.hit[i])
+        if not (self.house.three_sevens and a == b == 7 and rest[7]):
+            return value
+        p = rest[7] / n
+        seven = self.hands.sevens_child[i]
+        rest[7] -= 1
+        paid = self.sevens[up] * ((1.0 - _bj_chance(rest, n - 1, up)) if peeked else 1.0)
+        rest[7] += 1
+        return value + p * (paid - float(self.values.played[seven]))
 
 
 def _split_value(p: float, other: float, pair_value: float, resplit_at: frozenset[int]) -> float:
@@ -467,12 +803,17 @@ def analyse(rules: RuleProfile, counts: Sequence[int], play: Play = "basic") -> 
     """The exact expectation of the next round drawn from ``counts`` (aces first, tens last).
 
     ``play``: ``"basic"`` (the profile's basic strategy) or ``"optimal"`` (composition-dependent
-    optimal play). Raises ShoeError for a composition that cannot be played out.
+    optimal play). Raises ShoeError for a composition that cannot be played out. The first
+    composition for a set of rules and a play also builds their hands (cached, 4 at a time).
     """
     if play not in PLAYS:
         raise ValueError(f"play is one of {', '.join(PLAYS)}, got {play!r}")
     shoe = _counts(counts)
-    run = _Analysis(rules, play)
+    # Hands for the most cards of each value a shoe of the profile holds (or these counts, if more): every
+    # depleted shoe of the profile uses the same hands, those it cannot deal having chance 0.
+    caps = tuple(max(k, full) for k, full in zip(shoe, (0, *full_shoe(rules.decks))))
+    hands = _hands(rules, play, caps)
+    run = _Round(rules, play, hands, _values(hands, shoe, rules.dealer_hits_soft17))
     total = sum(shoe)
     by_up: dict[int, float] = {}
     for up in range(1, 11):

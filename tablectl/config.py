@@ -23,6 +23,7 @@ from controller.rules import RuleError, Rules, build_rules
 from display.wiring import GpioWiring, PinFactoryName
 
 from .fleet.settings import FleetSettings
+from .zones import zone_of
 
 
 class _Section(BaseModel):
@@ -35,6 +36,18 @@ class TableSettings(_Section):
     name: str = Field("table-1", description="the table's name in logs, the API and the dashboard")
     profile: str = Field("ru-standard", description="rule profile: ru-standard, ru-surrender, us-holecard, single-deck-enhc")
     options: dict[str, Any] = Field(default_factory=dict, description="rule option overrides (docs/rules.md)")
+    time_zone: str = Field("", description="the table's local time zone, an IANA name such as Europe/Moscow, for "
+                                           "the times people read in a dispute record; empty: UTC")
+
+    exact_edge: bool = Field(True, description="compute the exact edge of each next round in a worker process, for "
+                                                "surveillance (GET /api/edge, the surveillance feed); blackjack only")
+
+    @field_validator("time_zone")
+    @classmethod
+    def _known_zone(cls, v: str) -> str:
+        if v:
+            zone_of(v)  # (a ValueError naming the zone)
+        return v
 
     @model_validator(mode="after")
     def _rules_valid(self) -> "TableSettings":
@@ -149,6 +162,18 @@ class ClockSettings(_Section):
     tick_seconds: float = Field(30.0, gt=0, le=3600, description="how often the service feeds a clock tick")
 
 
+class DisputeSettings(_Section):
+    """What a dispute record says of the cameras (docs/dispute.md): which one covers the table, and its clock."""
+
+    camera: str = Field("", max_length=200,
+                        description="the camera or recorder covering this table, as surveillance names it "
+                                    "(e.g. \"NVR-2 channel 14\"); empty: none named")
+    recorder_offset_s: float = Field(0.0, ge=-86400, le=86400,
+                                     description="the recorder's clock minus the table's, in seconds (e.g. 2.5 when "
+                                                 "the recorder runs 2.5 s ahead): each time in a record is also "
+                                                 "given as the recorder shows it")
+
+
 class Settings(BaseSettings):
     """The whole configuration file. Environment variables override it: TABLECTL_API__PORT=9000."""
 
@@ -160,6 +185,7 @@ class Settings(BaseSettings):
     api: ApiSettings = Field(default_factory=ApiSettings)
     clock: ClockSettings = Field(default_factory=ClockSettings)
     fleet: FleetSettings = Field(default_factory=FleetSettings)
+    dispute: DisputeSettings = Field(default_factory=DisputeSettings)
     gpio: GpioWiring = Field(default_factory=lambda: GpioWiring(pin_factory=PinFactoryName.MOCK))
     log_level: str = Field("INFO", pattern=r"^(DEBUG|INFO|WARNING|ERROR)$", description="log level")
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import logging
 
-from display.console import ConsoleAction
+from controller import events as ev
+from controller.engine import Table
+from display.console import ConsoleAction, ConsoleKind
 
 from .games import console_event
 from .service import TableService
@@ -16,6 +18,17 @@ CONSOLE_ACTOR = "console"
 
 def handle_console_action(action: ConsoleAction, service: TableService) -> None:
     """Hand a press to the service's ordered path; a refused one is journalled and logged there."""
-    event = console_event(action, service.table)
+    event = badge_event(action, service.table) if action.kind is ConsoleKind.BADGE else console_event(action,
+                                                                                                       service.table)
     if event is not None:
         service.post(event, CONSOLE_ACTOR)
+
+
+def badge_event(action: ConsoleAction, table: Table) -> ev.Event | None:
+    """A badge read at the console, in every game: the dealer on duty's own badge signs them out, any other
+    badge signs its dealer in (relieving the one on duty). The engine refuses it during a round (logged)."""
+    if not action.badge:
+        return None
+    if action.badge == table.dealer_on_duty:
+        return ev.DealerOut(dealer=action.badge)
+    return ev.DealerIn(dealer=action.badge)

@@ -1,4 +1,5 @@
-"""The shift's figures for the pit: rounds and hands per hour and the table's result, house side.
+"""The shift's figures for the pit: rounds and hands per hour and the table's result, house side; and each
+dealer's figures per shift (`dealer_book`: `tablectl protect dealers` and the supervisor's panel).
 
 Per box from the round records; per player from the accepted bets between two settlements
 (a round's bets are those placed after the previous round settled; a void of bets not yet
@@ -10,12 +11,20 @@ From the table's journal alone: the table's API serves them (`GET /api/figures`)
 
 from __future__ import annotations
 
+import json
 from datetime import datetime, timedelta, timezone
 from decimal import Decimal
 from typing import Any
 
-from controller.journal import JournalReader
+from controller.engine import Table
+from controller.events import Shuffle, dump_event
+from controller.journal import REFUSAL, JournalReader
 from controller.money import money, to_cents
+from controller.protection.advantage import AdvantageBook, Signal, SubjectReport, feed
+from controller.protection.dealers import DealerBook, DealerShift
+from controller.protection.shoes import examine
+from controller.replay import session_rules
+from controller.rules import build_rules
 
 
 def figures(journal: JournalReader, now: datetime, hours: float) -> dict[str, Any]:
@@ -126,3 +135,94 @@ def _buckets(points: list[dict[str, Any]], now: datetime, hours: float, count: i
         out.append({"end": end.astimezone(timezone.utc).isoformat(), "rounds": rounds, "hands": hands,
                     "house": house})
     return out
+
+
+def dealer_book(reader: JournalReader, since: datetime | None = None) -> DealerBook:
+    """Replay the whole journal (the dealer on duty at ``since`` is known from before it) into a DealerBook.
+
+    Each accepted event is applied to a table whose effects the book reads; each refused action is booked
+    at its time; at the end every shoe's shuffle score goes to the dealer who shuffled it in.
+    """
+    entries = list(reader.entries())
+    refusals = _refusal_rows(reader)
+    book = DealerBook(since)
+    if not entries:
+        return book
+    profile, options = session_rules([json.dumps(dump_event(entries[0].event))])
+    table = Table(build_rules(profile, options), shoes_watched=None)
+    r = 0
+    for entry in entries:
+        while r < len(refusals) and refusals[r][0] < entry.seq:
+            book.refused(refusals[r][1])
+            r += 1
+        effects = table.apply(entry.event)
+        shoe_in = table.shoe.shoe_id if isinstance(entry.event, Shuffle) and table.shoe is not None else None
+        book.event(entry.received_at, effects, shoe_in)
+    for _, at in refusals[r:]:
+        book.refused(at)
+    for shoe in examine(table.shoe_watch.book.shoes):
+        book.shoe_scored(shoe.shoe, shoe.quality.p, shoe.quality.weak)
+    return book
+
+
+def _refusal_rows(reader: JournalReader) -> list[tuple[int, datetime]]:
+    out: list[tuple[int, datetime]] = []
+    after = 0
+    while rows := reader.ledger_rows(after, 1000):
+        out += [(row.seq, datetime.fromisoformat(row.received_at)) for row in rows if row.kind == REFUSAL]
+        after = rows[-1].seq
+    return out
+
+
+def _rounded(x: float | None, digits: int = 1) -> float | None:
+    return None if x is None else round(x, digits)
+
+
+def dealer_json(line: DealerShift) -> dict[str, Any]:
+    """One dealer's shift as JSON (what `protect dealers --json` and the API give)."""
+    return {
+        "dealer": line.dealer, "shift": line.shift, "rounds": line.rounds, "hands": line.hands,
+        "dealing_hours": round(line.dealing_hours, 3), "shuffle_minutes": round(line.shuffle_seconds / 60, 1),
+        "idle_minutes": round(line.idle_seconds / 60, 1),
+        "rounds_per_hour": _rounded(line.rounds_per_hour), "hands_per_hour": _rounded(line.hands_per_hour),
+        "boxes_per_round": _rounded(line.boxes_per_round, 2),
+        "published_rounds_per_hour": _rounded(line.published_rounds_per_hour),
+        "per_100_rounds": {"refused": _rounded(line.per_100_rounds(line.refused), 2),
+                           "held_cards": _rounded(line.per_100_rounds(line.held_cards), 2),
+                           "voids": _rounded(line.per_100_rounds(line.voids), 2)},
+        "refused": line.refused, "held_cards": line.held_cards, "voids": line.voids,
+        "shoes": len(line.shoe_ps), "weak_shoes": line.weak_shoes,
+        "median_shoe_p": None if line.median_shoe_p is None else round(line.median_shoe_p, 4),
+    }
+
+
+def player_book(reader: JournalReader, since: datetime | None = None) -> AdvantageBook:
+    """Replay the whole journal (the count of the shoe in play at ``since`` is known from before it) into an
+    AdvantageBook: each player's and box's advantage-play evidence from ``since`` on (docs/protection.md)."""
+    entries = list(reader.entries())
+    if not entries:
+        return AdvantageBook(since=since)
+    profile, options = session_rules([json.dumps(dump_event(entries[0].event))])
+    rules = build_rules(profile, options)
+    book = AdvantageBook(decks=rules.decks, pack=rules.pack, since=since)
+    table = Table(rules)  # the live table's watch of two shoes: the book needs none of it
+    for entry in entries:
+        feed(book, table, entry.event)
+    return book
+
+
+def _p(p: float | None) -> float | None:
+    return None if p is None else float(f"{p:.3g}")
+
+
+def signal_json(signal: Signal) -> dict[str, Any]:
+    """One signal as JSON."""
+    return {"name": signal.name, "statistic": signal.statistic, "n": signal.n, "p": _p(signal.p),
+            "explanation": signal.explanation}
+
+
+def player_json(report: SubjectReport) -> dict[str, Any]:
+    """One player's (or box's) evidence as JSON (what `protect players --json` and the API give)."""
+    return {"subject": report.subject, "kind": "box" if report.subject.startswith("box ") else "player",
+            "rounds": report.rounds, "tested": report.tested, "combined_p": _p(report.combined_p),
+            "flagged": report.flagged, "signals": [signal_json(s) for s in report.signals]}

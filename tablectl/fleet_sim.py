@@ -16,7 +16,7 @@ import asyncio
 import logging
 import random
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
@@ -43,6 +43,7 @@ class SimTableConfig:
     floor_key_sha256: str = ""  # the floor's key (hashed) that the table's API answers GET /api/ledger for
     dashboard_url: str | None = None  # what the table publishes as its dashboard (None: its API's address)
     pit: str = ""  # the pit the table says it is in ([fleet] pit; empty: none)
+    broker_identity: dict[str, str] = field(default_factory=dict)  # [fleet.broker] ca_file, cert_file, key_file...
 
 
 def table_id(index: int) -> str:
@@ -81,7 +82,7 @@ class SimTable:
             "api": {"port": cfg.api_port or 8080, "open_reads_on_loopback": True, "keys": keys},
             "clock": {"tick_seconds": 30},
             "fleet": {"enabled": cfg.fleet, "table_id": self.id, "topic_prefix": cfg.prefix, "dashboard_url": url,
-                      "pit": cfg.pit, "broker": {"url": cfg.broker}},
+                      "pit": cfg.pit, "broker": {"url": cfg.broker, **cfg.broker_identity}},
         })
         self.rounds_done = 0
         self.service: Any = None

@@ -91,7 +91,9 @@ def missing_key(db: Path, key: Path) -> str:
             "keys_dir); give it with --key FILE")
 
 
-def _key(db: str, key: str | None, tool: str) -> JournalKey | None:
+def key_for(db: str, key: str | None, tool: str) -> JournalKey | None:
+    """The key file ``key`` (JournalKeyError when it is missing or unusable), else the key beside the journal
+    if there is one, else None."""
     if key is not None:
         return _load_key(key, tool, db)
     beside = key_beside(Path(db))
@@ -100,7 +102,7 @@ def _key(db: str, key: str | None, tool: str) -> JournalKey | None:
 
 def open_verified(db: str, key: str | None, tool: str) -> JournalReader:
     """The journal at ``db``, verified with its key (the one beside it unless ``key``); unverified, said so."""
-    reader = JournalReader(db, _key(db, key, tool))
+    reader = JournalReader(db, key_for(db, key, tool))
     try:
         if reader.key is not None:
             reader.verify()
@@ -126,7 +128,7 @@ def run_export(args: argparse.Namespace) -> int:
     try:
         since = parse_time(args.since) if args.since else None
         if args.out:
-            _refuse_overwriting_journal(Path(args.out), Path(args.db))
+            refuse_overwriting_journal(Path(args.out), Path(args.db))
         with open_verified(args.db, args.key, "journal export") as reader:
             lines = [json.dumps(line, separators=(",", ":")) + "\n" for line in export_session(reader, since)]
         if args.out:
@@ -140,7 +142,8 @@ def run_export(args: argparse.Namespace) -> int:
     return 0
 
 
-def _refuse_overwriting_journal(out: Path, db: Path) -> None:
+def refuse_overwriting_journal(out: Path, db: Path) -> None:
+    """ValueError when ``out`` is the journal ``db``, a file SQLite keeps beside it, or its key: never written over."""
     for protected in (db, *sidecars(db), key_beside(db)):
         if out.resolve() == protected.resolve() or (out.exists() and protected.exists()
                                                     and os.path.samefile(out, protected)):

@@ -1,8 +1,17 @@
-"""`tablectl protect report`: surveillance's reading of a table's journal for false, weak and preferential shuffles.
+"""`tablectl protect`: surveillance's reading of a table's journal.
 
-The journal is verified with its key, replayed through the engine, and every card the table placed is
-booked by shoe (`controller.protection.shoes`); the pure room then watches each shoe against the one
-before it and scores its shuffle. What each figure means, and what the pit does: docs/protection.md.
+`protect report`: false, weak and preferential shuffles. The journal is verified with its key, replayed
+through the engine, and every card the table placed is booked by shoe (`controller.protection.shoes`);
+the pure room then watches each shoe against the one before it and scores its shuffle.
+
+`protect dealers`: each dealer's pace, corrections and shuffles per shift (`controller.protection.dealers`),
+from the same replay with the refused actions and the journal's times.
+
+`protect players`: each player's and box's advantage-play evidence (`controller.protection.advantage`):
+bets against the count, index plays, wonging, first-card and hole-card knowledge, each signal with its
+sample size and p-value. Surveillance's (whoever holds the journal's key): evidence, never a verdict.
+
+What each figure means, and what the pit does: docs/protection.md.
 """
 
 from __future__ import annotations
@@ -16,10 +25,13 @@ from typing import Any
 from controller.engine import IllegalAction, Table
 from controller.events import BadEvent, parse_event_line
 from controller.journal import JournalError
+from controller.protection.advantage import FLAG_ALPHA, SubjectReport
+from controller.protection.dealers import DealerShift
 from controller.protection.preferential import PreferentialAudit, audit
 from controller.protection.shoes import ShoeBook, ShoeReport, examine, shuffle_records
 from controller.replay import session_rules
 
+from .figures import dealer_book, dealer_json, player_book, player_json
 from .journal_cli import open_verified, parse_time, tool_status
 
 
@@ -31,10 +43,24 @@ def configure_parser(p: argparse.ArgumentParser) -> None:
     report.add_argument("--key", help="its key (default: the one beside it, DB.key)")
     report.add_argument("--since", help="from the first shuffle at or after this ISO-8601 time")
     report.add_argument("--json", action="store_true", help="one JSON document instead of text")
+    dealers = sub.add_parser("dealers", help="each dealer's pace, corrections and shuffles, per shift")
+    dealers.add_argument("--db", required=True, help="the table's journal")
+    dealers.add_argument("--key", help="its key (default: the one beside it, DB.key)")
+    dealers.add_argument("--since", help="count from this ISO-8601 time on")
+    dealers.add_argument("--json", action="store_true", help="one JSON document instead of text")
+    players = sub.add_parser("players", help="each player's and box's advantage-play evidence, signal by signal")
+    players.add_argument("--db", required=True, help="the table's journal")
+    players.add_argument("--key", help="its key (default: the one beside it, DB.key)")
+    players.add_argument("--since", help="book the rounds from this ISO-8601 time on")
+    players.add_argument("--json", action="store_true", help="one JSON document instead of text")
 
 
 def run(args: argparse.Namespace) -> int:
-    """Print the report; exit 0, 2 (cannot read: no file, no key) or 3 (the journal is refused)."""
+    """Print the report asked for; exit 0, 2 (cannot read: no file, no key) or 3 (the journal is refused)."""
+    if args.protect_command == "dealers":
+        return _run_dealers(args)
+    if args.protect_command == "players":
+        return _run_players(args)
     try:
         since = parse_time(args.since) if args.since else None
         with open_verified(args.db, args.key, "protect report") as reader:
@@ -118,4 +144,92 @@ def _text(table: str, reports: list[ShoeReport], audits: list[PreferentialAudit]
     for a in audits:
         out.append(f"preferential shuffles, {a.table} {a.shift or 'all shifts'}: {a.early_shuffles} early "
                    f"({a.shuffled_positive} at a positive true count), p {a.p:.3g}")
+    return "\n".join(out)
+
+
+# ---------------------------------------------------------------- tablectl protect dealers
+def _run_dealers(args: argparse.Namespace) -> int:
+    try:
+        since = parse_time(args.since) if args.since else None
+        with open_verified(args.db, args.key, "protect dealers") as reader:
+            book = dealer_book(reader, since)
+    except (JournalError, ValueError, OSError) as exc:
+        print(f"tablectl protect dealers: {exc}", file=sys.stderr)
+        return tool_status(exc)
+    except IllegalAction as exc:  # a verified journal replays; this is a bug or another release's row
+        print(f"tablectl protect dealers: the journal does not replay: {exc}", file=sys.stderr)
+        return 3
+    table_name = Path(args.db).stem
+    lines = book.report()
+    if args.json:
+        print(json.dumps({"table": table_name, "dealers": [dealer_json(line) for line in lines]}, indent=1))
+    else:
+        print(_dealers_text(table_name, lines))
+    return 0
+
+
+def _dealers_text(table: str, lines: list[DealerShift]) -> str:
+    out = [f"table {table}: {len(lines)} dealer shift(s); pace per hour of dealing (on duty, less shuffles and idle)"]
+    for line in lines:
+        j = dealer_json(line)
+        pace = ("no dealing time" if j["rounds_per_hour"] is None else
+                f"{j['rounds_per_hour']} rounds/h (published {j['published_rounds_per_hour']} at "
+                f"{j['boxes_per_round']} boxes), {j['hands_per_hour']} hands/h")
+        per100 = j["per_100_rounds"]
+        shoes = (f"{j['shoes']} shoe(s), median shuffle p {j['median_shoe_p']}, {j['weak_shoes']} weak"
+                 if j["shoes"] else "no shoe shuffled in")
+        out.append(f"{line.dealer}, shift {line.shift}: {line.rounds} rounds in {j['dealing_hours']} h "
+                   f"(shuffles {j['shuffle_minutes']} min, idle {j['idle_minutes']} min): {pace}")
+        if line.rounds:
+            out.append(f"  per 100 rounds: {per100['refused']} refused, {per100['held_cards']} cards held, "
+                       f"{per100['voids']} voided; {shoes}")
+        else:
+            out.append(f"  {line.refused} refused, {line.held_cards} cards held, {line.voids} voided; {shoes}")
+    return "\n".join(out)
+
+
+# ---------------------------------------------------------------- tablectl protect players
+NOT_A_VERDICT = "advantage-play evidence, not a verdict"
+
+
+def _run_players(args: argparse.Namespace) -> int:
+    try:
+        since = parse_time(args.since) if args.since else None
+        with open_verified(args.db, args.key, "protect players") as reader:
+            book = player_book(reader, since)
+    except (JournalError, ValueError, OSError) as exc:
+        print(f"tablectl protect players: {exc}", file=sys.stderr)
+        return tool_status(exc)
+    except IllegalAction as exc:  # a verified journal replays; this is a bug or another release's row
+        print(f"tablectl protect players: the journal does not replay: {exc}", file=sys.stderr)
+        return 3
+    table_name = Path(args.db).stem
+    reports = book.report()
+    if args.json:
+        print(json.dumps({"table": table_name, "note": NOT_A_VERDICT, "flag_alpha": FLAG_ALPHA,
+                          "players": [player_json(r) for r in reports]}, indent=1))
+    else:
+        print(_players_text(table_name, reports))
+    return 0
+
+
+def _fmt_p(p: float | None) -> str:
+    return "-" if p is None else f"{p:.2g}"
+
+
+def _players_text(table: str, reports: list[SubjectReport]) -> str:
+    out = [f"table {table}: {NOT_A_VERDICT} ({len(reports)} players and boxes). Each signal: its sample size n "
+           f"and p-value under its null (docs/protection.md); FLAGGED: Bonferroni over the signals with a p, "
+           f"below {FLAG_ALPHA}. Most players flagged by a review are ordinary: weigh it with the tapes."]
+    players = {r.signals: r.subject for r in reports if not r.subject.startswith("box ")}
+    for r in reports:
+        kind = "" if r.subject.startswith("box ") else "player "
+        mark = " FLAGGED" if r.flagged else ""
+        if kind == "" and players.get(r.signals) is not None:
+            out.append(f"{r.subject}: {r.rounds} rounds, the same as player {players[r.signals]}{mark}")
+            continue
+        out.append(f"{kind}{r.subject}: {r.rounds} rounds, combined p {_fmt_p(r.combined_p)} over {r.tested} "
+                   f"signal(s){mark}")
+        for s in r.signals:
+            out.append(f"  {s.name:24} n {s.n:5}  p {_fmt_p(s.p):>7}  {s.explanation}")
     return "\n".join(out)

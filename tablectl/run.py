@@ -117,6 +117,13 @@ async def serve(settings: Settings, *, gpio: bool = True, api: bool = True,
     except Exception:
         service.authority.journal.close()
         raise
+    # The exact edge of the next round, for surveillance, in a worker process ([table] exact_edge).
+    edge = None
+    if settings.table.exact_edge and service.table.rules.game == "blackjack":
+        from .edge import EdgeWorker
+
+        edge = EdgeWorker()
+        service.add_output(edge)
     if stop is None:
         stop = asyncio.Event()
         for sig in (signal.SIGTERM, signal.SIGINT):
@@ -132,7 +139,7 @@ async def serve(settings: Settings, *, gpio: bool = True, api: bool = True,
         try:
             # The metrics are wired here, once: an output of the service, served by its API at /metrics.
             # timeout_graceful_shutdown: an open event stream must not hold the stop
-            server, listening = serving(create_app(service, metrics=wire_metrics(service)), a,
+            server, listening = serving(create_app(service, metrics=wire_metrics(service), edge=edge), a,
                                         timeout_graceful_shutdown=1)
         except ListenError:
             service.authority.journal.close()
@@ -164,7 +171,7 @@ async def serve(settings: Settings, *, gpio: bool = True, api: bool = True,
     if settings.fleet.enabled:
         from .fleet import publisher as fleet
 
-        fleet_task = fleet.start(service)
+        fleet_task = fleet.start(service, edge=edge)
     service_stop = stop
     stopper = None
     if fleet_task is not None:
@@ -192,6 +199,8 @@ async def serve(settings: Settings, *, gpio: bool = True, api: bool = True,
         await asyncio.gather(*tasks, return_exceptions=True)
         if io is not None:
             io.close()
+        if edge is not None:
+            edge.close()
         log.info("table %s stopped: journal head %s", settings.table.name, _logged_head(service))
         for handler in logging.getLogger().handlers:
             handler.removeFilter(context)

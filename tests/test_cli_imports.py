@@ -50,7 +50,7 @@ def journal(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.mark.parametrize("command", ["replay", "journal verify", "journal export", "status", "simulate",
-                                     "journal init", "journal backup"])
+                                     "journal init", "journal backup", "dispute"])
 def test_an_offline_subcommand_does_not_import_the_api(command: str, journal: Path, tmp_path: Path) -> None:
     key_for(journal)
     key = str(key_beside(journal))
@@ -62,6 +62,8 @@ def test_an_offline_subcommand_does_not_import_the_api(command: str, journal: Pa
         "simulate": ["simulate", "--rounds", "20", "--workers", "1", "--seed", "1"],
         "journal init": ["journal", "init", "--db", str(tmp_path / "new.sqlite")],
         "journal backup": ["journal", "backup", "--db", str(journal), "--key", key, "--to", str(tmp_path)],
+        "dispute": ["dispute", "--db", str(journal), "--round", "2", "--format", "json", "--tz", "Europe/Moscow",
+                    "--out", str(tmp_path / "r.json")],
     }[command]
     code, loaded = _loaded(*argv)
     assert code == 0

@@ -39,7 +39,7 @@ TOP_FLOOR: dict[str, set[str]] = {
     "tablectl.web": {"tablectl.config", "tablectl.listening"},
     # the table's API: the web layer, the table's service and settings, its figures and metrics, the ledger's wire
     "tablectl.api": {"tablectl.web", "tablectl.config", "tablectl.service", "tablectl.figures", "tablectl.metrics",
-                     "tablectl.fleet"},
+                     "tablectl.fleet", "tablectl.dispute", "tablectl.zones"},
     # the table's metrics (/metrics, mounted by the table's API): the web layer's roles
     "tablectl.metrics": {"tablectl.web"},
     # the floor: the web layer, the fleet's wire, broker and settings, the [api] settings' type, the log's format
@@ -52,8 +52,12 @@ TOP_FLOOR: dict[str, set[str]] = {
     "tablectl.fleet.publisher": {"tablectl.fleet", "tablectl.fleet.source"},
     # the shift's figures, from the journal alone: below the table's API and its publisher
     "tablectl.figures": set(),
+    # the record of a disputed round, made from the journal and rendered: below the table's API and `tablectl dispute`
+    "tablectl.dispute": set(),
     # the settings: the fleet's section only (FleetSettings), nothing that serves
-    "tablectl.config": {"tablectl.fleet"},
+    "tablectl.config": {"tablectl.fleet", "tablectl.zones"},
+    # time zones by name, from the system's database: for the settings and the dispute record alike
+    "tablectl.zones": set(),
     # where an API listens, checked without the web stack
     "tablectl.listening": set(),
     # the log's one format, for the table's service and the floor alike

@@ -122,6 +122,18 @@ class ShoeReport:
         return self.slug.alarms if self.slug is not None else ()
 
 
+def count_of_remaining(remaining_by_rank: dict[str, int], pack: int = 52) -> tuple[int, float]:
+    """The Hi-Lo running and true count from the cards still in the shoe, by rank (as the table's view gives
+    them: a closed card counts as still in the shoe). Hi-Lo is balanced, so the running count is minus the
+    count of what remains; the true count divides it by the packs left."""
+    running, left = 0, 0
+    for rank, n in remaining_by_rank.items():
+        value = 1 if rank == "A" else 10 if rank in "TJQK" else int(rank)
+        running -= HI_LO.get(value, 0) * n
+        left += n
+    return running, round(running / (left / pack), 2) if left else 0.0
+
+
 def _count(cards: Sequence[Card], decks: int, pack: int) -> tuple[int, float]:
     running = sum(HI_LO.get(c.value, 0) for c in cards)
     left = max(decks * pack - len(cards), 1)

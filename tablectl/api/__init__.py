@@ -12,7 +12,7 @@ it is turned (`controller.closed`).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from fastapi import FastAPI
 
@@ -29,14 +29,16 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["create_app", "ApiError", "ERRORS", "ErrorBody", "ErrorResponse"]
 
 
-def create_app(service: "TableService", *, metrics: "TableMetrics | None" = None) -> FastAPI:
+def create_app(service: "TableService", *, metrics: "TableMetrics | None" = None, edge: Any = None) -> FastAPI:
     """The FastAPI application for one table service; with `metrics` (wired into the service by the
-    composition root, `tablectl.metrics.wire_metrics`), GET /metrics serves them."""
+    composition root, `tablectl.metrics.wire_metrics`), GET /metrics serves them; with `edge` (an object
+    with `latest`, `tablectl.edge.EdgeWorker`), the supervisor's GET /api/edge serves its figure."""
 
     settings = service.settings.api
     app = FastAPI(title="tablectl", version="0.1.0", description="Local API of one blackjack table controller.")
     edge_app(app, settings)  # the body bounded (size and time) before it is read and the key checked; the Host
     app.state.service = service
+    app.state.edge = edge
     app.state.keys = KeyRing(service.settings.api)
     install_error_handlers(app)
     for module in (tables, ledger, actions, stream, dashboard):

@@ -250,6 +250,13 @@ class HeadModel(BaseModel):
                                         "supervisor while a card is face down (the MAC is chained over it)")
 
 
+class OnDutyModel(BaseModel):
+    """The dealer on duty: the id the pit signed in (dealer_in), and since when."""
+
+    dealer: str
+    since: str | None
+
+
 class TableModel(BaseModel):
     """The table now."""
 
@@ -260,6 +267,8 @@ class TableModel(BaseModel):
     rounds_played: int
     boxes: list[BoxModel]
     dealer: DealerModel
+    dealer_on_duty: OnDutyModel | None = Field(None, description="the person dealing (dealer_in), not the dealer's "
+                                                                 "hand above; null when nobody is signed in")
     turn: TurnModel | None
     legal_actions: list[str]
     next_card: str | None
@@ -343,6 +352,93 @@ class FiguresModel(BaseModel):
     boxes: list[BoxFigures]
     players: list[PlayerFigures]
     series: list[SeriesPoint]
+
+
+class Per100Rounds(BaseModel):
+    """A dealer's corrections per 100 rounds dealt."""
+
+    refused: float | None
+    held_cards: float | None
+    voids: float | None
+
+
+class DealerShiftModel(BaseModel):
+    """One dealer's figures over one shift (docs/protection.md, "Dealers")."""
+
+    dealer: str = Field(description="the id signed in with dealer_in; '(no dealer signed in)' for the rest")
+    shift: str
+    rounds: int
+    hands: int = Field(description="every hand dealt, the dealer's own included")
+    dealing_hours: float = Field(description="on duty, less shuffles and idle silences of over 5 minutes")
+    shuffle_minutes: float
+    idle_minutes: float
+    rounds_per_hour: float | None
+    hands_per_hour: float | None
+    boxes_per_round: float | None
+    published_rounds_per_hour: float | None = Field(description="418 / (boxes per round + 1): the operator tables' pace")
+    per_100_rounds: Per100Rounds
+    refused: int
+    held_cards: int
+    voids: int
+    shoes: int = Field(description="shoes shuffled in while the dealer was on duty")
+    weak_shoes: int
+    median_shoe_p: float | None = Field(description="median shuffle-quality p-value of those shoes (about 0.5 if fair)")
+
+
+class EdgeModel(BaseModel):
+    """The exact edge of the next round (tablectl/edge.py), for surveillance."""
+
+    available: bool
+    reason: str | None = Field(None, description="why there is no figure (available false)")
+    shoe: str | None = None
+    next_round: int | None = Field(None, description="the round the figure is for")
+    cards_left: int | None = None
+    player_edge_pct: float | None = Field(None, description="the player's exact expectation under the table's basic "
+                                                            "strategy, per cent of the initial bet")
+    house_edge_pct: float | None = None
+    running_count: int | None = None
+    true_count: float | None = None
+    hi_lo_estimate_pct: float | None = Field(None, description="-0.36 % + 0.57 % x true count: the rule of thumb, "
+                                                               "player's side, for comparison")
+
+
+class DealersModel(BaseModel):
+    """Each dealer's figures per shift, from the table's journal."""
+
+    hours: float
+    dealers: list[DealerShiftModel]
+
+
+class SignalModel(BaseModel):
+    """One piece of advantage-play evidence: a statistic with its sample size and p-value under its null."""
+
+    name: str = Field(description="bet_vs_true_count, first_bet_after_shuffle, bet_change_after_push, index_plays, "
+                                  "wonging, first_card, hole_card (docs/protection.md, 'Advantage play')")
+    statistic: float | None
+    n: int = Field(description="the sample size the statistic is computed on")
+    p: float | None = Field(description="p-value under the signal's null; None: too little to test")
+    explanation: str
+
+
+class PlayerEvidenceModel(BaseModel):
+    """A player's (or a box's) advantage-play evidence: evidence, not a verdict."""
+
+    subject: str = Field(description="the player named on the bets, or 'box N'")
+    kind: str = Field(description="player or box")
+    rounds: int
+    tested: int = Field(description="signals with a p-value (the Bonferroni factor)")
+    combined_p: float | None = Field(description="min(1, tested x the smallest p)")
+    flagged: bool = Field(description="combined_p below flag_alpha")
+    signals: list[SignalModel]
+
+
+class PlayersModel(BaseModel):
+    """Each player's and box's advantage-play evidence over the window, from the table's journal."""
+
+    hours: float
+    note: str
+    flag_alpha: float
+    players: list[PlayerEvidenceModel]
 
 
 class RulesModel(BaseModel):

@@ -8,22 +8,29 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Annotated, Any
+from datetime import timedelta, timezone
+from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Path, Query
+from fastapi import APIRouter, Path, Query, Request
 from fastapi.responses import Response
 from pydantic import BaseModel, Field
 
 from controller.authority import export_shoe
+from controller.dispute import Copy, DisputeOptions, NoSuchRound, RoundNotSettled, RoundStillClosed
+from controller.journal import JournalError
 from controller.games import GAMES
+from controller.protection.advantage import FLAG_ALPHA
 from controller.view import head_view, table_view
 
-from tablectl.figures import figures
-from tablectl.web.auth import Viewer
+from tablectl.dispute import MEDIA_TYPES, PdfUnavailable, make_record, render
+from tablectl.figures import dealer_book, dealer_json, figures, player_book, player_json
+from tablectl.web.auth import Supervisor, Viewer
+from tablectl.zones import zone_of
 from tablectl.web.errors import ERRORS, ApiError, ErrorResponse
 
 from .deps import Service
-from .models import AlertModel, FiguresModel, RoundRecord, RoundsPage, RulesModel, ShoeStatus, TableModel
+from .models import (AlertModel, DealersModel, EdgeModel, FiguresModel, PlayersModel, RoundRecord, RoundsPage,
+                     RulesModel, ShoeStatus, TableModel)
 
 router = APIRouter()
 
@@ -160,6 +167,107 @@ async def get_figures(who: Viewer, service: Service,
     def read() -> dict[str, Any]:  # a shift of rounds is read: off the event loop, where the writer runs
         with service.reader() as journal:
             return figures(journal, now, hours)
+
+    return await asyncio.to_thread(read)
+
+
+@router.get("/api/edge", tags=["read"], responses=ERRORS, response_model=EdgeModel)
+async def get_edge(who: Supervisor, request: Request) -> dict[str, Any]:
+    """Supervisor: the exact edge of the next round from the cards left (the newest the worker computed),
+    beside the Hi-Lo count and its rule-of-thumb estimate. Surveillance's figure: never in the table's view."""
+    edge = request.app.state.edge
+    latest = edge.latest if edge is not None else None
+    if latest is None:
+        reason = ("the exact edge is off ([table] exact_edge) or not this game's" if edge is None
+                  else "not yet: it is computed after the first round of a shoe, and between rounds")
+        return {"available": False, "reason": reason}
+    return {"available": True, **latest}
+
+
+@router.get("/api/dealers", tags=["read"], responses=ERRORS, response_model=DealersModel)
+async def get_dealers(who: Supervisor, service: Service,
+                      hours: Annotated[float, Query(gt=0, le=24)] = 8) -> dict[str, Any]:
+    """Supervisor: each dealer's pace, corrections and shoes per shift over the last ``hours``.
+
+    The supervisor's, not the floor's viewers': a dealer's figures are a personnel matter. The journal is
+    replayed from its start (who was on duty before the window is known from it), off the event loop.
+    """
+    since = service.clock() - timedelta(hours=hours)
+
+    def read() -> dict[str, Any]:
+        with service.reader() as journal:
+            return {"hours": hours, "dealers": [dealer_json(line) for line in dealer_book(journal, since).report()]}
+
+    return await asyncio.to_thread(read)
+
+
+@router.get("/api/rounds/{number}/dispute", tags=["read"], response_class=Response,
+            responses={**ERRORS, 200: {"content": {"text/html": {}, "application/pdf": {}, "application/json": {}},
+                                       "description": "the record, in the format asked for"},
+                       404: {"model": ErrorResponse, "description": "the journal holds no such round"},
+                       409: {"model": ErrorResponse, "description": "the round is not settled yet, or a card of it is "
+                                                                    "still face down at the table"},
+                       500: {"model": ErrorResponse, "description": "the table's journal does not verify"},
+                       503: {"model": ErrorResponse, "description": "no PDF can be made on this table (no pango): "
+                                                                    "ask for html or json"}})
+async def get_dispute(number: RoundNumber, who: Supervisor, service: Service,
+                      format: Annotated[Literal["html", "pdf", "json"], Query()] = "html") -> Response:
+    """Supervisor: the record of a disputed round (docs/dispute.md), the pit's copy (no count).
+
+    The journal is verified with the table's key as the record is made, and the round replayed from the
+    journal's first row: off the event loop. The dashboard's round rows link here; `tablectl dispute` makes
+    the same record (and surveillance's copy, with the count at each bet) from a copy of the journal.
+    """
+    settings = service.settings
+    zone_name = settings.table.time_zone or None
+    exported_at = service.clock()
+
+    def make() -> bytes:
+        options = DisputeOptions(
+            round_number=number, table=settings.table.name, exported_by=who.actor, exported_at=exported_at,
+            time_zone=zone_of(zone_name) if zone_name else timezone.utc, time_zone_name=zone_name,
+            camera=settings.dispute.camera or None, recorder_offset_s=settings.dispute.recorder_offset_s,
+            copy=Copy.PIT)
+        with service.reader() as journal:
+            record = make_record(journal, options)
+        return render(record, format)  # (a PDF takes a second or two: off the loop too)
+
+    try:
+        data = await asyncio.to_thread(make)
+    except NoSuchRound as exc:
+        raise ApiError(404, "no_such_round", str(exc)) from None
+    except RoundNotSettled as exc:
+        raise ApiError(409, "not_settled", str(exc)) from None
+    except RoundStillClosed as exc:
+        raise ApiError(409, "card_still_closed", str(exc)) from None
+    except JournalError as exc:
+        raise ApiError(500, "journal_refused", str(exc)) from None
+    except PdfUnavailable as exc:
+        raise ApiError(503, "pdf_unavailable", str(exc)) from None
+    name = f"{_safe(settings.table.name)}-round-{number}-dispute.{format}"
+    headers = {"Content-Disposition": f'{"inline" if format == "html" else "attachment"}; filename="{name}"'}
+    if format == "html":
+        # The page is self-contained: nothing on it may load or run anything (its values are escaped already).
+        headers["Content-Security-Policy"] = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'"
+    return Response(data, media_type=MEDIA_TYPES[format], headers=headers)
+
+
+@router.get("/api/players", tags=["read"], responses=ERRORS, response_model=PlayersModel)
+async def get_players(who: Supervisor, service: Service,
+                      hours: Annotated[float, Query(gt=0, le=24)] = 8) -> dict[str, Any]:
+    """Supervisor: each player's and box's advantage-play evidence over the last ``hours`` (evidence, not a verdict).
+
+    The supervisor's (and surveillance's, with the journal's key: `tablectl protect players`), never the
+    dealer's or a viewer's: it speaks of the count, and names players. The journal is replayed from its
+    start (the count of the shoe in play when the window opens is known from it), off the event loop.
+    """
+    since = service.clock() - timedelta(hours=hours)
+
+    def read() -> dict[str, Any]:
+        with service.reader() as journal:
+            reports = player_book(journal, since).report()
+        return {"hours": hours, "note": "advantage-play evidence, not a verdict", "flag_alpha": FLAG_ALPHA,
+                "players": [player_json(r) for r in reports]}
 
     return await asyncio.to_thread(read)
 

@@ -31,7 +31,7 @@ from controller.view import head_view
 from . import BrokerUnavailable, FleetConfigError
 from . import broker as mqtt
 from .settings import FleetSettings
-from .wire import MAX_STATE_BYTES, LedgerRow, published_form, topic
+from .wire import MAX_STATE_BYTES, PUBLIC_ROUND, SURVEILLANCE, LedgerRow, public_round, published_form, topic
 
 if TYPE_CHECKING:  # pragma: no cover
     from tablectl.service import TableService
@@ -53,6 +53,9 @@ class Source(Protocol):
     async def record_outbox(self, seq: int) -> None: ...
     def masked_seqs(self) -> set[int]: ...
     def state(self, table_id: str, dashboard_url: str, head: tuple[int, str | None]) -> dict[str, Any]: ...
+    def surveillance(self, table_id: str, head: tuple[int, str | None]) -> dict[str, Any]: ...
+    def last_round_number(self) -> int: ...
+    def settled_after(self, number: int, limit: int = 64) -> list[tuple[int, dict[str, Any], str | None]]: ...
     def close(self) -> None: ...
 
 
@@ -69,6 +72,11 @@ class Publisher:
         self.t_ledger = topic(prefix, self.table_id, "ledger")
         self.t_state = topic(prefix, self.table_id, "state")
         self.t_status = topic(prefix, self.table_id, "status")
+        self.t_surveillance = topic(prefix, self.table_id, SURVEILLANCE)
+        self.t_public = topic(prefix, self.table_id, PUBLIC_ROUND)
+        # The public feed starts with the next round settled: a display has no use for the table's history,
+        # and a restart sends again at most the rounds of one window (at least once, as the ledger).
+        self.public_after = source.last_round_number() if "public" in settings.feeds else 0
         self.recorded = source.outbox_position()
         self.acked = self.recorded  # every row up to here is at the broker (perhaps masked)
         self.published_masked: set[int] = set()  # at the broker only masked: to send again, final
@@ -230,10 +238,19 @@ class Publisher:
             return
         self._oversized_logged = False
         await conn.publish(self.t_state, payload, retain=True)
+        feeds = self.settings.feeds
+        if "surveillance" in feeds:
+            await conn.publish(self.t_surveillance, state_json(self.source.surveillance(self.table_id, (head["seq"],
+                               head["mac"]))), retain=True)
+        if "public" in feeds:
+            for number, record, settled_at in self.source.settled_after(self.public_after):
+                await conn.publish(self.t_public, state_json(public_round(record, settled_at)))
+                self.public_after = number
 
 
-def start(service: "TableService") -> tuple[Publisher, "asyncio.Task[None]"] | None:
-    """Start publishing `service`'s journal if `[fleet] enabled`; None (logged) if it cannot."""
+def start(service: "TableService", edge: Any = None) -> tuple[Publisher, "asyncio.Task[None]"] | None:
+    """Start publishing `service`'s journal if `[fleet] enabled`; None (logged) if it cannot. With `edge`
+    (`tablectl.edge.EdgeWorker`), the surveillance feed carries its exact edge."""
     settings = service.settings
     if not settings.fleet.enabled:
         return None
@@ -241,7 +258,7 @@ def start(service: "TableService") -> tuple[Publisher, "asyncio.Task[None]"] | N
 
     try:
         mqtt.check(settings.fleet.broker)
-        source = ServiceSource(service)
+        source = ServiceSource(service, edge=edge)
     except (FleetConfigError, OSError, ValueError) as exc:
         log.error("fleet publishing is off: %s", exc)
         return None

@@ -6,6 +6,7 @@ config never imports it.
 
 from __future__ import annotations
 
+from typing import Literal
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -57,6 +58,10 @@ class BrokerSettings(BaseModel):
         return urlsplit(self.url).port or (8883 if self.tls else 1883)
 
 
+Feed = Literal["surveillance", "public"]
+FEEDS: tuple[Feed, ...] = ("surveillance", "public")
+
+
 class FleetSettings(BaseModel):
     """Publishing this table's journal and state to the floor's broker (off by default)."""
 
@@ -69,6 +74,11 @@ class FleetSettings(BaseModel):
     pit: str = Field("", max_length=MAX_PIT, description="the pit this table is in, e.g. \"A\": the floor groups "
                      "its tiles by it (empty: no pit)")
     state_every_seconds: float = Field(1.0, ge=0.1, le=60, description="at most one retained state this often")
+    feeds: list[Feed] = Field(
+        default_factory=lambda: list(FEEDS),
+        description="feeds besides the floor's (ledger, state, status): surveillance (the count and protection "
+                    "findings) and public (each round once settled, without money); the broker's ACL says who "
+                    "reads each (docs/floor.md, \"Feeds by audience\")")
     broker: BrokerSettings = Field(default_factory=BrokerSettings)
 
     @field_validator("pit")

@@ -14,6 +14,7 @@ import logging
 from typing import TYPE_CHECKING, Any, Callable
 
 from controller.journal import LedgerRow
+from controller.protection.shoes import count_of_remaining
 from controller.view import table_view
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -27,8 +28,9 @@ FIGURE_HOURS = 8.0  # the shift the floor's figures cover, as the pit dashboard'
 class ServiceSource:
     """The publisher's view of one table service (all calls from the event loop's thread)."""
 
-    def __init__(self, service: "TableService", name: str = "fleet") -> None:
+    def __init__(self, service: "TableService", name: str = "fleet", edge: Any = None) -> None:
         self.service = service
+        self.edge = edge  # tablectl.edge.EdgeWorker (its `latest`), or None
         self.name = name
         self.reader = service.reader()
         self._figures: dict[str, Any] | None = None
@@ -89,6 +91,9 @@ class ServiceSource:
             self._figures, self._figures_rounds = f, table.rounds_played
         view = table_view(table, reveal_closed=False)
         view["last_seq"] = head[0]
+        if view["shoe"] is not None:
+            # The pit's feed carries no count: the cards left by rank would give it (the surveillance feed has it).
+            view["shoe"].pop("remaining_by_rank", None)
         state = {"table": table_id, "name": service.settings.table.name, "game": table.rules.game,
                  "profile": table.rules.name, "view": view, "figures": self._figures,
                  "head": {"seq": head[0], "mac": head[1]}, "dashboard_url": dashboard_url,
@@ -96,6 +101,36 @@ class ServiceSource:
         if service.settings.fleet.pit:  # only when set: a floor older than the setting reads the state as before
             state["pit"] = service.settings.fleet.pit
         return state
+
+    def surveillance(self, table_id: str, head: tuple[int, str | None]) -> dict[str, Any]:
+        """The surveillance feed's retained message: the count (of the cards a viewer has seen: a closed card
+        is still in the shoe for it), the protection findings on the board, the dealer on duty."""
+        service = self.service
+        table = service.table
+        view = table_view(table, reveal_closed=False)
+        shoe = view["shoe"]
+        count = None
+        if shoe is not None and "count" in view["shoe_figures"]:
+            running, true = count_of_remaining(shoe["remaining_by_rank"], table.rules.pack)
+            count = {"running": running, "true": true, "cards_left": sum(shoe["remaining_by_rank"].values()),
+                     "shoe": shoe["id"]}
+        return {"table": table_id, "count": count, "round": view["round"], "phase": view["phase"],
+                "findings": [a for a in view["alerts"] if a["kind"] in ("slug", "weak_shuffle")],
+                "dealer_on_duty": view["dealer_on_duty"],
+                "exact_edge": self.edge.latest if self.edge is not None else None,
+                "head": {"seq": head[0], "mac": head[1]},
+                "published_at": service.clock().isoformat()}
+
+    def last_round_number(self) -> int:
+        """The number of the last settled round (0: none): the public feed starts after it."""
+        newest = self.reader.rounds(0, 1)
+        return int(newest[0]["number"]) if newest else 0
+
+    def settled_after(self, number: int, limit: int = 64) -> list[tuple[int, dict[str, Any], str | None]]:
+        """(number, record, settled at) of the rounds settled after round `number`, oldest first, at most `limit`."""
+        fresh = sorted((r for r in self.reader.rounds(0, limit) if r["number"] > number), key=lambda r: r["number"])
+        times = self.reader.round_times([r["number"] for r in fresh])
+        return [(r["number"], r, times.get(r["number"])) for r in fresh]
 
     def close(self) -> None:
         """Stop hearing commits; release the read connection."""

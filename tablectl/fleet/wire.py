@@ -214,6 +214,13 @@ class ShoeState(_Passed):
     penetration: float | None = Field(None, ge=0, le=1)
 
 
+class OnDutyState(_Passed):
+    """The dealer on duty (dealer_in)."""
+
+    dealer: str = Field(min_length=1, max_length=64)
+    since: IsoTime | None = None
+
+
 class ViewState(_Passed):
     """The table as a viewer sees it (controller.view.table_view), as far as the floor reads it."""
 
@@ -222,6 +229,7 @@ class ViewState(_Passed):
     rounds_played: int | None = Field(None, ge=0, le=2**62)
     alerts: list[AlertState] = Field(default_factory=list, max_length=1000)
     shoe: ShoeState | None = None
+    dealer_on_duty: OnDutyState | None = None
 
 
 class FiguresState(_Passed):
@@ -281,6 +289,27 @@ def parse_status(payload: bytes) -> str:
     if payload in (b"online", b"offline"):
         return payload.decode()
     raise BadMessage(f"status message {payload[:MAX_STATUS_BYTES]!r} is neither online nor offline")
+
+
+# ---------------------------------------------------------------- feeds by audience (docs/floor.md)
+SURVEILLANCE = "surveillance"  # retained: the count, protection findings, the dealer on duty: surveillance only
+PUBLIC_ROUND = "public/round"  # each round once settled, whole, without money: player-facing displays
+
+# What a public round keeps of a round record: a whitelist, so that a field added to the record later
+# (a stake, a player's name) stays off the public feed until someone decides it belongs there.
+_PUBLIC_KEYS = frozenset({"number", "game", "shoe_id", "dealer", "hands", "box", "hand", "cards", "total",
+                          "outcome", "void", "void_reason", "duels", "banker", "settled_at"})
+
+
+def public_round(record: dict[str, Any], settled_at: str | None) -> dict[str, Any]:
+    """A settled round as the public feed carries it: cards, totals and outcomes, no money and no names."""
+    def keep(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {k: keep(v) for k, v in value.items() if k in _PUBLIC_KEYS}
+        if isinstance(value, list):
+            return [keep(v) for v in value]
+        return value
+    return {**keep(record), "settled_at": settled_at}
 
 
 def topic(prefix: str, table: str, leaf: str) -> str:

@@ -58,14 +58,14 @@ def run(args: argparse.Namespace) -> int:
 def _export(settings, args: argparse.Namespace) -> int:  # noqa: ANN001 - FloorSettings, imported lazily
     from .export import export_text
     from .keys import load_keys
-    from .store import FloorStore
+    from .store import open_store
 
-    if not settings.floor.store.exists():
-        print(f"tablectl floor export: no floor store at {settings.floor.store}", file=sys.stderr)
-        return 2
     try:  # with the keys: a table's rows are exported only if they verified (docs/floor.md)
-        store = FloorStore(settings.floor.store, load_keys(settings.floor.keys_dir))
-        text = export_text(store, args.table)
+        store = open_store(settings.floor, load_keys(settings.floor.keys_dir), create=False)
+        try:
+            text = export_text(store, args.table)
+        finally:
+            store.close()
     except FloorError as exc:
         print(f"tablectl floor export: {exc}", file=sys.stderr)
         return 2
@@ -107,10 +107,10 @@ async def _serve(settings) -> None:  # noqa: ANN001 - FloorSettings
         await asyncio.wait_for(floor.subscribed.wait(), 5.0)
     except asyncio.TimeoutError:
         log.warning("not subscribed yet (the broker is unreachable); serving the store meanwhile")
-    log.info("floor %s: store %s, %d table keys, API http://%s:%d/", settings.floor.name, settings.floor.store,
-             len(floor.keys), settings.api.host, settings.api.port)
+    log.info("floor %s: store %s, %d table keys, API http://%s:%d/", settings.floor.name,
+             settings.floor.describe_store(), len(floor.keys), settings.api.host, settings.api.port)
     print(json.dumps({"ready": True, "api": f"{scheme(settings.api)}://{settings.api.host}:{settings.api.port}",
-                      "store": str(settings.floor.store)}), flush=True)
+                      "store": settings.floor.describe_store()}), flush=True)
     try:
         await stop.wait()
     finally:

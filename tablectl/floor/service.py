@@ -37,7 +37,7 @@ from . import FloorConfigError
 from .keys import load_keys
 from .recovery import Recovery, Target
 from .settings import FloorSettings
-from .store import FloorStore
+from .store import open_store
 
 log = logging.getLogger(__name__)
 
@@ -54,7 +54,7 @@ class FloorService:
         self.settings = settings
         self.keys = load_keys(settings.floor.keys_dir)
         self.known_tables = frozenset(settings.floor.known_tables)
-        self.store = FloorStore(settings.floor.store, self.keys, max_seq_jump=settings.floor.max_seq_jump)
+        self.store = open_store(settings.floor, self.keys, max_seq_jump=settings.floor.max_seq_jump)
         self.prefix = settings.floor.topic_prefix
         self.connected = False
         self.messages = 0
@@ -321,6 +321,7 @@ class FloorService:
             "phase": view.phase if view is not None else None,
             "round": view.round if view is not None else None,
             "rounds_played": view.rounds_played if view is not None else None,
+            "dealer_on_duty": view.dealer_on_duty.dealer if view is not None and view.dealer_on_duty else None,
             "alerts": alerts,
             "floor_alerts": floor_alerts,
             # The most urgent level open, the floor's own included (offline: alarm; no key: action). Notice tiles

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import tomllib
 from pathlib import Path
-from typing import Annotated, Any
-from urllib.parse import urlsplit
+from typing import Annotated, Any, Literal
+from urllib.parse import parse_qsl, urlsplit
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -65,6 +65,68 @@ class TableApi(_Section):
         return self
 
 
+STORES = ("sqlite", "postgresql")
+# The PostgreSQL settings a dsn replaces: the one or the other, so that no setting is silently ignored.
+_CONNECTION_FIELDS = {"host", "port", "dbname", "user", "sslmode", "ca_file"}
+
+
+def _dsn(value: str) -> str:
+    """Empty, or postgresql://[USER@]HOST[:PORT]/DBNAME[?PARAM=VALUE...], libpq's URI, without a password."""
+    if not value:
+        return value
+    try:
+        parts = urlsplit(value)
+        parts.port  # noqa: B018 - raises ValueError for a port that is not a number from 0 to 65535
+    except ValueError as exc:
+        raise ValueError(f"not a usable URI: {exc}") from None
+    if parts.scheme not in ("postgresql", "postgres"):
+        raise ValueError("use postgresql://USER@HOST:PORT/DBNAME (libpq's URI)")
+    if parts.password is not None or any(k == "password" for k, _ in parse_qsl(parts.query)):
+        raise ValueError("no password in the dsn: it goes in password_file, a file readable by the floor alone")
+    return value
+
+
+class SqliteStore(_Section):
+    """The embedded store: one SQLite file on the floor's machine (the default)."""
+
+    path: Path = Field(Path("/var/lib/tablectl-floor/floor.sqlite"), description="the floor's SQLite file")
+
+
+class PostgresStore(_Section):
+    """A PostgreSQL database the floor keeps its store in: `dsn`, or host, port, dbname and user."""
+
+    dsn: Annotated[str, Field(max_length=1000), AfterValidator(_dsn)] = Field(
+        "", description="postgresql://USER@HOST:PORT/DBNAME[?PARAM=VALUE...], in place of the fields below")
+    host: str = Field("127.0.0.1", min_length=1, max_length=255, pattern=r"^[^\s'\\]+$",
+                      description="the server's host name or address, or the folder of its unix socket")
+    port: int = Field(5432, ge=1, le=65535, description="the server's port")
+    dbname: str = Field("tablectl_floor", min_length=1, max_length=63, pattern=r"^[^\s'\\]+$",
+                        description="the database")
+    user: str = Field("tablectl_floor", min_length=1, max_length=63, pattern=r"^[^\s'\\]+$",
+                      description="the database role the floor logs in as")
+    password_file: str = Field("", description="a file holding the role's password (never the config; empty: none)")
+    sslmode: Literal["disable", "allow", "prefer", "require", "verify-ca", "verify-full"] = Field(
+        "prefer", description="libpq's sslmode: verify-full checks the server's certificate and name")
+    ca_file: str = Field("", description="CA certificate(s) that signed the server's (libpq's sslrootcert)")
+    connect_timeout_seconds: int = Field(10, ge=1, le=300, description="how long connecting may take")
+
+    @model_validator(mode="after")
+    def _dsn_or_fields(self) -> "PostgresStore":
+        both = sorted(_CONNECTION_FIELDS & self.model_fields_set)
+        if self.dsn and both:
+            raise ValueError(f"give the dsn, or {', '.join(sorted(_CONNECTION_FIELDS))}, not both "
+                             f"(set here too: {', '.join(both)})")
+        return self
+
+    def describe(self) -> str:
+        """The database as messages name it (never a password)."""
+        return self.dsn or f"postgresql://{self.user}@{self.host}:{self.port}/{self.dbname}"
+
+
+def _path_like(value: str) -> bool:
+    return "/" in value or value.endswith((".sqlite", ".sqlite3", ".db"))
+
+
 class FloorSection(_Section):
     """The floor service itself."""
 
@@ -74,7 +136,10 @@ class FloorSection(_Section):
                            description="MQTT client id: the broker keeps this session's queue while we are away")
     session_expiry_seconds: int = Field(7 * 86400, ge=60, le=2**32 - 1,
                                         description="how long the broker keeps our queue while the floor is down")
-    store: Path = Field(Path("/var/lib/tablectl-floor/floor.sqlite"), description="the floor's SQLite store")
+    store: Literal["sqlite", "postgresql"] = Field("sqlite", description="the store's engine: sqlite (embedded, "
+                                                   "[floor.sqlite]) or postgresql ([floor.postgresql])")
+    sqlite: SqliteStore = Field(default_factory=SqliteStore)
+    postgresql: PostgresStore = Field(default_factory=PostgresStore)
     keys_dir: Path = Field(Path("/etc/tablectl-floor/keys"),
                            description="copies of the tables' journal keys, one file TABLE_ID.key each")
     known_tables: list[Annotated[str, Field(pattern=TABLE_ID)]] = Field(
@@ -88,6 +153,22 @@ class FloorSection(_Section):
     recovery: RecoverySettings = Field(default_factory=RecoverySettings)
     tables: list[TableApi] = Field(default_factory=list, max_length=10_000,
                                    description="tables whose API the floor asks for the rows of a gap")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _store_as_a_path(cls, data: Any) -> Any:
+        """`store = "/var/lib/.../floor.sqlite"`, as configs said before there was a choice: the SQLite file."""
+        if isinstance(data, dict) and isinstance(data.get("store"), str) and data["store"] not in STORES \
+                and _path_like(data["store"]):
+            if "sqlite" in data:
+                raise ValueError("store names a file and [floor.sqlite] is given too: say store = \"sqlite\" and "
+                                 "give the file as [floor.sqlite] path")
+            data = {**data, "store": "sqlite", "sqlite": {"path": data["store"]}}
+        return data
+
+    def describe_store(self) -> str:
+        """The store as messages name it: the SQLite file, or the PostgreSQL database (never a password)."""
+        return str(self.sqlite.path) if self.store == "sqlite" else self.postgresql.describe()
 
     @model_validator(mode="after")
     def _one_entry_per_table(self) -> "FloorSection":

@@ -1,6 +1,8 @@
 """The floor's store: every table's ledger rows in sequence order, gaps, MAC checks, state, incidents.
 
-One SQLite file (WAL, ``synchronous=FULL``). Rows are keyed by (table, seq) and
+In one SQLite file (WAL, ``synchronous=FULL``; the default) or one PostgreSQL database, as
+``[floor] store`` says: every check is here, in one place, and its SQL is written once for both
+(database.py turns it into each engine's). Rows are keyed by (table, seq) and
 upserted, since delivery is at least once: an exact duplicate is dropped, a
 final (unmasked) row replaces a masked one of the same seq, a masked row never
 replaces a final one. A batch of messages is committed in one transaction
@@ -20,19 +22,23 @@ The export refuses a seq marked a conflict, and, with the key, any row that has 
 Per table the store follows ``contiguous`` (every row up to it is here),
 ``max_seq``, and ``verified_upto`` (every row up to it has verified, in chain
 order, where the table's key is known).
+
+One writer: each table's `Track` (its counts, gaps, masked seqs) is kept in memory between batches
+and written back with each one, so while a floor runs nothing else may write its tables' rows.
+Several floor processes on one PostgreSQL database must each own their own tables (a table's
+messages reaching one process alone), or read the tracks back from the database in each batch.
 """
 
 from __future__ import annotations
 
 import logging
 import re
-import sqlite3
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterator, Literal
+from typing import TYPE_CHECKING, Any, Iterator, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -40,8 +46,12 @@ from tablectl.fleet import BadMessage
 from tablectl.fleet.wire import TABLE_ID, LedgerRow, TableState, WireRow, load_state, row_mac
 
 from . import StoreError
+from .database import Database, SqliteDatabase, connect
 from .gaps import Change, Closed, Gaps, Opened, Resized, Split
 from .throttle import Throttle
+
+if TYPE_CHECKING:
+    from .settings import FloorSection
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +61,7 @@ MAX_ALTERNATES = 8  # versions of one row kept waiting for the chain; more are r
 # A row further than this beyond its table's highest on the floor is refused ([floor] max_seq_jump).
 MAX_SEQ_JUMP = 100_000
 
+# In SQLite's words; PostgresDatabase.ddl turns the types into PostgreSQL's (the same tables, columns and keys).
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE rows (
@@ -90,6 +101,15 @@ _OLD_CONFLICT = re.compile(r"^row (\d+) arrived with different content")
 OK, BAD, PENDING = "ok", "bad", "pending"
 
 _COLS = "seq, kind, received_at, body, shoe_id, position, code, message, mac, masked, verified, stored_at"
+_TABLES_COLS = ("table_id, status, status_at, state, state_at, contiguous, max_seq, rows, verified_upto, verified_mac, "
+                "bad_macs, duplicates, conflicts")
+# A table's record written back with each batch: every column but the key replaced (an upsert both engines read).
+_SAVE_TRACK = (f"INSERT INTO tables ({_TABLES_COLS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT (table_id) "
+               "DO UPDATE SET " + ", ".join(f"{c} = excluded.{c}" for c in _TABLES_COLS.split(", ")[1:]))
+# A gap record (re)opened: a closed record of the same first seq is reopened as new (reported 0, closed_at null).
+_OPEN_GAP = ("INSERT INTO gaps (table_id, first, last, noticed_at) VALUES (?, ?, ?, ?) ON CONFLICT (table_id, first) "
+             "DO UPDATE SET last = excluded.last, noticed_at = excluded.noticed_at, reported = excluded.reported, "
+             "closed_at = excluded.closed_at")
 
 
 @dataclass
@@ -172,37 +192,55 @@ class IngestResult:
 
 
 class FloorStore:
-    """The floor's SQLite store; used from one thread (the floor's event loop)."""
+    """The floor's store, in SQLite or PostgreSQL; used from one thread (the floor's event loop).
 
-    def __init__(self, path: str | Path, keys: dict[str, bytes] | None = None, *,
-                 max_seq_jump: int = MAX_SEQ_JUMP, throttle: Throttle | None = None) -> None:
-        self.path = Path(path)
+    `where` is the database (`open_store` makes it from the floor's config), or an SQLite file's path.
+    With `create` false a database without the store is an error, not a new store.
+    """
+
+    def __init__(self, where: str | Path | Database, keys: dict[str, bytes] | None = None, *,
+                 max_seq_jump: int = MAX_SEQ_JUMP, throttle: Throttle | None = None, create: bool = True) -> None:
+        self.db = where if isinstance(where, Database) else SqliteDatabase(where, create=create)
+        self.name = self.db.name
         self.keys = keys if keys is not None else {}
         self.max_seq_jump = max_seq_jump
         self.throttle = throttle if throttle is not None else Throttle()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        new = not self.path.exists() or self.path.stat().st_size == 0
+        self._reload_due = False  # a batch failed and the tracks could not be read back then
         try:
-            self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-            self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.execute("PRAGMA synchronous=FULL")
-            if new:
-                self.db.execute("BEGIN IMMEDIATE")
-                for stmt in _SCHEMA.strip().split(";"):
-                    if stmt.strip():
-                        self.db.execute(stmt)
-                self.db.execute("INSERT INTO meta VALUES ('app', ?), ('schema', ?)", (APP_ID, str(SCHEMA_VERSION)))
-                self.db.execute("COMMIT")
+            self._create_schema(create)
             meta = dict(self.db.execute("SELECT key, value FROM meta").fetchall())
             if meta.get("app") == APP_ID and meta.get("schema") == "1":
                 self._migrate_from_1()
                 meta["schema"] = str(SCHEMA_VERSION)
-        except sqlite3.DatabaseError as exc:
-            raise StoreError(f"floor store {self.path} is damaged or not a floor store: {exc}") from None
+        except self.db.errors as exc:
+            self.db.close()
+            raise StoreError(f"floor store {self.name} is damaged, not a floor store, or not open to the floor: "
+                             f"{str(exc).strip()}") from None
+        except StoreError:
+            self.db.close()
+            raise
         if meta.get("app") != APP_ID or meta.get("schema") != str(SCHEMA_VERSION):
-            raise StoreError(f"{self.path} is not a floor store of schema {SCHEMA_VERSION} (found {meta})")
+            self.db.close()
+            raise StoreError(f"{self.name} is not a floor store of schema {SCHEMA_VERSION} (found {meta})")
         self.tracks: dict[str, Track] = {}
         self._reload_tracks()
+
+    def _create_schema(self, create: bool) -> None:
+        """A new (empty) database gets the schema, in one transaction; one that has tables is left as it is."""
+        db = self.db
+        db.begin_schema()
+        try:
+            if db.is_empty():
+                if not create:
+                    raise StoreError(f"no floor store at {self.name}")
+                for stmt in _SCHEMA.strip().split(";"):
+                    if stmt.strip():
+                        db.execute(db.ddl(stmt))
+                db.execute("INSERT INTO meta VALUES ('app', ?), ('schema', ?)", (APP_ID, str(SCHEMA_VERSION)))
+            db.commit()
+        except BaseException:
+            db.rollback()
+            raise
 
     def _migrate_from_1(self) -> None:
         """Schema 1 to 2, in one transaction: what a conflict or a row that did not verify left is kept as evidence.
@@ -212,17 +250,18 @@ class FloorStore:
         taken back to just before the first such row, and verified again by the rules of schema 2.
         """
         db = self.db
-        db.execute("BEGIN IMMEDIATE")
+        db.begin()
         try:
             # One statement at a time: executescript would commit on its own.
             for stmt in _SCHEMA_2.strip().split(";"):
                 if stmt.strip():
-                    db.execute(stmt)
+                    db.execute(db.ddl(stmt))
             for table, at, detail in db.execute("SELECT table_id, at, detail FROM incidents WHERE kind = 'conflict' "
                                                 "AND table_id IS NOT NULL").fetchall():
                 found = _OLD_CONFLICT.match(detail)
                 if found:
-                    db.execute("INSERT OR IGNORE INTO conflicts VALUES (?, ?, ?)", (table, int(found[1]), at))
+                    db.execute("INSERT INTO conflicts VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+                               (table, int(found[1]), at))
             for table, first_bad in db.execute("SELECT table_id, MIN(seq) FROM rows WHERE verified = ? "
                                                "GROUP BY table_id", (BAD,)).fetchall():
                 before = db.execute("SELECT mac FROM rows WHERE table_id = ? AND seq = ?",
@@ -231,18 +270,18 @@ class FloorStore:
                            (first_bad - 1, before[0] if before else "", table))
                 db.execute("UPDATE rows SET verified = ? WHERE table_id = ? AND seq > ?", (PENDING, table, first_bad))
             db.execute("UPDATE meta SET value = ? WHERE key = 'schema'", (str(SCHEMA_VERSION),))
-            db.execute("COMMIT")
+            db.commit()
         except BaseException:
-            db.execute("ROLLBACK")
+            db.rollback()
             raise
-        log.info("floor store %s: migrated from schema 1 to %d", self.path, SCHEMA_VERSION)
+        log.info("floor store %s: migrated from schema 1 to %d", self.name, SCHEMA_VERSION)
 
     def _load_track(self, values: tuple[Any, ...]) -> Track:
         """One table's track from its row in `tables`, checked; a state that does not validate is dropped."""
         try:
             r = _TrackRow(**dict(zip(_TrackRow.model_fields, values)))
         except (ValidationError, TypeError) as exc:
-            raise StoreError(f"floor store {self.path}: the record of table {str(values[0])[:80]!r} is damaged: "
+            raise StoreError(f"floor store {self.name}: the record of table {str(values[0])[:80]!r} is damaged: "
                              f"{exc}") from None
         state = None
         if r.state is not None:
@@ -274,7 +313,7 @@ class FloorStore:
         if ordered and t.rows + gaps.missing_count() == t.max_seq and gaps.contiguous == t.contiguous:
             return gaps
         log.warning("floor store %s: table %s: its gap records do not match its rows; rebuilt from the rows",
-                    self.path, table)
+                    self.name, table)
         gaps = Gaps()
         count = 0
         for (seq,) in self.db.execute("SELECT seq FROM rows WHERE table_id = ? ORDER BY seq", (table,)):
@@ -283,15 +322,14 @@ class FloorStore:
         now = time.time()
         own = not self.db.in_transaction  # at start; after a failed batch, the reload runs outside one too
         if own:
-            self.db.execute("BEGIN IMMEDIATE")
+            self.db.begin()
         self.db.execute("UPDATE gaps SET closed_at = ? WHERE table_id = ? AND closed_at IS NULL", (now, table))
         for first, last in gaps.ranges():
-            self.db.execute("INSERT OR REPLACE INTO gaps (table_id, first, last, noticed_at) VALUES (?, ?, ?, ?)",
-                            (table, first, last, now))
+            self.db.execute(_OPEN_GAP, (table, first, last, now))
         self.db.execute("UPDATE tables SET rows = ?, max_seq = ?, contiguous = ? WHERE table_id = ?",
                         (count, gaps.top, gaps.contiguous, table))
         if own:
-            self.db.execute("COMMIT")
+            self.db.commit()
         t.rows, t.max_seq, t.contiguous = count, gaps.top, gaps.contiguous
         return gaps
 
@@ -308,19 +346,25 @@ class FloorStore:
     def batch(self) -> Iterator[None]:
         """One transaction (one commit) for everything done inside, the tables' tracks saved with it.
 
-        A batch inside a batch joins it. If anything raises, nothing of it is kept, in the file or in memory.
+        A batch inside a batch joins it. If anything raises, nothing of it is kept, in the database or in memory.
         """
         if self.db.in_transaction:
             yield
             return
-        self.db.execute("BEGIN IMMEDIATE")
+        if self._reload_due:  # the database was away when a batch failed: what is committed, read back first
+            self._reload_tracks()
+            self._reload_due = False
+        self.db.begin()
         try:
             yield
             self._save_tracks()
-            self.db.execute("COMMIT")
+            self.db.commit()
         except BaseException:
-            self.db.execute("ROLLBACK")
-            self._reload_tracks()
+            self.db.rollback()
+            try:
+                self._reload_tracks()
+            except self.db.errors:  # the connection is lost (PostgreSQL): read back before the next batch
+                self._reload_due = True
             raise
 
     def ingest(self, rows: list[WireRow], now: float | None = None) -> IngestResult:
@@ -341,6 +385,12 @@ class FloorStore:
             res.refused += 1
             self.report(r.table, "seq_jump", f"row {r.seq} is more than {self.max_seq_jump} beyond the table's "
                         f"highest row on the floor ({top}): refused, not stored ([floor] max_seq_jump)", now)
+            return
+        if any("\x00" in v for v in (r.received_at, r.body, r.shoe_id, r.code, r.message) if v is not None):
+            # PostgreSQL's text cannot hold it, so neither engine keeps it (a table's journal never has one).
+            res.refused += 1
+            self.report(r.table, "bad_message", f"row {r.seq} has a NUL character in its text, which the floor's "
+                        "store does not hold: refused, not stored", now)
             return
         t = self.track(r.table)
         values = (r.table, r.seq, r.kind, r.received_at, r.body, r.shoe_id, r.position, r.code, r.message, r.mac,
@@ -443,7 +493,7 @@ class FloorStore:
         """Two versions of a row the floor cannot tell apart: the seq is marked, the export refuses it."""
         t.conflicts += 1
         t.dirty = True
-        self.db.execute("INSERT OR IGNORE INTO conflicts VALUES (?, ?, ?)", (table, seq, now))
+        self.db.execute("INSERT INTO conflicts VALUES (?, ?, ?) ON CONFLICT DO NOTHING", (table, seq, now))
         self.report(table, "conflict", detail, now)
 
     def _mac_before(self, table: str, seq: int) -> str:
@@ -462,17 +512,21 @@ class FloorStore:
         """Write what a row's arrival changed to the gap records (a gap keeps when it was noticed and reported)."""
         db = self.db
         if isinstance(change, Opened):
-            db.execute("INSERT OR REPLACE INTO gaps (table_id, first, last, noticed_at) VALUES (?, ?, ?, ?)",
-                       (table, change.first, change.last, now))
+            db.execute(_OPEN_GAP, (table, change.first, change.last, now))
         elif isinstance(change, Closed):
             db.execute("UPDATE gaps SET closed_at = ? WHERE table_id = ? AND first = ? AND closed_at IS NULL",
                        (now, table, change.first))
         elif isinstance(change, Resized):
-            db.execute("UPDATE OR REPLACE gaps SET first = ?, last = ? WHERE table_id = ? AND first = ? "
-                       "AND closed_at IS NULL", (change.first, change.last, table, change.was_first))
+            # A closed record where the open one now starts gives way to it (what UPDATE OR REPLACE did in SQLite).
+            db.execute("DELETE FROM gaps WHERE table_id = ? AND first = ? AND first <> ?",
+                       (table, change.first, change.was_first))
+            db.execute("UPDATE gaps SET first = ?, last = ? WHERE table_id = ? AND first = ? AND closed_at IS NULL",
+                       (change.first, change.last, table, change.was_first))
         elif isinstance(change, Split):
-            db.execute("INSERT OR REPLACE INTO gaps (table_id, first, last, noticed_at, reported) SELECT table_id, "
-                       "?, ?, noticed_at, reported FROM gaps WHERE table_id = ? AND first = ? AND closed_at IS NULL",
+            db.execute("INSERT INTO gaps (table_id, first, last, noticed_at, reported) SELECT table_id, ?, ?, "
+                       "noticed_at, reported FROM gaps WHERE table_id = ? AND first = ? AND closed_at IS NULL "
+                       "ON CONFLICT (table_id, first) DO UPDATE SET last = excluded.last, noticed_at = "
+                       "excluded.noticed_at, reported = excluded.reported, closed_at = excluded.closed_at",
                        (change.second_first, change.second_last, table, change.first))
             db.execute("UPDATE gaps SET last = ? WHERE table_id = ? AND first = ? AND closed_at IS NULL",
                        (change.last, table, change.first))
@@ -596,7 +650,7 @@ class FloorStore:
             if not t.dirty:
                 continue
             self.db.execute(
-                "INSERT OR REPLACE INTO tables VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                _SAVE_TRACK,
                 (tid, t.status, t.status_at, t.state.model_dump_json(exclude_unset=True) if t.state else None,
                  t.state_at, t.contiguous, t.max_seq, t.rows, t.verified_upto, t.verified_mac, t.bad_macs,
                  t.duplicates, t.conflicts))
@@ -605,14 +659,15 @@ class FloorStore:
     def _reload_tracks(self) -> None:
         """Every table's track as committed (at start, and after a batch that failed)."""
         self.tracks = {}
-        for values in self.db.execute("SELECT * FROM tables").fetchall():
+        for values in self.db.execute(f"SELECT {_TABLES_COLS} FROM tables").fetchall():
             self.tracks[values[0]] = self._load_track(values)
 
     def incident(self, table: str | None, kind: str, detail: str, now: float | None = None) -> None:
         """Record and log something the floor must report (a gap, a bad MAC, a dropped message...)."""
         log.warning("table %s: %s: %s", table or "-", kind, detail)
+        detail = detail[:2000].replace("\x00", "\\x00")  # neither engine then holds what PostgreSQL cannot
         self.db.execute("INSERT INTO incidents (at, table_id, kind, detail) VALUES (?, ?, ?, ?)",
-                        (time.time() if now is None else now, table, kind, detail[:2000]))
+                        (time.time() if now is None else now, table, kind, detail))
 
     def report(self, table: str | None, kind: str, detail: str, now: float | None = None,
                sample: str | None = None) -> None:
@@ -645,7 +700,7 @@ class FloorStore:
         """Report (once) every gap open longer than `grace` seconds; returns the newly reported ones."""
         now = time.time() if now is None else now
         due = self.db.execute("SELECT table_id, first, last FROM gaps WHERE closed_at IS NULL AND reported = 0 "
-                              "AND noticed_at <= ?", (now - grace,)).fetchall()
+                              "AND noticed_at <= ? ORDER BY noticed_at, table_id, first", (now - grace,)).fetchall()
         if due:
             with self.batch():
                 for table, first, last in due:
@@ -663,7 +718,7 @@ class FloorStore:
             sql += " AND table_id = ?"
             args = (table,)
         return [{"table": t, "first": first, "last": last, "noticed_at": n, "reported": bool(r)}
-                for t, first, last, n, r in self.db.execute(sql + " ORDER BY noticed_at", args)]
+                for t, first, last, n, r in self.db.execute(sql + " ORDER BY noticed_at, table_id, first", args)]
 
     def rows(self, table: str, after: int = 0, limit: int = 1000) -> list[StoredRow]:
         """A table's rows after seq `after`, in order."""
@@ -693,8 +748,14 @@ class FloorStore:
                 for i, at, t, k, d in self.db.execute(sql + " ORDER BY id DESC LIMIT ?", args)]
 
     def close(self) -> None:
-        """Close the file."""
+        """Close the database."""
         self.db.close()
+
+
+def open_store(settings: FloorSection, keys: dict[str, bytes] | None = None, *, create: bool = True,
+               max_seq_jump: int = MAX_SEQ_JUMP) -> FloorStore:
+    """The floor's store as its config says (`[floor] store`): SQLite's file or the PostgreSQL database."""
+    return FloorStore(connect(settings, create=create), keys, max_seq_jump=max_seq_jump, create=create)
 
 
 def _ledger(r: WireRow) -> LedgerRow:

@@ -16,6 +16,7 @@ Screenshots at 1600x1000, 800x500 and 390x844 go to test-output/screenshots/.
 
 from __future__ import annotations
 
+import json
 import re
 
 import httpx
@@ -230,5 +231,61 @@ def test_the_page_says_it_in_the_pits_words(browser, table):
     for jargon in ("seq ", "reads only", "ack_alert", " done", "events ·", "gaps", "between cards", "POST /"):
         assert jargon not in text, jargon
     assert not re.findall(r"\b[a-z]+_[a-z_]+\b", text), re.findall(r"\b[a-z]+_[a-z_]+\b", text)  # no snake_case
+    assert not problems, problems
+    page.close()
+
+
+def test_the_supervisor_signs_a_dealer_in_and_sees_their_pace(browser, table):
+    """Issue 26: who deals is on the page for everyone; signing in and the dealers' figures are the supervisor's."""
+    _play(table)
+    _between_rounds(table)
+    page, problems = _page(browser, table, WIDE)
+    _filled(page)
+    assert page.is_hidden("#dealer-form") and page.is_hidden("#dealers")  # no key: neither is offered
+    page.fill("#key", SUPERVISOR_KEY)
+    page.press("#key", "Enter")
+    page.wait_for_selector("#dealer-form:not([hidden])")
+    page.fill("#dealer-id", "D-1042")
+    page.click("#dealer-in")
+    page.wait_for_function("document.querySelector('#on-duty').textContent.startsWith('D-1042 since')")
+    assert view(table)["dealer_on_duty"]["dealer"] == "D-1042"
+    page.wait_for_function("[...document.querySelectorAll('#dealer-rows th')].some(th => th.textContent.startsWith('D-1042'))")
+    shot(page, "44-dealer-on-duty-1600x1000")
+    page.click("#dealer-out")
+    page.wait_for_function("document.querySelector('#on-duty').textContent === 'nobody signed in'")
+    assert view(table)["dealer_on_duty"] is None
+    assert not problems, problems
+    page.close()
+
+
+def test_the_supervisors_round_rows_link_to_the_record_of_a_disputed_round(browser, table, tmp_path):
+    """Issue 26, part 3: each round of the history links to its dispute record (HTML opened, PDF and JSON saved),
+    fetched with the supervisor's key; without a supervisor's key no such link is offered."""
+    _play(table)
+    _between_rounds(table)
+    page, problems = _page(browser, table, WIDE)
+    _filled(page)
+    assert page.locator("#history [data-dispute]").count() == 0  # no key: no record offered
+    page.fill("#key", SUPERVISOR_KEY)
+    page.press("#key", "Enter")
+    page.wait_for_selector("#history [data-dispute='json']", state="attached")
+    first = page.locator("#history details").first
+    number = int(first.get_attribute("data-round"))
+    first.locator("summary").click()
+    with page.expect_download() as saved:
+        first.locator("[data-dispute='json']").click()
+    path = tmp_path / "record.json"
+    saved.value.save_as(path)
+    record = json.loads(path.read_text())
+    assert record["round"] == number and record["exported"]["by"] == "supervisor:pit"
+    assert record["settlement"]["agrees"] is True
+    with page.expect_popup() as opened:
+        first.locator("[data-dispute='html']").click()
+    popup = opened.value
+    popup.wait_for_selector("h1")
+    assert popup.inner_text("h1") == "Record of a disputed round"
+    assert f"round {number}" in popup.inner_text("body")
+    shot(popup, "45-dispute-record-1600x1000")
+    popup.close()
     assert not problems, problems
     page.close()

@@ -84,17 +84,24 @@ def test_lock_pins_nothing_the_service_does_not_need():
     from packaging.requirements import Requirement
 
     with open(REPO / "pyproject.toml", "rb") as f:
-        todo = [Requirement(d).name for d in tomllib.load(f)["project"]["dependencies"]]
+        todo = [Requirement(d) for d in tomllib.load(f)["project"]["dependencies"]]
     needed: set[str] = set()
+    seen: set[tuple[str, str]] = set()
     while todo:
-        name = _req_name(todo.pop())
-        if name in needed:
-            continue
-        needed.add(name)
-        for line in importlib.metadata.requires(name) or []:
-            req = Requirement(line)
-            if req.marker is None or req.marker.evaluate({"extra": ""}):
-                todo.append(req.name)
+        want = todo.pop()
+        name = _req_name(want.name)
+        # A package asked for with extras (WeasyPrint's fonttools[woff]) needs what those extras bring too.
+        for extra in ("", *sorted(want.extras)):
+            if (name, extra) in seen:
+                continue
+            seen.add((name, extra))
+            needed.add(name)
+            for line in importlib.metadata.requires(name) or []:
+                req = Requirement(line)
+                if req.marker is None or req.marker.evaluate({"extra": extra}):
+                    if extra and (req.marker is None or req.marker.evaluate({"extra": ""})):
+                        continue  # (not the extra's own: taken with the package itself)
+                    todo.append(req)
     lock = {_req_name(line) for line in (DEPLOY / "requirements.lock").read_text().splitlines()
             if line and not line.startswith("#") and "platform_machine" not in line}
     build = {_req_name(line) for line in (DEPLOY / "build-requirements.lock").read_text().splitlines()

@@ -50,12 +50,23 @@ def test_the_floor_example_config_validates_and_shows_every_default():
     load_floor_settings(path)
     data = tomllib.loads(path.read_text())
     defaults = floor_settings({}).model_dump(mode="json")
-    for section, values in defaults.items():
+
+    def shown(values: dict, data: dict, where: str) -> None:
         for key, value in values.items():
-            if key in {"keys", "tls_certfile", "tls_keyfile", "tables"}:
+            if key in {"keys", "tls_certfile", "tls_keyfile", "tables", "dsn"}:
                 continue  # shown commented out: no default that means anything
-            assert data[section][key] == value, f"{section}.{key}"
+            if isinstance(value, dict):
+                shown(value, data[key], f"{where}.{key}")  # a subsection ([floor.recovery], [floor.postgresql])
+            else:
+                assert data[key] == value, f"{where}.{key}"
+
+    for section, values in defaults.items():
+        shown(values, data[section], section)
     # The commented examples validate too.
     uncommented = re.sub(r"(?m)^# ((?:\[.*\])|(?:[a-z_0-9]+ = .*))$", r"\1", path.read_text())
     examples = floor_settings(tomllib.loads(uncommented))
     assert [t.id for t in examples.floor.tables] == ["table-1"] and examples.api.keys[0].role.value == "supervisor"
+    # And the PostgreSQL URI shown in place of the fields (indented: it goes without them).
+    dsn = re.search(r'(?m)^#\s+dsn = "(.*)"$', path.read_text())
+    assert dsn is not None
+    assert floor_settings({"floor": {"store": "postgresql", "postgresql": {"dsn": dsn[1]}}}).floor.postgresql.dsn

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import getpass
+import json
 import subprocess
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from tests.support.broker import Mosquitto
 from tests.support.harness import free_port
 
 from tablectl.fleet import BrokerUnavailable
+from tablectl.fleet_sim import SimTable, SimTableConfig
 from tablectl.fleet import broker as mqtt
 from tablectl.fleet.settings import BrokerSettings
 
@@ -31,7 +33,8 @@ def _certs(d: Path) -> None:
     _openssl("req", "-x509", *ec, "-keyout", "ca.key", "-out", "ca.crt", "-days", "2", "-subj", "/CN=floor CA", cwd=d)
     (d / "san.ext").write_text("subjectAltName=IP:127.0.0.1\n")
     for name, cn in (("broker", "127.0.0.1"), ("table-001", "table-001"), ("table-002", "table-002"),
-                     ("floor", "tablectl-floor")):
+                     ("floor", "tablectl-floor"), ("surveillance", "tablectl-surveillance"),
+                     ("pit", "tablectl-pit"), ("public", "tablectl-public")):
         _openssl("req", *ec, "-keyout", f"{name}.key", "-out", f"{name}.csr", "-subj", f"/CN={cn}", cwd=d)
         extra = ("-extfile", "san.ext") if name == "broker" else ()
         _openssl("x509", "-req", "-in", f"{name}.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial",
@@ -159,3 +162,57 @@ def test_a_table_certificate_cannot_take_the_floor_or_another_table_s_client_id(
     queued, live = asyncio.run(scenario())
     assert queued == ["5", "6", "7"]  # the floor's queued rows survived the claim on its id
     assert live == ["8"]  # and both the floor and the table stayed connected through the claims
+
+
+def test_each_audience_reads_only_its_feed(tls_broker, tmp_path):
+    """Issue 26, feeds by audience: a real table publishes through the shipped broker config and ACL, and
+    three identities subscribed to everything get what their tier allows: surveillance all of it (the count
+    and findings included), the pit the state and status only (no count in the state, no ledger, whose cards
+    would give it), the public whole settled rounds only, without money."""
+    b, d = tls_broker
+
+    def who(name: str) -> BrokerSettings:
+        return _identity(b, d, name)
+
+    got: dict[str, list[tuple[str, bytes]]] = {"surveillance": [], "pit": [], "public": [], "floor": []}
+
+    async def scenario() -> None:
+        identity = {"ca_file": str(d / "ca.crt"), "cert_file": str(d / "table-001.crt"),
+                    "key_file": str(d / "table-001.key")}
+        sim = SimTable(SimTableConfig(1, tmp_path / "tables", f"mqtts://127.0.0.1:{b.port}", "tablectl", 4,
+                                      "ru-standard", None, broker_identity=identity))
+        async with contextlib.AsyncExitStack() as stack:
+            listeners = []
+            for name in got:
+                conn = await stack.enter_async_context(mqtt.connect(who(name), f"tablectl-{name}"))
+                await conn.subscribe(["tablectl/#"])  # granted to each; the ACL decides what arrives
+
+                async def collect(conn: mqtt.Connection = conn, into: list = got[name]) -> None:
+                    async for m in conn.messages():
+                        into.append((str(m.topic), m.payload))
+
+                listeners.append(asyncio.create_task(collect()))
+            await sim.run(rounds=4, pace=0.0, stop=asyncio.Event())
+            await asyncio.sleep(1.0)
+            for t in listeners:
+                t.cancel()
+            await asyncio.gather(*listeners, return_exceptions=True)
+
+    asyncio.run(scenario())
+    leaves = {name: {t.split("/", 2)[2] for t, _ in msgs} for name, msgs in got.items()}
+    assert leaves["surveillance"] == {"ledger", "state", "status", "surveillance", "public/round"}
+    assert leaves["floor"] == {"ledger", "state", "status"}
+    assert leaves["pit"] == {"state", "status"}
+    assert leaves["public"] == {"public/round"}
+    count = [json.loads(p)["count"] for t, p in got["surveillance"] if t.endswith("/surveillance")]
+    assert count[-1] is not None and {"running", "true", "cards_left"} <= set(count[-1])
+    for t, p in got["pit"]:
+        if t.endswith("/state"):
+            state = json.loads(p)
+            shoe = state["view"]["shoe"]
+            assert shoe is None or "remaining_by_rank" not in shoe
+            assert "count" not in state
+    rounds = [json.loads(p) for _, p in got["public"]]
+    assert [r["number"] for r in rounds] == [1, 2, 3, 4]
+    money = {"bet", "net", "insurance", "amount", "player", "bets"}
+    assert not any(money & set(h) for r in rounds for h in r["hands"]) and not any(money & set(r) for r in rounds)

@@ -1,4 +1,5 @@
-"""The floor service against a real Mosquitto: what it stores, drops, reports and serves, and a kill -9."""
+"""The floor service against a real Mosquitto: what it stores, drops, reports and serves, and a kill -9 (with its
+store in SQLite and in PostgreSQL, `floor_db`: committed before acknowledged on both)."""
 
 from __future__ import annotations
 
@@ -31,15 +32,26 @@ def _get(api: str, path: str, key: str | None = VIEWER_KEY) -> httpx.Response:
     return httpx.get(api + path, headers=headers, timeout=10)
 
 
-@pytest.fixture
-def floor(tmp_path, broker):
+def _floor(tmp_path, broker, store=None):  # noqa: ANN001, ANN202
     keys = tmp_path / "keys"
     keys.mkdir()
     (keys / "t1.key").write_text(KEY.hex() + "\n")
-    cfg = write_floor_config(tmp_path, broker.url, free_port(), keys, extra='known_tables = ["t2"]\n')
+    cfg = write_floor_config(tmp_path, broker.url, free_port(), keys, extra='known_tables = ["t2"]\n', store=store)
     proc = FloorProcess(cfg, tmp_path / "floor.log").start()
     yield proc
     proc.stop()
+
+
+@pytest.fixture
+def floor(tmp_path, broker):
+    """A floor process, its store in SQLite."""
+    yield from _floor(tmp_path, broker)
+
+
+@pytest.fixture
+def floor_on_each(tmp_path, broker, floor_db):
+    """A floor process, its store on each engine."""
+    yield from _floor(tmp_path, broker, floor_db)
 
 
 def test_rows_state_and_status_reach_the_floor_and_bad_messages_are_dropped_and_reported(floor, broker):
@@ -55,7 +67,9 @@ def test_rows_state_and_status_reach_the_floor_and_bad_messages_are_dropped_and_
                                                "view": {"phase": "players", "round": 3, "alerts": [
                                                    {"id": 1, "kind": "call_pit", "message": "pit!",
                                                     "raised_at": "2026-01-01T00:00:00+00:00", "active": True,
-                                                    "acknowledged": False}], "shoe": {"penetration": 0.5}},
+                                                    "acknowledged": False}], "shoe": {"penetration": 0.5},
+                                                   "dealer_on_duty": {"dealer": "D-1042",
+                                                                      "since": "2026-01-01T00:00:00+00:00"}},
                                                "figures": {"rounds_per_hour": 60.0}, "head": {"seq": 6, "mac": None},
                                                "dashboard_url": "http://127.0.0.1:1/"}).encode(), True),
              ("tablectl/t1/status", b"online", True)]
@@ -67,6 +81,7 @@ def test_rows_state_and_status_reach_the_floor_and_bad_messages_are_dropped_and_
     assert tile["name"] == "Table One" and tile["online"] and tile["mac"] == "ok" and tile["masked"] == 0
     assert tile["alerts"][0]["kind"] == "call_pit" and tile["alerts"][0]["age_s"] > 0
     assert tile["phase"] == "players" and tile["penetration"] == 0.5 and tile["gaps"] == 0
+    assert tile["dealer_on_duty"] == "D-1042"  # issue 26: who deals, on the tile
     stored = _get(api, "/api/tables/t1/rows", SUPERVISOR_KEY).json()["rows"]
     assert [r["mac"] for r in stored] == [r.mac for r in rows] and {r["verified"] for r in stored} == {"ok"}
     kinds = [i["kind"] for i in _get(api, "/api/incidents").json()["incidents"]]
@@ -84,7 +99,8 @@ def test_rows_state_and_status_reach_the_floor_and_bad_messages_are_dropped_and_
     assert _get(api, "/healthz", None).json()["broker"] is True
 
 
-def test_a_floor_killed_and_restarted_loses_nothing(floor, broker, tmp_path):
+def test_a_floor_killed_and_restarted_loses_nothing(floor_on_each, broker, tmp_path):
+    floor = floor_on_each
     rows = make_rows(KEY, 300)
     _publish(broker.url, [("tablectl/t1/ledger", ledger_payload("t1", r), False) for r in rows[:100]])
     until_true(lambda: _get(floor.api, "/api/tables/t1").json().get("contiguous") == 100, what="100 rows")

@@ -66,8 +66,8 @@ def test_a_table_is_known_by_its_key_or_by_known_tables_and_a_key_copied_in_late
     assert {t["id"]: t["mac"] for t in floor.tiles(NOW)} == {"t1": "ok", "t2": "no_key", "t3": "ok"}
 
 
-def test_a_row_too_far_beyond_the_tables_highest_is_an_incident_not_a_row(tmp_path):
-    floor = floor_service(tmp_path, {"t1": KEY}, max_seq_jump=10)
+def test_a_row_too_far_beyond_the_tables_highest_is_an_incident_not_a_row(tmp_path, floor_db):
+    floor = floor_service(tmp_path, {"t1": KEY}, store=floor_db, max_seq_jump=10)
     rows = make_rows(KEY, 5)
     far = LedgerRow(2**62, "event", "2026-11-30T20:00:00+00:00", '{"type":"card","card":"AS","position":1}', "S1", 1,
                     None, None, "0" * 64)
@@ -84,17 +84,25 @@ def test_a_row_too_far_beyond_the_tables_highest_is_an_incident_not_a_row(tmp_pa
     assert floor.store.tracks["t1"].max_seq == 15
 
 
-def test_a_batch_of_malformed_messages_costs_one_transaction_and_a_bounded_log(tmp_path, caplog):
-    floor = floor_service(tmp_path, {"t1": KEY})
+def test_a_batch_of_malformed_messages_costs_one_transaction_and_a_bounded_log(tmp_path, floor_db, caplog):
+    floor = floor_service(tmp_path, {"t1": KEY}, store=floor_db)
     rows = make_rows(KEY, 2)
     statements: list[tuple[str, bool]] = []
-    db = floor.store.db
-    db.set_trace_callback(lambda sql: statements.append((sql.split()[0].upper(), db.in_transaction)))
+    db = floor.store.db  # what the store asks of its database, on either engine
+    begin, commit, execute = db.begin, db.commit, db.execute
+
+    def traced(name, call):  # noqa: ANN001, ANN202
+        def run(*args):  # noqa: ANN002, ANN202
+            statements.append((name or args[0].split()[0].upper(), db.in_transaction))
+            return call(*args)
+        return run
+
+    db.begin, db.commit, db.execute = traced("BEGIN", begin), traced("COMMIT", commit), traced("", execute)
     junk = [ledger("t1", b'{"seq": %d}' % i) for i in range(3000)]
     with caplog.at_level(logging.WARNING):
         floor.handle([ledger("t1", ledger_payload("t1", rows[0]))] + junk + [ledger("t1", ledger_payload("t1", rows[1]))],
                      now=NOW)
-    db.set_trace_callback(None)
+    del db.begin, db.commit, db.execute
     assert floor.dropped == 3000 and floor.store.tracks["t1"].contiguous == 2
     assert [k for k, _ in statements].count("BEGIN") == 1 and [k for k, _ in statements].count("COMMIT") == 1
     assert all(inside for k, inside in statements if k in ("INSERT", "UPDATE", "DELETE")), "a write outside the batch"

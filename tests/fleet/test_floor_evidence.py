@@ -2,7 +2,8 @@
 
 With the table's key, a row whose MAC does not verify is never kept over the table's row nor exported as it,
 whichever arrived first (before or after the rows it chains on, over a masked row or a final one). Without
-the key the floor cannot tell them apart: the first is kept, and the export refuses the sequence.
+the key the floor cannot tell them apart: the first is kept, and the export refuses the sequence. On both
+engines of the store (`floor_db`), but for the migration from schema 1, which only SQLite stores had.
 """
 
 from __future__ import annotations
@@ -85,8 +86,8 @@ ORDERS = {
 
 
 @pytest.mark.parametrize("order", ORDERS.values(), ids=ORDERS.keys())
-def test_with_the_key_a_forged_row_is_never_kept_over_the_tables_row_nor_exported(tmp_path, order):
-    floor = floor_service(tmp_path, {"t1": KEY})
+def test_with_the_key_a_forged_row_is_never_kept_over_the_tables_row_nor_exported(tmp_path, floor_db, order):
+    floor = floor_service(tmp_path, {"t1": KEY}, store=floor_db)
     for i, row in enumerate(order):  # one message a batch: each decision taken with what was there then
         floor.handle([_msg(row)], now=NOW + i)
     stored = floor.store.rows("t1")
@@ -96,8 +97,8 @@ def test_with_the_key_a_forged_row_is_never_kept_over_the_tables_row_nor_exporte
     assert bad and all(i["table"] == "t1" and f"row {FORGED_SEQ}" in i["detail"] for i in bad)
 
 
-def test_with_the_key_a_forged_final_row_does_not_replace_a_masked_one_for_good(tmp_path):
-    floor = floor_service(tmp_path, {"t1": KEY})
+def test_with_the_key_a_forged_final_row_does_not_replace_a_masked_one_for_good(tmp_path, floor_db):
+    floor = floor_service(tmp_path, {"t1": KEY}, store=floor_db)
     floor.handle([_msg(r) for r in REAL[:13]] + [_msg(REAL[13], mask_card=True, withhold_mac=True)], now=NOW)
     floor.handle([_msg(FORGED)], now=NOW + 1)
     floor.handle([_msg(r) for r in REAL[13:]], now=NOW + 2)
@@ -105,8 +106,8 @@ def test_with_the_key_a_forged_final_row_does_not_replace_a_masked_one_for_good(
     assert _exported(floor) == WHOLE
 
 
-def test_with_the_key_a_row_that_does_not_verify_is_not_exported_until_the_tables_own_arrives(tmp_path):
-    floor = floor_service(tmp_path, {"t1": KEY})
+def test_with_the_key_a_row_that_does_not_verify_is_not_exported_until_the_tables_own_arrives(tmp_path, floor_db):
+    floor = floor_service(tmp_path, {"t1": KEY}, store=floor_db)
     floor.handle([_msg(r) for r in REAL[:13]] + [_msg(FORGED)] + [_msg(r) for r in REAL[14:]], now=NOW)
     assert [r.verified for r in floor.store.rows("t1")][12:14] == [OK, BAD]
     with pytest.raises(ExportError, match=f"row {FORGED_SEQ} does not verify"):
@@ -119,20 +120,20 @@ def test_with_the_key_a_row_that_does_not_verify_is_not_exported_until_the_table
     assert answer.text.splitlines() == WHOLE and answer.headers["X-Tablectl-Verified"] == "yes"
 
 
-def test_the_export_command_reads_the_keys_and_refuses_a_row_that_does_not_verify(tmp_path):
-    floor = floor_service(tmp_path, {"t1": KEY})
+def test_the_export_command_reads_the_keys_and_refuses_a_row_that_does_not_verify(tmp_path, floor_db):
+    floor = floor_service(tmp_path, {"t1": KEY}, store=floor_db)
     floor.handle([_msg(r) for r in REAL[:13]] + [_msg(FORGED)] + [_msg(r) for r in REAL[14:]], now=NOW)
     floor.store.close()
     cfg = tmp_path / "floor.toml"
-    cfg.write_text(f'[floor]\nstore = "{tmp_path / "floor.sqlite"}"\nkeys_dir = "{tmp_path / "keys"}"\n')
+    cfg.write_text(f'[floor]\n{floor_db.toml()}keys_dir = "{tmp_path / "keys"}"\n')
     refused = tablectl("floor", "--config", str(cfg), "export", "--table", "t1")
     assert refused.returncode == 2 and f"row {FORGED_SEQ} does not verify" in refused.stderr and not refused.stdout
 
 
-def test_with_the_key_two_versions_that_both_verify_are_a_conflict_the_export_refuses(tmp_path):
+def test_with_the_key_two_versions_that_both_verify_are_a_conflict_the_export_refuses(tmp_path, floor_db):
     # A table restored from an older backup and played on: two different row 14s, both signed by its key.
     fork = chain(KEY, [{"type": "bet", "box": 1, "amount": 20, "player": "Anna"}], REAL[12].mac, FORGED_SEQ)[0]
-    floor = floor_service(tmp_path, {"t1": KEY})
+    floor = floor_service(tmp_path, {"t1": KEY}, store=floor_db)
     floor.handle([_msg(r) for r in REAL], now=NOW)
     floor.handle([_msg(fork)], now=NOW + 1)
     assert floor.store.rows("t1")[FORGED_SEQ - 1].mac == REAL[FORGED_SEQ - 1].mac  # the first is kept
@@ -142,8 +143,8 @@ def test_with_the_key_two_versions_that_both_verify_are_a_conflict_the_export_re
 
 
 @pytest.mark.parametrize("masked_first", [False, True], ids=["forged first", "forged over a masked row"])
-def test_without_the_key_the_first_is_kept_and_the_export_refuses_the_conflict(tmp_path, masked_first):
-    floor = floor_service(tmp_path, {}, known_tables=["t1"])
+def test_without_the_key_the_first_is_kept_and_the_export_refuses_the_conflict(tmp_path, floor_db, masked_first):
+    floor = floor_service(tmp_path, {}, store=floor_db, known_tables=["t1"])
     if masked_first:
         floor.handle([_msg(r) for r in REAL[:13]] + [_msg(REAL[13], mask_card=True, withhold_mac=True)], now=NOW)
         floor.handle([_msg(FORGED)], now=NOW + 1)
@@ -158,8 +159,10 @@ def test_without_the_key_the_first_is_kept_and_the_export_refuses_the_conflict(t
     answer = api_client(floor).get("/api/tables/t1/export")
     assert answer.status_code == 409 and answer.json()["error"]["code"] == "incomplete"
     floor.store.close()
+    if floor_db.kind != "sqlite":
+        return  # the command on PostgreSQL: test_the_export_command_reads_the_keys_and_refuses_a_row_that_does_not...
     cfg = tmp_path / "floor.toml"
-    cfg.write_text(f'[floor]\nstore = "{tmp_path / "floor.sqlite"}"\nkeys_dir = "{tmp_path / "keys"}"\n')
+    cfg.write_text(f'[floor]\n{floor_db.toml()}keys_dir = "{tmp_path / "keys"}"\n')
     refused = tablectl("floor", "--config", str(cfg), "export", "--table", "t1")
     assert refused.returncode == 2 and "conflict" in refused.stderr and not refused.stdout
 

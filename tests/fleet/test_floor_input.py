@@ -3,13 +3,13 @@
 A retained state, a ledger row or a status that does not validate is an incident on its table: never a 500
 from any floor route, never a change to another table's tile, never stored (so neither a restart nor the
 retained message's removal is needed to recover), and never a message that stops the floor's consumer.
+The in-process tests run on both engines of the store (`floor_db`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-import sqlite3
 from typing import Any
 
 import httpx
@@ -71,8 +71,9 @@ def _seed(floor) -> None:  # noqa: ANN001 - FloorService
 
 
 @pytest.mark.parametrize("why, payload", POISON, ids=[p[0] for p in POISON])
-def test_a_state_that_does_not_validate_is_an_incident_on_its_table_and_nothing_else(tmp_path, why, payload):
-    floor = floor_service(tmp_path, {"t1": KEY}, known_tables=["zz1"])
+def test_a_state_that_does_not_validate_is_an_incident_on_its_table_and_nothing_else(tmp_path, floor_db, why,
+                                                                                    payload):
+    floor = floor_service(tmp_path, {"t1": KEY}, store=floor_db, known_tables=["zz1"])
     _seed(floor)
     before = {tid: floor.tile(tid, NOW) for tid in ("t1", "zz1")}
     floor.handle([state("zz1", payload)], now=NOW + 1)
@@ -86,15 +87,13 @@ def test_a_state_that_does_not_validate_is_an_incident_on_its_table_and_nothing_
     assert sorted(t["id"] for t in api.get("/api/floor").json()["tables"]) == ["t1", "zz1"]
 
 
-def test_a_bad_state_stored_by_an_earlier_build_is_dropped_at_start_not_served(tmp_path):
-    floor = floor_service(tmp_path, {"t1": KEY}, known_tables=["zz1"])
+def test_a_bad_state_stored_by_an_earlier_build_is_dropped_at_start_not_served(tmp_path, floor_db):
+    floor = floor_service(tmp_path, {"t1": KEY}, store=floor_db, known_tables=["zz1"])
     _seed(floor)
     floor.store.close()
-    db = sqlite3.connect(tmp_path / "floor.sqlite")  # what the floor before this fix stored, as it stored it
-    db.execute("UPDATE tables SET state = ? WHERE table_id = 'zz1'", (json.dumps({"view": {"alerts": ["boom"]}}),))
-    db.commit()
-    db.close()
-    floor = floor_service(tmp_path, {"t1": KEY}, known_tables=["zz1"])
+    # What the floor before this fix stored, as it stored it.
+    floor_db.sql("UPDATE tables SET state = ? WHERE table_id = 'zz1'", (json.dumps({"view": {"alerts": ["boom"]}}),))
+    floor = floor_service(tmp_path, {"t1": KEY}, store=floor_db, known_tables=["zz1"])
     api = api_client(floor)
     tiles = api.get("/api/floor")
     assert tiles.status_code == 200
@@ -104,8 +103,8 @@ def test_a_bad_state_stored_by_an_earlier_build_is_dropped_at_start_not_served(t
     assert dropped and dropped[0]["kind"] == "bad_state" and "alerts" in dropped[0]["detail"]
 
 
-def test_a_ledger_message_nested_too_deep_is_dropped_and_the_rows_after_it_are_stored(tmp_path):
-    floor = floor_service(tmp_path, {"t1": KEY})
+def test_a_ledger_message_nested_too_deep_is_dropped_and_the_rows_after_it_are_stored(tmp_path, floor_db):
+    floor = floor_service(tmp_path, {"t1": KEY}, store=floor_db)
     rows = make_rows(KEY, 4)
     deep = LedgerRow(3, "event", "2026-11-30T20:00:03+00:00", "[" * 5000, None, None, None, None, "0" * 64)
     floor.handle([ledger("t1", ledger_payload("t1", r)) for r in rows[:2]] + [ledger("t1", ledger_payload("t1", deep))]
@@ -165,12 +164,13 @@ def test_through_the_broker_poison_neither_blinds_the_floor_nor_stops_it_and_a_r
 
 
 def test_a_message_the_floor_fails_on_unexpectedly_is_dropped_and_reported_not_redelivered_forever(tmp_path,
+                                                                                                  floor_db,
                                                                                                   monkeypatch):
     # A bug met by one message must not fail its whole batch: the broker would send it again, and again,
     # and no table's rows would get through meanwhile.
     import tablectl.floor.service as service
 
-    floor = floor_service(tmp_path, {"t1": KEY}, known_tables=["zz1"])
+    floor = floor_service(tmp_path, {"t1": KEY}, store=floor_db, known_tables=["zz1"])
     real_parse = service.parse_state
 
     def parse(payload: bytes, table: str):  # noqa: ANN202 - the patched parser

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from tests.support.floor import NOW, Message, api_client, floor_service, ledger, state, status
 
 from controller.events import dump_event, parse_event
+from tablectl.floor.service import FloorService
 from tablectl.fleet.wire import LedgerRow, body_json, ledger_payload, row_mac
 
 KEYS = {"v1": bytes.fromhex("77" * 32), "t1": bytes.fromhex("88" * 32)}  # t2 is known without a key
@@ -133,11 +134,28 @@ hostile = st.lists(st.one_of(forged_row(), forged_row(), hostile_row(), hostile_
 
 
 # ------------------------------------------------------------------------------------------------ the property
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-@given(hostile, st.randoms(use_true_random=False))
+# On both engines of the store; fewer examples on PostgreSQL, where each costs a new schema and its round trips.
+EXAMPLES = {"sqlite": 150, "postgresql": 15}
+
+
 def test_hostile_input_never_500s_never_moves_another_tile_and_never_exports_what_does_not_verify(
-        tmp_path_factory, attack: list[Message], rnd: random.Random):
-    floor = floor_service(tmp_path_factory.mktemp("floor"), KEYS, known_tables=["t2"], max_seq_jump=1000)
+        tmp_path_factory, floor_db):
+    @settings(max_examples=EXAMPLES[floor_db.kind], deadline=None,
+              suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+    @given(hostile, st.randoms(use_true_random=False))
+    def check(attack: list[Message], rnd: random.Random) -> None:
+        floor = floor_service(tmp_path_factory.mktemp("floor"), KEYS, store=floor_db.fresh(), known_tables=["t2"],
+                              max_seq_jump=1000)
+        try:
+            attacked(floor, attack, rnd)
+        finally:
+            floor.store.close()
+
+    check()
+
+
+def attacked(floor: FloorService, attack: list[Message], rnd: random.Random) -> None:
+    """One example: a victim table's rows, then the attack mixed with two tables' real rows, then every route."""
     floor.handle([ledger("v1", ledger_payload("v1", r)) for r in REAL["v1"]]
                  + [state("v1", json.dumps(_good_state("v1")).encode()), status("v1", b"online")], now=NOW)
     victim = floor.tile("v1", NOW)

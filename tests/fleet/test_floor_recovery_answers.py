@@ -5,7 +5,8 @@ API is a stand-in on a real socket (`tests/support/table_api.py`) answering well
 a table, or whatever answers at its address, can answer badly. A bad answer changes nothing in the
 store, is one `recovery_failed` incident for as long as the table keeps failing (retried with back-off),
 and no other table waits for it; rows that come back go through the broker rows' path, so a masked row
-stays masked and a row whose MAC does not verify is refused as evidence, never exported.
+stays masked and a row whose MAC does not verify is refused as evidence, never exported. The tests of what
+is stored run on both engines of the store (`floor_db`).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.support.floor import NOW, api_client, floor_service, ledger, state
+from tests.support.floor import NOW, StoreAt, api_client, floor_service, ledger, state
 from tests.support.fleet import make_rows
 from tests.support.harness import FLOOR_KEY, tablectl
 from tests.support.table_api import TableApi
@@ -35,11 +36,11 @@ ROWS = make_rows(KEY, 12)
 GAP = (4, 8)  # the floor has 1..3 and 9..12
 
 
-def _floor(tmp_path: Path, apis: dict[str, TableApi], **recovery: Any) -> FloorService:
+def _floor(tmp_path: Path, apis: dict[str, TableApi], store: StoreAt | None = None, **recovery: Any) -> FloorService:
     """A floor with the tables of `apis` (keys and recovery entries), each missing rows 4..8 for a minute."""
     key_file = tmp_path / "floor-key"
     key_file.write_text(FLOOR_KEY + "\n")
-    floor = floor_service(tmp_path, {t: KEY for t in apis},
+    floor = floor_service(tmp_path, {t: KEY for t in apis}, store=store,
                           recovery={"timeout_seconds": 0.5, "page_rows": 2, **recovery},
                           tables=[{"id": t, "api_url": api.url, "api_key_file": str(key_file)}
                                   for t, api in apis.items()])
@@ -61,11 +62,11 @@ def _incidents(floor: FloorService, kind: str) -> list[dict[str, Any]]:
     return [i for i in floor.store.incidents(1000) if i["kind"] == kind]
 
 
-def test_the_gap_is_filled_from_the_api_with_the_floor_key_and_verified(tmp_path):
+def test_the_gap_is_filled_from_the_api_with_the_floor_key_and_verified(tmp_path, floor_db):
     async def go() -> FloorService:
         api = await TableApi("t1", ROWS).start()
         try:
-            floor = _floor(tmp_path, {"t1": api})
+            floor = _floor(tmp_path, {"t1": api}, floor_db)
             await _attempt(floor, "t1")
             path, headers = api.requests[0]
             assert path == "/api/ledger?after=3&limit=2" and headers["authorization"] == f"Bearer {FLOOR_KEY}"
@@ -184,11 +185,11 @@ def test_a_table_that_answers_slowly_delays_no_other_table(tmp_path):
     asyncio.run(go())
 
 
-def test_a_masked_row_comes_masked_and_becomes_final_through_the_broker(tmp_path):
+def test_a_masked_row_comes_masked_and_becomes_final_through_the_broker(tmp_path, floor_db):
     async def go() -> FloorService:
         api = await TableApi("t1", ROWS, masked=frozenset({6})).start()  # a card face down in row 6
         try:
-            floor = _floor(tmp_path, {"t1": api})
+            floor = _floor(tmp_path, {"t1": api}, floor_db)
             await _attempt(floor, "t1")
             return floor
         finally:
@@ -203,13 +204,13 @@ def test_a_masked_row_comes_masked_and_becomes_final_through_the_broker(tmp_path
     assert floor.store.tracks["t1"].verified_upto == 12 and not floor.store.tracks["t1"].masked
 
 
-def test_rows_whose_macs_do_not_verify_are_refused_as_evidence_not_exported(tmp_path):
+def test_rows_whose_macs_do_not_verify_are_refused_as_evidence_not_exported(tmp_path, floor_db):
     forged = make_rows(bytes.fromhex("88" * 32), 12, start_body=1)  # another key: none of them verifies
 
     async def go() -> FloorService:
         api = await TableApi("t1", forged).start()
         try:
-            floor = _floor(tmp_path, {"t1": api})
+            floor = _floor(tmp_path, {"t1": api}, floor_db)
             await _attempt(floor, "t1")
             return floor
         finally:
@@ -267,7 +268,7 @@ def _masked_then_final(floor: FloorService, table: str, at: float) -> None:
     floor.handle(rows, now=at)
 
 
-def test_masked_rows_below_a_final_one_are_asked_for_their_final_form(tmp_path):
+def test_masked_rows_below_a_final_one_are_asked_for_their_final_form(tmp_path, floor_db):
     """The final forms of rows sent masked go out before any later row: a masked row below a final one had
     its final form lost (the floor away), and the export would stop there for good."""
     async def go() -> FloorService:
@@ -275,7 +276,7 @@ def test_masked_rows_below_a_final_one_are_asked_for_their_final_form(tmp_path):
         try:
             key_file = tmp_path / "floor-key"
             key_file.write_text(FLOOR_KEY + "\n")
-            floor = floor_service(tmp_path, {"t1": KEY}, recovery={"page_rows": 2}, tables=[
+            floor = floor_service(tmp_path, {"t1": KEY}, store=floor_db, recovery={"page_rows": 2}, tables=[
                 {"id": "t1", "api_url": api.url, "api_key_file": str(key_file)}])
             assert floor.recovery is not None
             _masked_then_final(floor, "t1", NOW)
@@ -309,14 +310,14 @@ def test_the_round_in_play_is_not_asked_for(tmp_path):
     assert floor.recovery.wanted(floor.recovery.targets["t1"]) == []
 
 
-def test_the_last_rows_before_a_table_falls_silent_are_asked_up_to_the_head_its_state_names(tmp_path):
+def test_the_last_rows_before_a_table_falls_silent_are_asked_up_to_the_head_its_state_names(tmp_path, floor_db):
     """Rows lost at the end leave no gap behind them: the state's head says they exist."""
     async def go() -> FloorService:
         api = await TableApi("t1", ROWS).start()
         try:
             key_file = tmp_path / "floor-key"
             key_file.write_text(FLOOR_KEY + "\n")
-            floor = floor_service(tmp_path, {"t1": KEY}, recovery={"page_rows": 5}, tables=[
+            floor = floor_service(tmp_path, {"t1": KEY}, store=floor_db, recovery={"page_rows": 5}, tables=[
                 {"id": "t1", "api_url": api.url, "api_key_file": str(key_file)}])
             assert floor.recovery is not None
             floor.handle([ledger("t1", ledger_payload("t1", r)) for r in ROWS[:7]]

@@ -55,6 +55,15 @@ class GrowingSource:
     def masked_seqs(self) -> set[int]:
         return set()
 
+    def surveillance(self, table_id: str, head: tuple[int, str | None]) -> dict:
+        return {"table": table_id}
+
+    def last_round_number(self) -> int:
+        return 0
+
+    def settled_after(self, number: int, limit: int = 64) -> list:
+        return []
+
     def state(self, table_id: str, dashboard_url: str, head: tuple[int, str | None]) -> dict:
         return {"table": table_id, "view": {"alerts": "x" * self.padding}, "head": {"seq": head[0], "mac": head[1]}}
 

@@ -27,6 +27,8 @@ async def _hole_card(tmp_path, url: str) -> None:
     states: list[dict] = []
     statuses: list[bytes] = []
     leaks: list[str] = []
+    public: list[dict] = []
+    surveillance: list[dict] = []
     subscribed = asyncio.Event()
 
     async def listen() -> None:
@@ -52,6 +54,14 @@ async def _hole_card(tmp_path, url: str) -> None:
                         late = state["head"]["seq"] >= hole_row
                         if hole in dealer or (late and (state["head"]["mac"] is not None or dealer[1:2] != ["XX"])):
                             leaks.append(f"state while hidden: {state['view']['dealer']} head {state['head']}")
+                elif leaf == "surveillance":
+                    surveillance.append(json.loads(m.payload))
+                elif leaf == "round":  # the public feed: a round only once it is settled
+                    settled = json.loads(m.payload)
+                    in_play = service.table.round if service is not None else None
+                    if in_play is not None and settled["number"] >= in_play.number:
+                        leaks.append(f"public round {settled['number']} while round {in_play.number} is in play")
+                    public.append(settled)
                 else:
                     row = parse_ledger(m.payload, "table-001")
                     if row.masked:
@@ -90,6 +100,10 @@ async def _hole_card(tmp_path, url: str) -> None:
     assert last["head"] == {"seq": ledger[-1].seq, "mac": ledger[-1].mac}
     assert last["profile"] == "us-holecard" and last["view"]["rounds_played"] == 8
     assert {"rounds_per_hour", "hands_per_hour", "house_result"} <= set(last["figures"])
+    assert "remaining_by_rank" not in last["view"]["shoe"]  # the pit's feed: no count, nor what gives it
+    assert [r["number"] for r in public] == list(range(1, 9))  # each round once, whole, after settlement
+    assert all("net" not in h and "bet" not in h for r in public for h in r["hands"])  # no money in public
+    assert surveillance and surveillance[-1]["count"]["shoe"] == last["view"]["shoe"]["id"]
 
 
 def _rounds(sim: SimTable) -> list[tuple]:

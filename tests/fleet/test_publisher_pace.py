@@ -51,6 +51,15 @@ class EndlessTable:
     def masked_seqs(self) -> set[int]:
         return set()
 
+    def surveillance(self, table_id: str, head: tuple[int, str | None]) -> dict:
+        return {"table": table_id}
+
+    def last_round_number(self) -> int:
+        return 0
+
+    def settled_after(self, number: int, limit: int = 64) -> list:
+        return []
+
     def state(self, table_id: str, dashboard_url: str, head: tuple[int, str | None]) -> dict[str, Any]:
         self.states.append(self.committed)
         return {"table": table_id, "head": {"seq": head[0], "mac": head[1]}}

@@ -1,4 +1,6 @@
-"""The floor's store: at-least-once delivery upserted, gaps noticed and reported, MACs checked in chain order."""
+"""The floor's store: at-least-once delivery upserted, gaps noticed and reported, MACs checked in chain order.
+
+Every test runs on both engines (`floor_db`: SQLite's file, a real PostgreSQL)."""
 
 from __future__ import annotations
 
@@ -9,15 +11,15 @@ from tests.support.fleet import make_rows, wire
 
 from tablectl.floor import ExportError
 from tablectl.floor.export import export_table
-from tablectl.floor.store import BAD, OK, PENDING, FloorStore
+from tablectl.floor.store import BAD, OK, PENDING
 from tablectl.fleet.wire import TableState
 
 KEY = bytes.fromhex("11" * 32)
 
 
 @pytest.fixture
-def store(tmp_path):
-    s = FloorStore(tmp_path / "floor.sqlite", {"t1": KEY})
+def store(floor_db):
+    s = floor_db.open({"t1": KEY})
     yield s
     s.close()
 
@@ -62,8 +64,8 @@ def test_a_different_final_row_that_does_not_verify_is_refused_and_the_tables_ro
     assert store.incidents()[0]["kind"] == "bad_mac" and store.conflict_seqs("t1") == []
 
 
-def test_without_the_key_a_different_final_row_is_a_conflict_and_the_first_is_kept(tmp_path):
-    s = FloorStore(tmp_path / "f.sqlite", {})
+def test_without_the_key_a_different_final_row_is_a_conflict_and_the_first_is_kept(floor_db):
+    s = floor_db.open({})
     rows = make_rows(KEY, 2)
     other = make_rows(bytes(32), 2)
     s.ingest([wire("t1", r) for r in rows])
@@ -96,21 +98,21 @@ def test_a_bad_mac_is_flagged_and_reported(store):
     assert store.tracks["t1"].bad_macs >= 1 and store.incidents()[-1]["kind"] == "bad_mac"
 
 
-def test_without_the_tables_key_rows_are_kept_unverified(tmp_path):
-    s = FloorStore(tmp_path / "f.sqlite", {})
+def test_without_the_tables_key_rows_are_kept_unverified(floor_db):
+    s = floor_db.open({})
     s.ingest([wire("t9", r) for r in make_rows(KEY, 3)])
     assert {r.verified for r in s.rows("t9")} == {PENDING} and s.tracks["t9"].verified_upto == 0
 
 
-def test_the_store_survives_a_restart(tmp_path):
-    s = FloorStore(tmp_path / "f.sqlite", {"t1": KEY})
+def test_the_store_survives_a_restart(floor_db):
+    s = floor_db.open({"t1": KEY})
     rows = make_rows(KEY, 6)
     s.ingest([wire("t1", r) for r in rows[:2]] + [wire("t1", rows[2], mask_card=True, withhold_mac=True)])
     s.set_status("t1", "online")
     s.set_state("t1", TableState(table="t1", name="T1"))
     s.flush()
     s.close()
-    s = FloorStore(tmp_path / "f.sqlite", {"t1": KEY})
+    s = floor_db.open({"t1": KEY})
     t = s.tracks["t1"]
     assert (t.contiguous, t.verified_upto, t.masked, t.status) == (3, 2, {3}, "online")
     assert t.state is not None and t.state.as_published() == {"table": "t1", "name": "T1"}

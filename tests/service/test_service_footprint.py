@@ -3,7 +3,8 @@
 `benchmarks/rss.py` prints the RSS at READY and what each package costs; these tests keep the
 trims it led to: the floor's MQTT client only with `[fleet]` on; no `pydantic.v1`, which
 FastAPI imports only to ask whether a model is a v1 model (none of ours is); no prometheus-client
-(the service writes /metrics itself); the fleet's wire models only where they are used.
+(the service writes /metrics itself); the fleet's wire models only where they are used; the dispute
+record's Jinja and WeasyPrint only once a record is asked for.
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ def test_the_service_loads_no_broker_client_nor_pydantic_v1(tmp_path: Path) -> N
     assert "pydantic.v1" not in loaded
     assert "prometheus_client" not in tops  # /metrics is written by tablectl.metrics itself
     assert "tablectl.fleet.wire" not in loaded  # (its models are the floor's; the config needs two patterns)
+    assert not tops & {"jinja2", "weasyprint"}  # the dispute record's page and PDF: on the first one asked for
 
 
 def test_the_broker_client_is_loaded_when_the_table_publishes(tmp_path: Path) -> None:

@@ -3,6 +3,8 @@
 * Off the top of a full shoe, under basic strategy, it gives the pinned edge of every built-in
   profile (tests/support/edges.py) to 0.0005 %.
 * On tiny shoes it equals a brute-force enumerator (test_exact_brute_force.py).
+* On depleted shoes, under basic strategy, it equals the previous model (strategy_edge's evaluator,
+  splits and resplits included) to 1e-12; a shoe with more cards than the profile's is analysed too.
 * On a depleted six-deck shoe it agrees with the engine itself playing that shoe (real splits,
   real settlement) within 4 standard errors.
 """
@@ -18,6 +20,8 @@ from tests.support.edges import BUILT_IN_EDGE_PCT
 import simulators.simulate as simulate_module
 from controller.rules import RuleProfile, build_rules
 from simulators.exact import ShoeError, analyse, full_shoe
+from simulators.strategy import strategy_for
+from simulators.strategy_edge import _Evaluator
 
 
 def _rules(profile: str, **options: Any) -> RuleProfile:
@@ -31,6 +35,53 @@ def test_off_the_top_edge_is_the_pinned_one(profile: str) -> None:
     rules = _rules(profile)
     edge = analyse(rules, full_shoe(rules.decks)).house_edge * 100
     assert abs(edge - BUILT_IN_EDGE_PCT[profile]) < 0.0005, edge
+
+
+def _half_dealt(decks: int, seed: int) -> list[int]:
+    cards = [v for v, k in enumerate(full_shoe(decks), start=1) for _ in range(k)]
+    random.Random(seed).shuffle(cards)
+    left = cards[: len(cards) // 2]
+    return [left.count(v) for v in range(1, 11)]
+
+
+def _previous_model(rules: RuleProfile, counts: list[int]) -> float:
+    """strategy_edge's evaluator (behind the pinned edges) on any composition: every deal, its own splits."""
+    evaluator = _Evaluator(rules, strategy_for(rules))
+    shoe = [0, *counts]
+    total = sum(shoe)
+    ev = 0.0
+    for up in range(1, 11):
+        rest = shoe.copy()
+        rest[up] -= 1
+        n = total - 1
+        for a in range(1, 11):
+            for b in range(a, 11):
+                p = (rest[a] * (rest[a] - 1) if a == b else 2 * rest[a] * rest[b]) / (n * (n - 1))
+                if shoe[up] and p > 0:
+                    dealt = rest.copy()
+                    dealt[a] -= 1
+                    dealt[b] -= 1
+                    ev += shoe[up] / total * p * evaluator.deal(dealt, up, a, b)
+    return ev
+
+
+@pytest.mark.parametrize("profile", sorted(BUILT_IN_EDGE_PCT))
+def test_a_depleted_shoe_under_basic_strategy_equals_the_previous_model(profile: str) -> None:
+    # Half a deck dealt: resplits, resplit aces, three sevens, surrender and hands the shoe can no longer make.
+    rules = _rules(profile, decks=1)
+    for seed in (3, 7):
+        counts = _half_dealt(1, seed)
+        assert analyse(rules, counts).ev == pytest.approx(_previous_model(rules, counts), abs=1e-12), counts
+
+
+def test_a_shoe_with_more_cards_than_the_profile_is_analysed_as_that_shoe() -> None:
+    # Optimal play reads no strategy table and there are no three sevens here: a one-deck profile given two
+    # decks' cards must give what the two-deck profile gives (hands of five twos and more included).
+    one = _rules("us-holecard", decks=1)
+    two = _rules("us-holecard", decks=2)
+    got = analyse(one, full_shoe(2), "optimal").ev
+    assert got == pytest.approx(analyse(two, full_shoe(2), "optimal").ev, abs=1e-12)
+    assert got != pytest.approx(analyse(one, full_shoe(1), "optimal").ev, abs=1e-4)
 
 
 def test_optimal_play_is_worth_at_least_basic_strategy() -> None:

@@ -7,10 +7,13 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tests.support.harness import ServiceProcess
 from tablectl.fleet.wire import LedgerRow, WireRow, ledger_payload, parse_ledger, row_mac
+
+if TYPE_CHECKING:
+    from tests.support.floor import StoreAt
 
 
 def make_rows(key: bytes, count: int, *, start_body: int = 0) -> list[LedgerRow]:
@@ -40,15 +43,18 @@ def journal_ledger(journal: Path, key_file: Path) -> list[LedgerRow]:
         return reader.ledger_rows(0, 10**9)
 
 
-def write_floor_config(directory: Path, broker_url: str, api_port: int, keys_dir: Path, *, extra: str = "") -> Path:
-    """A floor config for tests: store and keys in `directory`, reads open on loopback, two keys."""
+def write_floor_config(directory: Path, broker_url: str, api_port: int, keys_dir: Path, *, extra: str = "",
+                       store: StoreAt | None = None) -> Path:
+    """A floor config for tests: its store `store` (or `directory`/floor.sqlite), reads open on loopback, two keys."""
+    from tests.support.floor import SqliteAt
     from tests.support.harness import SUPERVISOR_KEY, VIEWER_KEY
 
     from tablectl.config import ApiKey
 
+    where = store if store is not None else SqliteAt(directory / "floor.sqlite")
     cfg = directory / "floor.toml"
     cfg.write_text(
-        f'[floor]\nname = "Test floor"\nstore = "{directory / "floor.sqlite"}"\nkeys_dir = "{keys_dir}"\n'
+        f'[floor]\nname = "Test floor"\n{where.toml()}keys_dir = "{keys_dir}"\n'
         f'gap_grace_seconds = 1.0\n{extra}'
         f'[broker]\nurl = "{broker_url}"\n'
         f'[api]\nport = {api_port}\n'

@@ -16,6 +16,7 @@ const state = {
   keyRejected: false, readsNeedKey: false,
   skew: null, // the table's clock minus this one's (ms), from the first answer's Date: alert ages are the table's
   leading: false, // this tab holds the browser's one live stream (see "one live stream per browser")
+  supervisor: false, historyBody: null, // the key is a supervisor's (the dispute links); the history page drawn
 };
 // A read that never answers is given up after this long, so it never blocks the refreshes after it.
 const READ_TIMEOUT_MS = 15000;
@@ -263,6 +264,8 @@ function renderTable(v) {
   phase.className = "badge phase-" + v.phase; // never a bare class name: "dealer" is also the felt's
   document.title = `${v.table} · ${phaseText}${v.alerts.length ? " · " + plural(v.alerts.length, "alert", "alerts") : ""}`;
   $("limits").textContent = v.limits ? `Limits ${v.limits.min}–${v.limits.max}` : "";
+  const duty = v.dealer_on_duty;
+  $("on-duty").textContent = duty ? `${duty.dealer}${duty.since ? " since " + fmtTime(duty.since) : ""}` : "nobody signed in";
 
   // Between rounds the settled round stays on the felt until the next round's first card.
   const s = !v.round && v.settled ? v.settled : null;
@@ -538,7 +541,36 @@ function voidText(r) {
   return r.void_reason ? `VOID: ${VOID_TEXT[r.void_reason] || r.void_reason.replaceAll("_", " ")}` : "VOID";
 }
 
+// The record of a disputed round (docs/dispute.md) is the supervisor's: its links show once the key is known to
+// be one (the dealers' panel answered), and each is fetched with the key, then opened (HTML) or saved (PDF, JSON).
+function disputeLinks(n) {
+  if (!state.supervisor) return null;
+  return el("span", { class: "dispute", "data-testid": "dispute" }, " · Dispute record: ",
+    ["html", "pdf", "json"].flatMap((f, i) => [i ? " · " : "",
+      el("a", { href: `/api/rounds/${n}/dispute?format=${f}`, "data-dispute": f, "data-round": String(n), text: f.toUpperCase() })]));
+}
+
+async function openDispute(a) {
+  const f = a.dataset.dispute, n = a.dataset.round;
+  const win = f === "html" ? window.open("", "_blank") : null; // opened within the click, so no pop-up blocker stops it
+  try {
+    const r = await fetch(a.getAttribute("href"), { headers: headers({}, false), cache: "no-store" });
+    if (!r.ok) {
+      const body = (r.headers.get("content-type") || "").includes("json") ? await r.json() : null;
+      throw new Error((body && body.error && body.error.message) || "HTTP " + r.status);
+    }
+    const url = URL.createObjectURL(await r.blob());
+    if (win) win.location.href = url;
+    else el("a", { href: url, download: `round-${n}-dispute.${f}` }).click();
+    setTimeout(() => URL.revokeObjectURL(url), 60000);
+  } catch (e) {
+    if (win) win.close();
+    $("action-msg").textContent = `The record of round ${n} could not be made: ${e.message}`;
+  }
+}
+
 function renderHistory(body) {
+  state.historyBody = body; // drawn again when the key turns out to be a supervisor's (the dispute links)
   state.history = { page: body.page, size: body.size, total: body.total };
   const pages = Math.max(1, Math.ceil(body.total / body.size));
   const list = body.rounds.map((r) => {
@@ -567,7 +599,8 @@ function renderHistory(body) {
         (r.insurance || []).map((i) => el("tr", {}, el("td", { text: String(i.box) }), el("td", { text: "insurance" }),
           el("td", { text: i.amount }), el("td", { text: "" }), el("td", {}, house(i.net)))))),
       el("p", { class: "small" }, `Shoe ${r.shoe_id} · `,
-        el("a", { class: "export", href: `/api/export?round=${r.number}` }, `Export round ${r.number} (.jsonl)`)));
+        el("a", { class: "export", href: `/api/export?round=${r.number}` }, `Export round ${r.number} (.jsonl)`),
+        disputeLinks(r.number)));
     if (state.openRounds.has(r.number)) det.open = true;
     det.addEventListener("toggle", () => det.open ? state.openRounds.add(r.number) : state.openRounds.delete(r.number));
     return el("li", {}, det);
@@ -625,7 +658,35 @@ function coalesced(fn) {
 }
 const refreshTable = coalesced(async () => renderTable(await api("/api/table")));
 const refreshHistory = coalesced(async () => renderHistory(await api(`/api/rounds?size=20&page=${state.historyPage}`)));
-const refreshFigures = coalesced(async () => renderFigures(await api("/api/figures?hours=8")));
+const refreshFigures = coalesced(async () => {
+  renderFigures(await api("/api/figures?hours=8"));
+  await refreshDealers();
+});
+
+// Each dealer's figures are the supervisor's: asked for only with a key, and hidden when it is refused.
+async function refreshDealers() {
+  const table = $("dealers");
+  $("dealer-form").hidden = !state.key || state.keyRejected;
+  if (!state.key || state.keyRejected) { table.hidden = true; supervisorIs(false); return; }
+  let d;
+  try { d = await api("/api/dealers?hours=8"); } catch (e) { table.hidden = true; supervisorIs(false); return; }
+  supervisorIs(true);
+  const rows = d.dealers.map((x) => el("tr", {},
+    el("th", { scope: "row", text: `${x.dealer} (${x.shift})` }), el("td", { text: String(x.rounds) }),
+    el("td", { text: x.rounds_per_hour === null ? "–" : String(x.rounds_per_hour) }),
+    el("td", { text: x.published_rounds_per_hour === null ? "–" : String(x.published_rounds_per_hour) }),
+    el("td", { text: x.hands_per_hour === null ? "–" : String(x.hands_per_hour) }),
+    el("td", { text: x.per_100_rounds.refused === null ? "–" : String(x.per_100_rounds.refused) }),
+    el("td", { text: `${x.weak_shoes} of ${x.shoes}` })));
+  $("dealer-rows").replaceChildren(...rows);
+  table.hidden = false;
+}
+// Whether the key is a supervisor's (the dealers' panel answered it): the history's dispute links follow it.
+function supervisorIs(yes) {
+  if (state.supervisor === yes) return;
+  state.supervisor = yes;
+  if (state.historyBody) renderHistory(state.historyBody);
+}
 const refreshAll = () => Promise.all([refreshTable(), refreshHistory(), refreshFigures()]);
 
 function note(e) {
@@ -839,6 +900,28 @@ document.addEventListener("click", (ev) => {
   if (a) download(a, ev);
 });
 
+// The pit signs a dealer in (a badge's id typed or scanned into the box) and out.
+async function dealerDuty(body, done) {
+  try {
+    await api("/api/actions", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+    $("action-msg").textContent = done;
+    $("dealer-id").value = "";
+  } catch (e) { $("action-msg").textContent = `Could not change the dealer on duty: ${e.message}`; }
+  refreshTable(); refreshDealers();
+}
+$("dealer-form").addEventListener("submit", (ev) => {
+  ev.preventDefault();
+  const id = $("dealer-id").value.trim();
+  if (id) dealerDuty({ type: "dealer_in", dealer: id }, `Dealer ${id} signed in`);
+});
+$("dealer-out").addEventListener("click", () => dealerDuty({ type: "dealer_out" }, "Dealer signed out"));
+
+$("history").addEventListener("click", (e) => {
+  const a = e.target.closest && e.target.closest("a[data-dispute]");
+  if (!a) return;
+  e.preventDefault();
+  openDispute(a);
+});
 $("hist-newer").addEventListener("click", () => { state.historyPage = Math.max(1, state.historyPage - 1); refreshHistory(); });
 $("hist-older").addEventListener("click", () => { state.historyPage += 1; refreshHistory(); });
 

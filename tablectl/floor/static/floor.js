@@ -86,6 +86,7 @@ function tile(t) {
       " ", el("span", { class: "muted", "data-testid": "round" }, t.round ? `round ${t.round}` : (t.rounds_played !== null && t.rounds_played !== undefined ? `${t.rounds_played} played` : ""))),
     el("div", { class: "pen", title: "shoe penetration" }, el("div", { style: `width:${pen || 0}%` })),
     el("dl", {},
+      fact("Dealer", t.dealer_on_duty, "dealer-on-duty"),
       fact("Shoe", pen === null ? null : pen + " %", "penetration"),
       fact("Rounds/h", whole(t.rounds_per_hour), "rph"),
       fact("Hands/h", whole(t.hands_per_hour), "hph"),

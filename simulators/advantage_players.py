@@ -1,0 +1,410 @@
+"""Simulated players for the advantage-play evidence (issue 26, part 2), played through the real engine.
+
+Each seat of a `Table` in memory holds a `SimPlayer`: it chooses its bet between rounds (or sits the
+round out), its play for the hand in turn and its insurance, from what a player at the table can know:
+the cards dealt face up (`Seen`, the Hi-Lo count it keeps), and, for the two cheats, one thing more
+(the hole card; the next card out). `play_session` deals seeded rounds through `Table.apply`, every
+event through `controller.protection.advantage.feed` when a book is given, so the evidence comes from
+the same record a journal replay gives.
+
+The players:
+
+* `FlatBettor`: basic strategy (the project's, `simulators.strategy`), one minimum bet every round;
+* `Counter`: Hi-Lo, betting 2 x (true count - 1) minimum bets, between 1 and its spread (12), playing the
+  index plays of `INDEX_PLAYS` (insurance at +3, 16 v 10 stand at 0, ...); with ``wong``: a 1-8 spread,
+  sitting out each new shoe until the true count reaches +1 and leaving when it falls below 0;
+* `Casual`: an ordinary player, basic strategy with 5 % of decisions at random, bets that change now
+  and then (1 to 5 minimums, kept for a while), insurance now and then, breaks of a few rounds;
+* `Parlay`: basic strategy, doubling its bet after a win (up to 8 minimums), back to one after a loss;
+* `HoleCarder`: flat bets, basic strategy except where the hole card (seen by a flashing dealer) says
+  otherwise (`hole_deviation`);
+* `EdgeSorter`: bets 10 minimums when the next card out (its own first card, from box 1) is an ace or a
+  ten, one otherwise.
+
+Pure and seeded: the caller passes the `random.Random`; no clock.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from controller import events as ev
+from controller.cards import ALL_CARDS, Card
+from controller.effects import CardPlaced, Effect, HoleCardTurned
+from controller.engine import Phase, Table
+from controller.hand import Outcome
+from controller.legality import Action
+from controller.protection.advantage import AdvantageBook, feed, hole_deviation, hole_makes_right, index_play
+from controller.rules import RuleProfile
+
+from .strategy import BasicStrategy, strategy_for
+
+HI_LO = (0, -1, 1, 1, 1, 1, 1, 0, 0, 0, -1)  # by value, ace = 1, tens = 10
+
+
+class Seen:
+    """The count a player keeps: Hi-Lo over the cards dealt face up (a hole card once turned, no burn)."""
+
+    def __init__(self) -> None:
+        self.running = 0
+        self.seen = 0
+        self.size = 312
+
+    def shuffle(self, size: int) -> None:
+        """A new shoe of ``size`` cards."""
+        self.running, self.seen, self.size = 0, 0, size
+
+    def effects(self, effects: list[Effect]) -> None:
+        """Count the cards the effects show."""
+        for e in effects:
+            if isinstance(e, CardPlaced) and e.to in ("box", "dealer", "held") and not e.face_down:
+                self._see(e.card)
+            elif isinstance(e, HoleCardTurned):
+                self._see(e.card)
+
+    def _see(self, code: str) -> None:
+        rank = code[0]
+        value = 1 if rank == "A" else 10 if rank in "TJQK" else int(rank)
+        self.running += HI_LO[value]
+        self.seen += 1
+
+    @property
+    def true_count(self) -> float:
+        """Running count per deck not yet seen."""
+        return self.running / (max(self.size - self.seen, 1) / 52)
+
+    @property
+    def floored(self) -> int:
+        """The true count floored, as Hi-Lo players compare it with an index."""
+        return math.floor(self.true_count)
+
+
+@dataclass(frozen=True, slots=True)
+class Hand:
+    """The hand in turn, as its player sees it (``hole``: the dealer's face-down card, for a hole-carder only)."""
+
+    values: list[int]
+    up: int
+    hole: int | None
+    legal: list[Action]
+    hands_in_box: int
+    split_hand: bool
+
+    @property
+    def hard(self) -> int:
+        """The hand's total with every ace counted 1."""
+        return sum(self.values)
+
+    @property
+    def soft(self) -> bool:
+        """An ace counts 11."""
+        return 1 in self.values and self.hard + 10 <= 21
+
+
+@dataclass
+class SimPlayer:
+    """A seat's player: basic strategy and one minimum bet unless a subclass knows better."""
+
+    name: str
+    strategy: BasicStrategy
+    rng: random.Random
+
+    def bet(self, seen: Seen, next_card: Card) -> int:
+        """Minimum bets to stake on the next round (0: sit it out)."""
+        return 1
+
+    def basic(self, hand: Hand) -> Action:
+        """Basic strategy's play, always a legal one."""
+        action = self.strategy.decide(hand.values, hand.up, can_double=Action.DOUBLE in hand.legal,
+                                      can_split=Action.SPLIT in hand.legal, can_surrender=Action.SURRENDER in hand.legal,
+                                      hands_in_box=hand.hands_in_box, is_split_hand=hand.split_hand)
+        return Action.STAND if action is Action.HIT and Action.HIT not in hand.legal else action
+
+    def play(self, hand: Hand, seen: Seen) -> Action:
+        """The play for the hand in turn."""
+        return self.basic(hand)
+
+    def insure(self, seen: Seen) -> bool:
+        """Take insurance (even money with a blackjack)."""
+        return False
+
+    def settled(self, net: int) -> None:
+        """The round's result for this seat, in cents."""
+
+
+class FlatBettor(SimPlayer):
+    """Basic strategy, one minimum bet a round."""
+
+
+@dataclass
+class Counter(SimPlayer):
+    """Hi-Lo: bets by the true count, plays the index plays, insures at +3; ``wong``: enters and leaves by it."""
+
+    spread: int = 12
+    wong: bool = False
+    inside: bool = False
+
+    def bet(self, seen: Seen, next_card: Card) -> int:
+        """2 x (true count - 1) minimum bets between 1 and the spread; a wonger sits out under +1 until in."""
+        tc = seen.floored
+        if self.wong:
+            if seen.seen == 0:
+                self.inside = False  # a new shoe: back-count it from the top
+            if not self.inside and tc >= 1:
+                self.inside = True
+            elif self.inside and seen.true_count < 0:
+                self.inside = False
+            if not self.inside:
+                return 0
+        return max(1, min(self.spread, 2 * (tc - 1)))
+
+    def play(self, hand: Hand, seen: Seen) -> Action:
+        """Basic strategy, but the index play where one covers the hand (a pair basic strategy splits is split)."""
+        basic = self.basic(hand)
+        if hand.soft or basic is Action.SPLIT:
+            return basic
+        index = index_play(hand.hard, hand.up)
+        if index is None or (index.two_cards and (len(hand.values) != 2 or Action.DOUBLE not in hand.legal)):
+            return basic
+        play = Action(index.above if seen.floored >= index.threshold else index.below)
+        return Action.STAND if play is Action.HIT and Action.HIT not in hand.legal else play
+
+    def insure(self, seen: Seen) -> bool:
+        """Insurance at a true count of +3 or more (the first index play)."""
+        return seen.floored >= 3
+
+
+@dataclass
+class Casual(SimPlayer):
+    """An ordinary player: basic strategy with a few random plays, bets that wander, breaks."""
+
+    random_play: float = 0.05
+    level: int = 1
+    away: int = 0
+
+    def bet(self, seen: Seen, next_card: Card) -> int:
+        """Keep the bet most rounds, change it now and then; now and then a break of 3 to 30 rounds."""
+        if self.away > 0:
+            self.away -= 1
+            return 0
+        if self.rng.random() < 0.02:
+            self.away = self.rng.randint(3, 30)
+            return 0
+        if self.rng.random() < 0.25:
+            self.level = self.rng.randint(1, 5)
+        return self.level
+
+    def play(self, hand: Hand, seen: Seen) -> Action:
+        """Basic strategy, or a random legal play."""
+        if self.rng.random() < self.random_play:
+            return self.rng.choice(hand.legal)
+        return self.basic(hand)
+
+    def insure(self, seen: Seen) -> bool:
+        """Insures one time in ten."""
+        return self.rng.random() < 0.1
+
+
+@dataclass
+class Parlay(SimPlayer):
+    """Doubles the bet after a win (to 8 minimums), back to one after a loss, the same after a push."""
+
+    level: int = 1
+
+    def bet(self, seen: Seen, next_card: Card) -> int:
+        """The progression's bet."""
+        return self.level
+
+    def settled(self, net: int) -> None:
+        """Press after a win, back to one after a loss."""
+        if net > 0:
+            self.level = min(self.level * 2, 8)
+        elif net < 0:
+            self.level = 1
+
+
+class HoleCarder(SimPlayer):
+    """Flat bets; basic strategy unless the hole card makes a deviation right."""
+
+    def play(self, hand: Hand, seen: Seen) -> Action:
+        """Stand on a stiff against a dealer stiff, hit a hard 17+ against a dealer who stands above it."""
+        basic = self.basic(hand)
+        if hand.hole is None or hand.soft or basic not in (Action.HIT, Action.STAND):
+            return basic
+        deviation = hole_deviation(hand.hard, hand.up)
+        if deviation is not None and hole_makes_right(deviation, hand.hard, hand.up, hand.hole):
+            play = Action(deviation)
+            return play if play in hand.legal or play is Action.STAND else basic
+        return basic
+
+
+class EdgeSorter(SimPlayer):
+    """Ten minimum bets when the next card out is an ace or a ten (sits in box 1: that card is its own)."""
+
+    def bet(self, seen: Seen, next_card: Card) -> int:
+        """Big when the first card is good."""
+        return 10 if next_card.value in (1, 10) else 1
+
+
+class SimShoe:
+    """A shoe shuffled in full at each shuffle (so the next card can be peeked), with its cut card."""
+
+    def __init__(self, rules: RuleProfile, rng: random.Random) -> None:
+        self.rules, self.rng = rules, rng
+        self.cards = [card for card in ALL_CARDS for _ in range(rules.decks)]
+        self.next = 0
+        self.cut_at = 0
+        self.count = 0
+
+    def shuffle(self) -> str:
+        """Shuffle every card back in and place the cut card; the shoe's id."""
+        self.rng.shuffle(self.cards)
+        size = len(self.cards)
+        self.cut_at = self.rng.randint(int(self.rules.cut_card_min * size), int(self.rules.cut_card_max * size))
+        self.next = 0
+        self.count += 1
+        return f"adv-{self.count}"
+
+    def peek(self) -> Card:
+        """The next card out."""
+        return self.cards[self.next]
+
+    def draw(self) -> Card:
+        """Deal the next card."""
+        card = self.cards[self.next]
+        self.next += 1
+        return card
+
+
+@dataclass
+class Session:
+    """One table's seats and the rounds it played.
+
+    ``book``: every event is booked in it as it is applied. ``submit``: the way events reach ``table``
+    when not straight to ``Table.apply`` (a journal's authority: its ``table`` then), returning the effects.
+    """
+
+    rules: RuleProfile
+    seats: dict[int, SimPlayer]
+    book: AdvantageBook | None = None
+    unit: Decimal = Decimal(10)
+    rounds: int = 0
+    table: Table = field(default_factory=lambda: Table())
+    submit: Callable[[ev.Event], list[Effect]] | None = None
+
+    def __post_init__(self) -> None:
+        if self.submit is None:
+            self.table = Table(self.rules)
+
+
+def play_session(session: Session, rounds: int, rng: random.Random,
+                 after_round: Callable[[int], None] | None = None) -> Session:
+    """Deal ``rounds`` more rounds (voids do not count) at ``session``'s table; ``after_round`` is told the count
+    of rounds after each. Some seat must bet every round (a player who always does keeps the table dealing)."""
+    rules, table, seats, book = session.rules, session.table, session.seats, session.book
+    shoe = SimShoe(rules, rng)
+    seen = Seen()
+    unit = session.unit
+    max_units = int(rules.table_max / unit)
+
+    submit = session.submit
+
+    def apply(event: ev.Event) -> list[Effect]:
+        if submit is not None:
+            effects = submit(event)
+        else:
+            effects = feed(book, table, event) if book is not None else table.apply(event)
+        seen.effects(effects)
+        return effects
+
+    def shuffle() -> None:
+        apply(ev.Shuffle(shoe_id=shoe.shuffle()))
+        seen.shuffle(len(shoe.cards))
+
+    def draw() -> None:
+        if shoe.next == shoe.cut_at:
+            apply(ev.CutCardOut())
+        if shoe.next == len(shoe.cards):
+            shuffle()  # a single deck ran out in the round: a new one goes in and the round goes on
+        apply(ev.CardDrawn(card=shoe.draw()))
+
+    target = session.rounds + rounds
+    while session.rounds < target:
+        if table.phase is Phase.WAITING_FOR_SHUFFLE:
+            shuffle()
+        stakes: dict[int, int] = {}
+        for box, player in sorted(seats.items()):
+            units = min(player.bet(seen, shoe.peek()), max_units)
+            if units > 0:
+                apply(ev.PlaceBet(box=box, amount=unit * units, player=player.name))
+                stakes[box] = units
+        if not stakes:
+            raise ValueError("no seat bet: seat a player who always bets to keep the table dealing")
+        number = table.rounds_played + 1
+        while not (table.round is None and table.rounds_played == number):
+            phase = table.phase
+            r = table.round
+            if (phase is Phase.PLAYERS or phase is Phase.SURRENDER) and r is not None:
+                hand = r.hand
+                if len(hand.cards) < 2 or hand.doubled:
+                    draw()
+                    continue
+                assert hand.box is not None
+                player = seats[hand.box.number]
+                hole = (r.dealer.cards[1].value if isinstance(player, HoleCarder) and table.dealer_card_closed
+                        else None)
+                legal = table.legal_actions()
+                action = player.play(Hand([c.value for c in hand.cards], r.dealer.cards[0].value, hole, legal,
+                                          len(hand.box.hands), hand.from_split), seen)
+                if action is Action.HIT:
+                    draw()
+                else:
+                    apply({Action.STAND: ev.Stand(), Action.DOUBLE: ev.Double(), Action.SPLIT: ev.Split(),
+                           Action.SURRENDER: ev.Surrender()}[action])
+            elif phase is Phase.INSURANCE and r is not None:
+                for offered in r.boxes:
+                    if not seats[offered.number].insure(seen):
+                        continue
+                    if offered.hands[0].is_blackjack:
+                        if rules.even_money:
+                            apply(ev.EvenMoney(box=offered.number))
+                    elif rules.insurance and offered.bet % 2 == 0:
+                        apply(ev.Insure(box=offered.number, amount=Decimal(offered.bet // 2) / 100))
+                apply(ev.CloseInsurance())
+            else:
+                draw()
+        settled = table.previous
+        assert settled is not None
+        for played in settled.boxes:
+            net = sum(h.net or 0 for h in played.hands) + (played.insurance_net or 0)
+            seats[played.number].settled(net if not any(h.outcome is Outcome.VOID for h in played.hands) else 0)
+        session.rounds += 1
+        if after_round is not None:
+            after_round(session.rounds)
+    return session
+
+
+PLAYERS: dict[str, Callable[[str, BasicStrategy, random.Random], SimPlayer]] = {
+    "flat": FlatBettor,
+    "counter": Counter,
+    "wonger": lambda name, s, rng: Counter(name, s, rng, spread=8, wong=True),
+    "casual": Casual,
+    "parlay": Parlay,
+    "hole-carder": HoleCarder,
+    "edge-sorter": EdgeSorter,
+}
+
+
+def seat(rules: RuleProfile, kinds: dict[int, str], rng: random.Random, book: AdvantageBook | None = None,
+         table: Table | None = None, submit: Callable[[ev.Event], list[Effect]] | None = None) -> Session:
+    """A session with ``kinds`` (box -> a name of `PLAYERS`) at the table, each player named after its kind;
+    ``table`` and ``submit``: a table the events reach through ``submit`` (a journal's authority)."""
+    strategy = strategy_for(rules)
+    seats = {box: PLAYERS[kind](kind, strategy, random.Random(rng.random())) for box, kind in kinds.items()}
+    if table is not None and submit is not None:
+        return Session(rules, seats, book, table=table, submit=submit)
+    return Session(rules, seats, book)

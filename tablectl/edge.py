@@ -1,0 +1,123 @@
+"""The exact edge of the next round on the live table, for surveillance (issue 27, part 2).
+
+After each round settles, and when a new shoe comes in, the cards left in the shoe go to a worker
+process that runs the exact analyser (`simulators.exact.analyse`, basic strategy, ~0.03 s for a full
+6-deck shoe once its hands are built). The service never waits for it: `EdgeWorker.handle` is an
+output (called after the commit, in the writer's loop) that only copies the counts and submits them;
+the answer lands in `latest` from the pool's thread. A card's latency does not move
+(`benchmarks/latency.py --edge`).
+
+Only blackjack has an exact analyser; at a club table the worker does nothing. The figure goes to
+surveillance only: the supervisor's `GET /api/edge` and the fleet's surveillance feed, beside the Hi-Lo
+count; never the table's view, so the pit's screens and the dealer do not show it.
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import os
+import threading
+from concurrent.futures import CancelledError, Future, ProcessPoolExecutor
+from typing import Any
+
+from controller.engine import Table
+from controller.protection.shoes import count_of_remaining
+from controller.rules import Rules
+
+log = logging.getLogger(__name__)
+
+# Hi-Lo's rule of thumb the research we have fits to the exact edge (player's side, per cent of the bet):
+# -0.36 % + 0.57 % per true count (residual sd 0.39 %); printed beside the exact figure for comparison.
+HI_LO_BASE, HI_LO_SLOPE = -0.36, 0.57
+
+
+def counts_by_value(remaining_by_rank: dict[str, int]) -> list[int]:
+    """The analyser's composition (aces first, tens last) from the cards left by rank."""
+    counts = [0] * 10
+    for rank, n in remaining_by_rank.items():
+        value = 1 if rank == "A" else 10 if rank in "TJQK" else int(rank)
+        counts[value - 1] += n
+    return counts
+
+
+def _lower_priority() -> None:
+    """In the worker process, first: the lowest priority but one, so that the writer (and a card's latency)
+    always comes first on a Pi's few cores."""
+    try:
+        os.nice(10)
+    except OSError:  # not allowed here: the figure is still computed, at the same priority
+        pass
+
+
+def _player_edge(rules: Rules, counts: list[int]) -> float:
+    """In the worker process: the player's expectation of the next round, per unit of initial bet."""
+    from simulators.exact import analyse
+
+    return analyse(rules, counts).ev  # type: ignore[arg-type]  # a blackjack table's rules are a RuleProfile
+
+
+class EdgeWorker:
+    """Computes the next round's exact edge off the writer's path; `latest` is the newest answer."""
+
+    def __init__(self, workers: int = 1) -> None:
+        self._workers = workers
+        self._pool: ProcessPoolExecutor | None = None  # started with the first round: a table that deals none pays nothing
+        self._closed = False
+        self._lock = threading.Lock()
+        self._asked: tuple[str, int] | None = None  # (shoe, cards dealt) last submitted
+        self._latest: dict[str, Any] | None = None
+        self.failures = 0
+
+    @property
+    def latest(self) -> dict[str, Any] | None:
+        """The newest exact edge: shoe, round it precedes, cards left, exact and Hi-Lo figures (None yet)."""
+        with self._lock:
+            return None if self._latest is None else dict(self._latest)
+
+    def handle(self, effects: list[Any], table: Table) -> None:
+        """Output hook: between rounds, submit the cards left when they changed since the last submission."""
+        shoe = table.shoe
+        if table.rules.game != "blackjack" or shoe is None or table.round is not None or table.held:
+            return
+        asked = (shoe.shoe_id, shoe.dealt + shoe.burned)
+        if asked == self._asked:
+            return
+        self._asked = asked
+        remaining = shoe.remaining_by_rank()
+        counts = counts_by_value(remaining)
+        running, true = count_of_remaining(remaining, table.rules.pack)
+        about = {"shoe": shoe.shoe_id, "next_round": table.rounds_played + 1, "cards_left": sum(counts),
+                 "running_count": running, "true_count": true,
+                 "hi_lo_estimate_pct": round(HI_LO_BASE + HI_LO_SLOPE * true, 3)}
+        if self._closed:
+            return
+        if self._pool is None:
+            # spawn, not fork: the service's process has threads (the shoe's port, the pool's own), and a
+            # forked child could inherit a lock held by one of them.
+            self._pool = ProcessPoolExecutor(max_workers=self._workers, initializer=_lower_priority,
+                                             mp_context=multiprocessing.get_context("spawn"))
+        try:
+            future = self._pool.submit(_player_edge, table.rules, counts)
+        except RuntimeError:  # the pool is shut down (the service is stopping)
+            return
+        future.add_done_callback(lambda f: self._done(f, about))
+
+    def _done(self, future: Future[float], about: dict[str, Any]) -> None:
+        try:
+            ev = future.result()
+        except CancelledError:  # the service is stopping
+            return
+        except Exception as exc:  # a shoe the analyser cannot play out, or the worker died: said, not raised
+            self.failures += 1
+            log.warning("exact edge of shoe %s not computed: %s", about["shoe"], exc)
+            return
+        result = {**about, "player_edge_pct": round(100 * ev, 4), "house_edge_pct": round(-100 * ev, 4)}
+        with self._lock:  # one worker answers in the order asked: the last answer is the newest
+            self._latest = result
+
+    def close(self) -> None:
+        """Stop the worker (a job in flight is dropped)."""
+        self._closed = True
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
