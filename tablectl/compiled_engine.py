@@ -13,7 +13,8 @@ any edit of ``controller/`` or ``simulators/`` the pure engine runs, and `tablec
 why, until the build is made again: never old compiled code in place of the sources.
 
 Where: ``<venv>/tablectl-compiled`` (the venv of the Python running: ``.venv/`` for the README's
-commands, a release's venv on the Pi), or the directory ``TABLECTL_COMPILED`` names.
+commands, a release's venv on the Pi), or the directory ``TABLECTL_COMPILED`` names. Every build is
+also kept by its stamp in a cache (`cache_dir`), so the same sources are built once on a machine.
 ``TABLECTL_ENGINE=pure`` runs the pure engine and builds nothing.
 
     python -m tablectl.compiled_engine ensure --by scripts/_venv.sh   # build if not current (install steps)
@@ -254,13 +255,71 @@ def build(target: Path, by: str = DEFAULT_BY, log: Path | None = None) -> float:
         "stamp": stamp, "python": python_identity(), "modules": MODULES, "by": by,
         "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "seconds": round(seconds, 1),
     }, indent=1) + "\n")
+    _put_in_place(work, target)
+    _keep(target, stamp)
+    return seconds
+
+
+def _put_in_place(work: Path, target: Path) -> None:
+    """``work`` becomes ``target``, replacing what was there (a reader sees the old build or the new one)."""
     old = target.parent / f".{target.name}.old"
     shutil.rmtree(old, ignore_errors=True)
     if target.exists():
         target.rename(old)
     work.rename(target)
     shutil.rmtree(old, ignore_errors=True)
-    return seconds
+
+
+# ------------------------------------------------------------------------------------------------ the cache
+CACHE_KEEP = 4  # builds kept in the cache, the most recently made or used
+
+
+def cache_dir() -> Path:
+    """Builds kept by their stamp (TABLECTL_COMPILED_CACHE, else ~/.cache/tablectl/compiled).
+
+    The stamp is the whole of what a build is made from, so a build found under it is the one a build
+    would make: the same sources are never built twice on a machine (the checkout's venv, then the
+    release install.sh makes from it, or a Pi's next release when only tablectl/ changed).
+    """
+    named = os.environ.get("TABLECTL_COMPILED_CACHE")
+    if named:
+        return Path(named)
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "tablectl" / "compiled"
+
+
+def _keep(build: Path, stamp: str) -> None:
+    """Copy a new build into the cache, and drop all but the CACHE_KEEP most recent (never an error: a cache)."""
+    cache = cache_dir()
+    try:
+        cache.mkdir(parents=True, exist_ok=True)
+        if not (cache / stamp).is_dir():
+            tmp = cache / f".{stamp}.{os.getpid()}"
+            shutil.copytree(build, tmp)
+            tmp.rename(cache / stamp)
+        kept = sorted((d for d in cache.iterdir() if not d.name.startswith(".")), key=lambda d: d.stat().st_mtime)
+        for stale in kept[:-CACHE_KEEP]:
+            shutil.rmtree(stale, ignore_errors=True)
+    except OSError:
+        pass
+
+
+def _from_cache(target: Path, stamp: str, by: str) -> Path | None:
+    """Put the cached build of ``stamp`` at ``target``; the cache's entry, or None when it has none."""
+    cached = cache_dir() / stamp
+    built = _read(cached / STAMP)
+    if built is None or built.get("stamp") != stamp:
+        return None
+    work = target.parent / f".{target.name}.new"
+    shutil.rmtree(work, ignore_errors=True)
+    try:
+        shutil.copytree(cached, work)
+    except OSError:
+        shutil.rmtree(work, ignore_errors=True)
+        return None
+    (work / STAMP).write_text(json.dumps({**built, "by": by, "copied_from": str(cached)}, indent=1) + "\n")
+    _put_in_place(work, target)
+    os.utime(cached)  # used: kept longer
+    return cached
 
 
 def _not_built(target: Path, why: str, by: str, stamp: str, failed: bool) -> None:
@@ -284,6 +343,9 @@ def ensure(target: Path, by: str = DEFAULT_BY) -> str:
         if status(target).current:
             return ""
         stamp = sources_stamp(package_dirs(target))
+        cached = _from_cache(target, stamp, by)
+        if cached is not None:
+            return f"compiled engine: the build of these very sources copied from {cached} into {target}"
         why = missing_tools()
         note = _read(target / NOT_BUILT) or {}
         if note.get("stamp") == stamp and (note.get("failed") or note.get("why") == why):

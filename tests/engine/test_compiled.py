@@ -1,8 +1,9 @@
 """The compiled engine (mypyc) gives exactly the pure-Python engine's results, and `tablectl simulate` runs it.
 
 The build is the installed one (scripts/_venv.sh makes it in the venv) when it is current for these
-sources, so `./scripts/test` builds once; otherwise (an edit since, or another checkout's venv) it
-is built here into a temporary directory, about a minute, and the time is printed (`-s`). The
+sources, so `./scripts/test` builds once; otherwise (an edit since, or another checkout's venv) the
+cache's build of these sources, or one built here into a temporary directory, about a minute, with
+its time printed (`-s`). The
 scenario, snapshot and protection tests then run again against it, and simulations of every
 profile print the same figures both ways, through the library and through the command.
 """
@@ -26,14 +27,15 @@ pytestmark = pytest.mark.long
 
 @pytest.fixture(scope="module")
 def compiled(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A current build: the installed one, else one built now."""
+    """A current build: the installed one, else the cache's build of these sources, else one built now."""
     found = compiled_engine.status()
     if found.current:
         print(f"\nthe installed compiled build: {found.path}")
         return found.path
     target = tmp_path_factory.mktemp("compiled") / "build"
-    seconds = compiled_engine.build(target, log=target.parent / "build.log")
-    print(f"\ncompiled engine built for these tests in {seconds:.0f} s (the installed one: {found.why})")
+    line = compiled_engine.ensure(target, by="tests/engine/test_compiled.py")
+    assert compiled_engine.status(target).current, line  # (a build that failed, or no compiler: the line says)
+    print(f"\n{line} (the installed one: {found.why})")
     return target
 
 

@@ -20,6 +20,12 @@ from tablectl import compiled_engine
 ROOT = Path(__file__).resolve().parents[2]
 
 
+@pytest.fixture(autouse=True)
+def _own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cache of builds of the test's own: the machine's may hold a real build of these very sources."""
+    monkeypatch.setenv("TABLECTL_COMPILED_CACHE", str(tmp_path / "cache"))
+
+
 def _fake_build(path: Path, stamp: str) -> Path:
     """A build directory whose engine would fail on import, with this stamp."""
     (path / "controller").mkdir(parents=True)
@@ -121,3 +127,30 @@ def test_a_torn_stamp_is_no_build(tmp_path: Path) -> None:
     (torn / compiled_engine.STAMP).write_text('{"stamp": "ab')
     out = _simulate({"TABLECTL_COMPILED": str(torn)})
     assert out.returncode == 0 and "; engine: pure Python (no compiled build; " in out.stdout, out.stdout + out.stderr
+
+
+def test_the_caches_build_of_these_sources_is_copied_not_built_again(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    stamp = compiled_engine.sources_stamp(compiled_engine.package_dirs())
+    _fake_build(tmp_path / "cache" / stamp, stamp)
+    _fake_build(tmp_path / "cache" / ("1" * 64), "1" * 64)  # another state of the sources: not this one's
+    monkeypatch.delenv("TABLECTL_ENGINE", raising=False)
+    monkeypatch.setattr(compiled_engine, "missing_tools", lambda: "no C compiler (a copy needs none)")
+    monkeypatch.setattr(compiled_engine, "build", lambda *a, **k: pytest.fail("built again"))
+    target = tmp_path / "venv" / "tablectl-compiled"
+    line = compiled_engine.ensure(target, by="deploy/install.sh")
+    assert line == (f"compiled engine: the build of these very sources copied from {tmp_path / 'cache' / stamp} "
+                    f"into {target}")
+    found = compiled_engine.status(target)
+    assert found.current and found.by == "deploy/install.sh"
+    assert (target / "controller" / "__init__.py").read_text().startswith("raise ImportError")  # that very build
+    assert compiled_engine.ensure(target) == ""
+
+
+def test_a_new_build_goes_to_the_cache_which_keeps_the_latest(tmp_path: Path) -> None:
+    for n in range(compiled_engine.CACHE_KEEP + 2):
+        build = _fake_build(tmp_path / f"build{n}", str(n) * 64)
+        compiled_engine._keep(build, str(n) * 64)
+        os.utime(tmp_path / "cache" / (str(n) * 64), (1_000_000 + n, 1_000_000 + n))  # made in this order
+    kept = sorted(d.name[0] for d in (tmp_path / "cache").iterdir())
+    assert kept == [str(n) for n in range(2, compiled_engine.CACHE_KEEP + 2)]
