@@ -14,7 +14,11 @@ import os
 import sys
 import time
 
-sys.path.append(os.path.join(os.path.dirname(__file__), ".."))  # after PYTHONPATH: a compiled build wins
+sys.path.append(os.path.join(os.path.dirname(__file__), ".."))  # the checkout, when it is not installed
+
+from tablectl.compiled_engine import use_compiled_engine  # noqa: E402
+
+ENGINE = use_compiled_engine()  # as `tablectl simulate`: the compiled build when it is current (said below)
 
 from controller.rules import build_rules  # noqa: E402
 from simulators.club_simulate import simulate_club  # noqa: E402
@@ -31,6 +35,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.rounds < 1 or args.workers < 1:
         parser.error("--rounds and --workers must be at least 1")
+    print(f"engine: {ENGINE.describe()}")
     for profile in ("club-21", "club-21-36"):
         rules = build_rules(profile)
         for rule in ("below-17", "cards-3"):

@@ -15,7 +15,11 @@ import os
 import sys
 import time
 
-sys.path.append(os.path.join(os.path.dirname(__file__), ".."))  # after PYTHONPATH: a compiled build wins
+sys.path.append(os.path.join(os.path.dirname(__file__), ".."))  # the checkout, when it is not installed
+
+from tablectl.compiled_engine import use_compiled_engine  # noqa: E402
+
+ENGINE = use_compiled_engine()  # as `tablectl simulate`: the compiled build when it is current (said below)
 
 from controller.rules import build_rules, profiles  # noqa: E402
 from simulators.simulate import default_workers, simulate  # noqa: E402
@@ -29,6 +33,7 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=default_workers())
     parser.add_argument("--profile", action="append", choices=sorted(profiles("blackjack")), help="only these (repeatable)")
     args = parser.parse_args()
+    print(f"engine: {ENGINE.describe()}")
     print(f"{'profile':<18} {'simulated %':>12} {'± s.e.':>8} {'exact %':>9} {'z':>6} {'rounds':>10} "
           f"{'seconds':>8} {'rounds/s':>9}", flush=True)
     for name in args.profile or profiles("blackjack"):

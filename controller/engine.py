@@ -82,7 +82,9 @@ class Table:
         """A table by `rules` (ru-standard by default), waiting for its first shuffle.
 
         ``shoes_watched``: the shoes the protection watch keeps (the one in play and the one before
-        it); None keeps every shoe, for a report over a whole journal (`tablectl protect report`).
+        it); None keeps every shoe, for a report over a whole journal (`tablectl protect report`); 0
+        watches none, for a simulation: its shoe is shuffled fairly by construction, and the watch (every
+        card against the last shoe's orders, every shuffle scored) would be most of its time.
         """
         self.rules: Rules = rules or build_rules("ru-standard")
         self._use_game(GAMES[self.rules.game])
@@ -107,6 +109,7 @@ class Table:
         self.gate_held = False  # a supervisor holds the shoe's gate shut, whatever the table's state
         self.link_up = False  # a smart shoe is connected: it, not a person, starts each new shoe
         self.shoe_watch = ShoeWatch(keep=shoes_watched)  # game protection: false and weak shuffles
+        self._watching = shoes_watched != 0
         self.dealer_on_duty: str | None = None  # who deals (dealer_in), and since when: every round has one dealer
         self.dealer_since: datetime | None = None
         self._fx: list[Effect] = []
@@ -156,7 +159,8 @@ class Table:
         at = event.at
         if at is not None:
             self._advance_time(at)
-        self._watch_shoe(event, fx)
+        if self._watching:
+            self._watch_shoe(event, fx)
         phase = self.phase
         locked = (self.gate_held or phase is Phase.ATTENTION or phase is Phase.WAITING_FOR_SHUFFLE
                   or (bool(self.alerts) and self._alert_locks()))

@@ -14,6 +14,7 @@
 #   --rollback [ID]   switch current back to the previous release (or to releases/ID)
 #   --no-start        install and enable, but do not (re)start the service
 #   --keep N          releases kept besides current and previous (default 1)
+#   --no-compile      build no compiled engine (tablectl simulate then runs the pure-Python one)
 #   --python PATH     interpreter for the venv (default /usr/bin/python3)
 # For tests and image building:
 #   --root DIR        prefix every path with DIR (a throwaway root)
@@ -24,6 +25,9 @@
 # lgpio (pin_factory = "lgpio"): the OS's python3-lgpio where its archive has it (Raspberry
 # Pi OS), else the wheel pinned in requirements.lock (aarch64, CPython 3.9-3.12), else a
 # warning saying so; never an lgpio without its functions.
+# The compiled engine (tablectl simulate's; the service runs the pure one): built into the release's
+# venv where a C compiler and the Python headers are present (none is installed here: a table needs
+# no compiler), with mypy from deploy/compile-requirements.lock kept out of the venv; else one line says why.
 set -euo pipefail
 
 SRC="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -36,6 +40,7 @@ ROLLBACK=0
 ROLLBACK_TO=""
 START=1
 KEEP=1
+COMPILE=1
 PYTHON=/usr/bin/python3
 [ -x "$PYTHON" ] || PYTHON="$(command -v python3)"
 
@@ -54,6 +59,7 @@ while [ $# -gt 0 ]; do
             if [ $# -gt 1 ] && [ "${2#--}" = "$2" ]; then ROLLBACK_TO="$2"; shift; fi ;;
         --no-start) START=0 ;;
         --keep) KEEP="$2"; shift ;;
+        --no-compile) COMPILE=0 ;;
         --python) PYTHON="$2"; shift ;;
         -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
         *) die "unknown option $1 (see --help)" ;;
@@ -147,6 +153,34 @@ id_of() {  # id_of passwd|group NAME: numeric id inside $ROOT
 restart_service() {
     if [ "$START" = 0 ]; then say "not started (--no-start): systemctl restart tablectl"; return 0; fi
     live systemctl restart tablectl.service
+}
+
+# compile_engine VENV: tablectl simulate's compiled engine in the venv (tablectl/compiled_engine.py), unless
+# it is current there. mypy (the build's only) goes to a directory of its own, removed after: the venv stays
+# as requirements.lock has it. One line says the build's time, or why there is none (then, and on a build
+# that fails, simulate runs the pure-Python engine and says so; the release is good either way).
+compile_engine() {
+    local py="$1/bin/python" tools="" line
+    local pip=("$py" -m pip --disable-pip-version-check --no-input)
+    if [ "$COMPILE" = 0 ]; then
+        say "compiled engine: not built (--no-compile); tablectl simulate runs the pure-Python engine"
+        return 0
+    fi
+    "$py" -P -m tablectl.compiled_engine status >/dev/null && return 0  # current: nothing to do
+    if "$py" -P -m tablectl.compiled_engine check-tools --no-mypyc >/dev/null; then
+        tools="$(mktemp -d)"
+        if ! "${pip[@]}" install --quiet --no-deps --only-binary=:all: "${WHEELS[@]}" --target "$tools" \
+                -r "$SRC/deploy/compile-requirements.lock" 2>"$tools/pip.err"; then
+            say "WARNING: mypy for the compiled engine (deploy/compile-requirements.lock) did not install:" \
+                "$(grep -m1 'ERROR' "$tools/pip.err" || tail -n1 "$tools/pip.err")"
+        fi
+    fi
+    # (without a compiler or the headers, or without mypy, ensure says which)
+    line="$(PYTHONPATH="$tools" "$py" -P -m tablectl.compiled_engine ensure --by deploy/install.sh)" ||
+        line="compiled engine: the build step failed (above); tablectl simulate runs the pure-Python engine"
+    [ -z "$line" ] || say "$line"
+    [ -z "$tools" ] || rm -rf "$tools"
+    [ ! -d "$1/tablectl-compiled" ] || chmod -R go-w "$1/tablectl-compiled"
 }
 
 release_of() {  # release_of LINK: the release id a symlink points to, or nothing
@@ -250,6 +284,8 @@ source_files() {
         ! -path '*/__pycache__/*' ! -name '*.pyc' ! -name '*.egg-info' | LC_ALL=C sort)
 }
 HASH="$(cd "$SRC" && source_files | xargs -d '\n' sha256sum | sha256sum | cut -c1-12)"
+WHEELS=()  # where pip takes wheels from: PyPI, or the wheelhouse only
+[ -n "$WHEELHOUSE" ] && WHEELS=(--no-index --find-links "$WHEELHOUSE")
 ID="$VERSION-$HASH"
 REL="$OPT/releases/$ID"
 
@@ -259,6 +295,8 @@ if [ -f "$REL/.complete" ]; then
     if [ -x "$REL/venv/bin/python" ] && ! venv_has_lgpio "$REL/venv" && lg="$(system_lgpio)"; then
         link_lgpio "$REL/venv" "$lg"
     fi
+    # a compiler installed since, or a build that is out of date: made now (silent when current)
+    [ ! -x "$REL/venv/bin/python" ] || compile_engine "$REL/venv"
 else
     rm -rf "$REL"
     mkdir -p "$REL"
@@ -279,9 +317,7 @@ else
         # The venv is built where it stays: its scripts name their own path.
         "$PYTHON" -m venv "$REL/venv"
         PIP=("$REL/venv/bin/python" -m pip --disable-pip-version-check --no-input)
-        idx=()
-        [ -n "$WHEELHOUSE" ] && idx=(--no-index --find-links "$WHEELHOUSE")
-        "${PIP[@]}" install --quiet --no-deps --only-binary=:all: "${idx[@]}" \
+        "${PIP[@]}" install --quiet --no-deps --only-binary=:all: "${WHEELS[@]}" \
             -r "$stage/requirements.lock" -r "$SRC/deploy/build-requirements.lock"
         mkdir "$stage/src"
         (cd "$SRC" && source_files | grep -v '^deploy/' | xargs -d '\n' cp --parents -t "$stage/src")
@@ -293,7 +329,7 @@ else
             link_lgpio "$REL/venv" "$SYSTEM_LGPIO"
         elif [ ! -s "$stage/lgpio.txt" ]; then
             say "WARNING: lgpio: no python3-lgpio, and deploy/requirements.lock pins none"
-        elif ! "${PIP[@]}" install --quiet --no-deps --only-binary=:all: "${idx[@]}" \
+        elif ! "${PIP[@]}" install --quiet --no-deps --only-binary=:all: "${WHEELS[@]}" \
                 -r "$stage/lgpio.txt" 2>"$stage/lgpio.err"; then
             say "WARNING: lgpio: no python3-lgpio here, and $(sed 's/ *;.*//' "$stage/lgpio.txt") has no wheel" \
                 "for CPython $pyver on $(uname -m)${WHEELHOUSE:+ in $WHEELHOUSE} (its wheels: aarch64, CPython 3.9-3.12):" \
@@ -313,6 +349,7 @@ else
         rm -rf "$stage"
         "${PIP[@]}" check
         "$REL/venv/bin/python" -c 'import tablectl.cli, tablectl.config, tablectl.sdnotify'
+        compile_engine "$REL/venv"
     fi
     printf 'release=%s\nversion=%s\nbuilt=%s\npython=%s\n' "$ID" "$VERSION" \
         "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$("$PYTHON" -V 2>&1)" > "$REL/release.txt"

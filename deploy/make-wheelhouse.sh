@@ -25,7 +25,7 @@ download() {
         --platform manylinux_2_17_aarch64 --platform manylinux2014_aarch64 --platform linux_aarch64 \
         --python-version "$pyver" --implementation cp -d "$dir" "$@"
 }
-download -r "$tmp/requirements.lock" -r "$here/build-requirements.lock"
+download -r "$tmp/requirements.lock" -r "$here/build-requirements.lock" -r "$here/compile-requirements.lock"
 if [ -s "$tmp/lgpio.txt" ]; then
     if download --quiet -r "$tmp/lgpio.txt" 2>"$tmp/lgpio.err"; then
         echo "make-wheelhouse.sh: $(cat "$tmp/lgpio.txt") included"

@@ -40,12 +40,13 @@ fi
 
 ensure_wheelhouse() {  # $1: the Python the deploy tests run (the venv's)
     local wheels="$ROOT/test-output/wheelhouse" want
-    want="$(cat "$ROOT/deploy/requirements.lock" "$ROOT/deploy/build-requirements.lock" | sha256sum | cut -d' ' -f1) $("$1" -c 'import sys, platform; print(sys.version.split()[0], platform.machine())')"
+    want="$(cat "$ROOT/deploy/requirements.lock" "$ROOT/deploy/build-requirements.lock" "$ROOT/deploy/compile-requirements.lock" | sha256sum | cut -d' ' -f1) $("$1" -c 'import sys, platform; print(sys.version.split()[0], platform.machine())')"
     if [ ! -f "$wheels/.stamp" ] || [ "$(cat "$wheels/.stamp")" != "$want" ]; then
         echo "scripts/test: downloading the pinned wheels to test-output/wheelhouse (for the offline install test)" >&2
         rm -rf "$wheels"
         "$1" -m pip download --quiet --disable-pip-version-check --only-binary=:all: \
-            -r "$ROOT/deploy/requirements.lock" -r "$ROOT/deploy/build-requirements.lock" -d "$wheels"
+            -r "$ROOT/deploy/requirements.lock" -r "$ROOT/deploy/build-requirements.lock" \
+            -r "$ROOT/deploy/compile-requirements.lock" -d "$wheels"
         echo "$want" > "$wheels/.stamp"
     fi
 }

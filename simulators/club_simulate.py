@@ -142,7 +142,7 @@ def play_club_chunk(rules: Any, rounds: int, seed: str, boxes: int = 1, players:
     banker = banker or banker_rule_for(rules)
     banker_draws = _banker_draws(rules, banker, players)
     rng = random.Random(seed)
-    table = Table(rules)
+    table = Table(rules, shoes_watched=0)  # no protection watch: the simulated shoe is fair by construction
     shoe = ClubShoe(rules.pack, rules.decks, rng)
     apply = table.apply
     stake = unit if unit is not None else rules.table_min
@@ -208,7 +208,7 @@ def play_club_chunk(rules: Any, rounds: int, seed: str, boxes: int = 1, players:
         settled = table.previous
         assert settled is not None
         out.count(settled, staked, record)
-    return ClubChunk(**out.__dict__)
+    return out
 
 
 def _banker_draws(rules: Any, banker: BankerRule | OptimalBanker, played: PlayersRule) -> Callable[[Table], bool]:
@@ -242,7 +242,7 @@ def play_club36_chunk(rules: Any, rounds: int, seed: str, boxes: int = 1, player
     """
     banker = banker or banker_rule_for(rules)
     rng = random.Random(seed)
-    table = Table(rules)
+    table = Table(rules, shoes_watched=0)  # no protection watch: the simulated shoe is fair by construction
     game = table.game
     shoe = ClubShoe(rules.pack, rules.decks, rng)
     apply = table.apply
@@ -316,7 +316,7 @@ def play_club36_chunk(rules: Any, rounds: int, seed: str, boxes: int = 1, player
         assert settled is not None
         # A bank too small for the table minimum takes a smaller stake: count what was staked.
         out.count(settled, staked or sum(h.stake for b in settled.boxes for h in b.hands), record)
-    return ClubChunk(**out.__dict__)
+    return out
 
 
 def _chunk_job(job: tuple[Any, int, str, int, PlayersRule, BankerRule | OptimalBanker]) -> ClubChunk:

@@ -114,7 +114,7 @@ def play_chunk(rules: RuleProfile, rounds: int, seed: str, boxes: int = 1, unit:
                record: Callable[[ev.Event], None] | None = None) -> ChunkResult:
     """Play `rounds` rounds on a fresh table and shoe seeded by `seed`; `record` sees every event applied."""
     rng = random.Random(seed)
-    table = Table(rules)
+    table = Table(rules, shoes_watched=0)  # no protection watch: the simulated shoe is fair by construction
     shoe = VirtualShoe(rules, rng)
     deal = shoe.draw
     decide = strategy_for(rules).decide

@@ -47,6 +47,19 @@ def _workers(args: argparse.Namespace, rules: Any) -> int | None:
     return workers
 
 
+def _engine(args: argparse.Namespace, figures: dict[str, Any]) -> str:
+    """Add the engine the command ran to its figures (chosen by `tablectl`, which sets ``args.engine``: compiled
+    or pure, and why pure in ``engine_note``); the words for the text output."""
+    name = getattr(args, "engine", None)
+    if name is None:  # run() called without the command line's choice
+        return ""
+    note = getattr(args, "engine_note", "")
+    figures["engine"] = name
+    if note:
+        figures["engine_note"] = note
+    return "; engine: " + ("compiled (mypyc)" if name == "compiled" else f"pure Python ({note})")
+
+
 def run(args: argparse.Namespace) -> int:
     """Run the simulation of the table's game and print the house edge."""
     try:
@@ -87,12 +100,14 @@ def _run_blackjack(args: argparse.Namespace, rules: Any) -> int:
     finally:
         if bar is not None:
             bar.close()
-    d = result.as_dict()
+    d: dict[str, Any] = dict(result.as_dict())
+    engine = _engine(args, d)
     if args.json:
         print(json.dumps(d))
     else:
         print(f"{rules.name}: {d['rounds']} rounds, house edge {d['house_edge_pct']:.3f}% "
-              f"± {d['stderr_pct']:.3f}% (1 s.e.), {d['rounds_per_second']:.0f} rounds/s on {d['workers']} worker(s)")
+              f"± {d['stderr_pct']:.3f}% (1 s.e.), {d['rounds_per_second']:.0f} rounds/s on {d['workers']} worker(s)"
+              + engine)
     return 0
 
 
@@ -120,7 +135,8 @@ def _run_club(args: argparse.Namespace, rules: Any) -> int:
         return 2
     result = simulate_club(rules, args.rounds, args.seed, boxes=args.boxes, players=players, workers=workers,
                            optimal=optimal)
-    d = result.as_dict()
+    d = dict(result.as_dict())
+    engine = _engine(args, d)
     if args.json:
         print(json.dumps(d))
     else:
@@ -130,7 +146,7 @@ def _run_club(args: argparse.Namespace, rules: Any) -> int:
               f"{d['voids']} void, "
               + (f"{d['pack_outs']} spent-pack rounds, " if rules.game == "club-21" else f"{d['shuffles']} packs, ")
               + f"{d['rounds_per_second']:.0f} rounds/s "
-              f"on {d['workers']} worker(s). These figures hold for these strategies only.")
+              f"on {d['workers']} worker(s){engine}. These figures hold for these strategies only.")
     return 0
 
 

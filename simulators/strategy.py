@@ -139,23 +139,35 @@ class _Situation:
         pair_value = value[c]
         other = (mix - p * pair_value) / (1.0 - p) if p < 1.0 else 0.0
         may_resplit = c != 1 or house.resplit_aces
-
-        @lru_cache(maxsize=None)
-        def count(n_hands: int, pending: int) -> tuple[float, float]:
-            # (expected hands ending with a non-pair card, expected hands ending as an unsplittable pair)
-            if pending == 0:
-                return 0.0, 0.0
-            a_done, p_done = count(n_hands, pending - 1)
-            if may_resplit and n_hands < house.max_hands:
-                a_re, p_re = count(n_hands + 1, pending + 1)
-                return (1 - p) * (a_done + 1) + p * a_re, (1 - p) * p_done + p * p_re
-            return a_done + (1 - p), p_done + p
-
-        non_pair, pairs = count(hands + 1, 2)
+        non_pair, pairs = _split_hands(p, house.max_hands if may_resplit else 0, hands + 1, 2, {})
         ev = non_pair * other + pairs * pair_value
         if self.loss is BlackjackLoss.ORIGINAL:
             ev -= self.p_bj
         return ev
+
+
+def _split_hands(p: float, max_hands: int, n_hands: int, pending: int,
+                 memo: dict[tuple[int, int], tuple[float, float]]) -> tuple[float, float]:
+    """(expected hands ending with a non-pair card, expected hands ending as an unsplittable pair) of a box
+    playing ``n_hands`` hands with ``pending`` still to take their second card, each of which pairs with
+    chance ``p`` and is split again while the box has fewer than ``max_hands`` (0: never)."""
+    # A module function with its memo, not a recursive closure under lru_cache: mypyc 2.4 miscompiles
+    # that (the build of tablectl/compiled_engine.py compiles this module).
+    key = (n_hands, pending)
+    found = memo.get(key)
+    if found is not None:
+        return found
+    if pending == 0:
+        out = 0.0, 0.0
+    else:
+        a_done, p_done = _split_hands(p, max_hands, n_hands, pending - 1, memo)
+        if n_hands < max_hands:
+            a_re, p_re = _split_hands(p, max_hands, n_hands + 1, pending + 1, memo)
+            out = (1 - p) * (a_done + 1) + p * a_re, (1 - p) * p_done + p * p_re
+        else:
+            out = a_done + (1 - p), p_done + p
+    memo[key] = out
+    return out
 
 
 def _rank(evs: dict[Action, float]) -> Ranking:

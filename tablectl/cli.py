@@ -33,6 +33,11 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "fleet-sim": ("tablectl.fleet_sim_cli", "play N virtual tables against a broker (each a real engine and journal)"),
 }
 
+# The commands that run the engine in bulk: the compiled engine, when its build is current, is put first
+# on the path before they import anything of the engine (tablectl.compiled_engine). The table's service
+# keeps the pure engine: the table's pace is a person's, and its process starts with no build step.
+COMPILED_ENGINE_COMMANDS = {"simulate"}
+
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """Build the top-level parser; only ``command``'s own options are registered.
@@ -72,8 +77,16 @@ def _chosen_command(argv: Sequence[str]) -> str | None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Parse arguments and run the chosen subcommand; returns the exit code."""
     words = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser(_chosen_command(words))
+    command = _chosen_command(words)
+    engine = None
+    if command in COMPILED_ENGINE_COMMANDS:
+        from .compiled_engine import use_compiled_engine
+
+        engine = use_compiled_engine()  # before the parser: registering the command's options imports the engine
+    parser = build_parser(command)
     args = parser.parse_args(words)
+    if engine is not None:  # what the command prints of the engine it ran
+        args.engine, args.engine_note = engine.name, engine.note
     if getattr(args, "_missing", False):
         print(f"tablectl {args.command}: not available in this build", file=sys.stderr)
         return 2

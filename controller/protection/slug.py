@@ -7,8 +7,9 @@ value), the longest run of consecutive cards this shoe shares with it, where it 
 shoes. It is fed the new shoe's cards one at a time and raises the alarm on the card that makes a
 run reach its threshold, while the slug is still being dealt, so the pit can stop the game.
 
-The work per card is proportional to the number of previous-shoe cards with the same key (a
-dynamic programme over the previous positions that keeps only the runs still alive).
+It is a dynamic programme over the previous positions that keeps only the runs still alive; a card
+costs the places in the previous order where its key follows the last card's key (a few), not
+every place of its key (dozens by value in six decks): the live table feeds it every card.
 """
 
 from __future__ import annotations
@@ -75,34 +76,59 @@ def key_of(key: Key, pack: int = 52) -> tuple[int, ...]:
 
 
 class _Track:
-    """One (reference, key) pair: the runs alive at the last card, and the longest so far."""
+    """One (reference, key) pair: the runs of two or more cards alive at the last card, and the longest so far.
 
-    __slots__ = ("reference", "key", "threshold", "keys", "where", "alive", "best")
+    A run of two or more can end at previous position ``j`` only where the previous order has the
+    last card's key at ``j - 1`` and this card's key at ``j``; ``follows`` lists those positions for
+    each pair of keys, so a card costs the few positions of its pair of keys, not every position of
+    its key (a run of one is any position of its key: ``where``, never kept one by one).
+    """
+
+    __slots__ = ("reference", "key", "threshold", "keys", "where", "follows", "last", "runs", "best")
 
     def __init__(self, reference: Reference, key: Key, threshold: int, previous: Sequence[Card], pack: int) -> None:
         self.reference = reference
         self.key = key
         self.threshold = threshold
         self.keys = key_of(key, pack)
-        # where each key stands in the previous order (0-based positions)
+        order = [self.keys[card.index] for card in previous]
+        # where each key stands in the previous order (0-based positions, ascending)
         self.where: dict[int, list[int]] = {}
-        for j, card in enumerate(previous):
-            self.where.setdefault(self.keys[card.index], []).append(j)
-        self.alive: dict[int, int] = {}  # previous position -> length of the run ending there and at this card
+        # key pair (as before * _PAIR + after) -> the positions j with ``before`` at j - 1 and ``after`` at j
+        self.follows: dict[int, list[int]] = {}
+        for j, k in enumerate(order):
+            self.where.setdefault(k, []).append(j)
+            if j:
+                self.follows.setdefault(order[j - 1] * _PAIR + k, []).append(j)
+        self.last = -1  # the last card's key (none yet)
+        self.runs: dict[int, int] = {}  # previous position -> length (2 or more) of the run ending there and at the last card
         self.best = CommonRun(reference, key, 0, 0, 0)
 
     def push(self, card: Card, position: int) -> CommonRun | None:
-        """Extend the runs with this shoe's card number ``position``; the longest run ending here."""
-        alive = self.alive
-        now = {j: alive.get(j - 1, 0) + 1 for j in self.where.get(self.keys[card.index], ())}
-        self.alive = now
-        if not now:
+        """Extend the runs with this shoe's card number ``position``. The longest run ending here (the one
+        starting earliest in the previous order among the longest) when it is the longest so far or reaches
+        the threshold, else None: the watch needs it only then."""
+        k = self.keys[card.index]
+        last, self.last = self.last, k
+        runs = self.runs
+        now = {j: runs.get(j - 1, 1) + 1 for j in self.follows.get(last * _PAIR + k, ())} if last >= 0 else {}
+        self.runs = now
+        if now:
+            length = max(now.values())
+        elif k in self.where:
+            length = 1
+        else:
             return None
-        j, length = max(now.items(), key=lambda item: (item[1], -item[0]))
+        if length <= self.best.length and length < self.threshold:
+            return None
+        j = min(j for j, n in now.items() if n == length) if now else self.where[k][0]
         run = CommonRun(self.reference, self.key, length, position - length + 1, j - length + 2)
         if length > self.best.length:
             self.best = run
         return run
+
+
+_PAIR = 64  # more than any key (52 cards): a pair of keys as one int, before * _PAIR + after
 
 
 class SlugWatch:

@@ -110,6 +110,31 @@ def test_lock_pins_nothing_the_service_does_not_need():
     assert needed - lock - build == set()
 
 
+def test_compile_lock_pins_mypy_and_what_it_needs_exactly():
+    """install.sh builds the compiled engine with mypy from deploy/compile-requirements.lock (offline: from the
+    wheelhouse): every pin exact, and the names exactly mypy's dependencies (as the installed mypy states them)."""
+    import importlib.metadata
+
+    from packaging.requirements import Requirement
+
+    lines = [line for line in (DEPLOY / "compile-requirements.lock").read_text().splitlines()
+             if line and not line.startswith("#")]
+    assert all(re.fullmatch(r"[A-Za-z0-9_.\-]+==[A-Za-z0-9_.+\-]+", line) for line in lines), lines
+    needed, todo = set(), ["mypy"]
+    while todo:
+        name = _req_name(todo.pop())
+        if name not in needed:
+            needed.add(name)
+            todo += [Requirement(r).name for r in importlib.metadata.requires(name) or []
+                     if Requirement(r).marker is None or Requirement(r).marker.evaluate({"extra": ""})]
+    assert {_req_name(line) for line in lines} == needed
+    # the wheelhouse is downloaded from both locks at once: a package in both (typing_extensions) has one pin
+    service = {_req_name(line): line for line in (DEPLOY / "requirements.lock").read_text().splitlines()
+               if line and not line.startswith("#")}
+    for line in lines:
+        assert service.get(_req_name(line), line) == line, f"{line} against {service[_req_name(line)]}"
+
+
 def _unit_settings() -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
     for line in UNIT.read_text().splitlines():

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from controller import events as ev
 from controller.closed import closed_cards
-from controller.effects import CardPlaced, HoleCardTurned
+from controller.effects import AlertCleared, AlertRaised, CardPlaced, HoleCardTurned, RoundSettled, ShoeLock
 from controller.engine import Table
 from controller.rules import build_rules
 from controller.view import table_view
@@ -150,3 +150,27 @@ def test_an_alarm_that_would_name_the_hole_card_waits_until_it_is_turned() -> No
     first_alarm = next(i for i, entry in enumerate(log) if entry[2])
     assert log[first_alarm][3], "the alarm rings with the event that turns the hole card"
     assert not any(closed and alarmed for _, closed, alarmed, _ in log[:first_alarm + 1])
+
+
+def test_a_table_watching_no_shoes_plays_the_slug_alike_and_rings_nothing() -> None:
+    """`shoes_watched=0` (the simulations': a fair shoe by construction) turns the watch off and nothing else:
+    the same events give the same effects but for the alarm's own."""
+    rng = random.Random(25)
+    watched, unwatched = Table(build_rules("ru-standard")), Table(build_rules("ru-standard"), shoes_watched=0)
+    first = fresh_shoe(rng)
+    second = fresh_shoe(rng)
+    effects: dict[int, list[object]] = {id(watched): [], id(unwatched): []}
+    for table in (watched, unwatched):
+        def submit(e: ev.Event, table: Table = table) -> object:
+            out = table.apply(e)
+            effects[id(table)].extend(out)
+            return out
+        dealt = deal_shoe(table, submit, "S1", list(first), T0)
+        deal_shoe(table, submit, "S2", with_slug(list(second), dealt, 60, 20, at=SLUG_AT), T0 + timedelta(hours=1))
+    assert "slug" in _kinds(watched) and "slug" not in _kinds(unwatched)
+    def played(table: Table) -> list[object]:  # a settled round by its record (the Round itself is the table's)
+        return [f.round.record if isinstance(f, RoundSettled) else f for f in effects[id(table)]
+                if not isinstance(f, (AlertRaised, AlertCleared, ShoeLock))]
+
+    assert played(unwatched) == played(watched)
+    assert unwatched.rounds_played == watched.rounds_played

@@ -8,7 +8,7 @@ import pytest
 
 from controller.cards import parse_card
 from controller.protection.findings import Key, Level, Reference
-from controller.protection.slug import SlugThresholds, SlugWatch
+from controller.protection.slug import SlugThresholds, SlugWatch, key_of
 
 from tests.protection.conftest import dealt_and_discards, fresh_shoe
 
@@ -77,3 +77,47 @@ def test_fair_shoes_raise_nothing() -> None:
             longest[key] = max(longest[key], *(watch.longest(r, key).length for r in Reference))
     thresholds = SlugThresholds()
     assert all(longest[key] < thresholds.of(key) - 1 for key in Key), longest
+
+
+def _longest_runs_by_brute_force(previous: list, new: list, key: Key) -> tuple[list[tuple[int, int, int]], int | None]:
+    """Every (new, previous) pair of positions: after each new card, the longest common run so far (length, new
+    start, previous start; among the longest, the first found, and of those the earliest in the previous order),
+    and the card at which a run first reached 7."""
+    keys = key_of(key)
+    table = [0] * (len(previous) + 1)  # run ending at previous position j (1-based) and the last new card
+    best, so_far, reached = (0, 0, 0), [], None
+    for i, card in enumerate(new, 1):
+        table = [0] + [table[j - 1] + 1 if keys[previous[j - 1].index] == keys[card.index] else 0
+                       for j in range(1, len(previous) + 1)]
+        length = max(table)
+        if length > best[0]:
+            j = table.index(length)
+            best = (length, i - length + 1, j - length + 1)
+        so_far.append(best)
+        if reached is None and length >= 7:
+            reached = i
+    return so_far, reached
+
+
+def test_the_watch_finds_what_comparing_every_pair_of_positions_finds() -> None:
+    """Planted slugs of every length and fair shoes: after each card, each key's longest run so far and where it
+    starts in both shoes, and the card its alarm rings on, are those of the plain comparison of every position
+    with every other."""
+    rng = random.Random(5)
+    for trial in range(12):
+        dealt, _ = dealt_and_discards(fresh_shoe(rng, decks=2))
+        new = fresh_shoe(rng, decks=2)[:60]
+        start, length = rng.randrange(len(dealt) - 15), rng.randrange(0, 15)
+        new[20:20] = dealt[start:start + length]  # a slug (of none to 14 cards) after 20 cards
+        watch = SlugWatch(dealt, thresholds=SlugThresholds(rank_and_suit=7, rank=7, value=7))
+        rung: dict[Key, int] = {}
+        seen: dict[Key, list[tuple[int, int, int]]] = {key: [] for key in Key}
+        for card in new:
+            rung.update((a.key, a.at_card) for a in watch.push(card))
+            for key in Key:
+                run = watch.longest(Reference.DEALT, key)
+                seen[key].append((run.length, run.new_start, run.previous_start))
+        for key in Key:
+            so_far, reached = _longest_runs_by_brute_force(dealt, new, key)
+            assert seen[key] == so_far, (trial, key)
+            assert rung.get(key) == reached, (trial, key)

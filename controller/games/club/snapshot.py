@@ -1,6 +1,6 @@
 """What both club games' snapshots share: strict pydantic models of a club box and hand.
 
-Kept apart from the game modules so that those compile (scripts/build_compiled.py) while these
+Kept apart from the game modules so that those compile (tablectl/compiled_engine.py) while these
 stay plain pydantic, as controller.snapshot's own models do.
 """
 

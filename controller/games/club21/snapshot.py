@@ -1,6 +1,6 @@
 """club-21's snapshot layout: a strict pydantic model of its round.
 
-Kept apart from the game module so that it compiles (scripts/build_compiled.py) while these
+Kept apart from the game module so that it compiles (tablectl/compiled_engine.py) while these
 stay plain pydantic, as controller.snapshot's own models do.
 """
 

@@ -1,6 +1,6 @@
 """club-21-36's snapshot layouts: strict pydantic models of its round of duels and of the bank.
 
-Kept apart from the game module so that it compiles (scripts/build_compiled.py) while these
+Kept apart from the game module so that it compiles (tablectl/compiled_engine.py) while these
 stay plain pydantic, as controller.snapshot's own models do.
 """
 
