@@ -17,15 +17,17 @@ from __future__ import annotations
 import logging
 import multiprocessing
 import os
+import signal
 import threading
 from concurrent.futures import CancelledError, Future, ProcessPoolExecutor
-from typing import Any
+from typing import Any, Callable, TypeVar
 
 from controller.engine import Table
 from controller.protection.shoes import count_of_remaining
 from controller.rules import Rules
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 # Hi-Lo's rule of thumb the research we have fits to the exact edge (player's side, per cent of the bet):
 # -0.36 % + 0.57 % per true count (residual sd 0.39 %); printed beside the exact figure for comparison.
@@ -41,13 +43,30 @@ def counts_by_value(remaining_by_rank: dict[str, int]) -> list[int]:
     return counts
 
 
-def _lower_priority() -> None:
-    """In the worker process, first: the lowest priority but one, so that the writer (and a card's latency)
+def _worker_start() -> None:
+    """In the worker process, first. Ctrl-C at the terminal reaches the whole process group: the service
+    stops the worker itself, so the worker ignores it (a traceback from it would be printed to the person
+    who stopped the demo). Then the lowest priority but one, so that the writer (and a card's latency)
     always comes first on a Pi's few cores."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         os.nice(10)
     except OSError:  # not allowed here: the figure is still computed, at the same priority
         pass
+
+
+def _with_sigint_ignored(start: Callable[[], T]) -> T:
+    """`start()` (which starts the worker processes) with Ctrl-C ignored meanwhile: a process started then
+    inherits the ignoring from its first instruction, before `_worker_start` could set it, so a Ctrl-C at the
+    terminal while it boots prints no traceback. Elsewhere than the main thread signals cannot be set: as is."""
+    try:
+        before = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except ValueError:
+        return start()
+    try:
+        return start()
+    finally:
+        signal.signal(signal.SIGINT, before)
 
 
 def _player_edge(rules: Rules, counts: list[int]) -> float:
@@ -92,13 +111,18 @@ class EdgeWorker:
                  "hi_lo_estimate_pct": round(HI_LO_BASE + HI_LO_SLOPE * true, 3)}
         if self._closed:
             return
+        first = self._pool is None
         if self._pool is None:
             # spawn, not fork: the service's process has threads (the shoe's port, the pool's own), and a
             # forked child could inherit a lock held by one of them.
-            self._pool = ProcessPoolExecutor(max_workers=self._workers, initializer=_lower_priority,
+            self._pool = ProcessPoolExecutor(max_workers=self._workers, initializer=_worker_start,
                                              mp_context=multiprocessing.get_context("spawn"))
+        pool, rules = self._pool, table.rules
         try:
-            future = self._pool.submit(_player_edge, table.rules, counts)
+            if first:  # the worker starts with this submission
+                future = _with_sigint_ignored(lambda: pool.submit(_player_edge, rules, counts))
+            else:
+                future = pool.submit(_player_edge, rules, counts)
         except RuntimeError:  # the pool is shut down (the service is stopping)
             return
         future.add_done_callback(lambda f: self._done(f, about))

@@ -66,7 +66,8 @@ def test_the_gap_is_filled_from_the_api_with_the_floor_key_and_verified(tmp_path
     async def go() -> FloorService:
         api = await TableApi("t1", ROWS).start()
         try:
-            floor = _floor(tmp_path, {"t1": api}, floor_db)
+            # A good answer is not a race: time enough for a loaded machine to store the pages (either engine).
+            floor = _floor(tmp_path, {"t1": api}, floor_db, timeout_seconds=30)
             await _attempt(floor, "t1")
             path, headers = api.requests[0]
             assert path == "/api/ledger?after=3&limit=2" and headers["authorization"] == f"Bearer {FLOOR_KEY}"
@@ -189,7 +190,8 @@ def test_a_masked_row_comes_masked_and_becomes_final_through_the_broker(tmp_path
     async def go() -> FloorService:
         api = await TableApi("t1", ROWS, masked=frozenset({6})).start()  # a card face down in row 6
         try:
-            floor = _floor(tmp_path, {"t1": api}, floor_db)
+            # A good answer is not a race: time enough for a loaded machine to store the pages (either engine).
+            floor = _floor(tmp_path, {"t1": api}, floor_db, timeout_seconds=30)
             await _attempt(floor, "t1")
             return floor
         finally:
@@ -210,7 +212,8 @@ def test_rows_whose_macs_do_not_verify_are_refused_as_evidence_not_exported(tmp_
     async def go() -> FloorService:
         api = await TableApi("t1", forged).start()
         try:
-            floor = _floor(tmp_path, {"t1": api}, floor_db)
+            # A good answer is not a race: time enough for a loaded machine to store the pages (either engine).
+            floor = _floor(tmp_path, {"t1": api}, floor_db, timeout_seconds=30)
             await _attempt(floor, "t1")
             return floor
         finally:
