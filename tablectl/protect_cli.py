@@ -19,12 +19,14 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
+from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from controller.engine import IllegalAction, Table
 from controller.events import BadEvent, Shuffle, parse_event_line
-from controller.journal import JournalError
+from controller.journal import JournalError, JournalReader
 from controller.protection.advantage import FLAG_ALPHA, SubjectReport
 from controller.protection.dealers import DealerShift
 from controller.protection.preferential import PreferentialAudit, audit
@@ -33,6 +35,8 @@ from controller.replay import session_rules
 
 from .figures import dealer_book, dealer_json, player_book, player_json
 from .journal_cli import open_verified, parse_time, tool_status
+
+T = TypeVar("T")
 
 
 def configure_parser(p: argparse.ArgumentParser) -> None:
@@ -173,17 +177,25 @@ def _text(table: str, reports: list[ShoeReport], audits: list[PreferentialAudit]
 
 
 # ---------------------------------------------------------------- tablectl protect dealers
-def _run_dealers(args: argparse.Namespace) -> int:
+def _replayed(args: argparse.Namespace, tool: str, make: Callable[[JournalReader, datetime | None], T]) -> T | int:
+    """``make(reader, since)`` over the verified journal of ``--db``; or the exit status, said in one line: 2 when
+    it cannot read, 3 when the journal is refused or does not replay."""
     try:
         since = parse_time(args.since) if args.since else None
-        with open_verified(args.db, args.key, "protect dealers") as reader:
-            book = dealer_book(reader, since)
+        with open_verified(args.db, args.key, f"protect {tool}") as reader:
+            return make(reader, since)
     except (JournalError, ValueError, OSError) as exc:
-        print(f"tablectl protect dealers: {exc}", file=sys.stderr)
+        print(f"tablectl protect {tool}: {exc}", file=sys.stderr)
         return tool_status(exc)
     except IllegalAction as exc:  # a verified journal replays; this is a bug or another release's row
-        print(f"tablectl protect dealers: the journal does not replay: {exc}", file=sys.stderr)
+        print(f"tablectl protect {tool}: the journal does not replay: {exc}", file=sys.stderr)
         return 3
+
+
+def _run_dealers(args: argparse.Namespace) -> int:
+    book = _replayed(args, "dealers", dealer_book)
+    if isinstance(book, int):
+        return book
     table_name = Path(args.db).stem
     lines = book.report()
     if args.json:
@@ -218,16 +230,9 @@ NOT_A_VERDICT = "advantage-play evidence, not a verdict"
 
 
 def _run_players(args: argparse.Namespace) -> int:
-    try:
-        since = parse_time(args.since) if args.since else None
-        with open_verified(args.db, args.key, "protect players") as reader:
-            book = player_book(reader, since)
-    except (JournalError, ValueError, OSError) as exc:
-        print(f"tablectl protect players: {exc}", file=sys.stderr)
-        return tool_status(exc)
-    except IllegalAction as exc:  # a verified journal replays; this is a bug or another release's row
-        print(f"tablectl protect players: the journal does not replay: {exc}", file=sys.stderr)
-        return 3
+    book = _replayed(args, "players", player_book)
+    if isinstance(book, int):
+        return book
     table_name = Path(args.db).stem
     reports = book.report()
     if args.json:
