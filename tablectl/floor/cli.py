@@ -17,6 +17,9 @@ log = logging.getLogger(__name__)
 def configure_parser(p: argparse.ArgumentParser) -> None:
     """Register floor's arguments (and its `export` subcommand)."""
     p.add_argument("--config", help="floor TOML config (deploy/floor.example.toml)")
+    p.add_argument("--worker", type=int, metavar="N",
+                   help="with [floor] shared_group: run as worker N (MQTT client id CLIENT_ID-N, API on [api] port "
+                        "+ N - 1) beside the group's other workers (docs/floor.md, \"Several workers\")")
     sub = p.add_subparsers(dest="floor_command", metavar="SUBCOMMAND")
     exp = sub.add_parser("export", help="write one table's session file from the floor's store",
                          description="Write one table's session file (for `tablectl replay`) from the floor's store.")
@@ -30,7 +33,7 @@ def run(args: argparse.Namespace) -> int:
     from tablectl.fleet import FleetError
     from tablectl.logs import setup_logging
 
-    from .settings import load_floor_settings
+    from .settings import load_floor_settings, worker_settings
 
     path = getattr(args, "export_config", None) or args.config
     if path is None:
@@ -38,6 +41,8 @@ def run(args: argparse.Namespace) -> int:
         return 2
     try:
         settings = load_floor_settings(path)
+        if getattr(args, "worker", None) is not None and args.floor_command != "export":
+            settings = worker_settings(settings, args.worker)
     except FloorError as exc:
         print(f"tablectl floor: {exc}", file=sys.stderr)
         return 2

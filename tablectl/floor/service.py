@@ -6,6 +6,14 @@ and only then acknowledges each message (MQTT 5, manual acks, a persistent
 session with `clean_start = false`): a floor killed at any instant loses
 nothing, the broker sends again what was not acknowledged, and the store
 drops what it already has.
+
+Several floor processes (workers) may share the tables' rows: with `[floor] shared_group` each
+subscribes to the ledger through the MQTT 5 shared subscription `$share/GROUP/{prefix}/+/ledger`,
+and the broker hands each row to one of them; they keep one store on PostgreSQL, which takes every
+table's rows in any order from any of them (store.py). States and statuses stay plain subscriptions
+in every worker: they are retained (a shared subscription is sent no retained message, so a worker
+would never learn a quiet table's), and storing one twice changes nothing. Each worker's API reads
+the shared store (`refresh`). docs/floor.md, "Several workers".
 """
 
 from __future__ import annotations
@@ -42,6 +50,7 @@ from .store import open_store
 log = logging.getLogger(__name__)
 
 BATCH = 500
+REFRESH_SECONDS = 0.5  # with several workers, the dashboard and API read the store at most this long ago
 BATCH_WINDOW_MAX = 0.02  # seconds: the longest a message waits for others to share its commit
 BATCH_WINDOW_MIN = 0.002
 RECEIVE_MAXIMUM = 1000  # unacknowledged messages the broker may have in flight to us
@@ -52,12 +61,14 @@ class FloorService:
 
     def __init__(self, settings: FloorSettings) -> None:
         self.settings = settings
+        self.shared_group = settings.floor.shared_group
         self.keys = load_keys(settings.floor.keys_dir)
         self.known_tables = frozenset(settings.floor.known_tables)
         self.store = open_store(settings.floor, self.keys, max_seq_jump=settings.floor.max_seq_jump)
         self.prefix = settings.floor.topic_prefix
         self.connected = False
         self.messages = 0
+        self.ledger_rows = 0  # ledger rows this process took (with several workers, its share)
         self.dropped = 0
         self._outage_logged = False
         self._key_tried: dict[str, float] = {}
@@ -66,6 +77,8 @@ class FloorService:
         self.heard: dict[str, float] = {}
         self.subscribed = asyncio.Event()  # set once the broker has our subscriptions
         self._commit_seconds = 0.001  # recent time a batch's commit takes (sizes the batching window)
+        self._refreshed = -1e9  # monotonic: when the tracks were last read back from a shared store
+        self._refresh_failed = False
         try:  # the tables' API keys and certificates are read now: one that cannot be used stops the floor
             self.recovery = Recovery(settings, self.store, self.is_known) if settings.floor.tables else None
         except FloorConfigError:
@@ -111,14 +124,21 @@ class FloorService:
         async with mqtt.connect(s.broker, s.floor.client_id, clean_start=False,
                                 session_expiry=s.floor.session_expiry_seconds, manual_ack=True,
                                 receive_maximum=RECEIVE_MAXIMUM, max_packet=MAX_STATE_BYTES + 4096) as conn:
-            await conn.subscribe([f"{self.prefix}/+/ledger", f"{self.prefix}/+/state", f"{self.prefix}/+/status"])
+            ledger = f"{self.prefix}/+/ledger"
+            if self.shared_group:
+                # A session that was a whole floor before keeps its plain subscription, and would take every
+                # row besides its share: dropped (a session without one is told so, and nothing changes).
+                await conn.unsubscribe([ledger])
+                ledger = f"$share/{self.shared_group}/{ledger}"
+            await conn.subscribe([ledger, f"{self.prefix}/+/state", f"{self.prefix}/+/status"])
             self.connected = True
             self.subscribed.set()
             if self._outage_logged:
                 log.info("broker reachable again")
                 self._outage_logged = False
             else:
-                log.info("subscribed to %s/+/ledger, state and status at %s", self.prefix, s.broker.url)
+                log.info("subscribed to %s, %s/+/state and status at %s as %s", ledger, self.prefix, s.broker.url,
+                         s.floor.client_id)
             inbox: asyncio.Queue[Any] = asyncio.Queue()
             reader = asyncio.create_task(self._read(conn, inbox), name="floor-reader")
             try:
@@ -185,7 +205,7 @@ class FloorService:
         """
         now = time.time() if now is None else now
         rows: list[WireRow] = []
-        with self.store.batch():
+        with self.store.batch(_tables_named(self.prefix, messages)):
             for m in messages:
                 self.messages += 1
                 name = str(m.topic)
@@ -201,6 +221,7 @@ class FloorService:
                     payload = _payload(m.payload)
                     if leaf == "ledger":
                         rows.append(parse_ledger(payload, table))
+                        self.ledger_rows += 1
                         self.heard[table] = now
                     elif leaf == "state":
                         if payload:  # an empty retained message clears the topic; the floor keeps the last state
@@ -224,6 +245,27 @@ class FloorService:
                                       f"not handle: {exc!r}"[:2000], now)
             if rows:
                 self.store.ingest(rows, now)
+
+    def refresh(self, max_age: float = REFRESH_SECONDS) -> None:
+        """Where other workers write the store too, read every table's track back (at most `max_age` seconds ago),
+        for the dashboard and API; a database away leaves the last known in place, said once in the log."""
+        if not self.store.shared:
+            return
+        now = time.monotonic()
+        if now - self._refreshed < max_age:
+            return
+        try:
+            self.store.refresh()
+        except self.store.db.errors as exc:
+            if not self._refresh_failed:
+                log.warning("cannot read the floor store back (%s); the dashboard shows what it last read",
+                            str(exc).strip())
+                self._refresh_failed = True
+            return
+        if self._refresh_failed:
+            log.info("the floor store answers again")
+            self._refresh_failed = False
+        self._refreshed = now
 
     def is_known(self, table: str) -> bool:
         """Is this a table of the floor: its key in keys_dir, or its id in known_tables?"""
@@ -358,6 +400,17 @@ class FloorService:
 
     def _recovery_target(self, table: str) -> Target | None:
         return self.recovery.targets.get(table) if self.recovery is not None else None
+
+
+def _tables_named(prefix: str, messages: list[Any]) -> set[str]:
+    """The tables these messages' topics name (a batch takes their locks first, with several workers)."""
+    out = set()
+    for m in messages:
+        try:
+            out.add(split_topic(prefix, str(m.topic))[0])
+        except BadMessage:
+            pass  # reported when the batch reaches it
+    return out
 
 
 def level_of_published(a: AlertState) -> AlertLevel:
