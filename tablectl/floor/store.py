@@ -235,8 +235,7 @@ class FloorStore:
         # Other floor processes may write this database too (PostgreSQL): tracks are read back under each table's
         # lock in every batch (`_hold`), and for the dashboard by `refresh`.
         self.shared = self.db.several_writers
-        self._held: set[str] = set()  # the tables whose locks this batch holds
-        self._fresh: set[str] = set()  # the held tables whose tracks were read back in this batch
+        self._held: set[str] = set()  # the tables whose locks this batch holds, their tracks read back under them
         try:
             self._create_schema(create)
             meta = dict(self.db.execute("SELECT key, value FROM meta").fetchall())
@@ -407,9 +406,8 @@ class FloorStore:
     # ------------------------------------------------------------------ writing
     def track(self, table: str) -> Track:
         """The table's track, created on first sight; with several writers, held and read back first."""
-        if self.shared and self.db.in_transaction and table not in self._fresh:
+        if self.shared and self.db.in_transaction and table not in self._held:
             self._hold([table])
-            self._reread(table)
         t = self.tracks.get(table)
         if t is None:
             t = self.tracks[table] = Track()
@@ -417,9 +415,8 @@ class FloorStore:
         return t
 
     def _shown(self, table: str) -> Track:
-        """The table's track to store its state or status on: held (several writers) but not read back, since only
-        those columns are written."""
-        if self.shared and self.db.in_transaction:
+        """The table's track to store its state or status on (held first, with several writers)."""
+        if self.shared and self.db.in_transaction and table not in self._held:
             self._hold([table])
         t = self.tracks.get(table)
         if t is None:
@@ -427,7 +424,8 @@ class FloorStore:
         return t
 
     def _hold(self, tables: Iterable[str]) -> None:
-        """With several writers: these tables' locks, held from now to the end of the batch's transaction.
+        """With several writers: these tables' locks, held from now to the end of the batch's transaction, and their
+        tracks read back under them (another worker may have just written them).
 
         A batch names its tables when it begins (`batch(tables)`), so each worker takes its locks in one
         order (ascending `table_key`) before it writes anything: no two batches can each hold what the other
@@ -437,26 +435,48 @@ class FloorStore:
         if not self.shared:
             return
         new = sorted({t for t in tables if t not in self._held}, key=table_key)
-        if new:
-            self.db.lock_tables(sorted({table_key(t) for t in new}))
-            self._held.update(new)
+        if not new:
+            return
+        self.db.lock_tables(sorted({table_key(t) for t in new}))
+        self._held.update(new)
+        read = self._read_back(new, repair=True)
+        for table in new:
+            cached = self.tracks.pop(table, None)
+            fresh = read.get(table)
+            if cached is not None and (cached.state_due or cached.status_due):  # taken earlier in this batch: kept
+                if fresh is None:
+                    fresh = Track()
+                if cached.state_due:
+                    fresh.state, fresh.state_at, fresh.state_due = cached.state, cached.state_at, True
+                if cached.status_due:
+                    fresh.status, fresh.status_at, fresh.status_due = cached.status, cached.status_at, True
+            if fresh is not None:
+                self.tracks[table] = fresh
 
-    def _reread(self, table: str) -> None:
-        """A held table's track as committed, read back in this transaction (another worker may have just written
-        it); its state is kept if it is the one stored."""
-        self._fresh.add(table)
-        values = self.db.execute(f"SELECT {_TABLES_COLS} FROM tables WHERE table_id = ?", (table,)).fetchone()
-        cached = self.tracks.pop(table, None)
-        fresh = self._load_track(tuple(values), cached=cached) if values is not None else None
-        if cached is not None and (cached.state_due or cached.status_due):  # taken earlier in this batch: kept
-            if fresh is None:
-                fresh = Track()
-            if cached.state_due:
-                fresh.state, fresh.state_at, fresh.state_due = cached.state, cached.state_at, True
-            if cached.status_due:
-                fresh.status, fresh.status_at, fresh.status_due = cached.status, cached.status_at, True
-        if fresh is not None:
-            self.tracks[table] = fresh
+    def _read_back(self, tables: list[str] | None, *, repair: bool) -> dict[str, Track]:
+        """The tracks of these tables (None: every table) as the database holds them, in four statements however
+        many tables (a few hundred at a time); a state already parsed is not parsed again."""
+        found: dict[str, tuple[set[int], set[int], list[tuple[int, int]]]] = {}
+
+        def of(table: str) -> tuple[set[int], set[int], list[tuple[int, int]]]:
+            return found.setdefault(table, (set(), set(), []))
+
+        records = []
+        parts: list[list[str] | None] = [None] if tables is None else [tables[i:i + 500]
+                                                                        for i in range(0, len(tables), 500)]
+        for part in parts:
+            only = "" if part is None else f" AND table_id IN ({', '.join('?' * len(part))})"
+            args = () if part is None else tuple(part)
+            records += self.db.execute(f"SELECT {_TABLES_COLS} FROM tables WHERE 1 = 1{only}", args).fetchall()
+            for table, seq in self.db.execute(f"SELECT table_id, seq FROM rows WHERE masked = 1{only}", args):
+                of(table)[0].add(seq)
+            for table, seq in self.db.execute(f"SELECT DISTINCT table_id, seq FROM alternates WHERE 1 = 1{only}", args):
+                of(table)[1].add(seq)
+            for table, first, last in self.db.execute(f"SELECT table_id, first, last FROM gaps WHERE closed_at IS NULL"
+                                                      f"{only} ORDER BY table_id, first", args):
+                of(table)[2].append((first, last))
+        return {values[0]: self._load_track(tuple(values), cached=self.tracks.get(values[0]), repair=repair,
+                                            found=of(values[0])) for values in records}
 
     @contextmanager
     def batch(self, tables: Iterable[str] = ()) -> Iterator[None]:
@@ -481,7 +501,6 @@ class FloorStore:
         except BaseException:
             self.db.rollback()
             self._held.clear()
-            self._fresh.clear()
             try:
                 self._reload_tracks()
             except self.db.errors:  # the connection is lost (PostgreSQL): read back before the next batch
@@ -489,7 +508,6 @@ class FloorStore:
             raise
         finally:
             self._held.clear()
-            self._fresh.clear()
 
     def ingest(self, rows: list[WireRow], now: float | None = None) -> IngestResult:
         """Upsert a batch of ledger rows in one transaction (see the module docstring)."""
@@ -503,8 +521,8 @@ class FloorStore:
         return res
 
     def _upsert(self, r: WireRow, now: float, res: IngestResult) -> None:
-        if self.shared and r.table not in self._fresh:
-            self._reread(r.table)  # held since the batch began: the track as the other writers left it
+        if self.shared and r.table not in self._held:
+            self._hold([r.table])  # the batch did not name it: held and read back now
         known = self.tracks.get(r.table)
         top = known.max_seq if known is not None else 0
         if r.seq > top + self.max_seq_jump:  # kept, it would hold the export back until the table got that far
@@ -777,7 +795,7 @@ class FloorStore:
         for tid in sorted(self.tracks):
             t = self.tracks[tid]
             if t.dirty:
-                if self.shared and tid not in self._fresh:  # never counts this batch did not read back
+                if self.shared and tid not in self._held:  # never counts this batch did not read back
                     raise RuntimeError(f"the track of table {tid} would be written back without its lock")
                 self.db.execute(_SAVE_COUNTS, (tid, t.contiguous, t.max_seq, t.rows, t.verified_upto, t.verified_mac,
                                                t.bad_macs, t.duplicates, t.conflicts))
@@ -799,38 +817,20 @@ class FloorStore:
         """Every table's track as the database holds it now, for this process's dashboard and API, where other floor
         processes write the store too (several workers); nothing to do where this process is its only writer.
 
-        Read in one snapshot (the batches of the other workers are each whole in it or absent), in five statements
+        Read in one snapshot (the batches of the other workers are each whole in it or absent), in four statements
         whatever the number of tables; a table's state is parsed again only if it changed.
         """
         if not self.shared or self.db.in_transaction:
             return
-        masked: dict[str, set[int]] = {}
-        alternates: dict[str, set[int]] = {}
-        gaps: dict[str, list[tuple[int, int]]] = {}
         self.db.begin_snapshot()
         try:
-            records = self.db.execute(f"SELECT {_TABLES_COLS} FROM tables").fetchall()
-            for table, seq in self.db.execute("SELECT table_id, seq FROM rows WHERE masked = 1"):
-                masked.setdefault(table, set()).add(seq)
-            for table, seq in self.db.execute("SELECT DISTINCT table_id, seq FROM alternates"):
-                alternates.setdefault(table, set()).add(seq)
-            for table, first, last in self.db.execute("SELECT table_id, first, last FROM gaps WHERE closed_at IS NULL "
-                                                      "ORDER BY table_id, first"):
-                gaps.setdefault(table, []).append((first, last))
-            tracks = {}
-            for values in records:
-                table = values[0]
-                kept = self.tracks.get(table)
-                if kept is not None and (kept.dirty or kept.state_due or kept.status_due):
-                    tracks[table] = kept  # written by this process, not yet committed: its own is newer
-                    continue
-                tracks[table] = self._load_track(tuple(values), cached=kept, repair=False, found=(
-                    masked.get(table, set()), alternates.get(table, set()), gaps.get(table, [])))
+            read = self._read_back(None, repair=False)
         finally:
             self.db.rollback()
-        for table, kept in self.tracks.items():  # made by this process, none of it committed yet
-            tracks.setdefault(table, kept)
-        self.tracks = tracks
+        for table, kept in self.tracks.items():
+            if table not in read or kept.dirty or kept.state_due or kept.status_due:
+                read[table] = kept  # written by this process and not committed yet: its own is newer
+        self.tracks = read
 
     def lead(self, role: int) -> bool:
         """Is this process the one doing `role` among the floor processes writing this store (one at a time)?"""
