@@ -51,6 +51,7 @@ log = logging.getLogger(__name__)
 
 BATCH = 500
 REFRESH_SECONDS = 0.5  # with several workers, the dashboard and API read the store at most this long ago
+LEAVE_IDLE_SECONDS = 3.0  # a worker leaving its group has stored everything once nothing has come for this long
 BATCH_WINDOW_MAX = 0.02  # seconds: the longest a message waits for others to share its commit
 BATCH_WINDOW_MIN = 0.002
 RECEIVE_MAXIMUM = 1000  # unacknowledged messages the broker may have in flight to us
@@ -164,15 +165,22 @@ class FloorService:
         else:
             inbox.put_nowait(BrokerUnavailable("the broker closed the connection"))
 
-    async def _next_batch(self, inbox: "asyncio.Queue[Any]") -> list[Any]:
+    async def _next_batch(self, inbox: "asyncio.Queue[Any]", wait: float | None = None) -> list[Any]:
         """The next messages to store together: the first, and what arrives within a short window, up to BATCH.
 
         The client hands over one packet per read, so storing each message alone would cost one commit
         (an fsync) per message, and on a slow disk the floor would fall behind. The window is three
         times the recent commit time (2 to 20 ms): on a fast disk a message waits a couple of
         milliseconds, on a slow one committing takes at most about a quarter of the floor's time.
+        `wait`: none if the first has not come within that many seconds (an empty batch).
         """
-        first = await inbox.get()
+        if wait is None:
+            first = await inbox.get()
+        else:
+            try:  # a get cancelled by the timeout leaves its message in the queue
+                first = await asyncio.wait_for(inbox.get(), wait)
+            except asyncio.TimeoutError:
+                return []
         if isinstance(first, BaseException):
             raise first
         batch = [first]
@@ -194,6 +202,35 @@ class FloorService:
                 break
             batch.append(item)
         return batch
+
+    async def leave(self, idle: float = LEAVE_IDLE_SECONDS) -> int:
+        """Retire this worker from its shared group for good, losing nothing: its session stops being dealt rows
+        (unsubscribed), the rows already queued for it or in flight to it are stored and acknowledged until none
+        has come for `idle` seconds, then its session is ended at the broker (a clean start, expiry 0), which
+        would otherwise go on receiving its share until it expired. Returns the rows stored.
+        """
+        s = self.settings
+        async with mqtt.connect(s.broker, s.floor.client_id, clean_start=False,
+                                session_expiry=s.floor.session_expiry_seconds, manual_ack=True,
+                                receive_maximum=RECEIVE_MAXIMUM, max_packet=MAX_STATE_BYTES + 4096) as conn:
+            await conn.unsubscribe([f"$share/{self.shared_group}/{self.prefix}/+/ledger", f"{self.prefix}/+/state",
+                                    f"{self.prefix}/+/status"])
+            inbox: asyncio.Queue[Any] = asyncio.Queue()
+            reader = asyncio.create_task(self._read(conn, inbox), name="floor-reader")
+            try:
+                while batch := await self._next_batch(inbox, idle):
+                    self.handle(batch)
+                    for m in batch:
+                        conn.ack(m)
+            finally:
+                reader.cancel()
+                await asyncio.gather(reader, return_exceptions=True)
+        async with mqtt.connect(s.broker, s.floor.client_id, clean_start=True, session_expiry=0):
+            pass  # the session, its subscriptions and whatever came after the last row stored, ended
+        self.store.close()
+        log.info("left shared group %s as %s: %d ledger rows stored on the way", self.shared_group,
+                 s.floor.client_id, self.ledger_rows)
+        return self.ledger_rows
 
     def handle(self, messages: list[Any], now: float | None = None) -> None:
         """Store a batch of broker messages in one transaction; a bad one is dropped and reported.

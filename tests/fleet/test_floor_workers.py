@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import random
 import threading
 import time
@@ -262,3 +263,39 @@ async def _collect(members: list[_Member], total: int, ack: set, timeout: float 
                 if m in ack:
                     m.conn.ack(message)
         await asyncio.sleep(0.01)
+
+
+def test_a_worker_that_leaves_its_group_stores_the_rows_queued_for_it_and_is_dealt_no_more(tmp_path, broker, postgres):
+    at = PostgresAt(postgres, postgres.database())
+    settings = BrokerSettings(url=broker.url)
+    group = "$share/floor/tablectl/+/ledger"
+    rows = make_rows(KEY, 10)
+    leaving = floor_service(tmp_path, {"t1": KEY}, store=at, shared_group="floor", client_id="floor-2")
+    leaving.settings.broker = settings
+
+    async def scenario() -> tuple[list[str], int]:
+        async with mqtt.connect(settings, "publisher") as pub:
+            async def publish(chosen: list) -> None:
+                for r in chosen:
+                    await pub.publish("tablectl/t1/ledger", ledger_payload("t1", r))
+
+            async with _Member.joined(settings, "floor-2", group):
+                pass  # worker 2 joined the group, and is away
+            async with _Member.joined(settings, "floor-1", group) as one:
+                await publish(rows[:6])  # dealt between them: worker 2's share queued for its session
+                stored = await leaving.leave(idle=1.0)  # worker 2 comes back only to leave
+                await publish(rows[6:])  # all to worker 1 now: worker 2 is dealt nothing more
+                await _collect([one], 6 - stored + 4, ack={one})
+                return one.got, stored
+
+    got, stored = asyncio.run(scenario())
+    store = at.open({"t1": KEY})
+    try:
+        mine = [r.seq for r in store.iter_rows("t1")]
+        assert stored == len(mine) > 0  # its share of the first six, stored on its way out
+        theirs = sorted(json.loads(p)["seq"] for p in got)
+        assert sorted(mine + theirs) == list(range(1, 11))  # every row once, the last four all worker 1's
+        assert set(range(7, 11)) <= set(theirs)
+    finally:
+        store.close()
+        postgres.drop(at.database)
