@@ -145,7 +145,7 @@ class Recovery:
             if not self.store.lead(RECOVERY_ROLE):
                 return started  # another worker asks the tables
             self.store.refresh()  # with several workers, the gaps the others' rows left or filled
-        except self.store.db.errors as exc:  # the store away: the consumer says so; asked again next tick
+        except self.store.outages as exc:  # the store away: the consumer says so; next tick again
             log.debug("gap recovery waits for the floor store: %s", exc)
             return started
         for t in self.targets.values():

@@ -80,6 +80,7 @@ class FloorService:
         self._commit_seconds = 0.001  # recent time a batch's commit takes (sizes the batching window)
         self._refreshed = -1e9  # monotonic: when the tracks were last read back from a shared store
         self._refresh_failed = False
+        self._store_outage_logged = False
         try:  # the tables' API keys and certificates are read now: one that cannot be used stops the floor
             self.recovery = Recovery(settings, self.store, self.is_known) if settings.floor.tables else None
         except FloorConfigError:
@@ -112,6 +113,11 @@ class FloorService:
                     self._outage_logged = True
             except asyncio.CancelledError:
                 raise
+            except self.store.outages as exc:  # the database away (restarting): said once
+                if not self._store_outage_logged:
+                    log.warning("floor store unavailable (%s); the batch is not acknowledged and the broker sends "
+                                "it again", str(exc).strip())
+                    self._store_outage_logged = True
             except Exception:  # a bug: logged, and the consumer goes on after the back-off
                 log.exception("floor consumer failed")
             self.connected = False
@@ -147,6 +153,9 @@ class FloorService:
                     batch = await self._next_batch(inbox)
                     started = time.perf_counter()
                     self.handle(batch)
+                    if self._store_outage_logged:
+                        log.info("floor store available again")
+                        self._store_outage_logged = False
                     took = time.perf_counter() - started
                     self._commit_seconds = 0.8 * self._commit_seconds + 0.2 * took
                     for m in batch:  # only now: the batch is committed
@@ -293,7 +302,7 @@ class FloorService:
             return
         try:
             self.store.refresh()
-        except self.store.db.errors as exc:
+        except self.store.outages as exc:
             if not self._refresh_failed:
                 log.warning("cannot read the floor store back (%s); the dashboard shows what it last read",
                             str(exc).strip())
@@ -350,6 +359,8 @@ class FloorService:
             try:
                 self.store.report_gaps(grace)
                 self.store.report_held()
+            except self.store.outages:
+                pass  # the database away: the consumer says so once; the gaps wait for it
             except Exception:
                 log.exception("gap check failed")
 

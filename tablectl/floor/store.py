@@ -228,6 +228,8 @@ class FloorStore:
                  max_seq_jump: int = MAX_SEQ_JUMP, throttle: Throttle | None = None, create: bool = True) -> None:
         self.db = where if isinstance(where, Database) else SqliteDatabase(where, create=create)
         self.name = self.db.name
+        # What the database being away raises (a reconnection that fails is a StoreError): the floor waits it out.
+        self.outages: tuple[type[Exception], ...] = (StoreError, *self.db.errors)
         self.keys = keys if keys is not None else {}
         self.max_seq_jump = max_seq_jump
         self.throttle = throttle if throttle is not None else Throttle()
