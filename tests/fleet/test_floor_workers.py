@@ -19,7 +19,8 @@ from tests.support.harness import tablectl
 
 from tablectl.fleet import broker as mqtt
 from tablectl.fleet.settings import BrokerSettings
-from tablectl.floor import FloorConfigError
+from tablectl.floor import ExportError, FloorConfigError
+from tablectl.floor.export import export_table
 from tablectl.floor.settings import floor_settings, worker_settings
 from tablectl.floor.store import FloorStore
 from tablectl.fleet.wire import ledger_payload
@@ -298,4 +299,20 @@ def test_a_worker_that_leaves_its_group_stores_the_rows_queued_for_it_and_is_dea
         assert set(range(7, 11)) <= set(theirs)
     finally:
         store.close()
+        postgres.drop(at.database)
+
+
+def test_an_export_from_a_worker_whose_view_is_a_moment_old_still_refuses_a_missing_row(postgres):
+    at = PostgresAt(postgres, postgres.database())
+    a, b = at.open({"t1": KEY}), at.open({"t1": KEY})
+    rows = make_rows(KEY, 6)
+    try:
+        a.ingest([wire("t1", r) for r in rows[:3]])
+        b.refresh()  # b's view: rows 1..3, no gap
+        a.ingest([wire("t1", r) for r in rows[4:]])  # another worker: 5 and 6, row 4 still on its way
+        with pytest.raises(ExportError, match="rows 4..4 are missing"):
+            list(export_table(b, "t1"))
+    finally:
+        a.close()
+        b.close()
         postgres.drop(at.database)
