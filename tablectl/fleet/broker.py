@@ -85,6 +85,13 @@ class Connection:
         except aiomqtt.MqttError as exc:
             raise BrokerUnavailable(f"subscribe: {exc}") from None
 
+    async def unsubscribe(self, topics: list[str]) -> None:
+        """Drop these subscriptions (one the session does not have is no error)."""
+        try:
+            await self._client.unsubscribe(topics)
+        except aiomqtt.MqttError as exc:
+            raise BrokerUnavailable(f"unsubscribe: {exc}") from None
+
     async def messages(self) -> AsyncIterator[aiomqtt.Message]:
         """Every message the broker delivers, until the connection breaks (then BrokerUnavailable)."""
         try:

@@ -31,7 +31,9 @@ router = APIRouter()
 
 
 def _floor(request: Request) -> FloorService:
-    return request.app.state.floor
+    floor: FloorService = request.app.state.floor
+    floor.refresh()  # with several workers: what the others stored too (at most REFRESH_SECONDS old)
+    return floor
 
 
 def _known(floor: FloorService, table: str) -> None:
@@ -48,7 +50,9 @@ async def healthz(request: Request) -> dict[str, Any]:
     """Is the floor connected to the broker? (no key needed)"""
     floor = _floor(request)
     return {"ok": floor.connected, "broker": floor.connected, "tables": len(floor.tables()),
-            "open_gaps": len(_open_gaps(floor)), "messages": floor.messages, "dropped": floor.dropped}
+            "open_gaps": len(_open_gaps(floor)), "messages": floor.messages,
+            "ledger_rows": floor.ledger_rows, "dropped": floor.dropped,
+            "client_id": floor.settings.floor.client_id, "shared_group": floor.shared_group or None}
 
 
 @router.get("/api/floor", tags=["read"], responses=ERRORS)

@@ -17,6 +17,12 @@ log = logging.getLogger(__name__)
 def configure_parser(p: argparse.ArgumentParser) -> None:
     """Register floor's arguments (and its `export` subcommand)."""
     p.add_argument("--config", help="floor TOML config (deploy/floor.example.toml)")
+    p.add_argument("--worker", type=int, metavar="N",
+                   help="with [floor] shared_group: run as worker N (MQTT client id CLIENT_ID-N, API on [api] port "
+                        "+ N - 1) beside the group's other workers (docs/floor.md, \"Several workers\")")
+    p.add_argument("--leave", action="store_true",
+                   help="retire this worker from its shared group for good: store the rows queued for it, then end "
+                        "its session at the broker (it would go on receiving its share)")
     sub = p.add_subparsers(dest="floor_command", metavar="SUBCOMMAND")
     exp = sub.add_parser("export", help="write one table's session file from the floor's store",
                          description="Write one table's session file (for `tablectl replay`) from the floor's store.")
@@ -30,7 +36,7 @@ def run(args: argparse.Namespace) -> int:
     from tablectl.fleet import FleetError
     from tablectl.logs import setup_logging
 
-    from .settings import load_floor_settings
+    from .settings import load_floor_settings, worker_settings
 
     path = getattr(args, "export_config", None) or args.config
     if path is None:
@@ -38,16 +44,23 @@ def run(args: argparse.Namespace) -> int:
         return 2
     try:
         settings = load_floor_settings(path)
+        if getattr(args, "worker", None) is not None and args.floor_command != "export":
+            settings = worker_settings(settings, args.worker)
     except FloorError as exc:
         print(f"tablectl floor: {exc}", file=sys.stderr)
         return 2
     if args.floor_command == "export":
         return _export(settings, args)
     setup_logging(settings.floor.log_level)
+    if args.leave and not settings.floor.shared_group:
+        print("tablectl floor: --leave is for a worker of a shared group ([floor] shared_group)", file=sys.stderr)
+        return 2
     try:
         from tablectl.fleet import broker
 
         broker.check(settings.broker)
+        if args.leave:
+            return _leave(settings)
         asyncio.run(_serve(settings))
     except (FloorError, FleetError, OSError) as exc:
         print(f"tablectl floor: {exc}", file=sys.stderr)
@@ -77,6 +90,15 @@ def _export(settings, args: argparse.Namespace) -> int:  # noqa: ANN001 - FloorS
             f.write(text)
     else:
         sys.stdout.write(text)
+    return 0
+
+
+def _leave(settings) -> int:  # noqa: ANN001 - FloorSettings
+    from .service import FloorService
+
+    floor = FloorService(settings)
+    rows = asyncio.run(floor.leave())
+    print(json.dumps({"left": settings.floor.shared_group, "client_id": settings.floor.client_id, "rows": rows}))
     return 0
 
 

@@ -14,6 +14,7 @@ only when a floor is configured for it, so the table's Pi and an SQLite floor ne
 
 from __future__ import annotations
 
+import hashlib
 import re
 import sqlite3
 from abc import ABC, abstractmethod
@@ -31,6 +32,18 @@ APPLICATION_NAME = "tablectl-floor"
 # Taken inside the transaction that creates the schema: two floors started at once on a new database
 # create it once (the second finds it made). Any constant agreed by every floor process will do.
 _SCHEMA_LOCK = 0x7461626C65  # "table"
+# The first of the two 32-bit keys of a table's lock (and of the floor's leader locks), the second being the
+# table's hash: PostgreSQL's two-key advisory locks are a space apart from the one-key schema lock above.
+TABLE_LOCKS = 0x74626C  # "tbl"
+LEADER_LOCKS = 0x6C6564  # "led"
+
+
+def table_key(table: str) -> int:
+    """A table's lock key: 32 bits of its id's BLAKE2b, the same in every floor process (Python's hash() is not).
+
+    Two tables that share a key only take turns; nothing else follows from it.
+    """
+    return int.from_bytes(hashlib.blake2b(table.encode("utf-8"), digest_size=4).digest(), "big", signed=True)
 
 
 class Cursor(Protocol):
@@ -51,6 +64,9 @@ class Database(ABC):
 
     name: str  # the database as messages name it: the file, or postgresql://USER@HOST:PORT/DBNAME
     errors: tuple[type[Exception], ...]  # what the driver raises for a database that cannot be used
+    # Can other floor processes write this database while we do? (PostgreSQL: several workers; SQLite: no, one
+    # floor process per file, each keeping its tables' tracks in memory.)
+    several_writers = False
 
     @abstractmethod
     def execute(self, sql: str, args: Sequence[Any] = ()) -> Cursor:
@@ -63,6 +79,20 @@ class Database(ABC):
     @abstractmethod
     def begin_schema(self) -> None:
         """Start the transaction that looks for the schema and creates it, one floor at a time."""
+
+    @abstractmethod
+    def begin_snapshot(self) -> None:
+        """Start a read-only transaction that sees one moment of the database, whatever commits meanwhile."""
+
+    def lock_tables(self, keys: list[int]) -> None:
+        """Hold these tables' locks (`table_key`, in this order) until the transaction ends.
+
+        Nothing to do where this connection is the only writer: its transaction already excludes every other.
+        """
+
+    def lead(self, role: int) -> bool:
+        """Is this connection the one floor process doing `role` (one at a time among the writers)? Always, alone."""
+        return True
 
     @abstractmethod
     def commit(self) -> None:
@@ -120,6 +150,10 @@ class SqliteDatabase(Database):
         """The same: SQLite's write lock is one writer for the whole file."""
         self.begin()
 
+    def begin_snapshot(self) -> None:
+        """BEGIN (deferred): in WAL mode a reader sees the file as of its first read."""
+        self.connection.execute("BEGIN")
+
     def commit(self) -> None:
         """COMMIT."""
         self.connection.execute("COMMIT")
@@ -164,7 +198,12 @@ class PostgresDatabase(Database):
 
     A connection found broken (the server restarted, the network dropped) is opened again before the next
     statement that is not inside a transaction; a transaction it broke fails, and the store keeps nothing of it.
+
+    Several floor processes may write one database (docs/floor.md, "Several workers"): a batch holds each
+    table's advisory lock (`lock_tables`) while it reads that table's track back and writes it.
     """
+
+    several_writers = True
 
     def __init__(self, settings: PostgresStore) -> None:
         self.name = settings.describe()
@@ -179,6 +218,7 @@ class PostgresDatabase(Database):
         self._idle = pq.TransactionStatus.IDLE
         self.errors = (psycopg.Error,)
         self._password = _password(settings)
+        self._leading: set[int] = set()  # the roles this connection holds the session lock of
         self.connection = self._connect()
 
     def _connect(self) -> "psycopg.Connection[Any]":
@@ -198,6 +238,7 @@ class PostgresDatabase(Database):
 
     def _live(self) -> "psycopg.Connection[Any]":
         if self.connection.broken or self.connection.closed:
+            self._leading.clear()  # a session's locks end with it
             self.connection = self._connect()
         return self.connection
 
@@ -217,6 +258,7 @@ class PostgresDatabase(Database):
         except self._psycopg.OperationalError:
             if not self.connection.broken:
                 raise
+            self._leading.clear()
             self.connection = self._connect()
             self.connection.execute("BEGIN", prepare=False)
 
@@ -228,6 +270,30 @@ class PostgresDatabase(Database):
         """BEGIN, and the schema's advisory lock until the end of the transaction."""
         self.begin()
         self.execute("SELECT pg_advisory_xact_lock(?)", (_SCHEMA_LOCK,))
+
+    def begin_snapshot(self) -> None:
+        """BEGIN REPEATABLE READ, READ ONLY: every statement sees the snapshot of the first."""
+        self._live().execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", prepare=False)
+
+    def lock_tables(self, keys: list[int]) -> None:
+        """pg_advisory_xact_lock on each key, in the order given, in one round trip (unnest keeps the array's order).
+
+        Every writer takes its tables' locks in ascending key order before it writes any of them, so two
+        workers never each hold a lock the other waits for.
+        """
+        self.connection.execute("SELECT pg_advisory_xact_lock(%s, k) FROM unnest(%s::integer[]) AS k",
+                                (TABLE_LOCKS, keys))
+
+    def lead(self, role: int) -> bool:
+        """pg_try_advisory_lock on the role, held by this session until it ends (a worker killed, its connection
+        lost): then another process's next try takes it."""
+        if role in self._leading and not (self.connection.broken or self.connection.closed):
+            return True
+        found = self._live().execute("SELECT pg_try_advisory_lock(%s, %s)", (LEADER_LOCKS, role)).fetchone()
+        got = bool(found is not None and found[0])
+        if got:
+            self._leading.add(role)
+        return got
 
     def rollback(self) -> None:
         """ROLLBACK, if the connection still has a transaction to end."""

@@ -35,7 +35,12 @@ def export_table(store: FloorStore, table: str) -> Iterator[dict[str, Any]]:
                               "cannot be exported whole (the table's own journal has them)")
     keyed = table in store.keys
     conflicts = set(store.conflict_seqs(table))
+    expected = 1
     for row in store.iter_rows(table):
+        if row.seq != expected:  # the rows themselves say so too (another worker's track may be a moment old)
+            raise ExportError(f"table {table}: rows {expected}..{row.seq - 1} are missing on the floor; the session "
+                              "cannot be exported whole (the table's own journal has them)")
+        expected += 1
         if row.masked:
             return  # the round in play: not final yet
         if row.seq in conflicts:

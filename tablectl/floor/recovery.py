@@ -46,6 +46,9 @@ from .store import FloorStore
 log = logging.getLogger(__name__)
 
 CONCURRENCY = 4  # tables asked at once
+# With several floor workers, one of them asks the tables at a time (FloorStore.lead: PostgreSQL's session lock,
+# taken over by another worker once its holder's connection ends).
+RECOVERY_ROLE = 1
 PAGES_PER_ATTEMPT = 20  # an attempt's work is bounded; a longer gap goes on at the next tick
 BACKOFF_FIRST = 2.0  # seconds after a first failure, doubling to backoff_max_seconds
 MAX_KEY_CHARS = 1024
@@ -137,7 +140,14 @@ class Recovery:
         Returns the tables an attempt was started for.
         """
         now = self.clock()
-        started = []
+        started: list[str] = []
+        try:
+            if not self.store.lead(RECOVERY_ROLE):
+                return started  # another worker asks the tables
+            self.store.refresh()  # with several workers, the gaps the others' rows left or filled
+        except self.store.outages as exc:  # the store away: the consumer says so; next tick again
+            log.debug("gap recovery waits for the floor store: %s", exc)
+            return started
         for t in self.targets.values():
             if (t.task is not None and not t.task.done()) or now < t.next_try or not self.known(t.table):
                 continue

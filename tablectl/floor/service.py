@@ -6,6 +6,14 @@ and only then acknowledges each message (MQTT 5, manual acks, a persistent
 session with `clean_start = false`): a floor killed at any instant loses
 nothing, the broker sends again what was not acknowledged, and the store
 drops what it already has.
+
+Several floor processes (workers) may share the tables' rows: with `[floor] shared_group` each
+subscribes to the ledger through the MQTT 5 shared subscription `$share/GROUP/{prefix}/+/ledger`,
+and the broker hands each row to one of them; they keep one store on PostgreSQL, which takes every
+table's rows in any order from any of them (store.py). States and statuses stay plain subscriptions
+in every worker: they are retained (a shared subscription is sent no retained message, so a worker
+would never learn a quiet table's), and storing one twice changes nothing. Each worker's API reads
+the shared store (`refresh`). docs/floor.md, "Several workers".
 """
 
 from __future__ import annotations
@@ -42,6 +50,8 @@ from .store import open_store
 log = logging.getLogger(__name__)
 
 BATCH = 500
+REFRESH_SECONDS = 0.5  # with several workers, the dashboard and API read the store at most this long ago
+LEAVE_IDLE_SECONDS = 3.0  # a worker leaving its group has stored everything once nothing has come for this long
 BATCH_WINDOW_MAX = 0.02  # seconds: the longest a message waits for others to share its commit
 BATCH_WINDOW_MIN = 0.002
 RECEIVE_MAXIMUM = 1000  # unacknowledged messages the broker may have in flight to us
@@ -52,12 +62,14 @@ class FloorService:
 
     def __init__(self, settings: FloorSettings) -> None:
         self.settings = settings
+        self.shared_group = settings.floor.shared_group
         self.keys = load_keys(settings.floor.keys_dir)
         self.known_tables = frozenset(settings.floor.known_tables)
         self.store = open_store(settings.floor, self.keys, max_seq_jump=settings.floor.max_seq_jump)
         self.prefix = settings.floor.topic_prefix
         self.connected = False
         self.messages = 0
+        self.ledger_rows = 0  # ledger rows this process took (with several workers, its share)
         self.dropped = 0
         self._outage_logged = False
         self._key_tried: dict[str, float] = {}
@@ -66,6 +78,9 @@ class FloorService:
         self.heard: dict[str, float] = {}
         self.subscribed = asyncio.Event()  # set once the broker has our subscriptions
         self._commit_seconds = 0.001  # recent time a batch's commit takes (sizes the batching window)
+        self._refreshed = -1e9  # monotonic: when the tracks were last read back from a shared store
+        self._refresh_failed = False
+        self._store_outage_logged = False
         try:  # the tables' API keys and certificates are read now: one that cannot be used stops the floor
             self.recovery = Recovery(settings, self.store, self.is_known) if settings.floor.tables else None
         except FloorConfigError:
@@ -98,6 +113,11 @@ class FloorService:
                     self._outage_logged = True
             except asyncio.CancelledError:
                 raise
+            except self.store.outages as exc:  # the database away (restarting): said once
+                if not self._store_outage_logged:
+                    log.warning("floor store unavailable (%s); the batch is not acknowledged and the broker sends "
+                                "it again", str(exc).strip())
+                    self._store_outage_logged = True
             except Exception:  # a bug: logged, and the consumer goes on after the back-off
                 log.exception("floor consumer failed")
             self.connected = False
@@ -111,14 +131,21 @@ class FloorService:
         async with mqtt.connect(s.broker, s.floor.client_id, clean_start=False,
                                 session_expiry=s.floor.session_expiry_seconds, manual_ack=True,
                                 receive_maximum=RECEIVE_MAXIMUM, max_packet=MAX_STATE_BYTES + 4096) as conn:
-            await conn.subscribe([f"{self.prefix}/+/ledger", f"{self.prefix}/+/state", f"{self.prefix}/+/status"])
+            ledger = f"{self.prefix}/+/ledger"
+            if self.shared_group:
+                # A session that was a whole floor before keeps its plain subscription, and would take every
+                # row besides its share: dropped (a session without one is told so, and nothing changes).
+                await conn.unsubscribe([ledger])
+                ledger = f"$share/{self.shared_group}/{ledger}"
+            await conn.subscribe([ledger, f"{self.prefix}/+/state", f"{self.prefix}/+/status"])
             self.connected = True
             self.subscribed.set()
             if self._outage_logged:
                 log.info("broker reachable again")
                 self._outage_logged = False
             else:
-                log.info("subscribed to %s/+/ledger, state and status at %s", self.prefix, s.broker.url)
+                log.info("subscribed to %s, %s/+/state and status at %s as %s", ledger, self.prefix, s.broker.url,
+                         s.floor.client_id)
             inbox: asyncio.Queue[Any] = asyncio.Queue()
             reader = asyncio.create_task(self._read(conn, inbox), name="floor-reader")
             try:
@@ -126,6 +153,9 @@ class FloorService:
                     batch = await self._next_batch(inbox)
                     started = time.perf_counter()
                     self.handle(batch)
+                    if self._store_outage_logged:
+                        log.info("floor store available again")
+                        self._store_outage_logged = False
                     took = time.perf_counter() - started
                     self._commit_seconds = 0.8 * self._commit_seconds + 0.2 * took
                     for m in batch:  # only now: the batch is committed
@@ -144,15 +174,22 @@ class FloorService:
         else:
             inbox.put_nowait(BrokerUnavailable("the broker closed the connection"))
 
-    async def _next_batch(self, inbox: "asyncio.Queue[Any]") -> list[Any]:
+    async def _next_batch(self, inbox: "asyncio.Queue[Any]", wait: float | None = None) -> list[Any]:
         """The next messages to store together: the first, and what arrives within a short window, up to BATCH.
 
         The client hands over one packet per read, so storing each message alone would cost one commit
         (an fsync) per message, and on a slow disk the floor would fall behind. The window is three
         times the recent commit time (2 to 20 ms): on a fast disk a message waits a couple of
         milliseconds, on a slow one committing takes at most about a quarter of the floor's time.
+        `wait`: none if the first has not come within that many seconds (an empty batch).
         """
-        first = await inbox.get()
+        if wait is None:
+            first = await inbox.get()
+        else:
+            try:  # a get cancelled by the timeout leaves its message in the queue
+                first = await asyncio.wait_for(inbox.get(), wait)
+            except asyncio.TimeoutError:
+                return []
         if isinstance(first, BaseException):
             raise first
         batch = [first]
@@ -175,6 +212,35 @@ class FloorService:
             batch.append(item)
         return batch
 
+    async def leave(self, idle: float = LEAVE_IDLE_SECONDS) -> int:
+        """Retire this worker from its shared group for good, losing nothing: its session stops being dealt rows
+        (unsubscribed), the rows already queued for it or in flight to it are stored and acknowledged until none
+        has come for `idle` seconds, then its session is ended at the broker (a clean start, expiry 0), which
+        would otherwise go on receiving its share until it expired. Returns the rows stored.
+        """
+        s = self.settings
+        async with mqtt.connect(s.broker, s.floor.client_id, clean_start=False,
+                                session_expiry=s.floor.session_expiry_seconds, manual_ack=True,
+                                receive_maximum=RECEIVE_MAXIMUM, max_packet=MAX_STATE_BYTES + 4096) as conn:
+            await conn.unsubscribe([f"$share/{self.shared_group}/{self.prefix}/+/ledger", f"{self.prefix}/+/state",
+                                    f"{self.prefix}/+/status"])
+            inbox: asyncio.Queue[Any] = asyncio.Queue()
+            reader = asyncio.create_task(self._read(conn, inbox), name="floor-reader")
+            try:
+                while batch := await self._next_batch(inbox, idle):
+                    self.handle(batch)
+                    for m in batch:
+                        conn.ack(m)
+            finally:
+                reader.cancel()
+                await asyncio.gather(reader, return_exceptions=True)
+        async with mqtt.connect(s.broker, s.floor.client_id, clean_start=True, session_expiry=0):
+            pass  # the session, its subscriptions and whatever came after the last row stored, ended
+        self.store.close()
+        log.info("left shared group %s as %s: %d ledger rows stored on the way", self.shared_group,
+                 s.floor.client_id, self.ledger_rows)
+        return self.ledger_rows
+
     def handle(self, messages: list[Any], now: float | None = None) -> None:
         """Store a batch of broker messages in one transaction; a bad one is dropped and reported.
 
@@ -185,7 +251,7 @@ class FloorService:
         """
         now = time.time() if now is None else now
         rows: list[WireRow] = []
-        with self.store.batch():
+        with self.store.batch(_tables_named(self.prefix, messages)):
             for m in messages:
                 self.messages += 1
                 name = str(m.topic)
@@ -201,6 +267,7 @@ class FloorService:
                     payload = _payload(m.payload)
                     if leaf == "ledger":
                         rows.append(parse_ledger(payload, table))
+                        self.ledger_rows += 1
                         self.heard[table] = now
                     elif leaf == "state":
                         if payload:  # an empty retained message clears the topic; the floor keeps the last state
@@ -224,6 +291,27 @@ class FloorService:
                                       f"not handle: {exc!r}"[:2000], now)
             if rows:
                 self.store.ingest(rows, now)
+
+    def refresh(self, max_age: float = REFRESH_SECONDS) -> None:
+        """Where other workers write the store too, read every table's track back (at most `max_age` seconds ago),
+        for the dashboard and API; a database away leaves the last known in place, said once in the log."""
+        if not self.store.shared:
+            return
+        now = time.monotonic()
+        if now - self._refreshed < max_age:
+            return
+        try:
+            self.store.refresh()
+        except self.store.outages as exc:
+            if not self._refresh_failed:
+                log.warning("cannot read the floor store back (%s); the dashboard shows what it last read",
+                            str(exc).strip())
+                self._refresh_failed = True
+            return
+        if self._refresh_failed:
+            log.info("the floor store answers again")
+            self._refresh_failed = False
+        self._refreshed = now
 
     def is_known(self, table: str) -> bool:
         """Is this a table of the floor: its key in keys_dir, or its id in known_tables?"""
@@ -271,6 +359,8 @@ class FloorService:
             try:
                 self.store.report_gaps(grace)
                 self.store.report_held()
+            except self.store.outages:
+                pass  # the database away: the consumer says so once; the gaps wait for it
             except Exception:
                 log.exception("gap check failed")
 
@@ -358,6 +448,17 @@ class FloorService:
 
     def _recovery_target(self, table: str) -> Target | None:
         return self.recovery.targets.get(table) if self.recovery is not None else None
+
+
+def _tables_named(prefix: str, messages: list[Any]) -> set[str]:
+    """The tables these messages' topics name (a batch takes their locks first, with several workers)."""
+    out = set()
+    for m in messages:
+        try:
+            out.add(split_topic(prefix, str(m.topic))[0])
+        except BadMessage:
+            pass  # reported when the batch reaches it
+    return out
 
 
 def level_of_published(a: AlertState) -> AlertLevel:

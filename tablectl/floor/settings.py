@@ -136,6 +136,9 @@ class FloorSection(_Section):
                            description="MQTT client id: the broker keeps this session's queue while we are away")
     session_expiry_seconds: int = Field(7 * 86400, ge=60, le=2**32 - 1,
                                         description="how long the broker keeps our queue while the floor is down")
+    shared_group: str = Field("", pattern=r"^[A-Za-z0-9_-]{0,64}$",
+                              description="several floor workers share the tables' rows through the MQTT shared "
+                                          "subscription $share/GROUP/...; empty: this floor takes every row itself")
     store: Literal["sqlite", "postgresql"] = Field("sqlite", description="the store's engine: sqlite (embedded, "
                                                    "[floor.sqlite]) or postgresql ([floor.postgresql])")
     sqlite: SqliteStore = Field(default_factory=SqliteStore)
@@ -171,6 +174,13 @@ class FloorSection(_Section):
         return str(self.sqlite.path) if self.store == "sqlite" else self.postgresql.describe()
 
     @model_validator(mode="after")
+    def _shared_needs_postgresql(self) -> "FloorSection":
+        if self.shared_group and self.store != "postgresql":
+            raise ValueError("shared_group: several floor workers share one store on PostgreSQL (store = "
+                             "\"postgresql\"); an SQLite store is kept by one floor process alone")
+        return self
+
+    @model_validator(mode="after")
     def _one_entry_per_table(self) -> "FloorSection":
         seen: set[str] = set()
         for t in self.tables:
@@ -192,6 +202,28 @@ class FloorSettings(_Section):
     floor: FloorSection = Field(default_factory=FloorSection)
     broker: BrokerSettings = Field(default_factory=BrokerSettings)
     api: FloorApiSettings = Field(default_factory=FloorApiSettings)
+
+
+MAX_WORKERS = 64
+
+
+def worker_settings(settings: FloorSettings, worker: int) -> FloorSettings:
+    """Worker `worker` of a floor's shared group (`tablectl floor --worker N`): its MQTT client id is the
+    config's with `-N` added (its own session at the broker), its API on the config's port + N - 1.
+
+    FloorConfigError if the config has no shared_group, or N is out of range."""
+    f = settings.floor
+    if not f.shared_group:
+        raise FloorConfigError("--worker needs [floor] shared_group (and store = \"postgresql\"): the workers "
+                               "share the rows through the broker's shared subscription and keep one store")
+    if not 1 <= worker <= MAX_WORKERS:
+        raise FloorConfigError(f"--worker {worker}: a worker's number is 1 to {MAX_WORKERS}")
+    port = settings.api.port + worker - 1
+    if port > 65535:
+        raise FloorConfigError(f"--worker {worker}: its API port would be {port} ([api] port + {worker - 1})")
+    return settings.model_copy(update={
+        "floor": f.model_copy(update={"client_id": f"{f.client_id}-{worker}"}),
+        "api": settings.api.model_copy(update={"port": port})})
 
 
 def floor_settings(data: dict[str, Any], source: str = "floor config") -> FloorSettings:

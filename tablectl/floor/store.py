@@ -23,10 +23,17 @@ Per table the store follows ``contiguous`` (every row up to it is here),
 ``max_seq``, and ``verified_upto`` (every row up to it has verified, in chain
 order, where the table's key is known).
 
-One writer: each table's `Track` (its counts, gaps, masked seqs) is kept in memory between batches
-and written back with each one, so while a floor runs nothing else may write its tables' rows.
-Several floor processes on one PostgreSQL database must each own their own tables (a table's
-messages reaching one process alone), or read the tracks back from the database in each batch.
+Each table's `Track` (its counts, gaps, masked seqs) is kept in memory and written back with each batch.
+On SQLite the floor process is the file's one writer, so its memory is the truth between batches. On
+PostgreSQL several floor processes may write one database (docs/floor.md, "Several workers": an MQTT
+shared subscription hands each of them some of every table's rows, in no particular order), so there a
+batch first takes the advisory lock of every table it touches, in one order (`table_key`), reads those
+tables' tracks back from the database under the locks, applies its rows by the rules above, writes the
+tracks back and commits: the locks end with the commit. Rows arriving out of order are what the store
+handles anyway (gaps, verification in chain order), so several writers leave exactly what one would.
+A table's state and status are written column by column (`_SAVE_STATE`, `_SAVE_STATUS`), never with its
+counts, so a worker storing a state never writes back counts another worker has just changed.
+What the other writers did reaches this process's memory, for its dashboard and API, by `refresh`.
 """
 
 from __future__ import annotations
@@ -38,7 +45,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterator, Literal
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -46,7 +53,7 @@ from tablectl.fleet import BadMessage
 from tablectl.fleet.wire import TABLE_ID, LedgerRow, TableState, WireRow, load_state, row_mac
 
 from . import StoreError
-from .database import Database, SqliteDatabase, connect
+from .database import Database, SqliteDatabase, connect, table_key
 from .gaps import Change, Closed, Gaps, Opened, Resized, Split
 from .throttle import Throttle
 
@@ -91,6 +98,12 @@ CREATE TABLE conflicts (
     table_id TEXT NOT NULL, seq INTEGER NOT NULL, noticed_at REAL NOT NULL, PRIMARY KEY (table_id, seq)
 ) WITHOUT ROWID;
 """
+# What is read back of a table in each batch of a store with several writers, and by every dashboard's refresh:
+# its masked rows and its open gaps, a few among millions of rows and gap records. Made on an existing store too.
+_INDEXES = """
+CREATE INDEX IF NOT EXISTS rows_masked ON rows (table_id, seq) WHERE masked = 1;
+CREATE INDEX IF NOT EXISTS gaps_open ON gaps (table_id, first) WHERE closed_at IS NULL
+"""
 # Schema 1 had no alternates and no conflict marks: a conflict was only an incident, and the chain was
 # verified on past a row that did not verify.
 _SCHEMA_2 = _SCHEMA[_SCHEMA.index("CREATE TABLE alternates"):]
@@ -103,9 +116,20 @@ OK, BAD, PENDING = "ok", "bad", "pending"
 _COLS = "seq, kind, received_at, body, shoe_id, position, code, message, mac, masked, verified, stored_at"
 _TABLES_COLS = ("table_id, status, status_at, state, state_at, contiguous, max_seq, rows, verified_upto, verified_mac, "
                 "bad_macs, duplicates, conflicts")
-# A table's record written back with each batch: every column but the key replaced (an upsert both engines read).
-_SAVE_TRACK = (f"INSERT INTO tables ({_TABLES_COLS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT (table_id) "
-               "DO UPDATE SET " + ", ".join(f"{c} = excluded.{c}" for c in _TABLES_COLS.split(", ")[1:]))
+_COUNTS = "contiguous, max_seq, rows, verified_upto, verified_mac, bad_macs, duplicates, conflicts"
+# A table's counts written back with each batch that changed them (an upsert both engines read); never its state or
+# status, which another worker may be writing (below).
+_SAVE_COUNTS = (f"INSERT INTO tables (table_id, {_COUNTS}) VALUES (?,?,?,?,?,?,?,?,?) ON CONFLICT (table_id) "
+                "DO UPDATE SET " + ", ".join(f"{c} = excluded.{c}" for c in _COUNTS.split(", ")))
+# A table's state and its status, each alone, and only when it differs from the stored one: every worker takes every
+# retained state and status (plain subscriptions), and the second to store one changes nothing (the status keeps
+# since when it holds).
+_SAVE_STATE = ("INSERT INTO tables (table_id, state, state_at) VALUES (?, ?, ?) ON CONFLICT (table_id) DO UPDATE SET "
+               "state = excluded.state, state_at = excluded.state_at "
+               "WHERE tables.state IS NULL OR tables.state <> excluded.state")
+_SAVE_STATUS = ("INSERT INTO tables (table_id, status, status_at) VALUES (?, ?, ?) ON CONFLICT (table_id) DO UPDATE "
+                "SET status = excluded.status, status_at = excluded.status_at "
+                "WHERE tables.status IS NULL OR tables.status <> excluded.status")
 # A gap record (re)opened: a closed record of the same first seq is reopened as new (reported 0, closed_at null).
 _OPEN_GAP = ("INSERT INTO gaps (table_id, first, last, noticed_at) VALUES (?, ?, ?, ?) ON CONFLICT (table_id, first) "
              "DO UPDATE SET last = excluded.last, noticed_at = excluded.noticed_at, reported = excluded.reported, "
@@ -128,7 +152,9 @@ class Track:
     status_at: float | None = None
     state: TableState | None = None
     state_at: float | None = None
-    dirty: bool = False
+    dirty: bool = False  # counts to write back
+    state_due: bool = False  # a state to store
+    status_due: bool = False  # a status to store
     masked: set[int] = field(default_factory=set)
     alternates: set[int] = field(default_factory=set)  # seqs with versions waiting in `alternates`
     gaps: Gaps = field(default_factory=Gaps)  # the seqs missing, as the open records of `gaps` hold them
@@ -202,10 +228,16 @@ class FloorStore:
                  max_seq_jump: int = MAX_SEQ_JUMP, throttle: Throttle | None = None, create: bool = True) -> None:
         self.db = where if isinstance(where, Database) else SqliteDatabase(where, create=create)
         self.name = self.db.name
+        # What the database being away raises (a reconnection that fails is a StoreError): the floor waits it out.
+        self.outages: tuple[type[Exception], ...] = (StoreError, *self.db.errors)
         self.keys = keys if keys is not None else {}
         self.max_seq_jump = max_seq_jump
         self.throttle = throttle if throttle is not None else Throttle()
         self._reload_due = False  # a batch failed and the tracks could not be read back then
+        # Other floor processes may write this database too (PostgreSQL): tracks are read back under each table's
+        # lock in every batch (`_hold`), and for the dashboard by `refresh`.
+        self.shared = self.db.several_writers
+        self._held: set[str] = set()  # the tables whose locks this batch holds, their tracks read back under them
         try:
             self._create_schema(create)
             meta = dict(self.db.execute("SELECT key, value FROM meta").fetchall())
@@ -222,8 +254,26 @@ class FloorStore:
         if meta.get("app") != APP_ID or meta.get("schema") != str(SCHEMA_VERSION):
             self.db.close()
             raise StoreError(f"{self.name} is not a floor store of schema {SCHEMA_VERSION} (found {meta})")
+        if create:  # a writer; the export (create false) changes nothing
+            try:
+                self._create_indexes()
+            except self.db.errors as exc:
+                self.db.close()
+                raise StoreError(f"floor store {self.name}: cannot create its indexes: {str(exc).strip()}") from None
         self.tracks: dict[str, Track] = {}
         self._reload_tracks()
+
+    def _create_indexes(self) -> None:
+        """The indexes of `_INDEXES`, on a store made before them too (one floor at a time: the schema's lock)."""
+        db = self.db
+        db.begin_schema()
+        try:
+            for stmt in _INDEXES.strip().split(";"):
+                db.execute(stmt.strip())
+            db.commit()
+        except BaseException:
+            db.rollback()
+            raise
 
     def _create_schema(self, create: bool) -> None:
         """A new (empty) database gets the schema, in one transaction; one that has tables is left as it is."""
@@ -276,49 +326,71 @@ class FloorStore:
             raise
         log.info("floor store %s: migrated from schema 1 to %d", self.name, SCHEMA_VERSION)
 
-    def _load_track(self, values: tuple[Any, ...]) -> Track:
-        """One table's track from its row in `tables`, checked; a state that does not validate is dropped."""
+    def _load_track(self, values: tuple[Any, ...], *, cached: Track | None = None,
+                    found: tuple[set[int], set[int], list[tuple[int, int]]] | None = None,
+                    repair: bool = True) -> Track:
+        """One table's track from its row in `tables`, checked; a state that does not validate is dropped.
+
+        `cached`: this table's track in memory, whose state is taken as it is if the stored one is the same
+        (same `state_at`: a state is parsed once per process, not once per batch). `found`: its masked seqs,
+        seqs with alternates and open gaps, read with every other table's (`refresh`); else read here.
+        `repair` false (a read-only snapshot): what does not add up is put right in memory only.
+        """
         try:
             r = _TrackRow(**dict(zip(_TrackRow.model_fields, values)))
         except (ValidationError, TypeError) as exc:
             raise StoreError(f"floor store {self.name}: the record of table {str(values[0])[:80]!r} is damaged: "
                              f"{exc}") from None
         state = None
-        if r.state is not None:
+        if cached is not None and r.state is not None and cached.state is not None and cached.state_at == r.state_at:
+            state = cached.state
+        elif r.state is not None:
             try:
                 state = load_state(r.state, r.table_id)
             except BadMessage as exc:  # stored by an earlier build that did not check it: never served
-                self.db.execute("UPDATE tables SET state = NULL WHERE table_id = ?", (r.table_id,))
-                self.incident(r.table_id, "bad_state", f"the stored state does not validate and is dropped: {exc}")
+                if repair:
+                    self.db.execute("UPDATE tables SET state = NULL WHERE table_id = ?", (r.table_id,))
+                    self.incident(r.table_id, "bad_state", f"the stored state does not validate and is dropped: "
+                                  f"{exc}")
         t = Track(r.contiguous, r.max_seq, r.rows, r.verified_upto, r.verified_mac, r.bad_macs, r.duplicates,
                   r.conflicts, r.status, r.status_at, state, r.state_at)
-        t.masked = {s for (s,) in self.db.execute("SELECT seq FROM rows WHERE table_id = ? AND masked = 1",
-                                                  (r.table_id,))}
-        t.alternates = {s for (s,) in self.db.execute("SELECT DISTINCT seq FROM alternates WHERE table_id = ?",
+        if found is None:
+            t.masked = {s for (s,) in self.db.execute("SELECT seq FROM rows WHERE table_id = ? AND masked = 1",
                                                       (r.table_id,))}
-        t.gaps = self._load_gaps(r.table_id, t)
+            t.alternates = {s for (s,) in self.db.execute("SELECT DISTINCT seq FROM alternates WHERE table_id = ?",
+                                                          (r.table_id,))}
+            ranges = None
+        else:
+            t.masked, t.alternates, ranges = found
+        t.gaps = self._load_gaps(r.table_id, t, ranges, repair)
         return t
 
-    def _load_gaps(self, table: str, t: Track) -> Gaps:
+    def _load_gaps(self, table: str, t: Track, ranges: list[tuple[int, int]] | None = None,
+                   repair: bool = True) -> Gaps:
         """The table's missing ranges from the open gap records, checked against its counts; rebuilt if they differ.
 
         Rows are never deleted, so the rows stored plus the seqs missing make the highest seq; a store where
         they do not (damaged, or edited by hand) has its ranges rebuilt from the rows themselves.
         """
-        ranges = [(f, last) for f, last in self.db.execute(
-            "SELECT first, last FROM gaps WHERE table_id = ? AND closed_at IS NULL ORDER BY first", (table,))]
+        if ranges is None:
+            ranges = [(f, last) for f, last in self.db.execute(
+                "SELECT first, last FROM gaps WHERE table_id = ? AND closed_at IS NULL ORDER BY first", (table,))]
         gaps = Gaps(ranges, t.max_seq)
         ordered = all(0 < f <= last < t.max_seq for f, last in ranges) and all(
             a[1] + 1 < b[0] for a, b in zip(ranges, ranges[1:]))
         if ordered and t.rows + gaps.missing_count() == t.max_seq and gaps.contiguous == t.contiguous:
             return gaps
-        log.warning("floor store %s: table %s: its gap records do not match its rows; rebuilt from the rows",
-                    self.name, table)
+        if repair:
+            log.warning("floor store %s: table %s: its gap records do not match its rows; rebuilt from the rows",
+                        self.name, table)
         gaps = Gaps()
         count = 0
         for (seq,) in self.db.execute("SELECT seq FROM rows WHERE table_id = ? ORDER BY seq", (table,)):
             gaps.add(seq)
             count += 1
+        if not repair:
+            t.rows, t.max_seq, t.contiguous = count, gaps.top, gaps.contiguous
+            return gaps
         now = time.time()
         own = not self.db.in_transaction  # at start; after a failed batch, the reload runs outside one too
         if own:
@@ -335,20 +407,88 @@ class FloorStore:
 
     # ------------------------------------------------------------------ writing
     def track(self, table: str) -> Track:
-        """The table's track, created on first sight."""
+        """The table's track, created on first sight; with several writers, held and read back first."""
+        if self.shared and self.db.in_transaction and table not in self._held:
+            self._hold([table])
         t = self.tracks.get(table)
         if t is None:
             t = self.tracks[table] = Track()
             t.dirty = True
         return t
 
+    def _shown(self, table: str) -> Track:
+        """The table's track to store its state or status on (held first, with several writers)."""
+        if self.shared and self.db.in_transaction and table not in self._held:
+            self._hold([table])
+        t = self.tracks.get(table)
+        if t is None:
+            t = self.tracks[table] = Track()
+        return t
+
+    def _hold(self, tables: Iterable[str]) -> None:
+        """With several writers: these tables' locks, held from now to the end of the batch's transaction, and their
+        tracks read back under them (another worker may have just written them).
+
+        A batch names its tables when it begins (`batch(tables)`), so each worker takes its locks in one
+        order (ascending `table_key`) before it writes anything: no two batches can each hold what the other
+        waits for. A table named only later is locked then; should that ever close a cycle, PostgreSQL ends
+        one of the two transactions, the batch fails unacknowledged, and the broker sends it again.
+        """
+        if not self.shared:
+            return
+        new = sorted({t for t in tables if t not in self._held}, key=table_key)
+        if not new:
+            return
+        self.db.lock_tables(sorted({table_key(t) for t in new}))
+        self._held.update(new)
+        read = self._read_back(new, repair=True)
+        for table in new:
+            cached = self.tracks.pop(table, None)
+            fresh = read.get(table)
+            if cached is not None and (cached.state_due or cached.status_due):  # taken earlier in this batch: kept
+                if fresh is None:
+                    fresh = Track()
+                if cached.state_due:
+                    fresh.state, fresh.state_at, fresh.state_due = cached.state, cached.state_at, True
+                if cached.status_due:
+                    fresh.status, fresh.status_at, fresh.status_due = cached.status, cached.status_at, True
+            if fresh is not None:
+                self.tracks[table] = fresh
+
+    def _read_back(self, tables: list[str] | None, *, repair: bool) -> dict[str, Track]:
+        """The tracks of these tables (None: every table) as the database holds them, in four statements however
+        many tables (a few hundred at a time); a state already parsed is not parsed again."""
+        found: dict[str, tuple[set[int], set[int], list[tuple[int, int]]]] = {}
+
+        def of(table: str) -> tuple[set[int], set[int], list[tuple[int, int]]]:
+            return found.setdefault(table, (set(), set(), []))
+
+        records = []
+        parts: list[list[str] | None] = [None] if tables is None else [tables[i:i + 500]
+                                                                        for i in range(0, len(tables), 500)]
+        for part in parts:
+            only = "" if part is None else f" AND table_id IN ({', '.join('?' * len(part))})"
+            args = () if part is None else tuple(part)
+            records += self.db.execute(f"SELECT {_TABLES_COLS} FROM tables WHERE 1 = 1{only}", args).fetchall()
+            for table, seq in self.db.execute(f"SELECT table_id, seq FROM rows WHERE masked = 1{only}", args):
+                of(table)[0].add(seq)
+            for table, seq in self.db.execute(f"SELECT DISTINCT table_id, seq FROM alternates WHERE 1 = 1{only}", args):
+                of(table)[1].add(seq)
+            for table, first, last in self.db.execute(f"SELECT table_id, first, last FROM gaps WHERE closed_at IS NULL"
+                                                      f"{only} ORDER BY table_id, first", args):
+                of(table)[2].append((first, last))
+        return {values[0]: self._load_track(tuple(values), cached=self.tracks.get(values[0]), repair=repair,
+                                            found=of(values[0])) for values in records}
+
     @contextmanager
-    def batch(self) -> Iterator[None]:
+    def batch(self, tables: Iterable[str] = ()) -> Iterator[None]:
         """One transaction (one commit) for everything done inside, the tables' tracks saved with it.
 
+        `tables`: those it may write, whose locks it takes first where other floor processes write the store too.
         A batch inside a batch joins it. If anything raises, nothing of it is kept, in the database or in memory.
         """
         if self.db.in_transaction:
+            self._hold(tables)
             yield
             return
         if self._reload_due:  # the database was away when a batch failed: what is committed, read back first
@@ -356,22 +496,26 @@ class FloorStore:
             self._reload_due = False
         self.db.begin()
         try:
+            self._hold(tables)
             yield
             self._save_tracks()
             self.db.commit()
         except BaseException:
             self.db.rollback()
+            self._held.clear()
             try:
                 self._reload_tracks()
             except self.db.errors:  # the connection is lost (PostgreSQL): read back before the next batch
                 self._reload_due = True
             raise
+        finally:
+            self._held.clear()
 
     def ingest(self, rows: list[WireRow], now: float | None = None) -> IngestResult:
         """Upsert a batch of ledger rows in one transaction (see the module docstring)."""
         now = time.time() if now is None else now
         res = IngestResult()
-        with self.batch():
+        with self.batch({r.table for r in rows}):
             for r in rows:
                 self._upsert(r, now, res)
             for table in res.tables:
@@ -379,6 +523,8 @@ class FloorStore:
         return res
 
     def _upsert(self, r: WireRow, now: float, res: IngestResult) -> None:
+        if self.shared and r.table not in self._held:
+            self._hold([r.table])  # the batch did not name it: held and read back now
         known = self.tracks.get(r.table)
         top = known.max_seq if known is not None else 0
         if r.seq > top + self.max_seq_jump:  # kept, it would hold the export back until the table got that far
@@ -630,37 +776,67 @@ class FloorStore:
 
     def set_state(self, table: str, state: TableState, now: float | None = None) -> None:
         """Keep a table's latest retained state."""
-        t = self.track(table)
-        t.state, t.state_at, t.dirty = state, time.time() if now is None else now, True
+        t = self._shown(table)
+        t.state, t.state_at, t.state_due = state, time.time() if now is None else now, True
 
     def set_status(self, table: str, status: str, now: float | None = None) -> None:
         """Keep a table's online/offline status and since when."""
-        t = self.track(table)
+        t = self._shown(table)
         if t.status != status:
-            t.status, t.status_at, t.dirty = status, time.time() if now is None else now, True
+            t.status, t.status_at, t.status_due = status, time.time() if now is None else now, True
 
     def flush(self) -> None:
         """Write the tables' state and status (batched with rows by ingest, or alone)."""
-        if any(t.dirty for t in self.tracks.values()):
-            with self.batch():
+        due = [tid for tid, t in self.tracks.items() if t.dirty or t.state_due or t.status_due]
+        if due:
+            with self.batch(due):
                 pass
 
     def _save_tracks(self) -> None:
-        for tid, t in self.tracks.items():
-            if not t.dirty:
-                continue
-            self.db.execute(
-                _SAVE_TRACK,
-                (tid, t.status, t.status_at, t.state.model_dump_json(exclude_unset=True) if t.state else None,
-                 t.state_at, t.contiguous, t.max_seq, t.rows, t.verified_upto, t.verified_mac, t.bad_macs,
-                 t.duplicates, t.conflicts))
-            t.dirty = False
+        # In table order: with several writers, the rows of `tables` are then locked in one order too.
+        for tid in sorted(self.tracks):
+            t = self.tracks[tid]
+            if t.dirty:
+                if self.shared and tid not in self._held:  # never counts this batch did not read back
+                    raise RuntimeError(f"the track of table {tid} would be written back without its lock")
+                self.db.execute(_SAVE_COUNTS, (tid, t.contiguous, t.max_seq, t.rows, t.verified_upto, t.verified_mac,
+                                               t.bad_macs, t.duplicates, t.conflicts))
+                t.dirty = False
+            if t.status_due:
+                self.db.execute(_SAVE_STATUS, (tid, t.status, t.status_at))
+                t.status_due = False
+            if t.state_due and t.state is not None:
+                self.db.execute(_SAVE_STATE, (tid, t.state.model_dump_json(exclude_unset=True), t.state_at))
+            t.state_due = False
 
     def _reload_tracks(self) -> None:
         """Every table's track as committed (at start, and after a batch that failed)."""
         self.tracks = {}
         for values in self.db.execute(f"SELECT {_TABLES_COLS} FROM tables").fetchall():
             self.tracks[values[0]] = self._load_track(values)
+
+    def refresh(self) -> None:
+        """Every table's track as the database holds it now, for this process's dashboard and API, where other floor
+        processes write the store too (several workers); nothing to do where this process is its only writer.
+
+        Read in one snapshot (the batches of the other workers are each whole in it or absent), in four statements
+        whatever the number of tables; a table's state is parsed again only if it changed.
+        """
+        if not self.shared or self.db.in_transaction:
+            return
+        self.db.begin_snapshot()
+        try:
+            read = self._read_back(None, repair=False)
+        finally:
+            self.db.rollback()
+        for table, kept in self.tracks.items():
+            if table not in read or kept.dirty or kept.state_due or kept.status_due:
+                read[table] = kept  # written by this process and not committed yet: its own is newer
+        self.tracks = read
+
+    def lead(self, role: int) -> bool:
+        """Is this process the one doing `role` among the floor processes writing this store (one at a time)?"""
+        return self.db.lead(role)
 
     def incident(self, table: str | None, kind: str, detail: str, now: float | None = None) -> None:
         """Record and log something the floor must report (a gap, a bad MAC, a dropped message...)."""
@@ -701,13 +877,19 @@ class FloorStore:
         now = time.time() if now is None else now
         due = self.db.execute("SELECT table_id, first, last FROM gaps WHERE closed_at IS NULL AND reported = 0 "
                               "AND noticed_at <= ? ORDER BY noticed_at, table_id, first", (now - grace,)).fetchall()
+        reported: list[tuple[str, int, int]] = []
         if due:
-            with self.batch():
+            with self.batch({table for table, _, _ in due}):
                 for table, first, last in due:
-                    self.incident(table, "gap", f"rows {first}..{last} are missing (lost between the table and "
-                                  "here)", now)
-                    self.db.execute("UPDATE gaps SET reported = 1 WHERE table_id = ? AND first = ?", (table, first))
-        return due
+                    # Marked first, and reported only if this did mark it: with several workers each looks for due
+                    # gaps, and one that another has reported, or that its rows have filled or changed meanwhile,
+                    # is not marked again here.
+                    if self.db.execute("UPDATE gaps SET reported = 1 WHERE table_id = ? AND first = ? AND last = ? "
+                                       "AND reported = 0 AND closed_at IS NULL", (table, first, last)).rowcount:
+                        self.incident(table, "gap", f"rows {first}..{last} are missing (lost between the table and "
+                                      "here)", now)
+                        reported.append((table, first, last))
+        return reported
 
     # ------------------------------------------------------------------ reading
     def open_gaps(self, table: str | None = None) -> list[dict[str, Any]]:

@@ -33,7 +33,8 @@ def _certs(d: Path) -> None:
     _openssl("req", "-x509", *ec, "-keyout", "ca.key", "-out", "ca.crt", "-days", "2", "-subj", "/CN=floor CA", cwd=d)
     (d / "san.ext").write_text("subjectAltName=IP:127.0.0.1\n")
     for name, cn in (("broker", "127.0.0.1"), ("table-001", "table-001"), ("table-002", "table-002"),
-                     ("floor", "tablectl-floor"), ("surveillance", "tablectl-surveillance"),
+                     ("floor", "tablectl-floor"), ("floor-1", "tablectl-floor-1"), ("floor-2", "tablectl-floor-2"),
+                     ("surveillance", "tablectl-surveillance"),
                      ("pit", "tablectl-pit"), ("public", "tablectl-public")):
         _openssl("req", *ec, "-keyout", f"{name}.key", "-out", f"{name}.csr", "-subj", f"/CN={cn}", cwd=d)
         extra = ("-extfile", "san.ext") if name == "broker" else ()
@@ -216,3 +217,40 @@ def test_each_audience_reads_only_its_feed(tls_broker, tmp_path):
     assert [r["number"] for r in rounds] == [1, 2, 3, 4]
     money = {"bet", "net", "insurance", "amount", "player", "bets"}
     assert not any(money & set(h) for r in rounds for h in r["hands"]) and not any(money & set(r) for r in rounds)
+
+
+def test_two_floor_workers_share_the_ledger_under_the_shipped_acl(tls_broker):
+    """Issue 28: two floor workers, each with its own certificate (CN tablectl-floor-N, its client id under the
+    shipped config), subscribe to the ledger through one shared subscription; the ACL lets both read it, and the
+    broker deals the rows between them, each row to one."""
+    b, d = tls_broker
+    group = "$share/floor/tablectl/+/ledger"
+
+    async def scenario() -> dict[str, list[str]]:
+        got: dict[str, list[str]] = {"floor-1": [], "floor-2": []}
+        async with contextlib.AsyncExitStack() as stack:
+            readers = []
+            for name, into in got.items():
+                conn = await stack.enter_async_context(mqtt.connect(_identity(b, d, name), f"tablectl-{name}"))
+                await conn.subscribe([group])
+
+                async def collect(conn: mqtt.Connection = conn, into: list[str] = into) -> None:
+                    async for m in conn.messages():
+                        into.append(m.payload.decode())
+
+                readers.append(asyncio.create_task(collect()))
+            async with mqtt.connect(_identity(b, d, "table-001"), "table-001") as table:
+                for n in range(6):
+                    await table.publish("tablectl/table-001/ledger", str(n).encode(), qos=1)
+            for _ in range(100):
+                if sum(map(len, got.values())) == 6:
+                    break
+                await asyncio.sleep(0.05)
+            for r in readers:
+                r.cancel()
+            await asyncio.gather(*readers, return_exceptions=True)
+        return got
+
+    got = asyncio.run(scenario())
+    assert got["floor-1"] and got["floor-2"]  # both took rows
+    assert sorted(got["floor-1"] + got["floor-2"]) == [str(n) for n in range(6)]  # each row once

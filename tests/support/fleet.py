@@ -68,13 +68,14 @@ class FloorProcess(ServiceProcess):
 
     name = "floor"
 
-    def __init__(self, config: Path, log: Path) -> None:
+    def __init__(self, config: Path, log: Path, *args: str) -> None:
         super().__init__(config, log)
+        self.args = args  # e.g. ("--worker", "2")
         self.api = ""
 
     def command(self) -> list[str]:
         """The command line the process runs."""
-        return [sys.executable, "-m", "tablectl.cli", "floor", "--config", str(self.config)]
+        return [sys.executable, "-m", "tablectl.cli", "floor", "--config", str(self.config), *self.args]
 
     def start(self, timeout: float = 20.0) -> "FloorProcess":  # type: ignore[override]
         """Start it; `api` is the floor's address once it is ready."""
