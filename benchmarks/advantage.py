@@ -41,6 +41,8 @@ from controller.protection.advantage import FLAG_ALPHA, AdvantageBook  # noqa: E
 from controller.rules import RuleProfile, build_rules  # noqa: E402
 from simulators.advantage_players import play_session, seat  # noqa: E402
 
+from benchmarks.protection import wilson  # noqa: E402  (the same 95 % interval as the protection benchmark's)
+
 TABLES: dict[str, tuple[str, dict[int, str], tuple[str, ...], tuple[str, ...]]] = {
     # name: (profile, seats, cheats, honest players)
     "shoe": ("ru-standard", {1: "counter", 2: "wonger", 3: "flat", 4: "casual", 5: "parlay"},
@@ -54,17 +56,6 @@ ORDER = ("bet_vs_true_count", "bet_vs_shoe_edge", "first_bet_after_shuffle", "be
          "wonging", "first_card", "hole_card")  # the book's order
 WITHIN = 200  # the issue's horizon: a counter flagged within 200 rounds
 SEPARATE = 0.001  # a signal separates at p below this
-
-
-def wilson(k: int, n: int) -> tuple[float, float]:
-    """The 95 % Wilson interval of a rate k / n."""
-    if n == 0:
-        return 0.0, 1.0
-    z = 1.959964
-    p = k / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def session(rules: RuleProfile, seats: dict[int, str], rounds: int, look: int, seed: str

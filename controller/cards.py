@@ -43,7 +43,8 @@ class BadCard(ValueError):
     """A card code that names no card."""
 
 
-def _value(rank: str) -> int:
+def rank_value(rank: str) -> int:
+    """A rank's value for counting (an ace 1, a ten or a face card 10): ``A``, ``2``..``9``, ``T``, ``J``, ``Q``, ``K``."""
     if rank == "A":
         return 1
     if rank in "TJQK":
@@ -54,7 +55,7 @@ def _value(rank: str) -> int:
 _CARDS: dict[str, Card] = {}
 for _r in RANKS:
     for _s in SUITS:
-        _CARDS[_r + _s] = Card(_r + _s, _r, _s, _value(_r), len(_CARDS))
+        _CARDS[_r + _s] = Card(_r + _s, _r, _s, rank_value(_r), len(_CARDS))
 for _s in SUITS:
     _CARDS["10" + _s] = _CARDS["T" + _s]
 

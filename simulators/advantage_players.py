@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from controller import events as ev
-from controller.cards import ALL_CARDS, Card
+from controller.cards import ALL_CARDS, Card, rank_value
 from controller.effects import CardPlaced, Effect, HoleCardTurned
 from controller.engine import Phase, Table
 from controller.hand import Outcome
@@ -67,9 +67,7 @@ class Seen:
                 self._see(e.card)
 
     def _see(self, code: str) -> None:
-        rank = code[0]
-        value = 1 if rank == "A" else 10 if rank in "TJQK" else int(rank)
-        self.running += HI_LO[value]
+        self.running += HI_LO[rank_value(code[0])]
         self.seen += 1
 
     @property

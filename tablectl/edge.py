@@ -22,6 +22,7 @@ import threading
 from concurrent.futures import CancelledError, Future, ProcessPoolExecutor
 from typing import Any, Callable, TypeVar
 
+from controller.cards import rank_value
 from controller.engine import Table
 from controller.protection.shoes import count_of_remaining
 from controller.rules import Rules
@@ -38,8 +39,7 @@ def counts_by_value(remaining_by_rank: dict[str, int]) -> list[int]:
     """The analyser's composition (aces first, tens last) from the cards left by rank."""
     counts = [0] * 10
     for rank, n in remaining_by_rank.items():
-        value = 1 if rank == "A" else 10 if rank in "TJQK" else int(rank)
-        counts[value - 1] += n
+        counts[rank_value(rank) - 1] += n
     return counts
 
 

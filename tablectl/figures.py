@@ -18,13 +18,13 @@ from typing import Any
 
 from controller.engine import Table
 from controller.events import Shuffle, dump_event
-from controller.journal import REFUSAL, JournalReader
+from controller.journal import REFUSAL, JournalEntry, JournalReader
 from controller.money import money, to_cents
 from controller.protection.advantage import AdvantageBook, Signal, SubjectReport, feed
 from controller.protection.dealers import DealerBook, DealerShift
 from controller.protection.shoes import examine
 from controller.replay import session_rules
-from controller.rules import build_rules
+from controller.rules import Rules, build_rules
 
 
 def figures(journal: JournalReader, now: datetime, hours: float) -> dict[str, Any]:
@@ -148,8 +148,7 @@ def dealer_book(reader: JournalReader, since: datetime | None = None) -> DealerB
     book = DealerBook(since)
     if not entries:
         return book
-    profile, options = session_rules([json.dumps(dump_event(entries[0].event))])
-    table = Table(build_rules(profile, options), shoes_watched=None)
+    table = Table(_journal_rules(entries), shoes_watched=None)
     r = 0
     for entry in entries:
         while r < len(refusals) and refusals[r][0] < entry.seq:
@@ -163,6 +162,12 @@ def dealer_book(reader: JournalReader, since: datetime | None = None) -> DealerB
     for shoe in examine(table.shoe_watch.book.shoes):
         book.shoe_scored(shoe.shoe, shoe.quality.p, shoe.quality.weak)
     return book
+
+
+def _journal_rules(entries: list[JournalEntry]) -> Rules:
+    """The rules a journal's replay starts with: its first row's, as `tablectl replay` reads a session's."""
+    profile, options = session_rules([json.dumps(dump_event(entries[0].event))])
+    return build_rules(profile, options)
 
 
 def _refusal_rows(reader: JournalReader) -> list[tuple[int, datetime]]:
@@ -202,8 +207,7 @@ def player_book(reader: JournalReader, since: datetime | None = None) -> Advanta
     entries = list(reader.entries())
     if not entries:
         return AdvantageBook(since=since)
-    profile, options = session_rules([json.dumps(dump_event(entries[0].event))])
-    rules = build_rules(profile, options)
+    rules = _journal_rules(entries)
     book = AdvantageBook(decks=rules.decks, pack=rules.pack, since=since)
     table = Table(rules)  # the live table's watch of two shoes: the book needs none of it
     for entry in entries:

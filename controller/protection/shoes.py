@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Sequence
 
-from ..cards import Card
+from ..cards import Card, rank_value
 from .discards import PickUp, discard_order, other_discard_orders
 from .findings import SlugAlarm
 from .preferential import RoundCount, ShuffleRecord
@@ -128,8 +128,7 @@ def count_of_remaining(remaining_by_rank: dict[str, int], pack: int = 52) -> tup
     count of what remains; the true count divides it by the packs left."""
     running, left = 0, 0
     for rank, n in remaining_by_rank.items():
-        value = 1 if rank == "A" else 10 if rank in "TJQK" else int(rank)
-        running -= HI_LO.get(value, 0) * n
+        running -= HI_LO.get(rank_value(rank), 0) * n
         left += n
     return running, round(running / (left / pack), 2) if left else 0.0
 
