@@ -220,7 +220,9 @@ prepare_system() {
     fi
     # WeasyPrint's libraries, for the dispute record's PDF (docs/dispute.md): pango and a font. Without them
     # the table runs as ever and makes the record as HTML and JSON; only its PDF is refused.
-    if [ "$SYSTEM" = 1 ] && ! ldconfig -p 2>/dev/null | grep -q 'libpangoft2-1\.0\.so\.0'; then
+    # grep reads the whole list (no -q): with pipefail, -q's early exit could fail ldconfig's write (SIGPIPE)
+    # and the pipeline with it, so pango would be installed again where it is (a flaky deploy test found it).
+    if [ "$SYSTEM" = 1 ] && ! ldconfig -p 2>/dev/null | grep 'libpangoft2-1\.0\.so\.0' >/dev/null; then
         apt_update
         apt_install libpango-1.0-0 libpangoft2-1.0-0 fonts-dejavu-core ||
             say "WARNING: apt-get install of pango failed: the dispute record's PDF cannot be made on this table"
