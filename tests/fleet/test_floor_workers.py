@@ -246,6 +246,10 @@ class _Member:
             member = cls(conn)
             try:
                 yield member
+                # The broker answers a QoS 1 publish after what came before it on this connection, so this
+                # waits until it has taken our acknowledgements: a disconnect may otherwise overtake the
+                # last of them, and the broker keeps those messages in flight for the session (seen here).
+                await conn.publish(f"test/settled/{client_id}", b"")
             finally:
                 member.reader.cancel()
                 await asyncio.gather(member.reader, return_exceptions=True)
