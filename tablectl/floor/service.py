@@ -10,10 +10,11 @@ drops what it already has.
 Several floor processes (workers) may share the tables' rows: with `[floor] shared_group` each
 subscribes to the ledger through the MQTT 5 shared subscription `$share/GROUP/{prefix}/+/ledger`,
 and the broker hands each row to one of them; they keep one store on PostgreSQL, which takes every
-table's rows in any order from any of them (store.py). States and statuses stay plain subscriptions
-in every worker: they are retained (a shared subscription is sent no retained message, so a worker
-would never learn a quiet table's), and storing one twice changes nothing. Each worker's API reads
-the shared store (`refresh`). docs/floor.md, "Several workers".
+table's rows in any order from any of them (store.py). States are shared the same way (one worker
+stores each, and one older than the stored one is not kept); at each subscription a plain subscription
+to them, taken and dropped at once, brings every table's retained state, which a shared subscription is
+never sent. Statuses (a table's online/offline, rare) stay a plain subscription in every worker. Each
+worker's API reads the shared store (`refresh`). docs/floor.md, "Several workers".
 """
 
 from __future__ import annotations
@@ -131,13 +132,21 @@ class FloorService:
         async with mqtt.connect(s.broker, s.floor.client_id, clean_start=False,
                                 session_expiry=s.floor.session_expiry_seconds, manual_ack=True,
                                 receive_maximum=RECEIVE_MAXIMUM, max_packet=MAX_STATE_BYTES + 4096) as conn:
-            ledger = f"{self.prefix}/+/ledger"
+            ledger, state = f"{self.prefix}/+/ledger", f"{self.prefix}/+/state"
             if self.shared_group:
-                # A session that was a whole floor before keeps its plain subscription, and would take every
-                # row besides its share: dropped (a session without one is told so, and nothing changes).
-                await conn.unsubscribe([ledger])
-                ledger = f"$share/{self.shared_group}/{ledger}"
-            await conn.subscribe([ledger, f"{self.prefix}/+/state", f"{self.prefix}/+/status"])
+                # A session that was a whole floor before (or a worker of an earlier version, which took every
+                # state) keeps its plain subscriptions, and would take every row or state besides its share:
+                # dropped (a session without them is told so, and nothing changes).
+                await conn.unsubscribe([ledger, state])
+                ledger, state = (f"$share/{self.shared_group}/{ledger}", f"$share/{self.shared_group}/{state}")
+            await conn.subscribe([ledger, state, f"{self.prefix}/+/status"])
+            if self.shared_group:
+                # A shared subscription is sent no retained message (MQTT 5, 4.8.2), and a quiet table publishes
+                # no new state: a plain subscription, taken and dropped at once, brings each table's retained
+                # state, queued for this session before the broker takes the unsubscribe. One that overtakes a
+                # newer state another worker stored is not kept (FloorStore.set_state).
+                await conn.subscribe([f"{self.prefix}/+/state"])
+                await conn.unsubscribe([f"{self.prefix}/+/state"])
             self.connected = True
             self.subscribed.set()
             if self._outage_logged:
@@ -222,7 +231,8 @@ class FloorService:
         async with mqtt.connect(s.broker, s.floor.client_id, clean_start=False,
                                 session_expiry=s.floor.session_expiry_seconds, manual_ack=True,
                                 receive_maximum=RECEIVE_MAXIMUM, max_packet=MAX_STATE_BYTES + 4096) as conn:
-            await conn.unsubscribe([f"$share/{self.shared_group}/{self.prefix}/+/ledger", f"{self.prefix}/+/state",
+            await conn.unsubscribe([f"$share/{self.shared_group}/{self.prefix}/+/ledger",
+                                    f"$share/{self.shared_group}/{self.prefix}/+/state", f"{self.prefix}/+/state",
                                     f"{self.prefix}/+/status"])
             inbox: asyncio.Queue[Any] = asyncio.Queue()
             reader = asyncio.create_task(self._read(conn, inbox), name="floor-reader")
@@ -391,7 +401,9 @@ class FloorService:
             mac = "pending"
         head_seq = state.head.seq if state is not None and state.head is not None else 0
         offline = t.status == "offline"
-        heard = self.heard.get(table) or t.state_at
+        # This worker's last message from the table, or the last state any worker stored (with a shared group,
+        # another worker may take most of its messages).
+        heard = max(self.heard.get(table) or 0.0, t.state_at or 0.0) or None
         offline_since = (heard or t.status_at) if offline else None
         floor_alerts = []  # what the floor itself raises about the table (its own alerts come in its state)
         if offline:

@@ -774,10 +774,18 @@ class FloorStore:
         """The seqs of `table` where two versions arrived that the floor could not tell apart, in order."""
         return [s for (s,) in self.db.execute("SELECT seq FROM conflicts WHERE table_id = ? ORDER BY seq", (table,))]
 
-    def set_state(self, table: str, state: TableState, now: float | None = None) -> None:
-        """Keep a table's latest retained state."""
+    def set_state(self, table: str, state: TableState, now: float | None = None) -> bool:
+        """Keep a table's latest retained state; returns whether it was kept.
+
+        Where several workers share the store, a table's states reach them in any order (a shared
+        subscription, as its rows), so a state older than the one stored, by its head and then the time the
+        table published it, is not kept: it would show the table as it was a moment before.
+        """
         t = self._shown(table)
+        if self.shared and t.state is not None and _state_order(state) < _state_order(t.state):
+            return False
         t.state, t.state_at, t.state_due = state, time.time() if now is None else now, True
+        return True
 
     def set_status(self, table: str, status: str, now: float | None = None) -> None:
         """Keep a table's online/offline status and since when."""
@@ -943,3 +951,8 @@ def open_store(settings: FloorSection, keys: dict[str, bytes] | None = None, *, 
 def _ledger(r: WireRow) -> LedgerRow:
     """A wire row as the journal's row, for its MAC."""
     return LedgerRow(r.seq, r.kind, r.received_at, r.body, r.shoe_id, r.position, r.code, r.message, r.mac or "")
+
+
+def _state_order(state: TableState) -> tuple[int, str]:
+    """Which of a table's states came later: its head (the journal only grows), then its publishing time."""
+    return (state.head.seq if state.head is not None else 0, state.published_at or "")
