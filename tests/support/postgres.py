@@ -35,8 +35,9 @@ def server_bin() -> Path:
 class PostgresServer:
     """One server, started once (for a session of tests) and stopped at the end; `database()` gives each its own."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, durable: bool = False) -> None:
         self.bin = server_bin()
+        self.durable = durable  # fsync and synchronous commits on, as a floor's server runs (benchmarks)
         self.port = free_port()
         self.root = Path(tempfile.mkdtemp(prefix="tablectl-pg-"))  # not under pytest's tmp: the server's user
         self.data = self.root / "data"  # must reach it, and pytest's folders are root's alone (0700)
@@ -64,8 +65,9 @@ class PostgresServer:
             shutil.chown(self.root, "postgres", "postgres")
         self._run("initdb", "-D", str(self.data), "-A", "trust", "-U", "postgres", "-E", "UTF8", "--locale=C",
                   "--no-sync", "--no-instructions")
-        options = (f"-c listen_addresses=127.0.0.1 -p {self.port} -c unix_socket_directories='' -c fsync=off "
-                   "-c synchronous_commit=off -c full_page_writes=off -c max_connections=50")
+        options = f"-c listen_addresses=127.0.0.1 -p {self.port} -c unix_socket_directories='' -c max_connections=50"
+        if not self.durable:
+            options += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
         self._run("pg_ctl", "-D", str(self.data), "-l", str(self.log), "-w", "-t", "60", "-o", options, "start")
         self.started = True
         return self
