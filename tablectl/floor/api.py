@@ -7,6 +7,7 @@ supervisor key (surveillance).
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path as FsPath
 from typing import Annotated, Any
 
@@ -16,14 +17,16 @@ from fastapi.staticfiles import StaticFiles
 
 from tablectl.fleet.wire import TABLE_ID
 from tablectl.web.auth import KeyRing, Supervisor, Viewer
-from tablectl.web.errors import ERRORS, ApiError, ErrorResponse, install_error_handlers
+from tablectl.web.errors import ERRORS, ApiError, ErrorResponse, error_response, install_error_handlers
 from tablectl.web.guard import edge_app
 
-from . import ExportError
+from . import ExportError, StoreError
 from .export import export_text
 from .service import FloorService, pits, totals, with_alerts
 
+log = logging.getLogger("tablectl.floor")
 STATIC = FsPath(__file__).with_name("static")
+STORE_RETRY_SECONDS = 5  # Retry-After of a 503 while the store's database is away
 TableId = Annotated[str, Path(pattern=TABLE_ID)]
 NOT_FOUND = {**ERRORS, 404: {"model": ErrorResponse, "description": "no such table on the floor"}}
 
@@ -131,6 +134,17 @@ def create_floor_app(floor: FloorService) -> FastAPI:
     app.state.floor = floor
     app.state.keys = KeyRing(floor.settings.api)
     install_error_handlers(app)
+
+    async def store_unavailable(request: Request, exc: Exception) -> Response:
+        # The database away (a PostgreSQL restart, a network cut; SQLite's file unreadable) is the store's state,
+        # not a bug: the routes that read rows say so, in the error envelope, and when to ask again.
+        log.warning("floor store unreadable answering %s: %s", request.url.path, str(exc).strip()[:300])
+        return error_response(503, "store_unavailable", "the floor's store cannot be read just now (its database "
+                              "is away); the dashboard shows what was last read; ask again shortly",
+                              headers={"Retry-After": str(STORE_RETRY_SECONDS)})
+
+    for error in (StoreError, *floor.store.db.errors):  # StoreError: it cannot connect again yet
+        app.add_exception_handler(error, store_unavailable)
     app.include_router(router)
     app.mount("/floor-static", StaticFiles(directory=STATIC), name="floor-static")
     return app

@@ -401,3 +401,27 @@ def test_workers_share_the_states_and_each_learns_the_retained_state_of_a_quiet_
         for w in workers:
             w.stop()
         postgres.drop(at.database)
+
+
+def test_the_api_answers_503_while_the_database_is_away_and_the_rows_when_it_is_back(tmp_path, postgres):
+    at = PostgresAt(postgres, postgres.database())
+    floor = floor_service(tmp_path, {"t1": KEY}, store=at, shared_group="floor", client_id="floor-1")
+    client = api_client(floor)
+    try:
+        floor.handle([ledger("t1", ledger_payload("t1", r)) for r in make_rows(KEY, 3)], NOW)
+        assert len(client.get("/api/tables/t1/rows").json()["rows"]) == 3
+        # This database alone goes away: its connections ended, new ones refused (the server serves other tests).
+        postgres.admin(f"ALTER DATABASE {at.database} ALLOW_CONNECTIONS false")
+        postgres.admin(f"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{at.database}'")
+        for path in ("/api/tables/t1/rows", "/api/incidents", "/api/tables/t1/export"):
+            r = client.get(path)
+            assert r.status_code == 503, (path, r.text)
+            assert r.json()["error"]["code"] == "store_unavailable" and r.headers["Retry-After"] == "5"
+        assert client.get("/api/floor").status_code == 200  # the tiles as last read
+        postgres.admin(f"ALTER DATABASE {at.database} ALLOW_CONNECTIONS true")
+        until_true(lambda: client.get("/api/tables/t1/rows").status_code == 200, 30, "the rows again")
+        assert len(client.get("/api/tables/t1/rows").json()["rows"]) == 3
+    finally:
+        postgres.admin(f"ALTER DATABASE {at.database} ALLOW_CONNECTIONS true")
+        floor.store.close()
+        postgres.drop(at.database)
