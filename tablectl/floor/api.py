@@ -143,7 +143,8 @@ def create_floor_app(floor: FloorService) -> FastAPI:
                               "is away); the dashboard shows what was last read; ask again shortly",
                               headers={"Retry-After": str(STORE_RETRY_SECONDS)})
 
-    for error in (StoreError, *floor.store.db.errors):  # StoreError: it cannot connect again yet
+    unavailable: tuple[type[Exception], ...] = (StoreError, *floor.store.db.errors)  # StoreError: no reconnection yet
+    for error in unavailable:
         app.add_exception_handler(error, store_unavailable)
     app.include_router(router)
     app.mount("/floor-static", StaticFiles(directory=STATIC), name="floor-static")

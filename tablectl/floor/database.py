@@ -73,6 +73,10 @@ class Database(ABC):
         """Run one statement, `?` marking each argument."""
 
     @abstractmethod
+    def executemany(self, sql: str, args: Sequence[Sequence[Any]]) -> None:
+        """Run one statement for each set of arguments (to PostgreSQL in one pipeline, not a round trip each)."""
+
+    @abstractmethod
     def begin(self) -> None:
         """Start a transaction (the writer's: nothing else writes the store until it ends)."""
 
@@ -141,6 +145,10 @@ class SqliteDatabase(Database):
     def execute(self, sql: str, args: Sequence[Any] = ()) -> Cursor:
         """Run one statement."""
         return self.connection.execute(sql, args)
+
+    def executemany(self, sql: str, args: Sequence[Sequence[Any]]) -> None:
+        """Run one statement for each set of arguments."""
+        self.connection.executemany(sql, args)
 
     def begin(self) -> None:
         """BEGIN IMMEDIATE: the write lock now, not at the first write."""
@@ -246,6 +254,12 @@ class PostgresDatabase(Database):
         """Run one statement (a broken connection is opened again first, outside a transaction)."""
         conn = self.connection if self.in_transaction else self._live()
         return conn.execute(_placeholders(sql), args)
+
+    def executemany(self, sql: str, args: Sequence[Sequence[Any]]) -> None:
+        """Run one statement for each set of arguments: psycopg sends them in pipeline mode, one round trip."""
+        conn = self.connection if self.in_transaction else self._live()
+        with conn.cursor() as cur:
+            cur.executemany(_placeholders(sql), args)
 
     def begin(self) -> None:
         """BEGIN (read committed): the store's rows are written by this connection alone (see FloorStore).

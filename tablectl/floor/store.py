@@ -124,6 +124,8 @@ _SAVE_COUNTS = (f"INSERT INTO tables (table_id, {_COUNTS}) VALUES (?,?,?,?,?,?,?
 # A table's state and its status, each alone, and only when it differs from the stored one: every worker takes every
 # retained state and status (plain subscriptions), and the second to store one changes nothing (the status keeps
 # since when it holds).
+VERIFY_CHUNK = 200  # tables whose unverified rows one SELECT reads
+INSERT_CHUNK = 200  # rows in one INSERT (13 arguments each: well within SQLite's 32,766 and PostgreSQL's 65,535)
 _SAVE_STATE = ("INSERT INTO tables (table_id, state, state_at) VALUES (?, ?, ?) ON CONFLICT (table_id) DO UPDATE SET "
                "state = excluded.state, state_at = excluded.state_at "
                "WHERE tables.state IS NULL OR tables.state <> excluded.state")
@@ -516,33 +518,62 @@ class FloorStore:
         now = time.time() if now is None else now
         res = IngestResult()
         with self.batch({r.table for r in rows}):
-            for r in rows:
-                self._upsert(r, now, res)
-            for table in res.tables:
-                self._advance(table, now)
+            for r in rows:  # a table the batch did not name: held and read back first (its track decides below)
+                if self.shared and r.table not in self._held:
+                    self._hold([r.table])
+            inserted = self._insert_new(rows, now)
+            for i, r in enumerate(rows):
+                self._upsert(r, now, res, i in inserted)
+            self._verify_tables(sorted(res.tables), now)
         return res
 
-    def _upsert(self, r: WireRow, now: float, res: IngestResult) -> None:
-        if self.shared and r.table not in self._held:
-            self._hold([r.table])  # the batch did not name it: held and read back now
-        known = self.tracks.get(r.table)
-        top = known.max_seq if known is not None else 0
+    def _refusal(self, r: WireRow, top: int) -> tuple[str, str] | None:
+        """Why a row is not stored (an incident's kind and detail), given its table's highest row so far; else None."""
         if r.seq > top + self.max_seq_jump:  # kept, it would hold the export back until the table got that far
-            res.refused += 1
-            self.report(r.table, "seq_jump", f"row {r.seq} is more than {self.max_seq_jump} beyond the table's "
-                        f"highest row on the floor ({top}): refused, not stored ([floor] max_seq_jump)", now)
-            return
+            return "seq_jump", (f"row {r.seq} is more than {self.max_seq_jump} beyond the table's highest row on the "
+                                f"floor ({top}): refused, not stored ([floor] max_seq_jump)")
         if any("\x00" in v for v in (r.received_at, r.body, r.shoe_id, r.code, r.message) if v is not None):
             # PostgreSQL's text cannot hold it, so neither engine keeps it (a table's journal never has one).
+            return "bad_message", (f"row {r.seq} has a NUL character in its text, which the floor's store does not "
+                                   "hold: refused, not stored")
+        return None
+
+    def _insert_new(self, rows: list[WireRow], now: float) -> set[int]:
+        """Insert, in a few statements, every row of the batch that is not refused and is the first of its seq in
+        the batch; those already stored are left (ON CONFLICT DO NOTHING). Returns the indexes of the rows that
+        were new. One statement a row was a round trip each to PostgreSQL (benchmarks/fleet.py); `_upsert` then
+        takes each row in order, as before, and the versions already stored go its one-row way."""
+        tops = {table: t.max_seq for table, t in self.tracks.items()}
+        first: dict[tuple[str, int], int] = {}
+        for i, r in enumerate(rows):
+            top = tops.get(r.table, 0)
+            if (r.table, r.seq) in first or self._refusal(r, top) is not None:
+                continue
+            first[(r.table, r.seq)] = i
+            tops[r.table] = max(top, r.seq)  # as `_upsert` will have raised it by this row, if it is new
+        inserted: set[int] = set()
+        chosen = list(first.items())
+        for at in range(0, len(chosen), INSERT_CHUNK):
+            chunk = chosen[at:at + INSERT_CHUNK]
+            values = [v for _, i in chunk for v in (rows[i].table, rows[i].seq, rows[i].kind, rows[i].received_at,
+                                                    rows[i].body, rows[i].shoe_id, rows[i].position, rows[i].code,
+                                                    rows[i].message, rows[i].mac, int(rows[i].masked), PENDING, now)]
+            sql = ("INSERT INTO rows VALUES " + ",".join(["(?,?,?,?,?,?,?,?,?,?,?,?,?)"] * len(chunk))
+                   + " ON CONFLICT DO NOTHING RETURNING table_id, seq")
+            inserted.update(first[(table, seq)] for table, seq in self.db.execute(sql, values).fetchall())
+        return inserted
+
+    def _upsert(self, r: WireRow, now: float, res: IngestResult, inserted: bool) -> None:
+        """Count a row of the batch in its table's track: `inserted` new by `_insert_new`, else refused, the same
+        again, a masked row's newer form, or another version of a stored row."""
+        known = self.tracks.get(r.table)
+        refusal = self._refusal(r, known.max_seq if known is not None else 0)
+        if refusal is not None:
             res.refused += 1
-            self.report(r.table, "bad_message", f"row {r.seq} has a NUL character in its text, which the floor's "
-                        "store does not hold: refused, not stored", now)
+            self.report(r.table, *refusal, now)
             return
         t = self.track(r.table)
-        values = (r.table, r.seq, r.kind, r.received_at, r.body, r.shoe_id, r.position, r.code, r.message, r.mac,
-                  int(r.masked), PENDING, now)
-        cur = self.db.execute("INSERT INTO rows VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT DO NOTHING", values)
-        if cur.rowcount == 1:
+        if inserted:
             res.inserted += 1
             res.tables.add(r.table)
             t.rows += 1
@@ -649,10 +680,33 @@ class FloorStore:
         found = self.db.execute("SELECT mac FROM rows WHERE table_id = ? AND seq = ?", (table, seq - 1)).fetchone()
         return found[0] if found and found[0] else ""
 
-    def _advance(self, table: str, now: float) -> None:
-        t = self.tracks[table]
-        self._verify(table, t, now)
-        t.dirty = True
+    def _verify_tables(self, tables: list[str], now: float) -> None:
+        """Verify each table's chain as far as its rows allow (`_verify`), their unverified rows read in one
+        statement for up to VERIFY_CHUNK tables and those that verified marked in one executemany: a statement or
+        two a table was a round trip each to PostgreSQL, most of a worker's time at 1,000 tables."""
+        due = []
+        for table in tables:
+            t = self.tracks[table]
+            t.dirty = True
+            if table in self.keys and t.verified_upto < t.contiguous:
+                due.append((table, t))
+        verified: list[tuple[str, str, int, int]] = []
+        for at in range(0, len(due), VERIFY_CHUNK):
+            chunk = due[at:at + VERIFY_CHUNK]
+            found: dict[str, list[tuple[Any, ...]]] = {table: [] for table, _ in chunk}
+            for row in self.db.execute(
+                    "SELECT table_id, seq, kind, received_at, body, shoe_id, position, code, message, mac, masked, "
+                    "verified FROM rows WHERE " + " OR ".join(["(table_id = ? AND seq > ? AND seq <= ?)"] * len(chunk))
+                    + " ORDER BY table_id, seq",
+                    [v for table, t in chunk for v in (table, t.verified_upto, t.contiguous)]).fetchall():
+                found[row[0]].append(row[1:])
+            for table, t in chunk:
+                first = t.verified_upto
+                self._verify(table, t, now, found[table])
+                if t.verified_upto > first:
+                    verified.append((OK, table, first, t.verified_upto))
+        if verified:
+            self.db.executemany("UPDATE rows SET verified = ? WHERE table_id = ? AND seq > ? AND seq <= ?", verified)
 
     def _note_gap(self, table: str, change: Change | None, now: float) -> None:
         """Write what a row's arrival changed to the gap records (a gap keeps when it was noticed and reported)."""
@@ -709,20 +763,16 @@ class FloorStore:
                 ranges.append((seq, seq))
         return ranges
 
-    def _verify(self, table: str, t: Track, now: float) -> None:
-        """Verify the chain from `verified_upto` on, while rows are here and final; stop at one that does not verify.
+    def _verify(self, table: str, t: Track, now: float, rows: list[tuple[Any, ...]]) -> None:
+        """Verify the chain from `verified_upto` on, through `rows` (those after it up to `contiguous`, in order),
+        while they are final; stop at one that does not verify. The caller marks the rows that verified.
 
         At each seq the stored row, else the first waiting version that verifies, is the table's row; the
         versions that do not verify are reported and dropped.
         """
-        key = self.keys.get(table)
-        if key is None or t.verified_upto >= t.contiguous:
-            return
+        key = self.keys[table]
         prev = t.verified_mac
-        for row in self.db.execute(
-                "SELECT seq, kind, received_at, body, shoe_id, position, code, message, mac, masked, verified "
-                "FROM rows WHERE table_id = ? AND seq > ? AND seq <= ? ORDER BY seq",
-                (table, t.verified_upto, t.contiguous)).fetchall():
+        for row in rows:
             seq, masked = row[0], row[9]
             if masked:
                 break  # the chain goes on once this row is final
@@ -743,7 +793,6 @@ class FloorStore:
                 others.remove(mine)
                 self.report(table, "bad_mac", f"row {seq}: the version stored first (MAC {stored.mac}) does not "
                             f"verify; replaced by the one that does (MAC {mine.mac})", now)
-            self.db.execute("UPDATE rows SET verified = ? WHERE table_id = ? AND seq = ?", (OK, table, seq))
             self._drop_forged(table, key, prev, others, now, t)
             prev = mine.mac
             t.verified_upto = seq
@@ -801,21 +850,26 @@ class FloorStore:
                 pass
 
     def _save_tracks(self) -> None:
-        # In table order: with several writers, the rows of `tables` are then locked in one order too.
+        # Each kind of write in one executemany (one round trip to PostgreSQL for a batch's tables, not one a table);
+        # in table order, so that with several writers the rows of `tables` are locked in one order too.
+        counts, statuses, states = [], [], []
         for tid in sorted(self.tracks):
             t = self.tracks[tid]
             if t.dirty:
                 if self.shared and tid not in self._held:  # never counts this batch did not read back
                     raise RuntimeError(f"the track of table {tid} would be written back without its lock")
-                self.db.execute(_SAVE_COUNTS, (tid, t.contiguous, t.max_seq, t.rows, t.verified_upto, t.verified_mac,
-                                               t.bad_macs, t.duplicates, t.conflicts))
+                counts.append((tid, t.contiguous, t.max_seq, t.rows, t.verified_upto, t.verified_mac, t.bad_macs,
+                               t.duplicates, t.conflicts))
                 t.dirty = False
             if t.status_due:
-                self.db.execute(_SAVE_STATUS, (tid, t.status, t.status_at))
+                statuses.append((tid, t.status, t.status_at))
                 t.status_due = False
             if t.state_due and t.state is not None:
-                self.db.execute(_SAVE_STATE, (tid, t.state.model_dump_json(exclude_unset=True), t.state_at))
+                states.append((tid, t.state.model_dump_json(exclude_unset=True), t.state_at))
             t.state_due = False
+        for sql, args in ((_SAVE_COUNTS, counts), (_SAVE_STATUS, statuses), (_SAVE_STATE, states)):
+            if args:
+                self.db.executemany(sql, args)
 
     def _reload_tracks(self) -> None:
         """Every table's track as committed (at start, and after a batch that failed)."""
