@@ -423,6 +423,61 @@ def run_one(setting: Setting, args: argparse.Namespace, pg: PostgresServer | Non
     }
 
 
+def run_saturated(setting: Setting, args: argparse.Namespace, pg: PostgresServer | None) -> dict[str, Any]:
+    """The floor flat out, with no simulator beside it: the workers subscribe and stop; the tables play
+    `args.seconds` at live pace while the broker queues their rows and states for the workers' sessions; the
+    tables stop; the workers start again, and the time they take to store every row is measured. Rows per
+    second of that is what the floor can take on this machine, the simulators' CPU left out."""
+    work = Path(tempfile.mkdtemp(prefix=f"bench-fleet-sat-{setting.tables}-{setting.store}-{setting.workers}-"))
+    sim_dir = Path(tempfile.mkdtemp(prefix="bench-fleet-sim-", dir=args.sim_dir))
+    port = free_port()
+    broker = Mosquitto(work / "broker", port=port, config=_broker_config(port, work / "broker")).start()
+    database = pg.database() if pg else None
+    dsn = pg.dsn(database) if pg and database else None
+    floor = None
+    try:
+        Floor(work, setting, broker.url, sim_dir / "keys", dsn).stop()  # the sessions, subscribed
+        sims = _start_sims(setting, args.per_sim, broker.url, sim_dir, work, args.pace, 0)
+        time.sleep(args.seconds)
+        for sim in sims:
+            sim.terminate()
+        for sim in sims:
+            sim.wait(120)  # each sends the broker the rest of its rows first
+        journalled = _journalled(sim_dir, 0.0, time.time())
+        postmaster = int((pg.data / "postmaster.pid").read_text().split()[0]) if pg else None
+        t0 = time.time()
+        db0 = _tree_cpu(postmaster) if postmaster else 0.0
+        floor = Floor(work, setting, broker.url, sim_dir / "keys", dsn)
+        want = set(journalled)
+        cpu: list[float] = [0.0] * len(floor.procs)
+        rss = [0.0] * len(floor.procs)
+        end = t0 + args.drain * 5
+        while time.time() < end:
+            cpu = [_cpu(p.pid) for p in floor.procs]  # up to the last look before the end
+            rss = [max(r, _rss_mb(p.pid)) for r, p in zip(rss, floor.procs)]
+            if want <= set(_stored(setting, work, dsn, 0.0)):
+                break
+            time.sleep(0.5)
+        t1 = time.time()
+        db1 = _tree_cpu(postmaster) if postmaster else 0.0
+        stored = _stored(setting, work, dsn, 0.0)
+    finally:
+        if floor:
+            floor.stop()
+        broker.stop()
+        if pg and database:
+            pg.drop(database)
+        shutil.rmtree(sim_dir, ignore_errors=True)
+        shutil.rmtree(work, ignore_errors=True)
+    last = max((stored[k] for k in journalled if k in stored), default=t0)
+    span = max(last - t0, 1e-3)  # from the workers' start to the last row's commit (their start-up counted)
+    return {"tables": setting.tables, "store": setting.store, "workers": setting.workers, "rows": len(journalled),
+            "missing": sum(1 for k in journalled if k not in stored), "seconds": round(span, 1),
+            "rows_per_s": round(len(journalled) / span, 1),
+            "worker_cpu_pct": [round(100 * c / (t1 - t0), 1) for c in cpu],
+            "worker_rss_mb": [round(r, 1) for r in rss], "db_cpu_pct": round(100 * (db1 - db0) / (t1 - t0), 1)}
+
+
 def _limit(r: dict[str, Any], live_rows_per_table_s: float) -> str:
     """What held a measurement back, if anything. The floor: rows lost, or its own lag (from the broker to its
     commit) over 250 ms at p99. The simulators: the tables offered less than live pace, or their own part of
@@ -450,6 +505,8 @@ def main() -> int:
     p.add_argument("--nice", type=int, default=10, help="the simulators' niceness (they stand in for other machines)")
     p.add_argument("--sim-dir", default="/dev/shm" if os.path.isdir("/dev/shm") else None,
                    help="where the tables' journals go (default: tmpfs, each Pi's fsyncs being its own)")
+    p.add_argument("--saturate", action="store_true",
+                   help="instead: how many rows a second each setting's floor takes flat out, no simulator beside it")
     p.add_argument("--flood", type=float, default=0.0,
                    help="also measure each setting while an anonymous client sends this many malformed messages a s")
     args = p.parse_args()
@@ -465,6 +522,20 @@ def main() -> int:
     if "postgresql" in stores:
         pg = PostgresServer(durable=True).start()
     results = []
+    if args.saturate:
+        try:
+            for s in settings:
+                r = run_saturated(s, args, pg)
+                results.append(r)
+                print(f"{s.name}, flat out: {r['rows']} rows queued ({args.seconds:.0f} s of live play) stored in "
+                      f"{r['seconds']} s: {r['rows_per_s']} rows/s ({r['missing']} missing); workers CPU "
+                      f"{r['worker_cpu_pct']} %, RSS {r['worker_rss_mb']} MB; database {r['db_cpu_pct']} %",
+                      flush=True)
+        finally:
+            if pg:
+                pg.stop()
+        print(json.dumps(results))
+        return 0
     try:
         for s in settings:
             r = run_one(s, args, pg)
