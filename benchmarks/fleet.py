@@ -334,14 +334,20 @@ def _wait_caught_up(setting: Setting, work: Path, dsn: str | None, since: float,
         time.sleep(1.0)
 
 
-def run_one(setting: Setting, args: argparse.Namespace, pg: PostgresServer | None) -> dict[str, Any]:
-    """One measurement: `setting` for `args.seconds` after `args.warmup`."""
-    work = Path(tempfile.mkdtemp(prefix=f"bench-fleet-{setting.tables}-{setting.store}-{setting.workers}-"))
+def _parts(prefix: str, setting: Setting, args: argparse.Namespace, pg: PostgresServer | None
+           ) -> tuple[Path, Path, Mosquitto, str | None, str | None]:
+    """A measurement's folders, its fresh broker, and its fresh database (PostgreSQL) with the dsn to it."""
+    work = Path(tempfile.mkdtemp(prefix=f"{prefix}{setting.tables}-{setting.store}-{setting.workers}-"))
     sim_dir = Path(tempfile.mkdtemp(prefix="bench-fleet-sim-", dir=args.sim_dir))
     port = free_port()
     broker = Mosquitto(work / "broker", port=port, config=_broker_config(port, work / "broker")).start()
     database = pg.database() if pg else None
-    dsn = pg.dsn(database) if pg and database else None
+    return work, sim_dir, broker, database, pg.dsn(database) if pg and database else None
+
+
+def run_one(setting: Setting, args: argparse.Namespace, pg: PostgresServer | None) -> dict[str, Any]:
+    """One measurement: `setting` for `args.seconds` after `args.warmup`."""
+    work, sim_dir, broker, database, dsn = _parts("bench-fleet-", setting, args, pg)
     floor = sims = None
     probe = Probe(broker.url).__enter__()
     try:
@@ -428,12 +434,7 @@ def run_saturated(setting: Setting, args: argparse.Namespace, pg: PostgresServer
     `args.seconds` at live pace while the broker queues their rows and states for the workers' sessions; the
     tables stop; the workers start again, and the time they take to store every row is measured. Rows per
     second of that is what the floor can take on this machine, the simulators' CPU left out."""
-    work = Path(tempfile.mkdtemp(prefix=f"bench-fleet-sat-{setting.tables}-{setting.store}-{setting.workers}-"))
-    sim_dir = Path(tempfile.mkdtemp(prefix="bench-fleet-sim-", dir=args.sim_dir))
-    port = free_port()
-    broker = Mosquitto(work / "broker", port=port, config=_broker_config(port, work / "broker")).start()
-    database = pg.database() if pg else None
-    dsn = pg.dsn(database) if pg and database else None
+    work, sim_dir, broker, database, dsn = _parts("bench-fleet-sat-", setting, args, pg)
     floor = None
     try:
         Floor(work, setting, broker.url, sim_dir / "keys", dsn).stop()  # the sessions, subscribed
