@@ -345,6 +345,17 @@ def _parts(prefix: str, setting: Setting, args: argparse.Namespace, pg: Postgres
     return work, sim_dir, broker, database, pg.dsn(database) if pg and database else None
 
 
+def _dismantle(floor: Floor | None, broker: Mosquitto, pg: PostgresServer | None, database: str | None,
+               sim_dir: Path) -> None:
+    """What `_parts` made, and the floor's workers, stopped and removed (the work folder is the caller's)."""
+    if floor:
+        floor.stop()
+    broker.stop()
+    if pg and database:
+        pg.drop(database)
+    shutil.rmtree(sim_dir, ignore_errors=True)
+
+
 def run_one(setting: Setting, args: argparse.Namespace, pg: PostgresServer | None) -> dict[str, Any]:
     """One measurement: `setting` for `args.seconds` after `args.warmup`."""
     work, sim_dir, broker, database, dsn = _parts("bench-fleet-", setting, args, pg)
@@ -388,12 +399,7 @@ def run_one(setting: Setting, args: argparse.Namespace, pg: PostgresServer | Non
         for sim in sims or []:
             if sim.poll() is None:
                 sim.kill()
-        if floor:
-            floor.stop()
-        broker.stop()
-        if pg and database:
-            pg.drop(database)
-        shutil.rmtree(sim_dir, ignore_errors=True)
+        _dismantle(floor, broker, pg, database, sim_dir)
     span = t1 - t0
     lags = [(stored[k] - at) * 1000 for k, at in journalled.items() if k in stored]
     floor_lags = [(stored[k] - probe.seen[k]) * 1000 for k in journalled if k in stored and k in probe.seen]
@@ -463,12 +469,7 @@ def run_saturated(setting: Setting, args: argparse.Namespace, pg: PostgresServer
         db1 = _tree_cpu(postmaster) if postmaster else 0.0
         stored = _stored(setting, work, dsn, 0.0)
     finally:
-        if floor:
-            floor.stop()
-        broker.stop()
-        if pg and database:
-            pg.drop(database)
-        shutil.rmtree(sim_dir, ignore_errors=True)
+        _dismantle(floor, broker, pg, database, sim_dir)
         shutil.rmtree(work, ignore_errors=True)
     last = max((stored[k] for k in journalled if k in stored), default=t0)
     span = max(last - t0, 1e-3)  # from the workers' start to the last row's commit (their start-up counted)

@@ -517,10 +517,7 @@ class FloorStore:
         """Upsert a batch of ledger rows in one transaction (see the module docstring)."""
         now = time.time() if now is None else now
         res = IngestResult()
-        with self.batch({r.table for r in rows}):
-            for r in rows:  # a table the batch did not name: held and read back first (its track decides below)
-                if self.shared and r.table not in self._held:
-                    self._hold([r.table])
+        with self.batch({r.table for r in rows}):  # every row's table held and read back first
             inserted = self._insert_new(rows, now)
             for i, r in enumerate(rows):
                 self._upsert(r, now, res, i in inserted)
