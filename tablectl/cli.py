@@ -76,6 +76,10 @@ def _chosen_command(argv: Sequence[str]) -> str | None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Parse arguments and run the chosen subcommand; returns the exit code."""
+    if argv is None:  # this process's own command line: started by a parent it must end with, when one asked
+        from simulators.lifeline import end_with_parent
+
+        end_with_parent()
     words = list(sys.argv[1:] if argv is None else argv)
     command = _chosen_command(words)
     engine = None

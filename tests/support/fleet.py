@@ -92,11 +92,13 @@ class FleetSimProcess:
                      broker_url, "--rounds", str(rounds), "--dir", str(directory / "sim"), "--log-level", "INFO",
                      *args]
         self.log = directory / "fleet-sim.log"
+        self.env: dict[str, str] | None = None  # its environment (None: this process's)
         self.proc: subprocess.Popen[bytes] | None = None
 
     def start(self) -> "FleetSimProcess":
         with open(self.log, "ab") as err:
-            self.proc = subprocess.Popen(self.argv, stdout=subprocess.PIPE, stderr=err, stdin=subprocess.DEVNULL)
+            self.proc = subprocess.Popen(self.argv, stdout=subprocess.PIPE, stderr=err, stdin=subprocess.DEVNULL,
+                                         env=self.env)
         assert self.proc.stdout is not None
         line = self.proc.stdout.readline()
         if not line.startswith(b"{"):

@@ -67,6 +67,7 @@ class ServiceProcess:
         self.config = config
         self.log = log
         self.prefix = prefix  # e.g. ("prlimit", "--nofile=256:256"): what the process runs under
+        self.env: dict[str, str] | None = None  # its environment (None: this process's)
         self.proc: subprocess.Popen[bytes] | None = None
 
     def command(self) -> list[str]:
@@ -76,7 +77,8 @@ class ServiceProcess:
     def start(self, timeout: float = 20.0) -> dict[str, Any]:
         """Start it and return its `{"ready": ...}` line, once it has printed one."""
         with open(self.log, "ab") as err:
-            self.proc = subprocess.Popen(self.command(), stdout=subprocess.PIPE, stderr=err, stdin=subprocess.DEVNULL)
+            self.proc = subprocess.Popen(self.command(), stdout=subprocess.PIPE, stderr=err, stdin=subprocess.DEVNULL,
+                                         env=self.env)
         assert self.proc.stdout is not None
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
