@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 import httpx
 import pytest
+from tests.support.deadlines import scaled
 from tests.support.fleet import FleetSimProcess, FloorProcess, journal_ledger, until_true, write_floor_config
 from tests.support.floor import PostgresAt
 from tests.support.harness import SUPERVISOR_KEY, tablectl
@@ -63,7 +64,7 @@ def _free_ports(n: int) -> int:
 
 def _get(api: str, path: str, **params: object) -> dict:
     try:
-        r = httpx.get(api + path, params=params, headers=AUTH, timeout=10)
+        r = httpx.get(api + path, params=params, headers=AUTH, timeout=scaled(10))
     except httpx.HTTPError:
         return {}
     return r.json() if r.status_code == 200 else {}
@@ -111,7 +112,8 @@ def _faults(tmp_path, broker, postgres, size: Size) -> None:
     floor_key = tmp_path / "floor-key"
     floor_key.write_text("the-floor-key-of-this-test\n")
     tables_port = _free_ports(size.tables)
-    recovery = "[floor.recovery]\ntimeout_seconds = 5.0\nbackoff_max_seconds = 2.0\n" + "".join(
+    # (the floor's wait for a table's answer, in this test a bound like any other: scaled)
+    recovery = f"[floor.recovery]\ntimeout_seconds = {scaled(5.0)}\nbackoff_max_seconds = 2.0\n" + "".join(
         f'[[floor.tables]]\nid = "table-{i:03d}"\napi_url = "http://127.0.0.1:{tables_port + i - 1}"\n'
         f'api_key_file = "{floor_key}"\n' for i in range(1, size.tables + 1))
     cfg = write_floor_config(tmp_path, broker.url, _free_ports(size.workers), keys, store=at,

@@ -49,7 +49,7 @@ def test_a_killed_table_service_leaves_no_process(tmp_path: Path) -> None:
     with table:
         VirtualDealer(table.api, DEALER_KEY, table.shoe.control_path, seed=5, max_boxes=2).run(2, timeout=scaled(120))
         # The exact-edge worker has answered: the service has its child.
-        wait_until(lambda: call(table.api, "GET", "/api/edge", SUPERVISOR_KEY).json()["available"], 60,
+        wait_until(lambda: call(table.api, "GET", "/api/edge", SUPERVISOR_KEY).json()["available"], 120,
                    "the exact edge of the next round")
         assert table.service.proc is not None
         service = table.service.proc.pid

@@ -58,6 +58,23 @@ def wait_until(cond: Callable[[], T], seconds: float, what: str, interval: float
         time.sleep(interval)
 
 
+def wait_steady(read: Callable[[], T], quiet: float, seconds: float, what: str) -> T:
+    """``read()`` once it has stayed the same for ``quiet`` seconds (nothing more is on its way: a count of
+    messages that may still be arriving), failing after ``scaled(seconds)``. ``quiet`` is not scaled: it is
+    the gap that says "no more", and a slow machine only makes the wait for it longer."""
+    end = time.monotonic() + scaled(seconds)
+    value, since = read(), time.monotonic()
+    while True:
+        time.sleep(min(0.1, quiet))
+        now, again = time.monotonic(), read()
+        if again != value:
+            value, since = again, now
+        elif now - since >= quiet:
+            return value
+        if now > end:
+            raise AssertionError(f"timed out after {scaled(seconds):g} s waiting for {what} to settle (last {value!r})")
+
+
 async def until(cond: Callable[[], T], seconds: float = 15.0, what: str = "condition",
                 interval: float = 0.01) -> T:
     """`wait_until` in an event loop: the loop runs between polls."""

@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tests.support.deadlines import scaled
 from tests.support.harness import ServiceProcess
 from tablectl.fleet.wire import LedgerRow, WireRow, ledger_payload, parse_ledger, row_mac
 
@@ -108,7 +109,7 @@ class FleetSimProcess:
     def wait(self, timeout: float) -> dict[str, Any]:
         """Wait for the end and return its summary."""
         assert self.proc is not None and self.proc.stdout is not None
-        out, _ = self.proc.communicate(timeout=timeout)
+        out, _ = self.proc.communicate(timeout=scaled(timeout))
         assert self.proc.returncode == 0, self.log.read_text()[-3000:]
         return json.loads(out.splitlines()[-1])
 
@@ -125,7 +126,7 @@ class FleetSimProcess:
         if self.proc is not None and self.proc.poll() is None:
             self.proc.terminate()
             try:
-                self.proc.wait(20)
+                self.proc.wait(scaled(20))
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
@@ -134,8 +135,8 @@ class FleetSimProcess:
 
 
 def until_true(predicate: Any, timeout: float = 30.0, what: str = "condition") -> None:
-    """Poll `predicate()` until true, or fail after `timeout` seconds."""
-    end = time.monotonic() + timeout
+    """Poll `predicate()` until true, or fail after `scaled(timeout)` seconds."""
+    end = time.monotonic() + scaled(timeout)
     while time.monotonic() < end:
         if predicate():
             return
