@@ -128,7 +128,7 @@ def _faults(tmp_path, broker, postgres, size: Size) -> None:
     sim = FleetSimProcess(tmp_path, broker.url, size.tables, size.rounds, *args).start()
     ahead = 10  # rows each table deals past a fault before the next
     try:
-        until_true(lambda: _past(one.api, size.tables, {}), 120, "rows from every table")
+        until_true(lambda: _past(one.api, size.tables, {}), 300, "rows from every table")
 
         # 1. Worker 2 dies mid-run; the broker keeps dealing it its share, queued for its session; it returns.
         until_true(lambda: _get(two.api, "/healthz").get("ledger_rows", 0) >= 20, 60, "rows through worker 2")
@@ -136,13 +136,13 @@ def _faults(tmp_path, broker, postgres, size: Size) -> None:
         time.sleep(1.0)
         before = _heads(one.api)
         two.start()
-        until_true(lambda: _past(two.api, size.tables, {t: h + ahead for t, h in before.items()}), 120,
+        until_true(lambda: _past(two.api, size.tables, {t: h + ahead for t, h in before.items()}), 300,
                    "rows after worker 2 came back")
 
         # 2. The database restarts under every worker: a batch it broke is not acknowledged, and comes again.
         before = _heads(one.api)
         postgres.restart()
-        until_true(lambda: _past(one.api, size.tables, {t: h + ahead for t, h in before.items()}), 120,
+        until_true(lambda: _past(one.api, size.tables, {t: h + ahead for t, h in before.items()}), 300,
                    "rows after the database came back")
 
         # 3. The broker stops and starts again (its store kept): every worker's session, and the tables, reconnect.
@@ -150,7 +150,7 @@ def _faults(tmp_path, broker, postgres, size: Size) -> None:
         time.sleep(1.0)
         broker.start()
         before = _heads(one.api)
-        until_true(lambda: _past(two.api, size.tables, {t: h + 4 * ahead for t, h in before.items()}), 180,
+        until_true(lambda: _past(two.api, size.tables, {t: h + 4 * ahead for t, h in before.items()}), 300,
                    "every table's rows up to its head, well after the broker came back")
         summary = sim.wait(timeout=600)  # each table ends after its last round: no card left face down
         assert summary["tables"] == size.tables and all(t["rounds"] == size.rounds for t in summary["per_table"])

@@ -38,7 +38,7 @@ table_ref: list[Table] = []
 
 def deal(table: Table) -> dict:
     seq = view(table)["last_seq"]
-    end = time.monotonic() + scaled(20)
+    end = time.monotonic() + scaled(60)
     # The table's view opens the gate at once; the shoe's own gate opens when its UNLOCK arrives.
     while (answer := table.shoe.request("deal")).get("error") == "locked" and time.monotonic() < end:
         time.sleep(0.02)
