@@ -30,6 +30,7 @@ from controller.legality import Action
 from controller.money import to_cents
 from controller.rules import RuleProfile
 
+from .lifeline import end_with_parent
 from .strategy import strategy_for
 
 CHUNK_ROUNDS = 50_000  # rounds per chunk: the unit of work a process takes and of the seeds
@@ -239,7 +240,10 @@ def play_chunks(play: Callable[[J], C], jobs: list[J], workers: int,
         results = map(play, jobs)
         pool = None
     else:
-        pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"))
+        # Each worker ends with this process, a SIGKILL of it too (a forked worker waiting for its next
+        # chunk holds its own end of the pool's pipe, so it would wait forever, adopted by init).
+        pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"),
+                                   initializer=end_with_parent, initargs=(os.getpid(),))
         results = pool.map(play, jobs)  # in chunk order, whoever played them
     try:
         for chunk in results:

@@ -83,6 +83,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .compiled_engine import use_compiled_engine
 
         engine = use_compiled_engine()  # before the parser: registering the command's options imports the engine
+    if argv is None:  # this process's own command line: started by a parent it must end with, when one asked
+        # (after the engine's choice: `simulators` imported before it would rule the compiled build out)
+        from simulators.lifeline import end_with_parent
+
+        end_with_parent()
     parser = build_parser(command)
     args = parser.parse_args(words)
     if engine is not None:  # what the command prints of the engine it ran

@@ -13,6 +13,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from tests.support.deadlines import scaled
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -29,11 +30,11 @@ def test_prove_arm64() -> None:
     proc = subprocess.Popen([str(REPO / "scripts/prove-arm64"), "--suite", suite], stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True, start_new_session=True)
     try:
-        out, _ = proc.communicate(timeout=3600)
+        out, _ = proc.communicate(timeout=scaled(3600))
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGTERM)
         try:
-            out, _ = proc.communicate(timeout=60)
+            out, _ = proc.communicate(timeout=scaled(60))
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
             out, _ = proc.communicate()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from tests.support.deadlines import scaled
 from tests.support.engine_dsl import hands, play, rest_of_pack, session
 
 from controller.effects import CardPlaced, CardsTurned
@@ -457,11 +458,11 @@ def test_tablectl_replay_prints_a_club_round(tmp_path):
     path.write_text("\n".join(session("bet 1 10", "card 7H", "cards TS 2D 8C 3D", "stand", "card 9H",
                                       "banker_stand", profile=CLUB)) + "\n")
     out = subprocess.run([sys.executable, "-m", "tablectl.cli", "replay", str(path)], capture_output=True, text=True,
-                         timeout=60)
+                         timeout=scaled(60))
     assert out.returncode == 0, out.stderr
     assert "club-21" in out.stdout and "TS 8C" in out.stdout and " 18 " in out.stdout
     doc = json.loads(subprocess.run([sys.executable, "-m", "tablectl.cli", "replay", str(path), "--json"],
-                                    capture_output=True, text=True, timeout=60).stdout)
+                                    capture_output=True, text=True, timeout=scaled(60)).stdout)
     assert doc["rounds"][0]["hands"][0]["outcome"] == "win" and doc["rounds"][0]["game"] == "club-21"
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from controller.replay import replay_lines
 from controller.replay_cli import format_rounds
+from tests.support.deadlines import scaled
 
 T = "2026-12-01T20:%02d:%02d+00:00"
 
@@ -92,6 +93,6 @@ def test_replay_as_a_command_prints_the_house_text(tmp_path: Path):
     f = tmp_path / "s.jsonl"
     f.write_text("\n".join(SESSION) + "\n")
     out = subprocess.run([sys.executable, "-m", "tablectl.cli", "replay", str(f)], capture_output=True, text=True,
-                         timeout=60)
+                         timeout=scaled(60))
     assert out.returncode == 0, out.stderr
     assert "  House +80" in out.stdout and "Total: 1 round settled, 1 voided; House +80" in out.stdout

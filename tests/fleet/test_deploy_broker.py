@@ -13,6 +13,7 @@ from pathlib import Path
 
 import aiomqtt
 import pytest
+from tests.support.deadlines import scaled, until
 from tests.support.broker import Mosquitto
 from tests.support.harness import free_port
 
@@ -96,7 +97,8 @@ def test_the_example_broker_config_and_acl(tls_broker):
             await table.publish("tablectl/table-001/status", b"online", retain=True)
             await forge("tablectl/table-002/ledger")  # another table's prefix
             await forge("tablectl/table-001/commands")  # not a table's topic
-            await asyncio.sleep(1.0)
+            await until(lambda: len(floor_got) >= 2, 20, "the table's own messages at the floor")
+            await asyncio.sleep(1.0)  # room for a forged one to arrive, were the ACL to let it through
             for t in tasks:
                 t.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
@@ -108,7 +110,7 @@ def test_the_example_broker_config_and_acl(tls_broker):
 
     async def anonymous() -> None:
         # Refused at the TLS handshake, the client only gives up at its timeout: 3 s, not the default 10.
-        async with mqtt.connect(BrokerSettings(url=url, ca_file=str(d / "ca.crt")), "intruder", timeout=3):
+        async with mqtt.connect(BrokerSettings(url=url, ca_file=str(d / "ca.crt")), "intruder", timeout=scaled(3)):
             pass
 
     with pytest.raises(BrokerUnavailable):
@@ -151,13 +153,13 @@ def test_a_table_certificate_cannot_take_the_floor_or_another_table_s_client_id(
         live: list[str] = []
         async with mqtt.connect(who("floor"), "tablectl-floor", **durable) as floor:
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(receive(floor, 3, queued), 5)
+                await asyncio.wait_for(receive(floor, 3, queued), scaled(5))
             await claim("tablectl-floor")  # a live floor is not kicked off either
             async with mqtt.connect(who("table-001"), "table-001") as table:
                 await claim("table-001")  # nor a live table
                 await table.publish("tablectl/table-001/ledger", b"8", qos=1)
             with contextlib.suppress(TimeoutError, aiomqtt.MqttError):
-                await asyncio.wait_for(receive(floor, 1, live), 5)
+                await asyncio.wait_for(receive(floor, 1, live), scaled(5))
         return queued, live
 
     queued, live = asyncio.run(scenario())
@@ -194,17 +196,15 @@ def test_each_audience_reads_only_its_feed(tls_broker, tmp_path):
 
                 listeners.append(asyncio.create_task(collect()))
             await sim.run(rounds=4, pace=0.0, stop=asyncio.Event())
-            await asyncio.sleep(1.0)
+            await until(lambda: all(_leaves(got[name]) >= want for name, want in FEEDS.items())
+                        and sum(t.endswith("/public/round") for t, _ in got["public"]) >= 4,
+                        30, "each audience's feeds, and the four rounds")
             for t in listeners:
                 t.cancel()
             await asyncio.gather(*listeners, return_exceptions=True)
 
     asyncio.run(scenario())
-    leaves = {name: {t.split("/", 2)[2] for t, _ in msgs} for name, msgs in got.items()}
-    assert leaves["surveillance"] == {"ledger", "state", "status", "surveillance", "public/round"}
-    assert leaves["floor"] == {"ledger", "state", "status"}
-    assert leaves["pit"] == {"state", "status"}
-    assert leaves["public"] == {"public/round"}
+    assert {name: _leaves(msgs) for name, msgs in got.items()} == FEEDS
     count = [json.loads(p)["count"] for t, p in got["surveillance"] if t.endswith("/surveillance")]
     assert count[-1] is not None and {"running", "true", "cards_left"} <= set(count[-1])
     for t, p in got["pit"]:
@@ -217,6 +217,15 @@ def test_each_audience_reads_only_its_feed(tls_broker, tmp_path):
     assert [r["number"] for r in rounds] == [1, 2, 3, 4]
     money = {"bet", "net", "insurance", "amount", "player", "bets"}
     assert not any(money & set(h) for r in rounds for h in r["hands"]) and not any(money & set(r) for r in rounds)
+
+
+FEEDS = {"surveillance": {"ledger", "state", "status", "surveillance", "public/round"},
+         "pit": {"state", "status"}, "public": {"public/round"}, "floor": {"ledger", "state", "status"}}
+
+
+def _leaves(messages: list[tuple[str, bytes]]) -> set[str]:
+    """What follows a table's prefix in each topic heard: the feeds an audience got."""
+    return {topic.split("/", 2)[2] for topic, _ in messages}
 
 
 def test_two_floor_workers_share_the_ledger_under_the_shipped_acl(tls_broker):
@@ -242,10 +251,7 @@ def test_two_floor_workers_share_the_ledger_under_the_shipped_acl(tls_broker):
             async with mqtt.connect(_identity(b, d, "table-001"), "table-001") as table:
                 for n in range(6):
                     await table.publish("tablectl/table-001/ledger", str(n).encode(), qos=1)
-            for _ in range(100):
-                if sum(map(len, got.values())) == 6:
-                    break
-                await asyncio.sleep(0.05)
+            await until(lambda: sum(map(len, got.values())) >= 6, 20, "the six rows at the workers")
             for r in readers:
                 r.cancel()
             await asyncio.gather(*readers, return_exceptions=True)

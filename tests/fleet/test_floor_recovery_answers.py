@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.support.deadlines import scaled
 from tests.support.floor import NOW, StoreAt, api_client, floor_service, ledger, state
 from tests.support.fleet import make_rows
 from tests.support.harness import FLOOR_KEY, tablectl
@@ -379,7 +380,7 @@ def test_over_https_the_table_s_certificate_is_checked_against_ca_file(tmp_path)
     cert, key = tmp_path / "table.crt", tmp_path / "table.key"
     subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=127.0.0.1",
                     "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", str(key), "-out", str(cert)],
-                   check=True, capture_output=True, timeout=60)
+                   check=True, capture_output=True, timeout=scaled(60))
     tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
     tls.load_cert_chain(cert, key)
     key_file = tmp_path / "floor-key"

@@ -8,6 +8,7 @@ import json
 
 import httpx
 import pytest
+from tests.support.deadlines import scaled
 from tests.support.floor import NOW, api_client, floor_service, state
 from tests.support.fleet import FloorProcess, until_true, write_floor_config
 from tests.support.harness import VIEWER_KEY, free_port
@@ -64,7 +65,7 @@ def test_a_table_publishes_the_game_it_plays_and_its_tile_says_so(tmp_path, brok
         headers = {"Authorization": f"Bearer {VIEWER_KEY}"}
 
         def tile() -> dict:
-            return httpx.get(f"{floor.api}/api/tables/{sim.id}", headers=headers, timeout=10).json()
+            return httpx.get(f"{floor.api}/api/tables/{sim.id}", headers=headers, timeout=scaled(10)).json()
 
         until_true(lambda: tile().get("profile") == profile, what="the table's state on the floor")
         assert tile()["game"] == rules.game and tile()["state"]["game"] == rules.game

@@ -7,6 +7,7 @@ import asyncio
 import json
 import logging
 
+from tests.support.deadlines import scaled, until
 from tests.support.fleet import journal_ledger
 from tests.support.harness import free_port
 
@@ -76,14 +77,14 @@ async def _hole_card(tmp_path, url: str) -> None:
                     finals[row.seq] = row.model_dump()
 
     listener = asyncio.create_task(listen())
-    await asyncio.wait_for(subscribed.wait(), 10)
+    await asyncio.wait_for(subscribed.wait(), scaled(10))
     await sim.run(rounds=8, pace=0.02, stop=asyncio.Event())  # slow enough for rows to go out mid-round
-    await asyncio.sleep(1.0)
+    ledger = journal_ledger(tmp_path / "table-001" / "journal.sqlite", tmp_path / "keys" / "table-001.key")
+    await until(lambda: set(finals) >= {r.seq for r in ledger}, 30, "every row of the journal at the listener")
     listener.cancel()
     await asyncio.gather(listener, return_exceptions=True)
 
     assert not leaks, leaks[:5]
-    ledger = journal_ledger(tmp_path / "table-001" / "journal.sqlite", tmp_path / "keys" / "table-001.key")
     assert sorted(finals) == [r.seq for r in ledger]  # every row, final
     assert [finals[r.seq]["mac"] for r in ledger] == [r.mac for r in ledger]
     assert [finals[r.seq]["body"] for r in ledger] == [r.body for r in ledger]  # byte for byte

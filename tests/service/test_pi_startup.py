@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.deadlines import scaled
 from tests.support.harness import free_port, tablectl
 
 REPO = Path(__file__).resolve().parents[2]
@@ -48,7 +49,7 @@ def run_with(env_path: Path | None, *args: str) -> subprocess.CompletedProcess[s
     if env_path is not None:
         env["PYTHONPATH"] = os.pathsep.join([str(env_path), str(REPO)])
     return subprocess.run([sys.executable, "-m", "tablectl.cli", *args], capture_output=True, text=True,
-                          timeout=120, env=env, cwd=REPO)
+                          timeout=scaled(120), env=env, cwd=REPO)
 
 
 @pytest.fixture

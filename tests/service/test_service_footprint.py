@@ -14,6 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.support.deadlines import scaled
 from tests.support.harness import free_port
 
 # The service in a child, with mock pins and no shoe: on READY it prints every module loaded and stops.
@@ -41,7 +42,7 @@ def _loaded_at_ready(tmp_path: Path, extra: str = "") -> set[str]:
     cfg = tmp_path / "c.toml"
     cfg.write_text(f'[journal]\npath = "{tmp_path / "j.sqlite"}"\n[shoe]\nport = "{tmp_path / "no-shoe"}"\n'
                    f'[api]\nport = {free_port()}\n[gpio]\npin_factory = "mock"\n{extra}')
-    out = subprocess.run([sys.executable, "-c", PROBE, str(cfg)], capture_output=True, text=True, timeout=120)
+    out = subprocess.run([sys.executable, "-c", PROBE, str(cfg)], capture_output=True, text=True, timeout=scaled(120))
     assert out.returncode == 0, out.stderr
     return set(json.loads(out.stdout.splitlines()[-1]))
 

@@ -7,11 +7,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from tests.support.deadlines import scaled
 
 
 def sim(*args: str) -> subprocess.CompletedProcess[str]:
     cmd = [sys.executable, "-m", "tablectl.cli", "shoe-sim", "--pty", *args]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL)
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=scaled(30), stdin=subprocess.DEVNULL)
 
 
 @pytest.mark.parametrize(

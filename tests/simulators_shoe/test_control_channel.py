@@ -10,6 +10,7 @@ from typing import Callable
 
 from simulators.shoe.deck import shuffled_shoe
 from simulators.shoe.process import SimProcess
+from tests.support.deadlines import scaled
 
 
 def test_deal_follows_the_seeded_shoe_and_logs_every_card(start_sim: Callable[..., SimProcess], tmp_path: Path) -> None:
@@ -90,7 +91,7 @@ def test_unplug_makes_a_new_pty_and_repoints_the_link(start_sim: Callable[..., S
 def test_quit_stops_the_simulator_and_cleans_up(start_sim: Callable[..., SimProcess]) -> None:
     sim = start_sim()
     assert sim.request("quit") == {"ok": True}
-    assert sim.proc is not None and sim.proc.wait(10) == 0
+    assert sim.proc is not None and sim.proc.wait(scaled(10)) == 0
     assert not os.path.lexists(sim.link) and not os.path.exists(sim.control_path)
 
 

@@ -18,7 +18,10 @@ import tempfile
 from pathlib import Path
 from urllib.parse import quote
 
+from tests.support.deadlines import scaled
 from tests.support.harness import free_port
+
+PG_CTL_WAIT = str(round(scaled(60)))  # pg_ctl -w -t: seconds it waits for the server to start or stop
 
 INSTALL = "apt-get install -y --no-install-recommends postgresql"
 
@@ -53,7 +56,7 @@ class PostgresServer:
         # The output to a file, not a pipe: the server pg_ctl starts would hold a pipe open.
         with open(self.root / "commands.log", "ab") as out:
             result = subprocess.run(command, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                    cwd=self.root, timeout=120)
+                                    cwd=self.root, timeout=scaled(120))
         if result.returncode != 0:
             raise RuntimeError(f"{' '.join(command)} failed ({result.returncode}):\n"
                                f"{(self.root / 'commands.log').read_text()[-3000:]}"
@@ -68,7 +71,7 @@ class PostgresServer:
         options = f"-c listen_addresses=127.0.0.1 -p {self.port} -c unix_socket_directories='' -c max_connections=50"
         if not self.durable:
             options += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
-        self._run("pg_ctl", "-D", str(self.data), "-l", str(self.log), "-w", "-t", "60", "-o", options, "start")
+        self._run("pg_ctl", "-D", str(self.data), "-l", str(self.log), "-w", "-t", PG_CTL_WAIT, "-o", options, "start")
         self.started = True
         return self
 
@@ -76,14 +79,14 @@ class PostgresServer:
         """pg_ctl stop (fast: open connections are ended), and the data folder removed."""
         try:
             if self.started:
-                self._run("pg_ctl", "-D", str(self.data), "-m", "fast", "-w", "-t", "60", "stop")
+                self._run("pg_ctl", "-D", str(self.data), "-m", "fast", "-w", "-t", PG_CTL_WAIT, "stop")
                 self.started = False
         finally:
             shutil.rmtree(self.root, ignore_errors=True)
 
     def restart(self) -> None:
         """pg_ctl restart: every connection is cut, what was committed stays."""
-        self._run("pg_ctl", "-D", str(self.data), "-m", "fast", "-w", "-t", "60", "restart")
+        self._run("pg_ctl", "-D", str(self.data), "-m", "fast", "-w", "-t", PG_CTL_WAIT, "restart")
 
     def dsn(self, database: str = "postgres", schema: str | None = None) -> str:
         """A libpq URI to `database` (as the server's superuser; trust), its search path `schema` if given."""
