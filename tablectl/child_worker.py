@@ -15,8 +15,8 @@ No child outlives the service, whatever ends the service:
 The child runs in its own process group, so a Ctrl-C at the terminal (sent to the whole foreground group)
 reaches only the service, which stops it in order rather than leaving a traceback from it on the screen.
 
-The requests are pickled (the child is this program, started by this process: the same trust as
-multiprocessing's); the answers come back as JSON lines, read as data.
+Requests and answers are JSON lines, read as data both ways: nothing the child receives is code (the project
+keeps its processes' exchanges, like its journals and snapshots, explicit data).
 """
 
 from __future__ import annotations
@@ -24,7 +24,6 @@ from __future__ import annotations
 import json
 import logging
 import os
-import pickle
 import signal
 import subprocess
 import sys
@@ -151,7 +150,7 @@ def _exchange(proc: subprocess.Popen[bytes], request: object) -> dict[str, Any] 
     """Send one request and read its answer; None when the child has ended (or answers nonsense)."""
     assert proc.stdin is not None and proc.stdout is not None
     try:
-        pickle.dump(request, proc.stdin, protocol=pickle.HIGHEST_PROTOCOL)
+        proc.stdin.write(json.dumps(request).encode() + b"\n")
         proc.stdin.flush()
         line = proc.stdout.readline()
     except (OSError, ValueError):  # BrokenPipeError: it ended; ValueError: its pipe was closed by `close`
@@ -200,14 +199,19 @@ def serve(compute: Callable[[Any], Any]) -> int:
     requests: IO[bytes] = sys.stdin.buffer
     answers: IO[bytes] = sys.stdout.buffer
     while True:
-        try:
-            request = pickle.load(requests)
-        except EOFError:  # the parent closed its end, or is gone
+        line = requests.readline()
+        if not line:  # the parent closed its end, or is gone
             return 0
+        answer: dict[str, Any]
         try:
-            answer: dict[str, Any] = {"value": compute(request)}
-        except Exception as exc:  # a request it cannot answer: said to the parent, the child carries on
-            answer = {"error": f"{type(exc).__name__}: {exc}"}
+            request = json.loads(line)
+        except ValueError as exc:  # (never from the service: said, and the child carries on)
+            answer = {"error": f"not a JSON request: {exc}"}
+        else:
+            try:
+                answer = {"value": compute(request)}
+            except Exception as exc:  # a request it cannot answer: said to the parent, the child carries on
+                answer = {"error": f"{type(exc).__name__}: {exc}"}
         try:
             answers.write(json.dumps(answer).encode() + b"\n")
             answers.flush()

@@ -22,7 +22,6 @@ from typing import Any
 from controller.cards import rank_value
 from controller.engine import Table
 from controller.protection.shoes import count_of_remaining
-from controller.rules import Rules
 
 from .child_worker import ChildWorker
 
@@ -41,12 +40,16 @@ def counts_by_value(remaining_by_rank: dict[str, int]) -> list[int]:
     return counts
 
 
-def _player_edge(job: tuple[Rules, list[int]]) -> float:
-    """In the worker process: the player's expectation of the next round, per unit of initial bet."""
+def _player_edge(job: dict[str, Any]) -> float:
+    """In the worker process: the player's expectation of the next round, per unit of initial bet.
+
+    ``job`` is plain data: the rules as a journal records them (the profile's name and every option) and the
+    composition; the rules are validated again here, as any rules read from outside are."""
+    from controller.rules import load_rules
     from simulators.exact import analyse
 
-    rules, counts = job
-    return analyse(rules, counts).ev  # type: ignore[arg-type]  # a blackjack table's rules are a RuleProfile
+    rules = load_rules(job["profile"], job["options"])
+    return analyse(rules, job["counts"]).ev  # type: ignore[arg-type]  # a blackjack table's rules are a RuleProfile
 
 
 def worker_main() -> int:
@@ -89,7 +92,7 @@ class EdgeWorker:
         about = {"shoe": shoe.shoe_id, "next_round": table.rounds_played + 1, "cards_left": sum(counts),
                  "running_count": running, "true_count": true,
                  "hi_lo_estimate_pct": round(HI_LO_BASE + HI_LO_SLOPE * true, 3)}
-        self._worker.ask((table.rules, counts), about)
+        self._worker.ask({"profile": table.rules.name, "options": table.rules.options(), "counts": counts}, about)
 
     def _answered(self, about: dict[str, Any], ev: Any) -> None:
         result = {**about, "player_edge_pct": round(100 * float(ev), 4), "house_edge_pct": round(-100 * float(ev), 4)}

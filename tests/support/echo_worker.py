@@ -14,9 +14,9 @@ from tablectl.child_worker import serve
 def _answer(request: Any) -> Any:
     if request == "fail":
         raise ValueError("asked to fail")
-    if isinstance(request, tuple) and request[0] == "sleep":
+    if isinstance(request, (list, tuple)) and request[0] == "sleep":
         time.sleep(request[1])
-    if isinstance(request, tuple) and request[0] == "gate":
+    if isinstance(request, (list, tuple)) and request[0] == "gate":
         while not os.path.exists(request[1]):
             time.sleep(0.01)
     return request
