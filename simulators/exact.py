@@ -779,16 +779,17 @@ class _Round:
         hard, ace = pair + x, x == 1
         if self.play == "basic":
             return self.hands.split_act[(up, pair, x)]
-        if _total(hard, ace) == 21:
-            return STAND
         may_double = self.house.das and self.house.may_double(hard, ace)
-        if self.play == "cdz-":  # the play of an original hand of these two cards
+        if self.play == "cdz-":  # the play of an original hand of these two cards (ten-ace: a blackjack, stands)
+            if _total(hard, ace) == 21:
+                return STAND
             i = self.hands.roots[(up, min(pair, x), max(pair, x))]
             hit = self.hit(rest, n, up, pair, x, i, peeked) if pair == x else self.hit_of[i]
         else:  # CDP1: the first split hand's best, no further pair card out
             i = self.hands.split_roots[(up, pair, 0, x)]
             hit = self.hit_of[i]
-        options = [(STAND, self.stand[i]), (HIT, hit)]
+        # A 21 never gains by a hit; doubling it can (split tens drawing an ace, tens rich, a weak up card).
+        options = [(STAND, self.stand[i])] if _total(hard, ace) == 21 else [(STAND, self.stand[i]), (HIT, hit)]
         if may_double:
             options.append((DOUBLE, self.double[i]))
         return _best(options)

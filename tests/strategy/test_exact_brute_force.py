@@ -320,8 +320,8 @@ def _brute_force_with_splits(rules: RuleProfile, shoe: list[int], play: str) -> 
         hard, ace = hard_ace(cards)
         first = len(cards) == 2
         may_double = first and house.das and house.may_double(hard, ace)
-        if (cards[0] == 1 and first) or _total(hard, ace) == 21:
-            return STAND
+        if (cards[0] == 1 and first) or (_total(hard, ace) == 21 and (play != "cdp1" or not may_double)):
+            return STAND  # CDZ-: a ten-ace is a blackjack unsplit, and stands
         if play == "basic":
             return decide(list(cards), up, can_double=may_double, can_split=False, can_surrender=False,
                           hands_in_box=hands, is_split_hand=True)
@@ -334,6 +334,8 @@ def _brute_force_with_splits(rules: RuleProfile, shoe: list[int], play: str) -> 
             return HIT
         if play == "cdp1":
             values = dict(actions(_less(start, cards[1:]), up, cards, True))
+            if _total(hard, ace) == 21:
+                values.pop(HIT, None)
         else:
             values = dict(actions(_less(_plus(start, cards[0]), cards), up, cards, False))
         if not may_double:
@@ -453,7 +455,10 @@ def _plus(c: tuple[int, ...], x: int) -> tuple[int, ...]:
 # Few values, mostly tens: every split can go to four hands, and no line can run out of cards.
 EIGHTS = [3, 0, 0, 0, 0, 0, 0, 5, 0, 12]  # 20 cards: aces, eights and tens
 NINES = [2, 0, 0, 1, 0, 0, 0, 0, 5, 12]  # 20 cards: a four to hit with, nines to split
+TENS = [3, 0, 0, 0, 2, 1, 0, 0, 0, 14]  # 20 cards, tens rich: CDP1 doubles split tens that draw an ace
 SPLITS = {
+    "us-holecard, to 2, DAS, tens rich": ("us-holecard", {"max_hands": 2, "double_after_split": True,
+                                                          "split_by": "value"}, TENS),
     "us-holecard, to 4, DAS, by value": ("us-holecard", {"max_hands": 4, "double_after_split": True,
                                                          "split_by": "value"}, EIGHTS),
     "us-holecard, to 3, no DAS": ("us-holecard", {"max_hands": 3, "split_by": "value"}, NINES),
