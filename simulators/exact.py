@@ -2,15 +2,20 @@
 
 ``analyse(rules, counts, play)`` returns the player's expectation per initial bet of one box
 playing the next round from a shoe holding exactly ``counts`` (cards by value, aces first, tens
-last), under either
+last), under
 
 * ``play="basic"``: the project's own basic strategy for the profile
-  (``simulators.strategy.BasicStrategy.decide``, the tables the simulator plays), or
-* ``play="optimal"``: composition-dependent optimal play: every stand / hit / double / split /
-  surrender decision is taken on the exact cards left in the shoe at that moment (hit or stand
-  on every card; the split hands' plays chosen the same way, each on its own cards).
+  (``simulators.strategy.BasicStrategy.decide``, the tables the simulator plays; the live table's
+  figure);
+* ``play="cdp1"`` (also ``"optimal"``): composition-dependent optimal play: every stand / hit /
+  double / split / surrender decision taken on the exact cards left at that moment (hit or stand
+  on every card), a split hand playing the first split hand's best, the pair's other card out and
+  no further pair card (Eric Farmer's CDP1);
+* ``play="cdz-"``: the same, but a split hand plays as the same cards would be played unsplit
+  (Farmer's CDZ-).
 
-Every rule of ``controller.rules.RuleProfile`` that changes the expectation is followed: the
+CDP1 and CDZ- resplit to ``max_hands`` whenever they split; basic strategy resplits as its table
+says. Every rule of ``controller.rules.RuleProfile`` that changes the expectation is followed: the
 dealer's soft 17, peek (ace, or ace and ten) or no hole card with a blackjack made after play
 taking every stake (``dealer_bj_takes = all``) or the one original bet (``original``), the
 double rules, double after split, splits to ``max_hands`` with or without resplitting aces,
@@ -18,25 +23,15 @@ pairs by value or rank, split aces one card, every surrender rule (a surrendered
 whatever the dealer then makes; early surrender not against an ace for ``early_vs_2_10``), the
 blackjack payout and the three-sevens bonus (paid at once on an original 7-7 drawing a seven,
 with the suited odds of a full shoe of the profile's decks: the counts do not say suits).
-Insurance and even money are never taken. The figures equal
-``simulators.strategy_edge.house_edge`` off the top (the pinned figures in docs/house-edge.md).
+Insurance and even money are never taken.
 
 Exact means: every initial deal with its exact probability from ``counts``, the player's draws
 depleting the shoe card by card, the dealer's outcome drawn from the shoe left after the
-player's hand, his own draws depleting it too, and a peek conditioned exactly on "no blackjack".
-
-The one approximation: splits
-------------------------------
-As in the published combinatorial analysers that compute a split in closed form (the Wizard of
-Odds' calculator; Eric Farmer's analyser in its fast mode), each split hand is played as if it
-were the first: it sees the shoe less the pair and the up card (the other split hands' cards
-are not removed), and the number of hands the pair becomes comes from the pair card's share of
-that shoe (a small recursion over resplits to ``max_hands``). The value of a split is then
-``E[hands ending on a non-pair card] * V(non-pair) + E[hands left as an unsplit pair] * V(pair)``.
-Farmer's exact mode removes the other hands' cards too (for a post-split strategy that looks
-only at the hand's own cards); the two differ by a few 0.001 % of the edge with resplits to four
-in six decks (0.40675 % here against the Wizard's 0.40622 %), 0.00001 % with one split
-in eight decks. With no split (``max_hands = 1``) the figure is exact.
+player's hand, his own draws depleting it too, a peek conditioned exactly on "no blackjack", and
+splits with resplits valued exactly (Farmer's method: ``_Round.split``). It equals Farmer's v7.6
+engine to 1e-16 (``benchmarks/exact.py``) and brute-force enumerators on small shoes
+(``tests/strategy/test_exact_brute_force.py``). A shoe where a round could run out of cards raises
+ShoeError.
 
 How it is fast
 --------------
@@ -45,15 +40,12 @@ and what depends on the cards, computed for all of a round's hands at once with 
 
 * **The hands** (``_hands``, cached per rules, play and the most cards of each value a shoe of
   the profile holds): every hand the player can hold against every up card, as the cards it
-  took out of the shoe, with what the play does there (basic strategy's action, or every option
-  for optimal play) and which hands it leads to. A depleted shoe uses the same hands: one it
-  cannot deal has probability zero.
-* **The dealer** (``_dealer_plan``, cached per soft-17 rule): each up card's drawing, as the
-  multisets of cards he can hold. The chance of a multiset drawn from a shoe ``c`` of ``n``
-  cards is (its orderings) × ∏ c_x (c_x − 1) … / (n (n − 1) …), so each state is one multiply
-  of its parent state's product, the orderings are counted once in the plan, and the outcome
-  bins are sums over the final multisets. This runs for every composition the player can stand
-  on (thousands per up card) at once, as arrays of compositions.
+  took out of the shoe, with what the play does there and which hands it leads to; each split
+  hand once for every count of further pair cards out. A depleted shoe uses the same hands: one
+  it cannot deal has probability zero.
+* **The dealer** (``_dealer_plan``, cached per soft-17 rule): his hands held with the up card in
+  them, so one product serves every up card it can start from, for every composition the player
+  can stand on at once, as arrays of compositions.
 * **The values**, hand by hand from the most cards to the fewest, again as arrays: a hand's hit
   value is its children's values weighted by the chance of each card.
 * The initial deals, doubles, splits and surrender (some 550 deals) are then plain arithmetic.

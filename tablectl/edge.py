@@ -1,8 +1,8 @@
 """The exact edge of the next round on the live table, for surveillance (issue 27, part 2).
 
 After each round settles, and when a new shoe comes in, the cards left in the shoe go to a worker
-process that runs the exact analyser (`simulators.exact.analyse`, basic strategy, ~0.03 s for a full
-6-deck shoe once its hands are built). The service never waits for it: `EdgeWorker.handle` is an
+process that runs the exact analyser (`simulators.exact.analyse`, the table's basic strategy, resplits
+valued exactly; under 0.1 s of CPU for a 6-deck shoe once its hands are built, docs/house-edge.md). The service never waits for it: `EdgeWorker.handle` is an
 output (called after the commit, in the writer's loop) that only copies the counts and submits them;
 the answer lands in `latest` from the pool's thread. A card's latency does not move
 (`benchmarks/latency.py --edge`).
