@@ -69,11 +69,16 @@ def _with_sigint_ignored(start: Callable[[], T]) -> T:
         signal.signal(signal.SIGINT, before)
 
 
+# The live figure values the table's own basic strategy (the analyser also offers optimal play, "cdp1" and
+# "cdz-": a skilled player's ceiling, not what the table's players are taken to play).
+PLAY = "basic"
+
+
 def _player_edge(rules: Rules, counts: list[int]) -> float:
     """In the worker process: the player's expectation of the next round, per unit of initial bet."""
     from simulators.exact import analyse
 
-    return analyse(rules, counts).ev  # type: ignore[arg-type]  # a blackjack table's rules are a RuleProfile
+    return analyse(rules, counts, PLAY).ev  # type: ignore[arg-type]  # a blackjack table's rules are a RuleProfile
 
 
 class EdgeWorker:
@@ -106,7 +111,7 @@ class EdgeWorker:
         remaining = shoe.remaining_by_rank()
         counts = counts_by_value(remaining)
         running, true = count_of_remaining(remaining, table.rules.pack)
-        about = {"shoe": shoe.shoe_id, "next_round": table.rounds_played + 1, "cards_left": sum(counts),
+        about = {"shoe": shoe.shoe_id, "next_round": table.rounds_played + 1, "cards_left": sum(counts), "play": PLAY,
                  "running_count": running, "true_count": true,
                  "hi_lo_estimate_pct": round(HI_LO_BASE + HI_LO_SLOPE * true, 3)}
         if self._closed:
