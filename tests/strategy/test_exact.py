@@ -102,7 +102,7 @@ def test_optimal_play_is_worth_at_least_basic_strategy() -> None:
     optimal = analyse(rules, shoe, "optimal")
     assert optimal.play == "cdp1"  # "optimal" is CDP1
     assert optimal.ev > basic + 0.001, (basic, optimal.ev)
-    # CDP1's split hands play their own best; CDZ-'s play as the same cards unsplit: never better.
+    # CDP1's split hands play their own best; CDZ-'s play as the same cards unsplit: not better here.
     assert analyse(rules, shoe, "cdz-").ev <= optimal.ev
 
 
