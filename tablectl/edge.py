@@ -1,8 +1,8 @@
 """The exact edge of the next round on the live table, for surveillance (issue 27, part 2).
 
 After each round settles, and when a new shoe comes in, the cards left in the shoe go to a worker
-process that runs the exact analyser (`simulators.exact.analyse`, basic strategy, ~0.03 s for a full
-6-deck shoe once its hands are built). The service never waits for it: `EdgeWorker.handle` is an
+process that runs the exact analyser (`simulators.exact.analyse`, the table's basic strategy, resplits
+valued exactly; under 0.1 s of CPU for a 6-deck shoe once its hands are built, docs/house-edge.md). The service never waits for it: `EdgeWorker.handle` is an
 output (called after the commit, in the writer's loop) that only copies the counts and submits them;
 the answer lands in `latest` from the worker's owner thread. A card's latency does not move
 (`benchmarks/latency.py --edge`). The worker is one plain child process (`tablectl.child_worker`): only the
@@ -40,6 +40,11 @@ def counts_by_value(remaining_by_rank: dict[str, int]) -> list[int]:
     return counts
 
 
+# The live figure values the table's own basic strategy (the analyser also offers optimal play, "cdp1" and
+# "cdz-": a skilled player's ceiling, not what the table's players are taken to play).
+PLAY = "basic"
+
+
 def _player_edge(job: dict[str, Any]) -> float:
     """In the worker process: the player's expectation of the next round, per unit of initial bet.
 
@@ -49,7 +54,7 @@ def _player_edge(job: dict[str, Any]) -> float:
     from simulators.exact import analyse
 
     rules = load_rules(job["profile"], job["options"])
-    return analyse(rules, job["counts"]).ev  # type: ignore[arg-type]  # a blackjack table's rules are a RuleProfile
+    return analyse(rules, job["counts"], PLAY).ev  # type: ignore[arg-type]  # a blackjack table's rules are a RuleProfile
 
 
 def worker_main() -> int:
@@ -89,7 +94,7 @@ class EdgeWorker:
         remaining = shoe.remaining_by_rank()
         counts = counts_by_value(remaining)
         running, true = count_of_remaining(remaining, table.rules.pack)
-        about = {"shoe": shoe.shoe_id, "next_round": table.rounds_played + 1, "cards_left": sum(counts),
+        about = {"shoe": shoe.shoe_id, "next_round": table.rounds_played + 1, "cards_left": sum(counts), "play": PLAY,
                  "running_count": running, "true_count": true,
                  "hi_lo_estimate_pct": round(HI_LO_BASE + HI_LO_SLOPE * true, 3)}
         self._worker.ask({"profile": table.rules.name, "options": table.rules.options(), "counts": counts}, about)

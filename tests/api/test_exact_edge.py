@@ -41,6 +41,7 @@ def test_the_supervisor_reads_the_exact_edge_of_the_next_round(table) -> None:
     counts = counts_by_value(remaining)
     assert edge["shoe"] == view["shoe"]["id"] and edge["cards_left"] == sum(counts) < 312
     exact = analyse(build_rules("ru-standard"), counts).ev
+    assert edge["play"] == "basic"  # the table's own strategy, not the analyser's optimal play
     assert edge["player_edge_pct"] == pytest.approx(100 * exact, abs=1e-4)
     assert edge["house_edge_pct"] == pytest.approx(-100 * exact, abs=1e-4)
     assert edge["hi_lo_estimate_pct"] == pytest.approx(-0.36 + 0.57 * edge["true_count"], abs=1e-3)
