@@ -78,12 +78,14 @@ class Connection:
         except aiomqtt.MqttError as exc:
             raise BrokerUnavailable(f"publish to {topic}: {exc}") from None
 
-    async def subscribe(self, topics: list[str], qos: int = 1) -> None:
-        """Subscribe to every topic filter in `topics`."""
+    async def subscribe(self, topics: list[str], qos: int = 1) -> list[int]:
+        """Subscribe to every topic filter in `topics`; the broker's answer, one reason code a filter, in order
+        (MQTT 5's SUBACK: the QoS granted, 0 to 2, or a refusal, 0x80 and above: 0x87 not authorized)."""
         try:
-            await self._client.subscribe([(t, qos) for t in topics])
+            codes = await self._client.subscribe([(t, qos) for t in topics])
         except aiomqtt.MqttError as exc:
             raise BrokerUnavailable(f"subscribe: {exc}") from None
+        return [int(c.value) if hasattr(c, "value") else int(c) for c in codes]
 
     async def unsubscribe(self, topics: list[str]) -> None:
         """Drop these subscriptions (one the session does not have is no error)."""

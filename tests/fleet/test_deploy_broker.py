@@ -1,67 +1,32 @@
-"""deploy/mosquitto: the example broker as shipped (TLS with client certificates, the ACL) on a real
-Mosquitto: each table publishes only under its own prefix and reads nothing, the floor reads all,
-and a client without a certificate from the floor's CA is refused."""
+"""deploy/mosquitto: the example broker as shipped (TLS with client certificates, the access rules of
+`tablectl broker access` in Mosquitto's dynamic-security plugin) on a real Mosquitto: each table publishes only
+under its own prefix and reads nothing, the floor reads the ledger, states and statuses, each reader its tier, a
+subscription beyond a client's rights is refused when it is made, and a client without a certificate from the
+floor's CA is refused."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import getpass
 import json
-import subprocess
 from pathlib import Path
 
 import aiomqtt
 import pytest
 from tests.support.broker import Mosquitto
-from tests.support.harness import free_port
+from tests.support.mqtt_tls import identity
 
 from tablectl.fleet import BrokerUnavailable
 from tablectl.fleet_sim import SimTable, SimTableConfig
 from tablectl.fleet import broker as mqtt
 from tablectl.fleet.settings import BrokerSettings
 
-DEPLOY = Path(__file__).resolve().parents[2] / "deploy" / "mosquitto"
 
-
-def _openssl(*args: str, cwd: Path) -> None:
-    subprocess.run(["openssl", *args], cwd=cwd, check=True, capture_output=True)
-
-
-def _certs(d: Path) -> None:
-    ec = ("-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes")
-    _openssl("req", "-x509", *ec, "-keyout", "ca.key", "-out", "ca.crt", "-days", "2", "-subj", "/CN=floor CA", cwd=d)
-    (d / "san.ext").write_text("subjectAltName=IP:127.0.0.1\n")
-    for name, cn in (("broker", "127.0.0.1"), ("table-001", "table-001"), ("table-002", "table-002"),
-                     ("floor", "tablectl-floor"), ("floor-1", "tablectl-floor-1"), ("floor-2", "tablectl-floor-2"),
-                     ("surveillance", "tablectl-surveillance"),
-                     ("pit", "tablectl-pit"), ("public", "tablectl-public")):
-        _openssl("req", *ec, "-keyout", f"{name}.key", "-out", f"{name}.csr", "-subj", f"/CN={cn}", cwd=d)
-        extra = ("-extfile", "san.ext") if name == "broker" else ()
-        _openssl("x509", "-req", "-in", f"{name}.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial",
-                 "-out", f"{name}.crt", "-days", "2", *extra, cwd=d)
-
-
-@pytest.fixture
-def tls_broker(tmp_path):
-    d = tmp_path / "pki"
-    d.mkdir()
-    _certs(d)
-    (d / "acl").write_text((DEPLOY / "acl").read_text())
-    port = free_port()
-    conf = (DEPLOY / "tablectl.conf").read_text().replace("/etc/mosquitto/tablectl/", f"{d}/")
-    conf = conf.replace("listener 8883", f"listener {port} 127.0.0.1")
-    conf = conf.replace("persistence_location /var/lib/mosquitto/", f"persistence_location {d}/")
-    conf = f"user {getpass.getuser()}\nlog_dest file {d}/mosquitto.log\n" + conf
-    b = Mosquitto(tmp_path / "broker", port=port, config=conf).start()
-    yield b, d
-    b.stop()
+FLOOR_FILTERS = ["tablectl/+/ledger", "tablectl/+/state", "tablectl/+/status"]
 
 
 def _identity(b: Mosquitto, d: Path, name: str) -> BrokerSettings:
-    """How the client `name` connects to the TLS broker: its certificate and key from the test's CA."""
-    return BrokerSettings(url=f"mqtts://127.0.0.1:{b.port}", ca_file=str(d / "ca.crt"),
-                          cert_file=str(d / f"{name}.crt"), key_file=str(d / f"{name}.key"))
+    return identity(b, d, name)
 
 
 def test_the_example_broker_config_and_acl(tls_broker):
@@ -71,21 +36,24 @@ def test_the_example_broker_config_and_acl(tls_broker):
     def who(name: str) -> BrokerSettings:
         return _identity(b, d, name)
 
-    async def forge(topic: str) -> None:
-        # Mosquitto refuses a publish outside the client's ACL; with MQTT 5 it may also drop the client.
+    async def forge(topic: str, name: str = "table-001") -> None:
+        # Mosquitto refuses a publish outside the client's rights; with MQTT 5 it may also drop the client.
         try:
-            async with mqtt.connect(who("table-001"), "table-001-forger") as conn:
+            async with mqtt.connect(who(name), "table-001-forger") as conn:
                 await conn.publish(topic, b"forged")
         except BrokerUnavailable:
             pass
+
+    refused: dict[str, list[int]] = {}
 
     async def scenario() -> tuple[list[str], list[str]]:
         floor_got: list[str] = []
         table_got: list[str] = []
         async with mqtt.connect(who("floor"), "tablectl-floor") as floor, \
                 mqtt.connect(who("table-001"), "table-001") as table:
-            await floor.subscribe(["tablectl/#"])
-            await table.subscribe(["tablectl/#"])  # granted, but a table may read nothing
+            assert await floor.subscribe(FLOOR_FILTERS) == [1, 1, 1]
+            refused["floor"] = await floor.subscribe(["tablectl/#", "#", "tablectl/table-001/surveillance"])
+            refused["table"] = await table.subscribe(["tablectl/#", "tablectl/table-001/ledger"])  # reads nothing
 
             async def collect(conn: mqtt.Connection, into: list[str]) -> None:
                 async for m in conn.messages():
@@ -96,6 +64,9 @@ def test_the_example_broker_config_and_acl(tls_broker):
             await table.publish("tablectl/table-001/status", b"online", retain=True)
             await forge("tablectl/table-002/ledger")  # another table's prefix
             await forge("tablectl/table-001/commands")  # not a table's topic
+            # A certificate of the floor's CA that the access rules do not name may do nothing, not even publish
+            # under its own name: a table is on the floor once `tablectl broker access` names it.
+            await forge("tablectl/table-999/ledger", "stranger")
             await asyncio.sleep(1.0)
             for t in tasks:
                 t.cancel()
@@ -105,6 +76,7 @@ def test_the_example_broker_config_and_acl(tls_broker):
     floor_got, table_got = asyncio.run(scenario())
     assert floor_got == ["tablectl/table-001/ledger=mine", "tablectl/table-001/status=online"]
     assert table_got == []
+    assert refused == {"floor": [0x87] * 3, "table": [0x87] * 2}  # beyond its rights: refused when asked
 
     async def anonymous() -> None:
         # Refused at the TLS handshake, the client only gives up at its timeout: 3 s, not the default 10.
@@ -142,7 +114,7 @@ def test_a_table_certificate_cannot_take_the_floor_or_another_table_s_client_id(
     async def scenario() -> tuple[list[str], list[str]]:
         durable = {"clean_start": False, "session_expiry": 3600}
         async with mqtt.connect(who("floor"), "tablectl-floor", **durable) as floor:
-            await floor.subscribe(["tablectl/#"])
+            assert await floor.subscribe(FLOOR_FILTERS) == [1, 1, 1]
         async with mqtt.connect(who("table-001"), "table-001") as table:  # the floor is away: rows queue
             for n in (5, 6, 7):
                 await table.publish("tablectl/table-001/ledger", str(n).encode(), qos=1)
@@ -165,6 +137,9 @@ def test_a_table_certificate_cannot_take_the_floor_or_another_table_s_client_id(
     assert live == ["8"]  # and both the floor and the table stayed connected through the claims
 
 
+LEAVES = ("ledger", "state", "status", "surveillance", "public/round")
+
+
 def test_each_audience_reads_only_its_feed(tls_broker, tmp_path):
     """Issue 26, feeds by audience: a real table publishes through the shipped broker config and ACL, and
     three identities subscribed to everything get what their tier allows: surveillance all of it (the count
@@ -176,6 +151,7 @@ def test_each_audience_reads_only_its_feed(tls_broker, tmp_path):
         return _identity(b, d, name)
 
     got: dict[str, list[tuple[str, bytes]]] = {"surveillance": [], "pit": [], "public": [], "floor": []}
+    codes: dict[str, list[int]] = {}
 
     async def scenario() -> None:
         identity = {"ca_file": str(d / "ca.crt"), "cert_file": str(d / "table-001.crt"),
@@ -186,7 +162,8 @@ def test_each_audience_reads_only_its_feed(tls_broker, tmp_path):
             listeners = []
             for name in got:
                 conn = await stack.enter_async_context(mqtt.connect(who(name), f"tablectl-{name}"))
-                await conn.subscribe(["tablectl/#"])  # granted to each; the ACL decides what arrives
+                # Each asks for every leaf a table publishes: what it may not read is refused then and there.
+                codes[name] = await conn.subscribe([f"tablectl/+/{leaf}" for leaf in LEAVES])
 
                 async def collect(conn: mqtt.Connection = conn, into: list = got[name]) -> None:
                     async for m in conn.messages():
@@ -200,6 +177,10 @@ def test_each_audience_reads_only_its_feed(tls_broker, tmp_path):
             await asyncio.gather(*listeners, return_exceptions=True)
 
     asyncio.run(scenario())
+    granted = {name: {leaf for leaf, c in zip(LEAVES, cs) if c < 0x80} for name, cs in codes.items()}
+    assert granted == {"surveillance": set(LEAVES), "floor": {"ledger", "state", "status"},
+                       "pit": {"state", "status"}, "public": {"public/round"}}
+    assert all(c in (1, 0x87) for cs in codes.values() for c in cs)
     leaves = {name: {t.split("/", 2)[2] for t, _ in msgs} for name, msgs in got.items()}
     assert leaves["surveillance"] == {"ledger", "state", "status", "surveillance", "public/round"}
     assert leaves["floor"] == {"ledger", "state", "status"}

@@ -1,0 +1,100 @@
+"""Issue 37 (high): no certificate but a worker's can take the workers' rows.
+
+Under the shipped broker (Debian's Mosquitto 2.0.11, deploy/mosquitto's TLS config and access rules, certificates
+made with openssl), the floor's workers share the ledger through `$share/floor/tablectl/+/ledger`. Any other
+certificate the floor's CA signed (a table's, the pit's, the public display's, surveillance's) subscribed to the
+same group: Mosquitto granted it (its acl_file checks read rights when it delivers, never at SUBSCRIBE), dealt it
+every Nth row, then refused the delivery and dropped the row; with a persistent session the theft went on after
+the thief had gone. The broker must refuse the subscription itself, and the workers then take every row.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+
+import pytest
+from tests.support.mqtt_tls import IDENTITIES, THIEVES, identity
+
+from tablectl.fleet import BrokerUnavailable
+from tablectl.fleet import broker as mqtt
+
+ROWS = 30
+GROUP = "$share/floor/tablectl/+/ledger"
+
+
+async def _theft(b, d, thief: str) -> tuple[list[int], list[str], list[str]]:
+    """Worker 1 and the thief join the workers' group, each with a persistent session; the thief leaves (its
+    session stays); table-001 publishes ROWS rows. Returns the thief's SUBACK reason codes, what worker 1 took and
+    what the thief took (while connected, and queued for its session when it comes back)."""
+    durable = {"clean_start": False, "session_expiry": 3600}
+    worker_got: list[str] = []
+    thief_got: list[str] = []
+    async with mqtt.connect(identity(b, d, "floor-1"), "tablectl-floor-1", **durable) as worker:
+        assert await worker.subscribe([GROUP]) == [1]
+        async with mqtt.connect(identity(b, d, thief), f"tablectl-{thief}", **durable) as conn:
+            codes = await conn.subscribe([GROUP])
+
+        async def collect() -> None:
+            async for m in worker.messages():
+                worker_got.append(m.payload.decode())
+
+        reader = asyncio.create_task(collect())
+        async with mqtt.connect(identity(b, d, "table-001"), "table-001") as table:
+            for n in range(1, ROWS + 1):
+                await table.publish("tablectl/table-001/ledger", str(n).encode(), qos=1)
+        for _ in range(100):  # until every row has come, or 5 s (a row lost never comes: the test then fails)
+            if len(worker_got) == ROWS:
+                break
+            await asyncio.sleep(0.05)
+        reader.cancel()
+        await asyncio.gather(reader, return_exceptions=True)
+    async with mqtt.connect(identity(b, d, thief), f"tablectl-{thief}", **durable) as conn:
+
+        async def drain() -> None:
+            async for m in conn.messages():
+                thief_got.append(m.payload.decode())
+
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(drain(), 1.0)
+    return codes, worker_got, thief_got
+
+
+@pytest.mark.parametrize("thief", THIEVES)
+def test_no_certificate_but_a_worker_s_can_join_the_workers_shared_group(tls_broker, thief):
+    b, d = tls_broker
+    codes, worker_got, thief_got = asyncio.run(_theft(b, d, thief))
+    print(f"{thief}: rows offered {ROWS}, taken by the worker {len(worker_got)}, by the thief {len(thief_got)}, "
+          f"thief's SUBACK {[hex(c) for c in codes]}")
+    assert codes[0] >= 0x80  # refused at SUBSCRIBE (0x87: not authorized)
+    assert sorted(worker_got, key=int) == [str(n) for n in range(1, ROWS + 1)]  # every row reached the worker
+    assert thief_got == []
+
+
+def test_no_client_can_rewrite_the_access_rules_and_a_worker_joins_no_other_group(tls_broker):
+    """The dynamic-security plugin takes commands on $CONTROL/dynamic-security/v1; the rules of `tablectl broker
+    access` give no one that topic, so no certificate can grant itself the workers' group (or anything), and the
+    broker never rewrites the file. A worker's own rights stop at its group's two filters."""
+    b, d = tls_broker
+    rules = (d / "access.json").read_bytes()
+    grant = json.dumps({"commands": [
+        {"command": "addClientRole", "username": IDENTITIES[name], "rolename": "tablectl-floor-worker"}
+        for name in THIEVES]}).encode()
+
+    async def scenario() -> tuple[list[int], list[int]]:
+        for name in (*THIEVES, "floor-1"):
+            with contextlib.suppress(BrokerUnavailable):  # refused: Mosquitto may also drop the client
+                async with mqtt.connect(identity(b, d, name), f"x-{name}") as conn:
+                    await conn.publish("$CONTROL/dynamic-security/v1", grant)
+        async with mqtt.connect(identity(b, d, "pit"), "tablectl-pit") as conn:
+            thief = await conn.subscribe([GROUP])
+        async with mqtt.connect(identity(b, d, "floor-1"), "tablectl-floor-1") as conn:
+            own = await conn.subscribe([GROUP, "$share/other/tablectl/+/ledger", "$share/floor/tablectl/#",
+                                        "$share/floor/tablectl/+/state"])
+        return thief, own
+
+    thief, own = asyncio.run(scenario())
+    assert thief == [0x87]
+    assert own == [1, 0x87, 0x87, 1]
+    assert (d / "access.json").read_bytes() == rules
