@@ -21,7 +21,7 @@ import aiomqtt
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
-from . import BrokerUnavailable, FleetConfigError
+from . import BrokerUnavailable, FleetConfigError, SubscriptionRefused
 from .settings import BrokerSettings
 
 log = logging.getLogger(__name__)
@@ -56,6 +56,22 @@ def _password(s: BrokerSettings) -> str | None:
             return f.read(4096).strip()
     except OSError as exc:
         raise FleetConfigError(f"broker password_file {s.password_file}: {exc.strerror}") from None
+
+
+# MQTT 5's SUBACK reason codes that refuse (3.9.3), as an operator reads them.
+REFUSALS = {0x80: "unspecified error", 0x83: "implementation specific error", 0x87: "not authorized",
+            0x8F: "topic filter invalid", 0x91: "packet identifier in use", 0x97: "quota exceeded",
+            0x9E: "shared subscriptions not supported", 0xA1: "subscription identifiers not supported",
+            0xA2: "wildcard subscriptions not supported"}
+
+
+def granted(topics: list[str], codes: list[int], client_id: str) -> None:
+    """SubscriptionRefused, naming each filter refused and why, unless the broker granted every one of `topics`."""
+    refused = [f"{t} ({REFUSALS.get(c, 'refused')}, 0x{c:02X})" for t, c in zip(topics, codes) if c >= 0x80]
+    if len(codes) != len(topics):
+        refused.append(f"{len(topics)} filters asked, {len(codes)} answered")
+    if refused:
+        raise SubscriptionRefused(f"the broker refused client {client_id} the subscription to {', '.join(refused)}")
 
 
 def check(settings: BrokerSettings) -> None:

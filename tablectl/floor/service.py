@@ -29,7 +29,7 @@ from decimal import Decimal
 from typing import Any
 
 from controller.alerts import ALERT_LEVEL, AlertKind, AlertLevel
-from tablectl.fleet import BadMessage, BrokerUnavailable
+from tablectl.fleet import BadMessage, BrokerUnavailable, SubscriptionRefused
 from tablectl.fleet import broker as mqtt
 from tablectl.fleet.wire import (
     MAX_STATE_BYTES,
@@ -47,6 +47,7 @@ from .keys import load_keys
 from .recovery import Recovery, Target
 from .settings import FloorSettings
 from .store import open_store
+from .throttle import SteadyGaps
 
 log = logging.getLogger(__name__)
 
@@ -77,7 +78,12 @@ class FloorService:
         # When the floor last took a valid message of each table (its clock): an offline table's "since".
         # Not stored: after a restart the store's state_at stands in for it.
         self.heard: dict[str, float] = {}
-        self.subscribed = asyncio.Event()  # set once the broker has our subscriptions
+        self.subscribed = asyncio.Event()  # set once the broker has granted our subscriptions
+        # Set when the floor cannot go on (the broker refused a subscription): `failure` says why. A floor refused
+        # takes nothing, so it never reports ready and stops (`tablectl floor` exits 4), rather than look healthy.
+        self.failed = asyncio.Event()
+        self.failure: str | None = None
+        self.steady_gaps = SteadyGaps()
         self._commit_seconds = 0.001  # recent time a batch's commit takes (sizes the batching window)
         self._refreshed = -1e9  # monotonic: when the tracks were last read back from a shared store
         self._refresh_failed = False
@@ -87,6 +93,12 @@ class FloorService:
         except FloorConfigError:
             self.store.close()
             raise
+        if self.shared_group and not settings.floor.tables:
+            # Several workers lose rows the broker cannot give back (a worker away is still dealt its share;
+            # Mosquitto forgets shared subscriptions at its restart): the tables' APIs are where they are filled.
+            log.warning("shared_group %s without [[floor.tables]]: rows dealt to a worker while it is away, or "
+                        "published while the broker restarts, stay gaps; list every table under [[floor.tables]] "
+                        "(docs/floor.md, \"Several workers\")", self.shared_group)
 
     # ------------------------------------------------------------------ running
     async def run(self, stop: asyncio.Event) -> None:
@@ -108,6 +120,15 @@ class FloorService:
         while True:
             try:
                 await self._consume()
+            except SubscriptionRefused as exc:
+                self.connected = False
+                self.failure = (f"{exc}: this floor would take nothing, and stops. The broker's access rules must let "
+                                f"{self.settings.floor.client_id} subscribe to them (on the shipped broker: `tablectl "
+                                f"broker access`{' --workers N' if self.shared_group else ''}, docs/floor.md, \"The "
+                                "broker\")")
+                log.error("%s", self.failure)
+                self.failed.set()
+                return
             except BrokerUnavailable as exc:
                 if not self._outage_logged:
                     log.warning("broker unavailable (%s); retrying, the broker keeps our queue meanwhile", exc)
@@ -139,14 +160,18 @@ class FloorService:
                 # dropped (a session without them is told so, and nothing changes).
                 await conn.unsubscribe([ledger, state])
                 ledger, state = (f"$share/{self.shared_group}/{ledger}", f"$share/{self.shared_group}/{state}")
-            await conn.subscribe([ledger, state, f"{self.prefix}/+/status"])
+            # Every filter must be granted: a refused one (SUBACK 0x80 and above: the broker's access rules) would
+            # leave this floor connected, looking healthy, and taking nothing (SubscriptionRefused: it stops).
+            filters = [ledger, state, f"{self.prefix}/+/status"]
+            mqtt.granted(filters, await conn.subscribe(filters), s.floor.client_id)
             if self.shared_group:
                 # A shared subscription is sent no retained message (MQTT 5, 4.8.2), and a quiet table publishes
                 # no new state: a plain subscription, taken and dropped at once, brings each table's retained
                 # state, queued for this session before the broker takes the unsubscribe. One that overtakes a
                 # newer state another worker stored is not kept (FloorStore.set_state).
-                await conn.subscribe([f"{self.prefix}/+/state"])
-                await conn.unsubscribe([f"{self.prefix}/+/state"])
+                plain = [f"{self.prefix}/+/state"]
+                mqtt.granted(plain, await conn.subscribe(plain), s.floor.client_id)
+                await conn.unsubscribe(plain)
             self.connected = True
             self.subscribed.set()
             if self._outage_logged:
@@ -367,12 +392,35 @@ class FloorService:
         while True:
             await asyncio.sleep(min(1.0, grace / 2))
             try:
-                self.store.report_gaps(grace)
-                self.store.report_held()
+                self.check_gaps()
             except self.store.outages:
                 pass  # the database away: the consumer says so once; the gaps wait for it
             except Exception:
                 log.exception("gap check failed")
+
+    def check_gaps(self, now: float | None = None) -> None:
+        """Report the gaps open longer than the grace, sum up what was held back, and say so when gaps keep coming
+        (`steady_gaps`: rows dealt somewhere else, docs/floor.md, "What the floor raises itself")."""
+        now = time.time() if now is None else now
+        reported = self.store.report_gaps(self.settings.floor.gap_grace_seconds, now)
+        steady = self.steady_gaps.note([table for table, _, _ in reported], now)
+        if steady is not None:
+            count, tables, minutes = steady
+            if self.shared_group:
+                where = (f"another client subscribed to the workers' shared group ($share/{self.shared_group}/"
+                         f"{self.prefix}/+/ledger: on the shipped broker only the workers named by `tablectl broker "
+                         "access` may join it), or a worker away whose session the broker still deals its share "
+                         "(start it again, or retire it: --leave)")
+            else:
+                where = (f"another client connected as this floor ({self.settings.floor.client_id}), or a broker "
+                         "dropping rows (its queue limits)")
+            named = ", ".join(tables[:5]) + (f" and {len(tables) - 5} more" if len(tables) > 5 else "")
+            with self.store.batch():
+                self.store.incident(None, "steady_gaps", f"{count} gaps on {len(tables)} tables ({named}) in "
+                                    f"{minutes} different minutes of the last {self.steady_gaps.window / 60:g}: "
+                                    f"rows keep going missing, as when they are dealt somewhere else: {where}. "
+                                    "The tables' APIs fill what they can ([[floor.tables]])", now)
+        self.store.report_held(now)
 
     # ------------------------------------------------------------------ reading
     def tiles(self, now: float | None = None) -> list[dict[str, Any]]:
@@ -413,7 +461,16 @@ class FloorService:
         if mac == "no_key":
             floor_alerts.append(_floor_alert("no_key", AlertLevel.ACTION, "no key for this table: its evidence "
                                              "cannot be verified", None, now))
-        total = max(head_seq, t.max_seq)
+        if table in self.keys:
+            # With the key, a row counts as received once it is in the chain (every row before it is here, so it
+            # is verified or about to be): rows past a gap may be anyone's on an open broker until the gap closes
+            # and the chain reaches them (a thousand forged rows far apart once counted as received, and their
+            # seqs as the table's length). The table's head, from a state bounded like a row, gives the length.
+            total, received = max(head_seq, t.contiguous), t.contiguous
+            past_gap = max(0, t.rows - t.contiguous)
+        else:  # nothing tells the table's rows from others': every row counts, as it is kept
+            total = max(head_seq, t.max_seq)
+            received, past_gap = min(t.rows, total), 0
         return {
             "id": table,
             "name": (state.name if state is not None else None) or table,
@@ -449,7 +506,7 @@ class FloorService:
             "masked": len(t.masked),
             "gaps": len(t.gaps),
             "mac": mac,
-            "evidence": _evidence(mac, t.contiguous, t.rows, total),
+            "evidence": _evidence(mac, t.contiguous, received, total, past_gap),
             "verified_upto": t.verified_upto,
             "bad_macs": t.bad_macs,
             "conflicts": t.conflicts,
@@ -555,8 +612,9 @@ def _floor_alert(kind: str, level: AlertLevel, message: str, since: float | None
             "age_s": round(max(0.0, now - since), 1) if since is not None else None}
 
 
-def _evidence(mac: str, contiguous: int, received: int, total: int) -> dict[str, Any]:
-    """The table's rows as evidence, in one word and its numbers (the page words it, docs/floor.md):
+def _evidence(mac: str, contiguous: int, received: int, total: int, past_gap: int = 0) -> dict[str, Any]:
+    """The table's rows as evidence, in one word and its numbers (the page words it, docs/floor.md); `past_gap`:
+    rows held beyond a gap, not counted as received until the gap closes (where the floor has the table's key):
 
     - ``bad``: a row that does not verify arrived (a forgery, or a wrong key: the incidents say which);
     - ``missing``: rows below the table's head are not on the floor (yet);
@@ -579,7 +637,7 @@ def _evidence(mac: str, contiguous: int, received: int, total: int) -> dict[str,
         state = "verifying"
     received = min(received, total)
     return {"state": state, "received": received, "total": total, "missing": total - received,
-            "verified": mac == "ok", "key": mac != "no_key"}
+            "past_gap": past_gap, "verified": mac == "ok", "key": mac != "no_key"}
 
 
 def _alert(a: AlertState, now: float) -> dict[str, Any]:

@@ -13,8 +13,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import subprocess
+import sys
+from pathlib import Path
 
+import httpx
 import pytest
+from tests.support.fleet import FloorProcess
+from tests.support.floor import PostgresAt
+from tests.support.harness import free_port
 from tests.support.mqtt_tls import IDENTITIES, THIEVES, identity
 
 from tablectl.fleet import BrokerUnavailable
@@ -98,3 +105,47 @@ def test_no_client_can_rewrite_the_access_rules_and_a_worker_joins_no_other_grou
     assert thief == [0x87]
     assert own == [1, 0x87, 0x87, 1]
     assert (d / "access.json").read_bytes() == rules
+
+
+def _floor_config(tmp_path, b, d, name: str, store: PostgresAt, api_port: int) -> Path:  # noqa: ANN001
+    """A floor worker of shared group "floor" on the shipped broker, as the certificate `name`."""
+    keys = tmp_path / "keys"
+    keys.mkdir(exist_ok=True)
+    cfg = tmp_path / f"floor-{name}.toml"
+    cfg.write_text(f'[floor]\n{store.toml()}keys_dir = "{keys}"\nshared_group = "floor"\nclient_id = "x-{name}"\n'
+                   f'[broker]\nurl = "mqtts://127.0.0.1:{b.port}"\nca_file = "{d / "ca.crt"}"\n'
+                   f'cert_file = "{d / f"{name}.crt"}"\nkey_file = "{d / f"{name}.key"}"\n'
+                   f'[api]\nport = {api_port}\nopen_reads_on_loopback = true\n')
+    return cfg
+
+
+def test_a_worker_refused_its_subscription_stops_with_exit_4_and_never_says_it_is_ready(tls_broker, tmp_path,
+                                                                                         postgres):
+    """Issue 37: the floor ignored the broker's answer to its SUBSCRIBE and reported ready while taking nothing.
+    A certificate the access rules do not let into the workers' group (here the single floor's) is refused in the
+    SUBACK: the worker says which filter and why, never prints its ready line, and exits 4. A worker's own
+    certificate gets every subscription the floor makes (the shared ledger and states, the statuses, the plain
+    state subscription taken and dropped) and is ready."""
+    b, d = tls_broker
+    database = postgres.database()
+    try:
+        store = PostgresAt(postgres, database)
+        refused = subprocess.run([sys.executable, "-m", "tablectl.cli", "floor", "--config",
+                                  str(_floor_config(tmp_path, b, d, "floor", store, free_port()))],
+                                 capture_output=True, text=True, timeout=60)
+        assert refused.returncode == 4, refused.stderr[-2000:]
+        assert '"ready"' not in refused.stdout
+        last = refused.stderr.strip().splitlines()[-1]
+        assert last.startswith("tablectl floor: the broker refused client x-floor the subscription to "
+                               "$share/floor/tablectl/+/ledger (not authorized, 0x87), "
+                               "$share/floor/tablectl/+/state (not authorized, 0x87)"), last
+        assert "tablectl broker access" in last and "Traceback" not in refused.stderr
+        worker = FloorProcess(_floor_config(tmp_path, b, d, "floor-1", store, free_port()), tmp_path / "w1.log")
+        worker.start()
+        try:
+            health = httpx.get(worker.api + "/healthz", timeout=10).json()
+            assert health["broker"] is True and health["shared_group"] == "floor"
+        finally:
+            assert worker.stop() == 0
+    finally:
+        postgres.drop(database)

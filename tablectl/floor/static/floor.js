@@ -57,7 +57,8 @@ function evidence(t) {
     verified: ["good", `all ${e.total} rows received, verified`],
     verifying: ["", `all ${e.total} rows received, verifying…`],
     no_key: ["warn", `all ${e.total} rows received; ${nokey}`],
-    missing: ["warn", `rows missing: ${e.missing} of ${e.total} (${e.received} received)` + (e.key ? "" : `; ${nokey}`)],
+    missing: ["warn", `rows missing: ${e.missing} of ${e.total} (${e.received} received` +
+      (e.past_gap ? `; ${e.past_gap} more past the gap, counted once it closes` : "") + ")" + (e.key ? "" : `; ${nokey}`)],
     bad: ["bad", "a row failed its check: see the floor's incidents"],
   }[e.state] || ["", e.state];
   return el("div", { class: "evidence", "data-testid": "evidence", "data-state": e.state },
