@@ -34,6 +34,7 @@ from tablectl.fleet import broker as mqtt
 from tablectl.fleet.wire import (
     MAX_STATE_BYTES,
     AlertState,
+    TableState,
     WireRow,
     parse_ledger,
     parse_state,
@@ -286,6 +287,9 @@ class FloorService:
         """
         now = time.time() if now is None else now
         rows: list[WireRow] = []
+        # States are kept after the batch's rows: a state is bounded and ordered by the rows on the floor
+        # (FloorStore.set_state), those of the same batch included.
+        states: list[tuple[str, TableState]] = []
         with self.store.batch(_tables_named(self.prefix, messages)):
             for m in messages:
                 self.messages += 1
@@ -306,7 +310,7 @@ class FloorService:
                         self.heard[table] = now
                     elif leaf == "state":
                         if payload:  # an empty retained message clears the topic; the floor keeps the last state
-                            self.store.set_state(table, parse_state(payload, table), now)
+                            states.append((table, parse_state(payload, table)))
                             self.heard[table] = now
                     else:
                         if payload:
@@ -326,6 +330,8 @@ class FloorService:
                                       f"not handle: {exc!r}"[:2000], now)
             if rows:
                 self.store.ingest(rows, now)
+            for table, parsed in states:
+                self.store.set_state(table, parsed, now)
 
     def refresh(self, max_age: float = REFRESH_SECONDS) -> None:
         """Where other workers write the store too, read every table's track back (at most `max_age` seconds ago),

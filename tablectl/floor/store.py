@@ -67,6 +67,9 @@ SCHEMA_VERSION = 2
 MAX_ALTERNATES = 8  # versions of one row kept waiting for the chain; more are reported and dropped
 # A row further than this beyond its table's highest on the floor is refused ([floor] max_seq_jump).
 MAX_SEQ_JUMP = 100_000
+# A state published further ahead of the floor's clock than this is refused (the tables' and the floor's clocks are
+# kept by NTP): a forged time far ahead would otherwise order it after every state the table publishes.
+FUTURE_SLACK = 120.0
 
 # In SQLite's words; PostgresDatabase.ddl turns the types into PostgreSQL's (the same tables, columns and keys).
 _SCHEMA = """
@@ -354,6 +357,13 @@ class FloorStore:
                     self.db.execute("UPDATE tables SET state = NULL WHERE table_id = ?", (r.table_id,))
                     self.incident(r.table_id, "bad_state", f"the stored state does not validate and is dropped: "
                                   f"{exc}")
+        if state is not None and state.head is not None and state.head.seq > r.max_seq + self.max_seq_jump:
+            # Stored before states were bounded as rows are (a forged head pinned the tile): never served again.
+            head, state = state.head.seq, None
+            if repair:
+                self.db.execute("UPDATE tables SET state = NULL WHERE table_id = ?", (r.table_id,))
+                self.incident(r.table_id, "bad_state", f"the stored state names head {head}, more than "
+                              f"{self.max_seq_jump} beyond the table's highest row ({r.max_seq}): dropped")
         t = Track(r.contiguous, r.max_seq, r.rows, r.verified_upto, r.verified_mac, r.bad_macs, r.duplicates,
                   r.conflicts, r.status, r.status_at, state, r.state_at)
         if found is None:
@@ -823,14 +833,37 @@ class FloorStore:
     def set_state(self, table: str, state: TableState, now: float | None = None) -> bool:
         """Keep a table's latest retained state; returns whether it was kept.
 
-        Where several workers share the store, a table's states reach them in any order (a shared
-        subscription, as its rows), so a state older than the one stored, by its head and then the time the
-        table published it, is not kept: it would show the table as it was a moment before.
+        A state is bounded as a row is: one naming a head more than `max_seq_jump` beyond the table's highest row
+        on the floor, published more than FUTURE_SLACK seconds ahead of the floor's clock, or naming a head MAC
+        that the table's verified chain contradicts is refused (`seq_jump`, `bad_state`), so one forged state
+        cannot show as the table (a head of 10^9 once read "missing: 999999998" for good).
+
+        Where several workers share the store, a table's states reach them in any order (a shared subscription,
+        as its rows), so they are ordered by what the rows confirm (`_state_order`): the head as far as the
+        table's rows on the floor reach it, then a head the rows reach whole before one beyond them, then the
+        time the table published it. A state "newer" only by a head no row confirms no longer holds the tile
+        against every later one: the table's next state whose head its rows reach takes its place.
         """
+        now = time.time() if now is None else now
         t = self._shown(table)
-        if self.shared and t.state is not None and _state_order(state) < _state_order(t.state):
+        head = state.head.seq if state.head is not None else 0
+        if head > t.max_seq + self.max_seq_jump:
+            self.report(table, "seq_jump", f"a state naming head {head}, more than {self.max_seq_jump} beyond the "
+                        f"table's highest row on the floor ({t.max_seq}), was refused ([floor] max_seq_jump)", now)
             return False
-        t.state, t.state_at, t.state_due = state, time.time() if now is None else now, True
+        published = _published(state)
+        if published is not None and published > now + FUTURE_SLACK:
+            self.report(table, "bad_state", f"a state published at {state.published_at}, ahead of the floor's "
+                        f"clock by more than {FUTURE_SLACK:g} s, was refused", now)
+            return False
+        if (state.head is not None and state.head.mac is not None and table in self.keys and t.verified_mac
+                and head == t.verified_upto and state.head.mac != t.verified_mac):
+            self.report(table, "bad_state", f"a state naming head {head} with MAC {state.head.mac}, which is not the "
+                        f"MAC of the table's row {head} on the floor (verified: {t.verified_mac}), was refused", now)
+            return False
+        if self.shared and t.state is not None and _state_order(state, t) < _state_order(t.state, t):
+            return False
+        t.state, t.state_at, t.state_due = state, now, True
         return True
 
     def set_status(self, table: str, status: str, now: float | None = None) -> None:
@@ -1007,6 +1040,17 @@ def _ledger(r: WireRow) -> LedgerRow:
     return LedgerRow(r.seq, r.kind, r.received_at, r.body, r.shoe_id, r.position, r.code, r.message, r.mac or "")
 
 
-def _state_order(state: TableState) -> tuple[int, str]:
-    """Which of a table's states came later: its head (the journal only grows), then its publishing time."""
-    return (state.head.seq if state.head is not None else 0, state.published_at or "")
+def _published(state: TableState) -> float | None:
+    """When the table published the state (a time without a zone is UTC), or None."""
+    if not state.published_at:
+        return None
+    at = datetime.fromisoformat(state.published_at)
+    return (at if at.tzinfo is not None else at.replace(tzinfo=timezone.utc)).timestamp()
+
+
+def _state_order(state: TableState, t: Track) -> tuple[int, bool, int, float]:
+    """Which of a table's states came later, by what its rows on the floor confirm: its head as far as they reach
+    (the journal only grows), then a head they reach whole before one beyond them (its rows in flight, or a head
+    no row will confirm), then the head itself, then when the table published it."""
+    head = state.head.seq if state.head is not None else 0
+    return (min(head, t.max_seq), head <= t.max_seq, head, _published(state) or 0.0)
