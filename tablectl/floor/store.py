@@ -243,6 +243,7 @@ class FloorStore:
         # lock in every batch (`_hold`), and for the dashboard by `refresh`.
         self.shared = self.db.several_writers
         self._held: set[str] = set()  # the tables whose locks this batch holds, their tracks read back under them
+        self._mismatched: set[str] = set()  # tables whose gap records did not add up in a read-only snapshot
         try:
             self._create_schema(create)
             meta = dict(self.db.execute("SELECT key, value FROM meta").fetchall())
@@ -392,6 +393,8 @@ class FloorStore:
             a[1] + 1 < b[0] for a, b in zip(ranges, ranges[1:]))
         if ordered and t.rows + gaps.missing_count() == t.max_seq and gaps.contiguous == t.contiguous:
             return gaps
+        if not repair:
+            self._mismatched.add(table)  # put right later, under the table's lock (`_reload_tracks`)
         if repair:
             log.warning("floor store %s: table %s: its gap records do not match its rows; rebuilt from the rows",
                         self.name, table)
@@ -902,10 +905,30 @@ class FloorStore:
                 self.db.executemany(sql, args)
 
     def _reload_tracks(self) -> None:
-        """Every table's track as committed (at start, and after a batch that failed)."""
-        self.tracks = {}
-        for values in self.db.execute(f"SELECT {_TABLES_COLS} FROM tables").fetchall():
-            self.tracks[values[0]] = self._load_track(values)
+        """Every table's track as committed (at start, and after a batch that failed).
+
+        Where other floor processes write the store too, the tracks are read in one snapshot (its statements one
+        after the other would mix the counts of one moment with the gap records of the next, and a starting worker
+        "repaired" tables that were whole: a false "gap records do not match" warning, and counts written without
+        the table's lock while others wrote). A table that does not add up even in the snapshot is read again and
+        put right under its lock, in one transaction (a batch of its own).
+        """
+        if not self.shared:
+            self.tracks = {}
+            for values in self.db.execute(f"SELECT {_TABLES_COLS} FROM tables").fetchall():
+                self.tracks[values[0]] = self._load_track(values)
+            return
+        self._mismatched.clear()
+        self.db.begin_snapshot()
+        try:
+            self.tracks = self._read_back(None, repair=False)
+        finally:
+            self.db.rollback()
+        mismatched, self._mismatched = sorted(self._mismatched), set()
+        for table in mismatched:
+            self.tracks.pop(table, None)  # read back under the lock, and repaired there if it still needs it
+            with self.batch([table]):
+                pass
 
     def refresh(self) -> None:
         """Every table's track as the database holds it now, for this process's dashboard and API, where other floor
@@ -921,6 +944,7 @@ class FloorStore:
             read = self._read_back(None, repair=False)
         finally:
             self.db.rollback()
+        self._mismatched.clear()  # shown as rebuilt in memory; put right in the database by the table's next batch
         for table, kept in self.tracks.items():
             if table not in read or kept.dirty or kept.state_due or kept.status_due:
                 read[table] = kept  # written by this process and not committed yet: its own is newer
