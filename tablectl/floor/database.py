@@ -15,8 +15,11 @@ only when a floor is configured for it, so the table's Pi and an SQLite floor ne
 from __future__ import annotations
 
 import hashlib
+import logging
+import os
 import re
 import sqlite3
+import stat
 from abc import ABC, abstractmethod
 from functools import lru_cache
 from pathlib import Path
@@ -27,6 +30,8 @@ from .settings import FloorSection, PostgresStore
 
 if TYPE_CHECKING:
     import psycopg
+
+log = logging.getLogger(__name__)
 
 APPLICATION_NAME = "tablectl-floor"
 # Taken inside the transaction that creates the schema: two floors started at once on a new database
@@ -344,9 +349,20 @@ def _password(settings: PostgresStore) -> str | None:
         return None
     try:
         with open(settings.password_file, encoding="utf-8") as f:
+            warn_if_others_read(f.fileno(), settings.password_file, "[floor.postgresql] password_file",
+                                "can log in to the floor's database as the floor and rewrite its evidence")
             return f.read(4096).strip()
     except OSError as exc:
         raise FloorConfigError(f"[floor.postgresql] password_file {settings.password_file}: {exc.strerror}") from None
+
+
+def warn_if_others_read(fd: int, path: object, what: str, harm: str) -> None:
+    """A secret's file open to more than its owner is taken, with a warning, as the journal's key is
+    (controller.journal.JournalKey.load): mode 0600 wanted."""
+    mode = stat.S_IMODE(os.fstat(fd).st_mode)
+    if mode & 0o177:
+        log.warning("%s %s has mode %04o: whoever it lets read it %s; chmod 600 %s (readable by the floor alone)",
+                    what, path, mode, harm, path)
 
 
 def connect(settings: FloorSection, *, create: bool = True) -> Database:

@@ -40,6 +40,7 @@ from tablectl.logs import one_line
 from tablectl.web.errors import ErrorResponse
 
 from . import FloorConfigError
+from .database import warn_if_others_read
 from .settings import FloorSettings, TableApi
 from .store import FloorStore
 
@@ -86,6 +87,8 @@ def read_api_key(entry: TableApi) -> str:
     where = f"[[floor.tables]] {entry.id}: api_key_file {entry.api_key_file}"
     try:
         with open(entry.api_key_file, "rb") as f:
+            warn_if_others_read(f.fileno(), entry.api_key_file, f"[[floor.tables]] {entry.id}: api_key_file",
+                                "can read the table's ledger through its API")
             raw = f.read(MAX_KEY_CHARS + 2)
     except OSError as exc:
         raise FloorConfigError(f"{where}: {exc.strerror}") from None
