@@ -85,6 +85,8 @@ class Target:
 def read_api_key(entry: TableApi) -> str:
     """The floor key in `entry.api_key_file`: one line of visible ASCII; FloorConfigError says what is wrong."""
     where = f"[[floor.tables]] {entry.id}: api_key_file {entry.api_key_file}"
+    if entry.api_key_file is None:
+        raise FloorConfigError(f"[[floor.tables]] {entry.id}: an api_url needs its api_key_file")
     try:
         with open(entry.api_key_file, "rb") as f:
             warn_if_others_read(f.fileno(), entry.api_key_file, f"[[floor.tables]] {entry.id}: api_key_file",
@@ -121,7 +123,8 @@ class Recovery:
         r = settings.floor.recovery
         self.page_rows, self.timeout, self.backoff_max = r.page_rows, r.timeout_seconds, r.backoff_max_seconds
         # Every key and certificate is read now: a file that cannot be used stops the floor at start, named.
-        self.targets = {e.id: Target(e.id, e.api_url, read_api_key(e), _tls(e)) for e in settings.floor.tables}
+        self.targets = {e.id: Target(e.id, e.api_url, read_api_key(e), _tls(e)) for e in settings.floor.tables
+                        if e.api_url}
         self._slots = asyncio.Semaphore(CONCURRENCY)
 
     # ------------------------------------------------------------------ running

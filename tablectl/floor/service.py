@@ -68,6 +68,7 @@ class FloorService:
         self.shared_group = settings.floor.shared_group
         self.keys = load_keys(settings.floor.keys_dir)
         self.known_tables = frozenset(settings.floor.known_tables)
+        self.dashboards = {t.id: t.dashboard_url for t in settings.floor.tables if t.dashboard_url}
         self.store = open_store(settings.floor, self.keys, max_seq_jump=settings.floor.max_seq_jump)
         self.prefix = settings.floor.topic_prefix
         self.connected = False
@@ -90,11 +91,12 @@ class FloorService:
         self._refresh_failed = False
         self._store_outage_logged = False
         try:  # the tables' API keys and certificates are read now: one that cannot be used stops the floor
-            self.recovery = Recovery(settings, self.store, self.is_known) if settings.floor.tables else None
+            asks = any(t.api_url for t in settings.floor.tables)
+            self.recovery = Recovery(settings, self.store, self.is_known) if asks else None
         except FloorConfigError:
             self.store.close()
             raise
-        if self.shared_group and not settings.floor.tables:
+        if self.shared_group and self.recovery is None:
             # Several workers lose rows the broker cannot give back (a worker away is still dealt its share;
             # Mosquitto forgets shared subscriptions at its restart): the tables' APIs are where they are filled.
             log.warning("shared_group %s without [[floor.tables]]: rows dealt to a worker while it is away, or "
@@ -503,7 +505,9 @@ class FloorService:
             "status_since": t.status_at,
             "heard_at": heard,
             "offline_since": offline_since,
-            "dashboard_url": (state.dashboard_url if state is not None else None) or None,
+            # Only the dashboard the floor's config names for the table ([[floor.tables]] dashboard_url): a link
+            # a message names would send the pit's browsers wherever anyone on the broker says.
+            "dashboard_url": self.dashboards.get(table),
             "rows": t.rows,
             "contiguous": t.contiguous,
             "max_seq": t.max_seq,
