@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import re
 from pathlib import Path
 
 import aiomqtt
@@ -144,7 +145,7 @@ def test_each_audience_reads_only_its_feed(tls_broker, tmp_path):
     """Issue 26, feeds by audience: a real table publishes through the shipped broker config and ACL, and
     three identities subscribed to everything get what their tier allows: surveillance all of it (the count
     and findings included), the pit the state and status only (no count in the state, no ledger, whose cards
-    would give it), the public whole settled rounds only, without money."""
+    would give it), the public each box's result only, without cards, totals or money."""
     b, d = tls_broker
 
     def who(name: str) -> BrokerSettings:
@@ -196,8 +197,15 @@ def test_each_audience_reads_only_its_feed(tls_broker, tmp_path):
             assert "count" not in state
     rounds = [json.loads(p) for _, p in got["public"]]
     assert [r["number"] for r in rounds] == [1, 2, 3, 4]
-    money = {"bet", "net", "insurance", "amount", "player", "bets"}
-    assert not any(money & set(h) for r in rounds for h in r["hands"]) and not any(money & set(r) for r in rounds)
+    # Issue 37: the public feed (version 2) carries each box's result and nothing a count is made of: no card, no
+    # total, no outcome name, no money, no name, in any message.
+    for r in rounds:
+        assert r["version"] == 2 and set(r) <= {"version", "number", "game", "shoe_id", "boxes", "void",
+                                                 "void_reason", "settled_at"}
+        assert r["boxes"] and all(set(b) == {"box", "result"} and b["result"] in {"won", "lost", "even", "void"}
+                                  for b in r["boxes"])
+    text = b"\n".join(p for _, p in got["public"]).decode()
+    assert not re.search(r'"(10|[2-9TJQKA])[SHDC]"|"XX"|cards|total|outcome|dealer|bet|net|player', text), text
 
 
 def test_two_floor_workers_share_the_ledger_under_the_shipped_acl(tls_broker):
