@@ -26,7 +26,7 @@ import re
 import time
 from datetime import datetime, timezone
 from decimal import Decimal
-from typing import Any
+from typing import Any, Callable, TypeVar
 
 from controller.alerts import ALERT_LEVEL, AlertKind, AlertLevel
 from tablectl.fleet import BadMessage, BrokerUnavailable, SubscriptionRefused
@@ -47,10 +47,13 @@ from . import FloorConfigError
 from .keys import load_keys
 from .recovery import Recovery, Target
 from .settings import FloorSettings
+from . import StoreError
 from .store import open_store
+from .store_thread import StoreThread
 from .throttle import SteadyGaps
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 BATCH = 500
 REFRESH_SECONDS = 0.5  # with several workers, the dashboard and API read the store at most this long ago
@@ -58,6 +61,11 @@ LEAVE_IDLE_SECONDS = 3.0  # a worker leaving its group has stored everything onc
 BATCH_WINDOW_MAX = 0.02  # seconds: the longest a message waits for others to share its commit
 BATCH_WINDOW_MIN = 0.002
 RECEIVE_MAXIMUM = 1000  # unacknowledged messages the broker may have in flight to us
+# The store is called on its own thread (store_thread.py). A call running longer than this counts as stalled: the
+# routes that read the store answer 503 at once instead of queueing behind it, and the page says the store is away.
+STALL_SECONDS = 2.0
+READ_WAIT = 3.0  # the longest a route waits for the store to answer a read (then 503 store_unavailable)
+EXPORT_WAIT = 120.0  # the same for a table's export, which reads every row of the table
 
 
 class FloorService:
@@ -86,6 +94,10 @@ class FloorService:
         self.failed = asyncio.Event()
         self.failure: str | None = None
         self.steady_gaps = SteadyGaps()
+        # The store's calls, on a thread of their own: a database that stops answering stops none of the loop.
+        self.db_thread = StoreThread()
+        self.store_down_since: float | None = None  # wall clock: a store call failed (the database away) since
+        self.store_read_at: float | None = None  # wall clock: the store last answered
         self._commit_seconds = 0.001  # recent time a batch's commit takes (sizes the batching window)
         self._refreshed = -1e9  # monotonic: when the tracks were last read back from a shared store
         self._refresh_failed = False
@@ -109,6 +121,7 @@ class FloorService:
         tasks = [asyncio.create_task(self._consume_forever(), name="floor-consumer"),
                  asyncio.create_task(self._watch_gaps(), name="floor-gaps")]
         if self.recovery is not None:  # its own task: a table's slow answer never holds the consumer
+            self.recovery.on_store = self.in_store
             tasks.append(asyncio.create_task(self.recovery.run(), name="floor-recovery"))
         try:
             await stop.wait()
@@ -116,7 +129,12 @@ class FloorService:
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
-            self.store.close()
+            closing: tuple[type[BaseException], ...] = (TimeoutError, *self.store.outages)
+            try:  # after whatever the thread is doing; a database that never answers is left, not waited for
+                await asyncio.wait_for(self.db_thread.call(self.store.close, limit=5.0), 5.0)
+            except closing:
+                log.warning("the floor store did not close within 5 s (its database does not answer); leaving it")
+            self.db_thread.stop()
 
     async def _consume_forever(self) -> None:
         backoff = 0.5
@@ -189,7 +207,7 @@ class FloorService:
                 while True:
                     batch = await self._next_batch(inbox)
                     started = time.perf_counter()
-                    self.handle(batch)
+                    await self.in_store(self.handle, batch)
                     if self._store_outage_logged:
                         log.info("floor store available again")
                         self._store_outage_logged = False
@@ -335,9 +353,10 @@ class FloorService:
             for table, parsed in states:
                 self.store.set_state(table, parsed, now)
 
-    def refresh(self, max_age: float = REFRESH_SECONDS) -> None:
+    def refresh(self, max_age: float = REFRESH_SECONDS, raise_outage: bool = False) -> None:
         """Where other workers write the store too, read every table's track back (at most `max_age` seconds ago),
-        for the dashboard and API; a database away leaves the last known in place, said once in the log."""
+        for the dashboard and API; a database away leaves the last known in place, said once in the log (and
+        raised, with `raise_outage`)."""
         if not self.store.shared:
             return
         now = time.monotonic()
@@ -350,11 +369,62 @@ class FloorService:
                 log.warning("cannot read the floor store back (%s); the dashboard shows what it last read",
                             str(exc).strip())
                 self._refresh_failed = True
+            if self.store_down_since is None:
+                self.store_down_since = time.time()
+            if raise_outage:
+                raise
             return
         if self._refresh_failed:
             log.info("the floor store answers again")
             self._refresh_failed = False
+        self.store_down_since, self.store_read_at = None, time.time()
         self._refreshed = now
+
+    # ------------------------------------------------------------------ the store, off the event loop
+    async def in_store(self, fn: Callable[..., T], *args: Any, limit: float = STALL_SECONDS) -> T:
+        """`fn(*args)` on the store's thread (every store call of the running floor goes there, in order); an
+        outage it raises marks the store away until a call succeeds."""
+        try:
+            result = await self.db_thread.call(fn, *args, limit=limit)
+        except self.store.outages:
+            if self.store_down_since is None:
+                self.store_down_since = time.time()
+            raise
+        self.store_down_since, self.store_read_at = None, time.time()
+        return result
+
+    def store_status(self) -> dict[str, Any]:
+        """For `/healthz` and the dashboard: whether the store answers, since when it does not (wall clock), and
+        when it last answered (what the tiles show was read then)."""
+        stalled = self.db_thread.stalled()
+        since = self.store_down_since
+        if stalled is not None:
+            since = min(since or time.time(), time.time() - (time.monotonic() - stalled))
+        return {"available": since is None, "since": since, "read_at": self.store_read_at}
+
+    async def read(self, fn: Callable[..., T], *args: Any, wait: float = READ_WAIT) -> T:
+        """A read of the store for the API: StoreError at once while a store call hangs, or when this one has not
+        answered within `wait` seconds, or the database's own error (the route answers 503 store_unavailable:
+        never a hang). A store that failed but does not hang is asked again: its answer is the news."""
+        if self.db_thread.stalled() is not None:  # queued behind a call that hangs, it would hang too
+            raise StoreError("the floor's store is not answering (a call to its database has hung)")
+        try:
+            return await asyncio.wait_for(self.in_store(fn, *args, limit=wait), wait)
+        except TimeoutError:
+            raise StoreError(f"the floor's store did not answer within {wait:g} s") from None
+
+    async def refreshed(self) -> None:
+        """With several workers, the tracks read back for the dashboard (at most REFRESH_SECONDS old), if the
+        store answers within READ_WAIT; else the tiles stay as last read (the page says so)."""
+        if not self.store.shared or self.db_thread.stalled() is not None:
+            return
+        if time.monotonic() - self._refreshed < REFRESH_SECONDS:
+            return
+        away: tuple[type[BaseException], ...] = (TimeoutError, *self.store.outages)
+        try:
+            await asyncio.wait_for(self.in_store(self.refresh, REFRESH_SECONDS, True), READ_WAIT)
+        except away:
+            pass
 
     def is_known(self, table: str) -> bool:
         """Is this a table of the floor: its key in keys_dir, or its id in known_tables?"""
@@ -362,7 +432,8 @@ class FloorService:
 
     def tables(self) -> list[str]:
         """The known tables the floor holds something of."""
-        return [tid for tid in self.store.tracks if self.is_known(tid)]
+        # list() of the dict is one step under the GIL: the store's thread may be adding a table meanwhile.
+        return [tid for tid in list(self.store.tracks) if self.is_known(tid)]
 
     def _accepts(self, table: str, now: float) -> bool:
         """Is `table` known (loading its key if it was copied into keys_dir since)?"""
@@ -400,7 +471,7 @@ class FloorService:
         while True:
             await asyncio.sleep(min(1.0, grace / 2))
             try:
-                self.check_gaps()
+                await self.in_store(self.check_gaps)
             except self.store.outages:
                 pass  # the database away: the consumer says so once; the gaps wait for it
             except Exception:
@@ -435,7 +506,7 @@ class FloorService:
         """One tile per table: alarms first (an offline table is one), then the tables waiting (action), then
         the others (a notice, a due shuffle, is routine: it does not push a table up), each by table name."""
         now = time.time() if now is None else now
-        return sorted((self.tile(tid, now) for tid in self.tables()), key=tile_order)
+        return sorted((self.tile(tid, now) for tid in self.tables() if tid in self.store.tracks), key=tile_order)
 
     def tile(self, table: str, now: float | None = None) -> dict[str, Any]:
         """What the floor shows of one table (from its last state that validated, and its rows)."""

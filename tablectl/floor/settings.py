@@ -133,6 +133,10 @@ class PostgresStore(_Section):
         "prefer", description="libpq's sslmode: verify-full checks the server's certificate and name")
     ca_file: str = Field("", description="CA certificate(s) that signed the server's (libpq's sslrootcert)")
     connect_timeout_seconds: int = Field(10, ge=1, le=300, description="how long connecting may take")
+    statement_timeout_seconds: int = Field(30, ge=1, le=3600, description="the server ends a statement that runs "
+                                           "longer (the batch fails unacknowledged and comes again)")
+    lock_timeout_seconds: int = Field(10, ge=1, le=3600, description="the longest a batch waits for a table's lock "
+                                      "another worker holds (then it fails unacknowledged and comes again)")
 
     @model_validator(mode="after")
     def _dsn_or_fields(self) -> "PostgresStore":

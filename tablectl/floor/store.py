@@ -243,7 +243,9 @@ class FloorStore:
         # lock in every batch (`_hold`), and for the dashboard by `refresh`.
         self.shared = self.db.several_writers
         self._held: set[str] = set()  # the tables whose locks this batch holds, their tracks read back under them
-        self._mismatched: set[str] = set()  # tables whose gap records did not add up in a read-only snapshot
+        # Tables read in a read-only snapshot that need putting right (gap records that do not add up, a stored
+        # state that does not validate): done under each one's lock by `_reload_tracks`.
+        self._mismatched: set[str] = set()
         try:
             self._create_schema(create)
             meta = dict(self.db.execute("SELECT key, value FROM meta").fetchall())
@@ -354,6 +356,8 @@ class FloorStore:
             try:
                 state = load_state(r.state, r.table_id)
             except BadMessage as exc:  # stored by an earlier build that did not check it: never served
+                if not repair:
+                    self._mismatched.add(r.table_id)  # dropped for good under the table's lock (`_reload_tracks`)
                 if repair:
                     self.db.execute("UPDATE tables SET state = NULL WHERE table_id = ?", (r.table_id,))
                     self.incident(r.table_id, "bad_state", f"the stored state does not validate and is dropped: "
@@ -361,6 +365,8 @@ class FloorStore:
         if state is not None and state.head is not None and state.head.seq > r.max_seq + self.max_seq_jump:
             # Stored before states were bounded as rows are (a forged head pinned the tile): never served again.
             head, state = state.head.seq, None
+            if not repair:
+                self._mismatched.add(r.table_id)
             if repair:
                 self.db.execute("UPDATE tables SET state = NULL WHERE table_id = ?", (r.table_id,))
                 self.incident(r.table_id, "bad_state", f"the stored state names head {head}, more than "

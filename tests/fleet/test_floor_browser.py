@@ -95,7 +95,8 @@ def test_tiles_alerts_first_a_click_opens_the_table_and_offline_shows(browser, t
         assert alert.startswith("call pit · 1 min")
         assert "alerting" in page.get_attribute("#tiles .tile[data-table=table-900]", "class")
         live = "#tiles .tile[data-table=table-001]"
-        assert page.text_content(f"{live} .name") == "Table 1"
+        # Its status and its first state may come in two batches: the name once the state is stored.
+        page.wait_for_function(f"document.querySelector('{live} .name').textContent === 'Table 1'")
         assert page.text_content(f"{live} .game") == "blackjack · ru-standard"
         page.wait_for_function(f"document.querySelector('{live} [data-testid=round]').textContent !== ''")
         _shot(page, "01-tiles")
