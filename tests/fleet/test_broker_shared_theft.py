@@ -19,16 +19,19 @@ from pathlib import Path
 
 import httpx
 import pytest
-from tests.support.fleet import FloorProcess
+from tests.support.fleet import FloorProcess, journal_ledger, until_true
 from tests.support.floor import PostgresAt
-from tests.support.harness import free_port
+from tests.support.harness import SUPERVISOR_KEY, free_port, tablectl
 from tests.support.mqtt_tls import IDENTITIES, THIEVES, identity
 
+from tablectl.config import ApiKey
 from tablectl.fleet import BrokerUnavailable
 from tablectl.fleet import broker as mqtt
 
 ROWS = 30
 GROUP = "$share/floor/tablectl/+/ledger"
+_AUTH = {"Authorization": f"Bearer {SUPERVISOR_KEY}"}
+_SUPERVISOR_SHA = ApiKey.hash(SUPERVISOR_KEY)
 
 
 async def _theft(b, d, thief: str) -> tuple[list[int], list[str], list[str]]:
@@ -149,3 +152,77 @@ def test_a_worker_refused_its_subscription_stops_with_exit_4_and_never_says_it_i
             assert worker.stop() == 0
     finally:
         postgres.drop(database)
+
+
+@pytest.mark.long
+def test_the_theft_re_run_with_two_real_workers_a_real_table_and_the_pit_s_certificate_takes_nothing(
+        tls_broker, tmp_path, postgres):
+    """The finding end to end, against the broker we ship: two floor workers (`tablectl floor`, their own
+    certificates, one PostgreSQL store, no [[floor.tables]] to hide a loss), a real table playing rounds through
+    its own certificate, and the pit's certificate joining the workers' group with a persistent session and
+    leaving. Every row of the table's journal is on the floor, verified, and the floor's export is the table's
+    own; the thief was refused and is handed nothing. (On 534bf67 the thief's session was dealt a share of the
+    rows and dropped each: rows missing for good, the export answering 409.)"""
+    from tablectl.fleet_sim import SimTable, SimTableConfig
+
+    b, d = tls_broker
+    at = PostgresAt(postgres, postgres.database())
+    tables = tmp_path / "tables"
+    identity_001 = {"ca_file": str(d / "ca.crt"), "cert_file": str(d / "table-001.crt"),
+                    "key_file": str(d / "table-001.key")}
+    sim = SimTable(SimTableConfig(1, tables, f"mqtts://127.0.0.1:{b.port}", "tablectl", 9, "ru-standard", None,
+                                  broker_identity=identity_001))  # its journal key is in tables/keys now
+    workers = []
+    try:
+        for name in ("floor-1", "floor-2"):
+            cfg = tmp_path / f"{name}.toml"
+            cfg.write_text(f'[floor]\n{at.toml()}keys_dir = "{tables / "keys"}"\nshared_group = "floor"\n'
+                           f'client_id = "tablectl-{name}"\ngap_grace_seconds = 1.0\n'
+                           f'[broker]\nurl = "mqtts://127.0.0.1:{b.port}"\nca_file = "{d / "ca.crt"}"\n'
+                           f'cert_file = "{d / f"{name}.crt"}"\nkey_file = "{d / f"{name}.key"}"\n'
+                           f'[api]\nport = {free_port()}\nopen_reads_on_loopback = true\n'
+                           f'[[api.keys]]\nname = "s"\nrole = "supervisor"\nsha256 = "{_SUPERVISOR_SHA}"\n')
+            workers.append(FloorProcess(cfg, tmp_path / f"{name}.log").start())
+
+        async def thief() -> list[int]:
+            async with mqtt.connect(identity(b, d, "pit"), "tablectl-pit", clean_start=False,
+                                    session_expiry=3600) as conn:
+                return await conn.subscribe([GROUP])
+
+        codes = asyncio.run(thief())
+        asyncio.run(sim.run(rounds=12, pace=0.0, stop=asyncio.Event()))
+        journal = journal_ledger(sim.settings.journal.path, tables / "keys" / "table-001.key")
+
+        def tile() -> dict:
+            r = httpx.get(workers[0].api + "/api/tables/table-001", headers=_AUTH, timeout=10)
+            return r.json() if r.status_code == 200 else {}
+
+        until_true(lambda: tile().get("contiguous") == len(journal) and tile().get("mac") == "ok", 60,
+                   "every row of the table on the floor, verified")
+        export = httpx.get(workers[1].api + "/api/tables/table-001/export", headers=_AUTH, timeout=30)
+        mine = tmp_path / "journal.jsonl"
+        assert tablectl("journal", "export", "--db", str(sim.settings.journal.path), "--key",
+                        str(tables / "keys" / "table-001.key"), "--out", str(mine)).returncode == 0
+        taken = asyncio.run(_drain(b, d, "pit"))
+        print(f"rows offered {len(journal)}, stored {tile()['contiguous']}, taken by the thief {len(taken)}; "
+              f"thief's SUBACK {[hex(c) for c in codes]}")
+        assert codes == [0x87] and taken == []
+        assert export.status_code == 200 and export.text == mine.read_text()
+    finally:
+        for w in workers:
+            w.stop()
+        postgres.drop(at.database)
+
+
+async def _drain(b, d, name: str) -> list[str]:  # noqa: ANN001
+    """What a persistent session of `name` was queued while it was away."""
+    got: list[str] = []
+    async with mqtt.connect(identity(b, d, name), f"tablectl-{name}", clean_start=False, session_expiry=3600) as conn:
+
+        async def drain() -> None:
+            async for m in conn.messages():
+                got.append(str(m.topic))
+
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(drain(), 1.0)
+    return got
