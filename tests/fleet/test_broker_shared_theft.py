@@ -226,3 +226,30 @@ async def _drain(b, d, name: str) -> list[str]:  # noqa: ANN001
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(drain(), 1.0)
     return got
+
+
+def test_an_acl_file_beside_the_plugin_would_open_the_hole_again_so_the_shipped_config_has_none(tmp_path):
+    """The docs say never to add an acl_file beside the dynamic-security plugin: Mosquitto 2.0 asks the plugin
+    first and leaves to the acl_file what the plugin does not grant, and the acl_file grants every subscription.
+    Tried for real here, and the shipped config checked for it."""
+    from tests.support.broker import Mosquitto
+    from tests.support.mqtt_tls import DEPLOY, make_certificates, shipped_config, write_access
+
+    lines = [ln.split()[0] for ln in (DEPLOY / "tablectl.conf").read_text().splitlines() if ln and ln[0] != "#"]
+    assert "acl_file" not in lines and "plugin" in lines
+    d = tmp_path / "pki"
+    d.mkdir()
+    make_certificates(d)
+    write_access(d)
+    (d / "acl").write_text("user tablectl-pit\ntopic read tablectl/+/state\n")
+    port = free_port()
+    b = Mosquitto(tmp_path / "broker", port=port,
+                  config=shipped_config(d, port) + f"acl_file {d / 'acl'}\n").start()
+    try:
+        async def join() -> list[int]:
+            async with mqtt.connect(identity(b, d, "pit"), "tablectl-pit") as conn:
+                return await conn.subscribe([GROUP])
+
+        assert asyncio.run(join()) == [1]  # granted again: the hole the plugin alone closes
+    finally:
+        b.stop()
