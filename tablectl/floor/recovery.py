@@ -138,6 +138,8 @@ class Recovery:
                 await asyncio.sleep(min(1.0, self.grace / 2))
                 try:
                     self._start(await self.on_store(self._due))
+                except self.store.outages as exc:  # the store away: the consumer says so; next tick again
+                    log.debug("gap recovery waits for the floor store: %s", exc)
                 except Exception:  # a bug: logged, and the next tick tries again
                     log.exception("gap recovery failed")
         finally:
@@ -148,25 +150,27 @@ class Recovery:
 
         Returns the tables an attempt was started for.
         """
-        return self._start(self._due())
-
-    def _due(self) -> list[tuple[Target, list[tuple[int, int]]]]:
-        """The store's part of a tick (on the store's thread when the floor runs): each table to ask, and what."""
-        now = self.clock()
-        due: list[tuple[Target, list[tuple[int, int]]]] = []
         try:
-            if not self.store.lead(RECOVERY_ROLE):
-                return due  # another worker asks the tables
-            self.store.refresh()  # with several workers, the gaps the others' rows left or filled
-            for t in self.targets.values():
-                if (t.task is not None and not t.task.done()) or now < t.next_try or not self.known(t.table):
-                    continue
-                ranges = self.wanted(t)
-                if ranges:
-                    due.append((t, ranges))
+            due = self._due()
         except self.store.outages as exc:  # the store away: the consumer says so; next tick again
             log.debug("gap recovery waits for the floor store: %s", exc)
             return []
+        return self._start(due)
+
+    def _due(self) -> list[tuple[Target, list[tuple[int, int]]]]:
+        """The store's part of a tick (on the store's thread when the floor runs): each table to ask, and what.
+        An outage of the store is raised (the caller waits for the next tick; the floor notes the store away)."""
+        now = self.clock()
+        due: list[tuple[Target, list[tuple[int, int]]]] = []
+        if not self.store.lead(RECOVERY_ROLE):
+            return due  # another worker asks the tables
+        self.store.refresh()  # with several workers, the gaps the others' rows left or filled
+        for t in self.targets.values():
+            if (t.task is not None and not t.task.done()) or now < t.next_try or not self.known(t.table):
+                continue
+            ranges = self.wanted(t)
+            if ranges:
+                due.append((t, ranges))
         return due
 
     def _start(self, due: list[tuple[Target, list[tuple[int, int]]]]) -> list[str]:

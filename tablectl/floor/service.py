@@ -43,11 +43,10 @@ from tablectl.fleet.wire import (
     split_topic,
 )
 
-from . import FloorConfigError
+from . import FloorConfigError, StoreError
 from .keys import load_keys
 from .recovery import Recovery, Target
 from .settings import FloorSettings
-from . import StoreError
 from .store import open_store
 from .store_thread import StoreThread
 from .throttle import SteadyGaps
