@@ -30,6 +30,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "protect": ("tablectl.protect_cli", "game protection: shoes (slugs, shuffle scores, preferential shuffles) and dealers"),
     "hash-key": ("tablectl.hash_key", "print the SHA-256 of an API key for the config"),
     "floor": ("tablectl.floor.cli", "the casino floor: every table from the broker, its store, dashboard and API"),
+    "broker": ("tablectl.floor.broker_cli", "the floor's broker: its access rules (who may read, write, share) and "
+                                            "client certificates"),
     "fleet-sim": ("tablectl.fleet_sim_cli", "play N virtual tables against a broker (each a real engine and journal)"),
 }
 

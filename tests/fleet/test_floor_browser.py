@@ -60,10 +60,13 @@ def _shot(page, name: str) -> None:
 
 
 def test_tiles_alerts_first_a_click_opens_the_table_and_offline_shows(browser, tmp_path, broker):
-    # table-900 has no key: the floor shows it because it is in known_tables.
-    floor = FloorProcess(write_floor_config(tmp_path, broker.url, free_port(), tmp_path / "sim" / "keys",
-                                            extra='known_tables = ["table-900"]\n'), tmp_path / "floor.log").start()
+    # table-900 has no key: the floor shows it because it is in known_tables. A tile links the dashboard the
+    # floor's config names for its table (never one a message names).
     table_port = free_port()
+    floor = FloorProcess(write_floor_config(tmp_path, broker.url, free_port(), tmp_path / "sim" / "keys",
+                                            extra='known_tables = ["table-900"]\n[[floor.tables]]\nid = "table-001"\n'
+                                                  f'dashboard_url = "http://127.0.0.1:{table_port}/"\n'),
+                         tmp_path / "floor.log").start()
     sim = FleetSimProcess(tmp_path, broker.url, 1, 10_000, "--step-seconds", "0.2",
                           "--api-port", str(table_port)).start()
     try:

@@ -356,9 +356,10 @@ def test_a_head_beyond_the_tables_journal_is_one_failure_not_a_loop(tmp_path):
             floor = floor_service(tmp_path, {"t1": KEY}, tables=[
                 {"id": "t1", "api_url": api.url, "api_key_file": str(key_file)}])
             assert floor.recovery is not None
-            # A forged state (an open broker) names a head far beyond the table's twelve rows.
+            # A forged state (an open broker) names a head far beyond the table's twelve rows (within max_seq_jump:
+            # one beyond it is refused outright, test_floor_forged_state.py).
             floor.handle([ledger("t1", ledger_payload("t1", r)) for r in ROWS]
-                         + [state("t1", json.dumps({"table": "t1", "head": {"seq": 10**6, "mac": None}}).encode())],
+                         + [state("t1", json.dumps({"table": "t1", "head": {"seq": 50_000, "mac": None}}).encode())],
                          now=NOW)
             target = floor.recovery.targets["t1"]
             floor.recovery.wall = lambda: NOW

@@ -103,7 +103,8 @@ async def _hole_card(tmp_path, url: str) -> None:
     assert {"rounds_per_hour", "hands_per_hour", "house_result"} <= set(last["figures"])
     assert "remaining_by_rank" not in last["view"]["shoe"]  # the pit's feed: no count, nor what gives it
     assert [r["number"] for r in public] == list(range(1, 9))  # each round once, whole, after settlement
-    assert all("net" not in h and "bet" not in h for r in public for h in r["hands"])  # no money in public
+    # The public feed (version 2): each box's result, no card, total or money (issue 37).
+    assert all(r["version"] == 2 and "hands" not in r and "dealer" not in r and r["boxes"] for r in public)
     assert surveillance and surveillance[-1]["count"]["shoe"] == last["view"]["shoe"]["id"]
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import itertools
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
 from pathlib import Path
@@ -87,6 +88,30 @@ class PostgresServer:
     def restart(self) -> None:
         """pg_ctl restart: every connection is cut, what was committed stays."""
         self._run("pg_ctl", "-D", str(self.data), "-m", "fast", "-w", "-t", PG_CTL_WAIT, "restart")
+
+    def _processes(self) -> list[int]:
+        """The server's processes: the postmaster (its pid file's first line) and every process it started."""
+        postmaster = int((self.data / "postmaster.pid").read_text().split()[0])
+        found = [postmaster]
+        for stat_file in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                fields = stat_file.read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue  # gone meanwhile
+            if int(fields[1]) == postmaster:  # its parent
+                found.append(int(stat_file.parent.name))
+        return found
+
+    def pause(self) -> None:
+        """SIGSTOP every process of the server: connections stay open and every statement hangs, as on a
+        database host that stopped answering (a frozen VM, a storage stall)."""
+        for pid in self._processes():
+            os.kill(pid, signal.SIGSTOP)
+
+    def resume(self) -> None:
+        """SIGCONT every process of the server."""
+        for pid in self._processes():
+            os.kill(pid, signal.SIGCONT)
 
     def dsn(self, database: str = "postgres", schema: str | None = None) -> str:
         """A libpq URI to `database` (as the server's superuser; trust), its search path `schema` if given."""
