@@ -19,6 +19,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from tests.support.deadlines import scaled
 from tests.support.fleet import FloorProcess, journal_ledger, until_true
 from tests.support.floor import PostgresAt
 from tests.support.harness import SUPERVISOR_KEY, free_port, tablectl
@@ -54,7 +55,7 @@ async def _theft(b, d, thief: str) -> tuple[list[int], list[str], list[str]]:
         async with mqtt.connect(identity(b, d, "table-001"), "table-001") as table:
             for n in range(1, ROWS + 1):
                 await table.publish("tablectl/table-001/ledger", str(n).encode(), qos=1)
-        for _ in range(100):  # until every row has come, or 5 s (a row lost never comes: the test then fails)
+        for _ in range(int(scaled(5) / 0.05)):  # until every row has come, or 5 s (a row lost never comes: the test then fails)
             if len(worker_got) == ROWS:
                 break
             await asyncio.sleep(0.05)
@@ -135,7 +136,7 @@ def test_a_worker_refused_its_subscription_stops_with_exit_4_and_never_says_it_i
         store = PostgresAt(postgres, database)
         refused = subprocess.run([sys.executable, "-m", "tablectl.cli", "floor", "--config",
                                   str(_floor_config(tmp_path, b, d, "floor", store, free_port()))],
-                                 capture_output=True, text=True, timeout=60)
+                                 capture_output=True, text=True, timeout=scaled(60))
         assert refused.returncode == 4, refused.stderr[-2000:]
         assert '"ready"' not in refused.stdout
         last = refused.stderr.strip().splitlines()[-1]
@@ -146,7 +147,7 @@ def test_a_worker_refused_its_subscription_stops_with_exit_4_and_never_says_it_i
         worker = FloorProcess(_floor_config(tmp_path, b, d, "floor-1", store, free_port()), tmp_path / "w1.log")
         worker.start()
         try:
-            health = httpx.get(worker.api + "/healthz", timeout=10).json()
+            health = httpx.get(worker.api + "/healthz", timeout=scaled(10)).json()
             assert health["broker"] is True and health["shared_group"] == "floor"
         finally:
             assert worker.stop() == 0
@@ -194,12 +195,12 @@ def test_the_theft_re_run_with_two_real_workers_a_real_table_and_the_pit_s_certi
         journal = journal_ledger(sim.settings.journal.path, tables / "keys" / "table-001.key")
 
         def tile() -> dict:
-            r = httpx.get(workers[0].api + "/api/tables/table-001", headers=_AUTH, timeout=10)
+            r = httpx.get(workers[0].api + "/api/tables/table-001", headers=_AUTH, timeout=scaled(10))
             return r.json() if r.status_code == 200 else {}
 
         until_true(lambda: tile().get("contiguous") == len(journal) and tile().get("mac") == "ok", 60,
                    "every row of the table on the floor, verified")
-        export = httpx.get(workers[1].api + "/api/tables/table-001/export", headers=_AUTH, timeout=30)
+        export = httpx.get(workers[1].api + "/api/tables/table-001/export", headers=_AUTH, timeout=scaled(30))
         mine = tmp_path / "journal.jsonl"
         assert tablectl("journal", "export", "--db", str(sim.settings.journal.path), "--key",
                         str(tables / "keys" / "table-001.key"), "--out", str(mine)).returncode == 0
