@@ -636,7 +636,7 @@ class DisputeBook:
 # ---------------------------------------------------------------------------- helpers
 def _event_of(row: LedgerRow) -> Event:
     try:
-        return parse_event(json.loads(row.body))
+        return parse_event(json.loads(row.body), recorded=True)
     except (BadEvent, ValueError, RecursionError) as exc:
         raise UnreadableRow(f"ledger row {row.seq} cannot be read by this release ({str(exc)[:200]}): run the release "
                             "that wrote it", table="ledger", row=row.seq) from None

@@ -696,7 +696,7 @@ class JournalReader:
     def _event(self, seq: int, body: str) -> Event:
         """The event a ledger row holds; UnreadableRow names the row if this release cannot read it."""
         try:
-            return parse_event(json.loads(body))
+            return parse_event(json.loads(body), recorded=True)
         except (ValueError, RecursionError) as exc:  # (BadEvent and JSONDecodeError are ValueErrors)
             if isinstance(exc, RecursionError):
                 reason = "its body is nested too deeply to read"

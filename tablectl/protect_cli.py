@@ -104,7 +104,7 @@ def _book(lines: list[str]) -> tuple[ShoeBook, dict[str, float | None]]:
     table = Table(build_rules(profile, options), shoes_watched=None)  # every shoe, not the live table's last two
     edges: dict[str, float | None] = {}
     for line in lines:
-        event = parse_event_line(line)
+        event = parse_event_line(line, recorded=True)
         shoe = table.shoe
         if (isinstance(event, Shuffle) and shoe is not None and table.round is None
                 and table.rules.game == "blackjack"):
