@@ -335,12 +335,12 @@ class Table:
             foreign = False
             if problem:
                 foreign = not shoe.in_pack(card)
-                to = None if foreign else self.game.face_down_next(self)
-                if to is not None:  # the alert must not say what the face-down card is
-                    self.raise_alert(AlertKind.INTEGRITY, f"the card dealt face down to {to} is not "
-                                      f"possible in shoe {shoe.shoe_id} (the supervisor sees which)", e.at, problem)
-                elif not foreign and any(c is card for c in self.game.hidden_cards(self)):
-                    # A twin of a card face down ("KD seen 2 times"): naming it would say what that card is.
+                if not foreign and (self.game.face_down_next(self) is not None or self.game.hidden_cards(self)):
+                    # While a card lies face down, every card that is not possible gets this one wording, its
+                    # card named only in the supervisor's detail: a wording of its own for a twin of the closed
+                    # card (or for the closed card itself) would tell a viewer what the closed card is; so would
+                    # the card's code, and the count of alerts and their size (the same text folds into one
+                    # alert, counted, whichever card it was).
                     self.raise_alert(AlertKind.INTEGRITY, f"a card of this round is not possible in shoe "
                                       f"{shoe.shoe_id} (the supervisor sees which)", e.at, problem)
                 else:

@@ -67,7 +67,7 @@ def replay_lines(
         if not line.strip():
             continue
         try:
-            event = parse_event_line(line)
+            event = parse_event_line(line, recorded=True)
             if result is None:
                 table = _new_table(event, profile, options)
                 result = ReplayResult(table)
@@ -100,7 +100,7 @@ def session_rules(lines: Iterable[str], profile: str | None = None,
     event: Event | None = None
     if first is not None:
         try:
-            event = parse_event_line(first)
+            event = parse_event_line(first, recorded=True)
         except BadEvent:
             event = None
     if isinstance(event, SetRules):

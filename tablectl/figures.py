@@ -202,17 +202,46 @@ def dealer_json(line: DealerShift) -> dict[str, Any]:
 
 
 def player_book(reader: JournalReader, since: datetime | None = None) -> AdvantageBook:
-    """Replay the whole journal (the count of the shoe in play at ``since`` is known from before it) into an
-    AdvantageBook: each player's and box's advantage-play evidence from ``since`` on (docs/protection.md)."""
-    entries = list(reader.entries())
-    if not entries:
-        return AdvantageBook(since=since)
-    rules = _journal_rules(entries)
+    """Each player's and box's advantage-play evidence from ``since`` on (docs/protection.md), the journal's rows
+    streamed through the engine into an AdvantageBook, in work bounded by the window, not the journal (issue 37).
+
+    The book's count is the one the players keep, from the shuffle of the shoe in play at ``since``: so the
+    replay starts from the newest state the table kept (a snapshot, its MAC checked) at or before that shuffle,
+    the shuffle resets the count, and every round from ``since`` on is booked exactly as a replay from the first
+    row books it. Without ``since``, or with no state kept before it, the journal is read from its first row.
+    """
+    start = _start_before(reader, since) if since is not None else None
+    if start is not None:
+        table, after = start
+    else:
+        first = next(reader.entries(), None)
+        if first is None:
+            return AdvantageBook(since=since)
+        table, after = Table(_journal_rules([first])), 0
+    rules = table.rules
     book = AdvantageBook(decks=rules.decks, pack=rules.pack, since=since)
-    table = Table(rules)  # the live table's watch of two shoes: the book needs none of it
-    for entry in entries:
+    book.replayed_from = after
+    for entry in reader.entries(after):  # (a cursor: one row at a time)
         feed(book, table, entry.event)
     return book
+
+
+def _start_before(reader: JournalReader, since: datetime) -> tuple[Table, int] | None:
+    """The table as the newest state kept before the shuffle of the shoe in play at ``since`` restores it, and
+    that state's row; None when there is no such shuffle or state (or it cannot be restored)."""
+    from controller.errors import SnapshotError  # (the snapshot's own error: only here)
+
+    boundary = reader.first_seq_at(since)
+    shuffle = reader.last_row_before(boundary, "shuffle", within=boundary)
+    if shuffle is None:
+        return None
+    snapshot = reader.snapshot_at_or_before(shuffle.seq - 1)
+    if snapshot is None:
+        return None
+    try:
+        return Table.from_snapshot(snapshot[1]), snapshot[0]
+    except SnapshotError:
+        return None
 
 
 def _p(p: float | None) -> float | None:

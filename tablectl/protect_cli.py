@@ -27,14 +27,14 @@ from typing import Any, TypeVar
 from controller.engine import IllegalAction, Table
 from controller.events import BadEvent, Shuffle, parse_event_line
 from controller.journal import JournalError, JournalReader
-from controller.protection.advantage import FLAG_ALPHA, SubjectReport
+from controller.protection.advantage import FLAG_ALPHA, AdvantageBook, SubjectReport
 from controller.protection.dealers import DealerShift
 from controller.protection.preferential import PreferentialAudit, audit
 from controller.protection.shoes import ShoeBook, ShoeReport, examine, shuffle_records
 from controller.replay import session_rules
 
 from .figures import dealer_book, dealer_json, player_book, player_json
-from .journal_cli import open_verified, parse_time, tool_status
+from .journal_cli import key_for, open_verified, parse_time, tool_status
 
 T = TypeVar("T")
 
@@ -104,7 +104,7 @@ def _book(lines: list[str]) -> tuple[ShoeBook, dict[str, float | None]]:
     table = Table(build_rules(profile, options), shoes_watched=None)  # every shoe, not the live table's last two
     edges: dict[str, float | None] = {}
     for line in lines:
-        event = parse_event_line(line)
+        event = parse_event_line(line, recorded=True)
         shoe = table.shoe
         if (isinstance(event, Shuffle) and shoe is not None and table.round is None
                 and table.rules.game == "blackjack"):
@@ -230,7 +230,7 @@ NOT_A_VERDICT = "advantage-play evidence, not a verdict"
 
 
 def _run_players(args: argparse.Namespace) -> int:
-    book = _replayed(args, "players", player_book)
+    book = _replayed(args, "players", player_book) if not args.since else _windowed_players(args)
     if isinstance(book, int):
         return book
     table_name = Path(args.db).stem
@@ -241,6 +241,33 @@ def _run_players(args: argparse.Namespace) -> int:
     else:
         print(_players_text(table_name, reports))
     return 0
+
+
+def _windowed_players(args: argparse.Namespace) -> AdvantageBook | int:
+    """``protect players --since``: the rows from the state kept before the window's shoe to the head, replayed and
+    verified (each MAC covering the one before, from the state's row, whose MAC the state's is bound to), not the
+    whole journal: the work is the window's (issue 37). Exit statuses as `_replayed`."""
+    try:
+        since = parse_time(args.since)
+        with JournalReader(args.db, key_for(args.db, args.key, "protect players")) as reader:
+            with reader.read_transaction():
+                head = reader.head()[0]
+                if head == 0:
+                    raise reader.empty()
+                book = player_book(reader, since)
+                if reader.key is None:
+                    print(f"tablectl protect players: no key for {args.db}: its rows are NOT verified (give --key "
+                          "FILE)", file=sys.stderr)
+                else:
+                    start = book.replayed_from
+                    reader.verify_rows(start, (reader.row_mac(start) or "") if start else "", head)
+            return book
+    except (JournalError, ValueError, OSError) as exc:
+        print(f"tablectl protect players: {exc}", file=sys.stderr)
+        return tool_status(exc)
+    except IllegalAction as exc:
+        print(f"tablectl protect players: the journal does not replay: {exc}", file=sys.stderr)
+        return 3
 
 
 def _fmt_p(p: float | None) -> str:

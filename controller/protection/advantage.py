@@ -270,6 +270,7 @@ class AdvantageBook:
         self._insurance_count: float | None = None
         self._pending: list[_Pending] = []  # the round's decisions, booked when it settles (a void drops them)
         self.round_counts: dict[int, float] = {}  # the true count at bet time of every round settled
+        self.replayed_from = 0  # the ledger row after which the caller's replay began (0: the journal's first)
         self._in_round = False
 
     # ---------------------------------------------------------------- the count

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
+from collections.abc import Callable
 from datetime import timedelta, timezone
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 from fastapi import APIRouter, Path, Query, Request
 from fastapi.responses import Response
@@ -33,9 +35,46 @@ from .models import (AlertModel, DealersModel, EdgeModel, FiguresModel, PlayersM
                      RulesModel, ShoeStatus, TableModel)
 
 router = APIRouter()
+T = TypeVar("T")
 
 # Every number a route takes is bounded, so nothing out of range reaches SQLite or the engine.
 RoundNumber = Annotated[int, Path(ge=1, le=2**62)]
+
+
+# A report replays rows of the journal (a dispute record, the players' evidence, the dealers' figures, an export):
+# one at a time on a table (issue 37), in a worker thread with its own SQLite connection, never on the event loop
+# where the card path runs. Another asked meanwhile is answered 429 `busy` with Retry-After, at once.
+REPORT_RETRY_AFTER_S = 5
+_BUSY: dict[int | str, dict[str, Any]] = {
+    429: {"model": ErrorResponse, "description": "another report is being made on this table: ask again after "
+                                                 "Retry-After seconds"}}
+
+
+async def one_report(request: Request, work: Callable[[], T]) -> T:
+    """Run ``work`` in a worker thread, the table's one report at a time; ApiError 429 while another runs.
+
+    The gate is a thread lock released by the worker itself, so a client that goes away does not free it while
+    its report still runs."""
+    lock: threading.Lock = request.app.state.report_lock
+    if not lock.acquire(blocking=False):
+        raise ApiError(429, "busy", "another report is being made on this table (a dispute record, the players' or "
+                       f"dealers' figures, an export): ask again in {REPORT_RETRY_AFTER_S} seconds",
+                       headers={"Retry-After": str(REPORT_RETRY_AFTER_S)})
+    started = threading.Event()
+
+    def run() -> T:
+        started.set()
+        try:
+            return work()
+        finally:
+            lock.release()
+
+    try:
+        return await asyncio.to_thread(run)
+    except BaseException:
+        if not started.is_set():  # (never handed to a thread: nobody else will release it)
+            lock.release()
+        raise
 
 
 def _as_read(record: dict[str, Any], settled_at: str | None) -> dict[str, Any]:
@@ -134,9 +173,10 @@ async def get_alerts(who: Viewer, service: Service) -> list[dict[str, Any]]:
     return [a.as_dict(who.sees_closed_cards) for a in service.table.open_alerts()]
 
 
-@router.get("/api/export", tags=["read"], responses={**ERRORS, 404: {"description": "no such round or shoe"}},
+@router.get("/api/export", tags=["read"], responses={**ERRORS, **_BUSY, 404: {"description": "no such round or shoe"}},
             response_class=Response)
-async def export(who: Viewer, service: Service, round: Annotated[int | None, Query(ge=1, le=2**62)] = None,
+async def export(who: Viewer, service: Service, request: Request,
+                 round: Annotated[int | None, Query(ge=1, le=2**62)] = None,
                  shoe: Annotated[str | None, Query(min_length=1, max_length=64)] = None) -> Response:
     """One round (`?round=N`) or one shoe (`?shoe=ID`) as a session file (JSON Lines) that replays alone."""
     if (round is None) == (shoe is None):
@@ -147,7 +187,7 @@ async def export(who: Viewer, service: Service, round: Annotated[int | None, Que
         with service.reader() as journal:
             return export_shoe(journal, round_number=round, shoe_id=shoe, masked=masked)
 
-    lines = await asyncio.to_thread(read)
+    lines = await one_report(request, read)
     if not lines:
         what = f"round {round} has not been settled" if round is not None else f"shoe {shoe!r} is not in the journal"
         raise ApiError(404, "not_found", what)
@@ -184,8 +224,8 @@ async def get_edge(who: Supervisor, request: Request) -> dict[str, Any]:
     return {"available": True, **latest}
 
 
-@router.get("/api/dealers", tags=["read"], responses=ERRORS, response_model=DealersModel)
-async def get_dealers(who: Supervisor, service: Service,
+@router.get("/api/dealers", tags=["read"], responses={**ERRORS, **_BUSY}, response_model=DealersModel)
+async def get_dealers(who: Supervisor, service: Service, request: Request,
                       hours: Annotated[float, Query(gt=0, le=24)] = 8) -> dict[str, Any]:
     """Supervisor: each dealer's pace, corrections and shoes per shift over the last ``hours``.
 
@@ -198,11 +238,11 @@ async def get_dealers(who: Supervisor, service: Service,
         with service.reader() as journal:
             return {"hours": hours, "dealers": [dealer_json(line) for line in dealer_book(journal, since).report()]}
 
-    return await asyncio.to_thread(read)
+    return await one_report(request, read)
 
 
 @router.get("/api/rounds/{number}/dispute", tags=["read"], response_class=Response,
-            responses={**ERRORS, 200: {"content": {"text/html": {}, "application/pdf": {}, "application/json": {}},
+            responses={**ERRORS, **_BUSY, 200: {"content": {"text/html": {}, "application/pdf": {}, "application/json": {}},
                                        "description": "the record, in the format asked for"},
                        404: {"model": ErrorResponse, "description": "the journal holds no such round"},
                        409: {"model": ErrorResponse, "description": "the round is not settled yet, or a card of it is "
@@ -210,7 +250,7 @@ async def get_dealers(who: Supervisor, service: Service,
                        500: {"model": ErrorResponse, "description": "the table's journal does not verify"},
                        503: {"model": ErrorResponse, "description": "no PDF can be made on this table (no pango): "
                                                                     "ask for html or json"}})
-async def get_dispute(number: RoundNumber, who: Supervisor, service: Service,
+async def get_dispute(number: RoundNumber, who: Supervisor, service: Service, request: Request,
                       format: Annotated[Literal["html", "pdf", "json"], Query()] = "html") -> Response:
     """Supervisor: the record of a disputed round (docs/dispute.md), the pit's copy (no count).
 
@@ -233,7 +273,7 @@ async def get_dispute(number: RoundNumber, who: Supervisor, service: Service,
         return render(record, format)  # (a PDF takes a second or two: off the loop too)
 
     try:
-        data = await asyncio.to_thread(make)
+        data = await one_report(request, make)
     except NoSuchRound as exc:
         raise ApiError(404, "no_such_round", str(exc)) from None
     except RoundNotSettled as exc:
@@ -252,8 +292,8 @@ async def get_dispute(number: RoundNumber, who: Supervisor, service: Service,
     return Response(data, media_type=MEDIA_TYPES[format], headers=headers)
 
 
-@router.get("/api/players", tags=["read"], responses=ERRORS, response_model=PlayersModel)
-async def get_players(who: Supervisor, service: Service,
+@router.get("/api/players", tags=["read"], responses={**ERRORS, **_BUSY}, response_model=PlayersModel)
+async def get_players(who: Supervisor, service: Service, request: Request,
                       hours: Annotated[float, Query(gt=0, le=24)] = 8) -> dict[str, Any]:
     """Supervisor: each player's and box's advantage-play evidence over the last ``hours`` (evidence, not a verdict).
 
@@ -269,7 +309,7 @@ async def get_players(who: Supervisor, service: Service,
         return {"hours": hours, "note": "advantage-play evidence, not a verdict", "flag_alpha": FLAG_ALPHA,
                 "players": [player_json(r) for r in reports]}
 
-    return await asyncio.to_thread(read)
+    return await one_report(request, read)
 
 
 def _safe(text: str) -> str:
