@@ -125,6 +125,28 @@ link_lgpio() {  # link_lgpio VENV FILES: the OS's lgpio (its C library stays the
     while read -r f; do ln -sfn "$f" "$site/$(basename "$f")"; done <<<"$2"
     say "lgpio: the system's python3-lgpio, linked into the venv"
 }
+# The venv's links to the OS's lgpio dangle once python3-lgpio is removed (an apt autoremove, a purge): the
+# table has no lgpio then, and stops at its next start (exit 7). They are removed and made again to the OS's
+# lgpio, reinstalled where the archive has it; where it cannot be, install.sh stops and says so.
+repair_lgpio_links() {  # repair_lgpio_links VENV
+    local site gone lg=""
+    site="$("$1/bin/python" -c 'import sysconfig; print(sysconfig.get_path("purelib"))')"
+    gone="$(find "$site" -maxdepth 1 \( -name 'lgpio*' -o -name '_lgpio*' \) -xtype l)"
+    [ -n "$gone" ] || return 0
+    say "lgpio: the venv's links to the system's python3-lgpio point at nothing (it was removed):" \
+        "$(xargs -d '\n' -n1 basename <<<"$gone" | tr '\n' ' ')"
+    xargs -d '\n' rm -f <<<"$gone"
+    if ! lg="$(system_lgpio)" && [ "$SYSTEM" = 1 ]; then
+        apt_update
+        if apt_offers python3-lgpio; then
+            apt_install python3-lgpio || say "WARNING: apt-get install python3-lgpio failed"
+        fi
+        lg="$(system_lgpio)" || lg=""
+    fi
+    [ -n "$lg" ] || die "lgpio: python3-lgpio was removed and is not in this system's archive: pin_factory =" \
+        "\"lgpio\" cannot work (the dangling links are removed). Install python3-lgpio, then run install.sh again"
+    link_lgpio "$1" "$lg"
+}
 
 # install_file SRC DEST MODE [OWNER:GROUP]: copy if the content differs; 0 = changed.
 install_file() {
@@ -293,6 +315,7 @@ REL="$OPT/releases/$ID"
 
 if [ -f "$REL/.complete" ]; then
     say "release $ID already built"
+    [ ! -x "$REL/venv/bin/python" ] || repair_lgpio_links "$REL/venv"
     # python3-lgpio installed since the build (deploy/README.md, troubleshooting): link it in.
     if [ -x "$REL/venv/bin/python" ] && ! venv_has_lgpio "$REL/venv" && lg="$(system_lgpio)"; then
         link_lgpio "$REL/venv" "$lg"

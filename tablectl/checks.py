@@ -123,7 +123,8 @@ def _check_spi(device: str) -> Finding:
         st = os.stat(device)
     except FileNotFoundError:
         return Finding("spi", EXIT_HARDWARE, f"the displays' SPI device {device} is not there: SPI is off; sudo "
-                       "raspi-config nonint do_spi 0, then reboot (deploy/README.md, section 1)")
+                       "raspi-config nonint do_spi 0 (plain Debian: dtparam=spi=on in /boot/firmware/config.txt), "
+                       "then reboot (deploy/README.md, section 1)")
     except OSError as exc:
         return Finding("spi", EXIT_HARDWARE, f"the displays' SPI device {device}: {exc.strerror}")
     if not stat.S_ISCHR(st.st_mode):
