@@ -205,6 +205,18 @@ compile_engine() {
     [ ! -d "$1/tablectl-compiled" ] || chmod -R go-w "$1/tablectl-compiled"
 }
 
+# source_commit: the checkout's commit, its date and whether tracked files changed, for the build stamp
+# (_build_stamp.py; tablectl --version); nothing where SRC is no git checkout or git is missing (a release
+# tarball made by git archive carries its own). safe.directory: root reads a checkout its technician owns.
+source_commit() {
+    command -v git >/dev/null && [ -e "$SRC/.git" ] || return 0
+    local g=(git -c "safe.directory=$SRC" -C "$SRC") commit date modified=no
+    commit="$("${g[@]}" rev-parse --short=12 HEAD 2>/dev/null)" || return 0
+    date="$("${g[@]}" log -1 --format=%cs 2>/dev/null)" || date=unknown
+    [ -z "$("${g[@]}" status --porcelain --untracked-files=no 2>/dev/null)" ] || modified=yes
+    echo "commit=$commit date=$date modified=$modified"
+}
+
 release_of() {  # release_of LINK: the release id a symlink points to, or nothing
     [ -L "$1" ] && basename "$(readlink "$1")" || true
 }
@@ -304,7 +316,7 @@ VERSION="${META[0]}"
 PKGS=("${META[@]:1}")
 mapfile -t PKGS < <(printf '%s\n' "${PKGS[@]}" | sort -u)
 source_files() {
-    (cd "$SRC" && find pyproject.toml README.md deploy "${PKGS[@]}" -type f \
+    (cd "$SRC" && find pyproject.toml README.md _build_stamp.py deploy "${PKGS[@]}" -type f \
         ! -path '*/__pycache__/*' ! -name '*.pyc' ! -name '*.egg-info' | LC_ALL=C sort)
 }
 HASH="$(cd "$SRC" && source_files | xargs -d '\n' sha256sum | sha256sum | cut -c1-12)"
@@ -346,7 +358,9 @@ else
             -r "$stage/requirements.lock" -r "$SRC/deploy/build-requirements.lock"
         mkdir "$stage/src"
         (cd "$SRC" && source_files | grep -v '^deploy/' | xargs -d '\n' cp --parents -t "$stage/src")
-        "${PIP[@]}" install --quiet --no-deps --no-build-isolation --no-index "$stage/src"
+        # The build stamp (tablectl --version): the checkout's commit, read here as the copy has no .git.
+        TABLECTL_BUILD_STAMP="$(source_commit)" \
+            "${PIP[@]}" install --quiet --no-deps --no-build-isolation --no-index "$stage/src"
         # lgpio (pin_factory = "lgpio"): the OS's, else the pinned wheel (it bundles its own
         # C library; its marker limits it to aarch64), else a warning.
         pyver="$("$REL/venv/bin/python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')"

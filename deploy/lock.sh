@@ -10,7 +10,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 python3 -m venv "$tmp/venv"
-cp -r "$root/pyproject.toml" "$root/README.md" "$tmp/"
+cp -r "$root/pyproject.toml" "$root/README.md" "$root/_build_stamp.py" "$tmp/"
 for pkg in controller firmware_bridge display simulators tablectl; do cp -r "$root/$pkg" "$tmp/"; done
 "$tmp/venv/bin/pip" install --quiet --disable-pip-version-check "$tmp"
 {

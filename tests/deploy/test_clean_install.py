@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import time
@@ -50,6 +51,7 @@ class Release:
         self.venv = root / "opt/tablectl/current/venv"
         self.tablectl = str(self.venv / "bin/tablectl")
         self.work = work
+        self.commit = ""  # the commit of the checkout it was installed from
 
     def run(self, *args: str, timeout: float = DEADLINE) -> subprocess.CompletedProcess[str]:
         """`tablectl ARGS` from the release, to the end."""
@@ -111,12 +113,18 @@ def release(tmp_path_factory: pytest.TempPathFactory) -> Release:
     assert WHEELHOUSE.is_dir(), f"{WHEELHOUSE} is missing: run ./scripts/test, which downloads it"
     base = tmp_path_factory.mktemp("clean-install")
     src = make_source(base / "src")
+    # The technician's checkout is a git clone: install.sh stamps the release with its commit (tablectl --version)
+    git = ["git", "-C", str(src), "-c", "user.name=t", "-c", "user.email=t@example.org"]
+    for step in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "release"]):
+        subprocess.run([*git, *step], check=True, capture_output=True, timeout=DEADLINE)
     root = base / "root"
     # (--no-compile: the compiled engine is test_deploy_install's; here the pure engine, as the service runs)
     install(src, root, "--wheelhouse", str(WHEELHOUSE), "--no-compile", timeout=DEADLINE)
     work = base / "work"
     work.mkdir()
     rel = Release(root, work)
+    rel.commit = subprocess.run([*git, "rev-parse", "--short=12", "HEAD"], capture_output=True, text=True,
+                                check=True).stdout.strip()
     extras = subprocess.run([str(rel.venv / "bin/python"), "-m", "pip", "list", "--format=json"],
                             capture_output=True, text=True, timeout=DEADLINE, check=True)
     installed = {p["name"].lower() for p in json.loads(extras.stdout)}
@@ -219,6 +227,16 @@ def test_protect_dispute_export_and_replay_from_the_install(release: Release, pl
     replayed = release.run("replay", str(session), "--json")
     assert replayed.returncode == 0, replayed.stdout[-500:] + replayed.stderr
     assert json.loads(replayed.stdout)["totals"]["rounds_settled"] == ROUNDS, replayed.stdout[-800:]
+
+
+@pytest.mark.long
+def test_the_release_says_its_version_and_the_commit_it_was_built_from(release: Release) -> None:
+    """No .git beside an installed release: the stamp install.sh had its build write says which source it is."""
+    assert not any(p.name == ".git" for p in release.venv.parents[3].rglob(".git"))
+    out = release.run("--version")
+    assert out.returncode == 0, out.stderr
+    assert re.fullmatch(rf"tablectl 0\.1\.0 \(commit {release.commit}, \d{{4}}-\d\d-\d\d; built "
+                        r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\)\n", out.stdout), out.stdout
 
 
 @pytest.mark.long
