@@ -11,6 +11,7 @@ kernel lets it go when its holder dies, however it dies (a SIGKILL, a power cut)
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import logging
 import os
@@ -45,8 +46,9 @@ def writer_lock(journal: Path, *, required: bool) -> Iterator[None]:
     except OSError as exc:
         if required:
             raise JournalBusy(f"cannot take the journal's writer lock {path}: {exc.strerror or exc}") from None
-        log.warning("the journal's writer lock %s cannot be made (%s): running without it", path,
-                    exc.strerror or exc)
+        if exc.errno != errno.ENOENT:  # (no folder: the journal's own open says so, the one line that matters)
+            log.warning("the journal's writer lock %s cannot be made (%s): running without it", path,
+                        exc.strerror or exc)
         yield
         return
     try:

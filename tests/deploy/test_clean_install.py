@@ -75,6 +75,20 @@ class Installed(ServiceProcess):
                                          cwd=self.release.work, env=clean_env())
         return self._ready(timeout)
 
+    def stop(self, timeout: float = DEADLINE) -> int | None:
+        """SIGTERM, and its exit status (SIGKILL only after DEADLINE: a hang, never a slow stop on a busy machine)."""
+        if self.proc is None:
+            return None
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self._close()
+        return self.proc.returncode
+
     def _ready(self, timeout: float) -> dict:
         assert self.proc is not None and self.proc.stdout is not None
         deadline = time.monotonic() + timeout
@@ -105,6 +119,9 @@ class InstalledFloor(FloorProcess):
                                          cwd=self.work, env=clean_env())
         self.api = Installed._ready(self, timeout)["api"]  # type: ignore[arg-type]
         return self
+
+    def stop(self, timeout: float = DEADLINE) -> int | None:
+        return Installed.stop(self, timeout)  # type: ignore[arg-type]
 
 
 @pytest.fixture(scope="module")

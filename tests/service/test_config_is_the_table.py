@@ -11,6 +11,7 @@ between rounds; and that command refuses while the service runs (one writer) and
 from __future__ import annotations
 
 import json
+import subprocess
 from datetime import timedelta
 from pathlib import Path
 
@@ -22,6 +23,22 @@ from tests.support.harness import ServiceProcess, free_port, tablectl, write_con
 from tests.support.journals import T0, open_authority
 
 EIGHT_BOXES = "[table.options]\nboxes = 8\ntable_min = 5\n"
+DEADLINE = 600  # seconds: ends a hung service, never a measure of a slow start or stop on a busy machine
+
+
+class Service(ServiceProcess):
+    """`tablectl run`, stopped by SIGTERM with a deadline only a hang reaches."""
+
+    def stop(self) -> int | None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(DEADLINE)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self._close()
+        return self.proc.returncode if self.proc is not None else None
 
 
 def table_config(tmp_path: Path, options: str = EIGHT_BOXES, port: int | None = None) -> Path:
@@ -47,7 +64,7 @@ def test_journal_init_writes_the_configs_options_into_the_rules_row(tmp_path: Pa
     rules, rows = journal_rules(tmp_path)
     assert len(rows) == 1 and rows[0].options["boxes"] == 8 and rows[0].options["table_min"] == "5"
     assert rules.boxes == 8 and rules.table_min == 5  # type: ignore[attr-defined]
-    check = tablectl("run", "--config", str(table_config(tmp_path)), "--check", "--no-api", timeout=300)
+    check = tablectl("run", "--config", str(table_config(tmp_path)), "--check", "--no-api", timeout=DEADLINE)
     assert check.returncode == 0, check.stdout + check.stderr
     assert "rules: ru-standard, the journal's and the config's" in check.stdout
 
@@ -62,7 +79,7 @@ def test_run_check_refuses_a_config_whose_rules_are_not_the_journals(tmp_path: P
     again = tablectl("journal", "init", "--config", str(cfg))  # nothing done, and said why it matters
     assert again.returncode == 0 and "nothing done" in again.stdout
     assert "boxes 7 in the journal, 8 in the config" in again.stderr
-    out = tablectl("run", "--config", str(cfg), "--check", "--no-api", timeout=300)
+    out = tablectl("run", "--config", str(cfg), "--check", "--no-api", timeout=DEADLINE)
     assert out.returncode == 2, out.stdout + out.stderr
     (line,) = [line for line in out.stderr.splitlines() if "(exit 2)" in line]
     assert "boxes 7 in the journal, 8 in the config" in line and "table_min 10 in the journal, 5 in the config" in line
@@ -72,7 +89,7 @@ def test_run_check_refuses_a_config_whose_rules_are_not_the_journals(tmp_path: P
 def test_run_refuses_it_in_one_line_and_writes_nothing(tmp_path: Path) -> None:
     cfg = _seven_box_journal_and_an_eight_box_config(tmp_path)
     before = (tmp_path / "journal.sqlite").read_bytes()
-    out = tablectl("run", "--config", str(cfg), timeout=300)
+    out = tablectl("run", "--config", str(cfg), timeout=DEADLINE)
     assert out.returncode == 2, out.stdout + out.stderr
     # (the same line is in the service's log, on stderr too under systemd's journal; said once by the command)
     lines = [line for line in out.stderr.splitlines() if line.startswith("tablectl run:")]
@@ -94,9 +111,9 @@ def test_journal_rules_changes_them_between_rounds_journalled_then_the_table_run
     assert verify.returncode == 0, verify.stdout + verify.stderr
     assert tablectl("journal", "rules", "--config", str(cfg)).stdout.endswith("nothing done\n")  # once is enough
     port = free_port()
-    service = ServiceProcess(table_config(tmp_path, port=port), tmp_path / "service.log")
+    service = Service(table_config(tmp_path, port=port), tmp_path / "service.log")
     try:
-        ready = service.start(timeout=300)
+        ready = service.start(timeout=DEADLINE)
         assert ready["ready"] is True
         from tests.support.client import call
         from tests.support.harness import SUPERVISOR_KEY
@@ -109,9 +126,9 @@ def test_journal_rules_changes_them_between_rounds_journalled_then_the_table_run
 
 def test_journal_rules_is_refused_while_the_service_writes_the_journal(tmp_path: Path) -> None:
     assert tablectl("journal", "init", "--config", str(table_config(tmp_path, options=""))).returncode == 0
-    service = ServiceProcess(table_config(tmp_path, options=""), tmp_path / "service.log")
+    service = Service(table_config(tmp_path, options=""), tmp_path / "service.log")
     try:
-        service.start(timeout=300)
+        service.start(timeout=DEADLINE)
         out = tablectl("journal", "rules", "--config", str(table_config(tmp_path)))
         assert out.returncode == 2, out.stdout + out.stderr
         assert "is being written by another process" in out.stderr and "systemctl stop tablectl" in out.stderr
@@ -124,7 +141,7 @@ def test_journal_rules_is_refused_while_the_service_writes_the_journal(tmp_path:
     from tablectl.journal_lock import writer_lock
 
     with writer_lock(tmp_path / "journal.sqlite", required=True):
-        busy = tablectl("run", "--config", str(table_config(tmp_path, options="")), timeout=300)
+        busy = tablectl("run", "--config", str(table_config(tmp_path, options="")), timeout=DEADLINE)
     assert busy.returncode == 3 and "is being written by another process" in busy.stderr, busy.stderr
     assert len([line for line in busy.stderr.splitlines() if line.startswith("tablectl run:")]) == 1
     assert busy.stdout == "" and "Traceback" not in busy.stderr
