@@ -22,7 +22,7 @@ from .profiles import PROFILES, profiles
 
 __all__ = ["PROFILES", "ClubRules", "Club21Rules", "Club36Rules", "DarkBothBust", "DealerBlackjackTakes",
            "DoubleRule", "InsuranceAmount", "NaturalAgainstNatural", "Peek", "RuleError", "RuleProfile", "Rules",
-           "SplitBy", "SurrenderRule", "Ties", "build_rules", "load_rules", "option_names",
+           "SplitBy", "SurrenderRule", "Ties", "build_rules", "differences", "load_rules", "option_names",
            "parse_set_options", "profiles"]
 
 Rules = Union[RuleProfile, Club21Rules, Club36Rules]  # the rules of any game a table can play (for the type checker)
@@ -78,6 +78,21 @@ def build_rules(profile: str = "ru-standard", options: dict[str, Any] | None = N
         raise RuleError(_explain(exc, game)) from None
     except TypeError as exc:  # e.g. a non-string key
         raise RuleError(f"rule options are not valid: {exc}") from None
+
+
+def differences(have: Rules, want: Rules) -> list[tuple[str, Any, Any]]:
+    """Each way ``want`` plays otherwise than ``have``: ``(what, have's, want's)``, the profile's name first
+    (``profile``), then every option that differs, by name; empty when both are the same rules.
+
+    Options are compared as a session's rules line carries them (JSON-ready), so ``10`` and ``10.0`` are one."""
+    found: list[tuple[str, Any, Any]] = []
+    if have.name != want.name:
+        found.append(("profile", have.name, want.name))
+    mine, theirs = have.options(), want.options()
+    for name in sorted(mine.keys() | theirs.keys()):
+        if mine.get(name) != theirs.get(name):
+            found.append((name, mine.get(name), theirs.get(name)))
+    return found
 
 
 def load_rules(name: str, options: dict[str, Any]) -> Rules:

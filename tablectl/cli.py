@@ -50,6 +50,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     a Pi), and `tablectl replay` must start at once.
     """
     parser = argparse.ArgumentParser(prog="tablectl", description="Blackjack table controller")
+    parser.add_argument("--version", action=_Version, help="print the version and the build stamp (the commit it "
+                                                           "was built from, its date, when it was built) and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for name, (module_name, help_text) in COMMANDS.items():
@@ -66,6 +68,20 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
             raise
         module.configure_parser(p)
     return parser
+
+
+class _Version(argparse.Action):
+    """--version, its line made only when asked (a checkout's asks git)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS, help: str | None = None) -> None:
+        super().__init__(option_strings, dest=dest, default=argparse.SUPPRESS, nargs=0, help=help)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: object,
+                 option_string: str | None = None) -> None:
+        from .version import version_line
+
+        print(version_line())
+        parser.exit()
 
 
 def _chosen_command(argv: Sequence[str]) -> str | None:

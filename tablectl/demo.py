@@ -193,6 +193,11 @@ async def _play(args: argparse.Namespace, settings: Any, api: str, dealer_key: s
         if isinstance(error, ListenError):  # the port was taken between the demo's check and the service's bind
             print(port_in_use(settings.api.port), file=sys.stderr)
             return EXIT_LISTEN
+        from .config import RulesDiffer
+
+        if isinstance(error, RulesDiffer):  # --db names a journal of other rules than --rules
+            print(f"tablectl demo: {error}", file=sys.stderr)
+            return 2
         print(f"tablectl demo: the table could not start: {error}", file=sys.stderr)
         return 1
     service = holder["service"]

@@ -144,7 +144,8 @@ def to_html(record: DisputeRecord) -> str:
 
 
 def to_pdf(record: DisputeRecord) -> bytes:
-    """The record as a PDF: WeasyPrint lays out the very page `to_html` makes (A4, page numbers in the footer).
+    """The record as a PDF: WeasyPrint lays out the very page `to_html` makes (A4 landscape, page numbers in the
+    footer: the cards' table, with its three times a card, and the rows' MACs need the width).
 
     The page is self-contained, and WeasyPrint is given a fetcher that allows no protocol at all, so
     nothing named in a record (a player's name, a camera's reference) can make it fetch a file or a URL.
@@ -200,6 +201,12 @@ def _wall(t: datetime) -> str:
     return t.strftime("%Y-%m-%d %H:%M:%S") + (f".{t.microsecond // 1000:03d}" if t.microsecond else "")
 
 
+def _when(text: str) -> Markup:
+    """A time as its parts (date, clock, offset) each kept whole: a narrow column wraps between them, never
+    inside one (``2026-12-07`` would otherwise break at a hyphen, and a clock cut short misleads a reader)."""
+    return Markup(" ").join(Markup('<span class="nowrap">{}</span>').format(part) for part in str(text).split())
+
+
 def _signed(value: float | int | None) -> str:
     if value is None:
         return ""
@@ -218,7 +225,8 @@ def _template() -> Any:
     from jinja2 import Environment, StrictUndefined  # (on the first record asked for: the service starts without it)
 
     env = Environment(autoescape=True, undefined=StrictUndefined, trim_blocks=False, lstrip_blocks=False)
-    env.filters.update(card=_card, placed=_placed, moment=_moment, utc=_utc, local=_local, signed=_signed, css=_css)
+    env.filters.update(card=_card, placed=_placed, moment=_moment, utc=_utc, local=_local, when=_when, signed=_signed,
+                       css=_css)
     text = resources.files(__package__).joinpath("record.html.j2").read_text(encoding="utf-8")
     return env.from_string(text)
 

@@ -34,7 +34,8 @@ def make_source(dest: Path, version: str = "0.1.0") -> Path:
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
     for name in PACKAGES + ["deploy"]:
         shutil.copytree(REPO / name, dest / name, ignore=ignore)
-    shutil.copy(REPO / "README.md", dest / "README.md")
+    for name in ("README.md", "_build_stamp.py"):
+        shutil.copy(REPO / name, dest / name)
     text = (REPO / "pyproject.toml").read_text()
     (dest / "pyproject.toml").write_text(text.replace('version = "0.1.0"', f'version = "{version}"', 1))
     return dest

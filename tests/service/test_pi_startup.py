@@ -179,7 +179,7 @@ def test_the_spi_check_names_a_missing_or_odd_device(tmp_path: Path) -> None:
     from tablectl.checks import _check_spi
 
     missing = _check_spi(str(tmp_path / "spidev0.0"))
-    assert missing.status == 7 and "raspi-config nonint do_spi 0" in missing.text
+    assert missing.status == 7 and "raspi-config nonint do_spi 0" in missing.text and "dtparam=spi=on" in missing.text
     plain = tmp_path / "plain"
     plain.write_text("")
     assert _check_spi(str(plain)).status == 7 and "not a device" in _check_spi(str(plain)).text
