@@ -756,11 +756,12 @@ class JournalReader:
         return row[0] if row else 0
 
     # --- snapshots
-    def latest_snapshot(self) -> tuple[int, dict[str, Any]] | None:
-        """The newest snapshot that verifies (seq, state); an unverifiable one is ignored with a warning."""
+    def latest_snapshot(self, at_most: int | None = None) -> tuple[int, dict[str, Any]] | None:
+        """The newest snapshot that verifies (seq, state), or with `at_most` the newest taken at or before that
+        row (a reader rebuilding the stream from there); an unverifiable one is ignored with a warning."""
         row = self.db.execute(
             "SELECT s.seq, s.format, s.state, s.mac, l.mac FROM snapshots s JOIN ledger l ON l.seq = s.seq "
-            "ORDER BY s.seq DESC LIMIT 1").fetchone()
+            "WHERE s.seq <= ? ORDER BY s.seq DESC LIMIT 1", (2**63 - 1 if at_most is None else at_most,)).fetchone()
         if row is None:
             return None
         seq, fmt, state, mac, ledger_mac = row
@@ -1049,12 +1050,18 @@ class Journal(JournalReader):
 
     # --- derived rows
     def save_snapshot(self, seq: int, state: dict[str, Any], fmt: int) -> None:
-        """Keep the engine's state as it was after row `seq` (JSON, MAC'd); older snapshots are dropped."""
+        """Keep the engine's state as it was after row `seq` (JSON, MAC'd); the one before it is kept too, older
+        ones are dropped.
+
+        Start-up needs only the newest. The one before lets the service rebuild what it streamed since
+        then for a client that reconnects (tablectl.service.CatchUp): at least `snapshot_every_rounds`
+        rounds back, from the journal rather than from a copy kept in memory.
+        """
         text = json.dumps(state, ensure_ascii=True, separators=(",", ":"), sort_keys=True)
         ledger_mac = self._mac_at(seq)
         mac = _bound_mac(self.key.secret, "snapshot", seq, fmt, text, ledger_mac)
         self._write(("INSERT OR REPLACE INTO snapshots VALUES (?, ?, ?, ?)", (seq, fmt, text, mac)),
-                    ("DELETE FROM snapshots WHERE seq < ?", (seq,)))
+                    ("DELETE FROM snapshots WHERE seq < (SELECT MAX(seq) FROM snapshots WHERE seq < ?)", (seq,)))
 
     def save_round(self, seq: int, record: dict[str, Any]) -> None:
         """Keep a settled round's record (derived from the events, MAC'd, rebuilt by a replay when missing)."""
