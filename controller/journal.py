@@ -66,6 +66,11 @@ EVENT = "event"
 REFUSAL = "refusal"
 KINDS = (EVENT, REFUSAL)
 MIN_FREE_BYTES = 1024 * 1024  # a shift starts only with this much room on the journal's disk
+# SQLite's page cache per connection, in KiB (its default is 2,000): the writer appends at the end of its
+# tables, whose pages stay cached, and the rest is in the OS's cache anyway. At the default the writer's
+# cache filled as the shift's journal grew (and at once when a long journal was verified at start): 2 MiB
+# more of a table's RSS, which has 60 in all (benchmarks/soak.py).
+CACHE_KIB = 256
 
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -463,7 +468,9 @@ def _connect(path: Path, mode: str, *, header_checked: bool = False) -> sqlite3.
     """
     if not header_checked:
         _check_header(path)
-    return sqlite3.connect(_uri(path, mode), uri=True, isolation_level=None, check_same_thread=False)
+    db = sqlite3.connect(_uri(path, mode), uri=True, isolation_level=None, check_same_thread=False)
+    db.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
+    return db
 
 
 def _read_only(path: Path) -> tuple[sqlite3.Connection, Path | None]:
