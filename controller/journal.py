@@ -66,6 +66,11 @@ EVENT = "event"
 REFUSAL = "refusal"
 KINDS = (EVENT, REFUSAL)
 MIN_FREE_BYTES = 1024 * 1024  # a shift starts only with this much room on the journal's disk
+# SQLite's page cache per connection, in KiB (its default is 2,000): the writer appends at the end of its
+# tables, whose pages stay cached, and the rest is in the OS's cache anyway. At the default the writer's
+# cache filled as the shift's journal grew (and at once when a long journal was verified at start): 2 MiB
+# more of a table's RSS, which has 60 in all (benchmarks/soak.py).
+CACHE_KIB = 256
 
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -473,7 +478,16 @@ def _connect(path: Path, mode: str, *, header_checked: bool = False) -> sqlite3.
     """
     if not header_checked:
         _check_header(path)
-    return sqlite3.connect(_uri(path, mode), uri=True, isolation_level=None, check_same_thread=False)
+    db = sqlite3.connect(_uri(path, mode), uri=True, isolation_level=None, check_same_thread=False)
+    if mode != "ro":  # (a read-only one is bounded once `_read_only` knows it can read: the pragma reads the schema)
+        _bound_cache(db)
+    return db
+
+
+def _bound_cache(db: sqlite3.Connection) -> sqlite3.Connection:
+    """Bound the connection's page cache to `CACHE_KIB`."""
+    db.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
+    return db
 
 
 def _read_only(path: Path) -> tuple[sqlite3.Connection, Path | None]:
@@ -491,7 +505,7 @@ def _read_only(path: Path) -> tuple[sqlite3.Connection, Path | None]:
     db = _connect(path, "ro")
     try:
         db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()  # SQLite opens the WAL, or fails, here
-        return db, None
+        return _bound_cache(db), None
     except sqlite3.Error as exc:
         db.close()
         code = getattr(exc, "sqlite_errorcode", 0) & 0xFF
@@ -504,8 +518,8 @@ def _read_only(path: Path) -> tuple[sqlite3.Connection, Path | None]:
         raise _os_error(exc, wal) from None
     if not has_wal:
         log.info("journal %s: its folder cannot be written; reading it as immutable (it has no WAL)", path)
-        return sqlite3.connect(_uri(path, "ro", immutable=True), uri=True, isolation_level=None,
-                               check_same_thread=False), None
+        return _bound_cache(sqlite3.connect(_uri(path, "ro", immutable=True), uri=True, isolation_level=None,
+                                            check_same_thread=False)), None
     private = Path(tempfile.mkdtemp(prefix="tablectl-journal-"))
     copy = private / "journal.sqlite"
     try:
@@ -516,7 +530,7 @@ def _read_only(path: Path) -> tuple[sqlite3.Connection, Path | None]:
         raise StorageIOError(f"cannot read the journal {path}: its folder cannot be written, so its WAL is read "
                              f"through a copy, and copying it to {private} failed ({exc.strerror or exc})") from None
     log.info("journal %s: its folder cannot be written; reading it and its WAL through a copy in %s", path, private)
-    return _connect(copy, "ro", header_checked=True), private
+    return _bound_cache(_connect(copy, "ro", header_checked=True)), private
 
 
 # ---------------------------------------------------------------------- reading
@@ -923,11 +937,12 @@ class JournalReader:
         return checkpoints, rows + head - seq
 
     # --- snapshots
-    def latest_snapshot(self) -> tuple[int, dict[str, Any]] | None:
-        """The newest snapshot that verifies (seq, state); an unverifiable one is ignored with a warning."""
+    def latest_snapshot(self, at_most: int | None = None) -> tuple[int, dict[str, Any]] | None:
+        """The newest snapshot that verifies (seq, state), or with `at_most` the newest taken at or before that
+        row (a reader rebuilding the stream from there); an unverifiable one is ignored with a warning."""
         row = self.db.execute(
             "SELECT s.seq, s.format, s.state, s.mac, l.mac FROM snapshots s JOIN ledger l ON l.seq = s.seq "
-            "ORDER BY s.seq DESC LIMIT 1").fetchone()
+            "WHERE s.seq <= ? ORDER BY s.seq DESC LIMIT 1", (2**63 - 1 if at_most is None else at_most,)).fetchone()
         if row is None:
             return None
         seq, fmt, state, mac, ledger_mac = row

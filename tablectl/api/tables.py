@@ -18,14 +18,10 @@ from fastapi.responses import Response
 from pydantic import BaseModel, Field
 
 from controller.authority import export_shoe
-from controller.dispute import Copy, DisputeOptions, NoSuchRound, RoundNotSettled, RoundStillClosed
 from controller.journal import JournalError
 from controller.games import GAMES
-from controller.protection.advantage import FLAG_ALPHA
 from controller.view import head_view, table_view
 
-from tablectl.dispute import MEDIA_TYPES, PdfUnavailable, make_record, render
-from tablectl.figures import dealer_book, dealer_json, figures, player_book, player_json
 from tablectl.web.auth import Supervisor, Viewer
 from tablectl.zones import zone_of
 from tablectl.web.errors import ERRORS, ApiError, ErrorResponse
@@ -205,6 +201,8 @@ async def get_figures(who: Viewer, service: Service,
     now = service.clock()
 
     def read() -> dict[str, Any]:  # a shift of rounds is read: off the event loop, where the writer runs
+        from tablectl.figures import figures  # (loaded with the first figures asked for: see get_dispute)
+
         with service.reader() as journal:
             return figures(journal, now, hours)
 
@@ -235,6 +233,8 @@ async def get_dealers(who: Supervisor, service: Service, request: Request,
     since = service.clock() - timedelta(hours=hours)
 
     def read() -> dict[str, Any]:
+        from tablectl.figures import dealer_book, dealer_json
+
         with service.reader() as journal:
             return {"hours": hours, "dealers": [dealer_json(line) for line in dealer_book(journal, since).report()]}
 
@@ -262,34 +262,41 @@ async def get_dispute(number: RoundNumber, who: Supervisor, service: Service, re
     zone_name = settings.table.time_zone or None
     exported_at = service.clock()
 
-    def make() -> bytes:
+    def make() -> tuple[bytes, str]:
+        # The record's code is loaded with the first record asked for, in this thread (a disputed round is
+        # rare), as the figures' with the first figures: a table nobody watches deals its shift without them
+        # (1.3 MiB of its RSS; benchmarks/soak.py), and a first import never holds the writer's loop.
+        from controller.dispute import Copy, DisputeOptions, NoSuchRound, RoundNotSettled, RoundStillClosed
+        from tablectl.dispute import MEDIA_TYPES, PdfUnavailable, make_record, render
+
         options = DisputeOptions(
             round_number=number, table=settings.table.name, exported_by=who.actor, exported_at=exported_at,
             time_zone=zone_of(zone_name) if zone_name else timezone.utc, time_zone_name=zone_name,
             camera=settings.dispute.camera or None, recorder_offset_s=settings.dispute.recorder_offset_s,
             copy=Copy.PIT)
-        with service.reader() as journal:
-            record = make_record(journal, options)
-        return render(record, format)  # (a PDF takes a second or two: off the loop too)
+        try:
+            with service.reader() as journal:
+                record = make_record(journal, options)
+            return render(record, format), MEDIA_TYPES[format]  # (a PDF takes a second or two: off the loop too)
+        except NoSuchRound as exc:
+            raise ApiError(404, "no_such_round", str(exc)) from None
+        except RoundNotSettled as exc:
+            raise ApiError(409, "not_settled", str(exc)) from None
+        except RoundStillClosed as exc:
+            raise ApiError(409, "card_still_closed", str(exc)) from None
+        except PdfUnavailable as exc:
+            raise ApiError(503, "pdf_unavailable", str(exc)) from None
 
     try:
-        data = await one_report(request, make)
-    except NoSuchRound as exc:
-        raise ApiError(404, "no_such_round", str(exc)) from None
-    except RoundNotSettled as exc:
-        raise ApiError(409, "not_settled", str(exc)) from None
-    except RoundStillClosed as exc:
-        raise ApiError(409, "card_still_closed", str(exc)) from None
+        data, media_type = await one_report(request, make)
     except JournalError as exc:
         raise ApiError(500, "journal_refused", str(exc)) from None
-    except PdfUnavailable as exc:
-        raise ApiError(503, "pdf_unavailable", str(exc)) from None
     name = f"{_safe(settings.table.name)}-round-{number}-dispute.{format}"
     headers = {"Content-Disposition": f'{"inline" if format == "html" else "attachment"}; filename="{name}"'}
     if format == "html":
         # The page is self-contained: nothing on it may load or run anything (its values are escaped already).
         headers["Content-Security-Policy"] = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'"
-    return Response(data, media_type=MEDIA_TYPES[format], headers=headers)
+    return Response(data, media_type=media_type, headers=headers)
 
 
 @router.get("/api/players", tags=["read"], responses={**ERRORS, **_BUSY}, response_model=PlayersModel)
@@ -304,6 +311,9 @@ async def get_players(who: Supervisor, service: Service, request: Request,
     since = service.clock() - timedelta(hours=hours)
 
     def read() -> dict[str, Any]:
+        from controller.protection.advantage import FLAG_ALPHA
+        from tablectl.figures import player_book, player_json
+
         with service.reader() as journal:
             reports = player_book(journal, since).report()
         return {"hours": hours, "note": "advantage-play evidence, not a verdict", "flag_alpha": FLAG_ALPHA,

@@ -45,3 +45,10 @@ def test_prove_arm64() -> None:
     for step in ("install", "reinstall", "lgpio", "journal init", "run --check", "demo", "simulate", "run ", "offline"):
         assert f"\n{step}" in figures, (step, figures)
     assert "READY in" in figures and "status 0" in figures
+    # The run step plays a shift through `tablectl run` itself and says the service's own memory, not qemu's.
+    assert " rounds in " in figures and "own RSS" in figures, figures
+    service = dict(line.split("=", 1) for line in (REPO / "test-output/arm64" / suite / "service.out").read_text()
+                   .splitlines() if "=" in line)
+    assert int(service["rounds"]) >= int(os.environ.get("TABLECTL_ARM64_ROUNDS", "200"))
+    assert int(service["watchdog_pings_playing"]) > 0  # the loop pinged systemd all along the shift
+    assert 0 < int(service["rss_max_kib"]) < int(service["qemu_rss_max_kib"])

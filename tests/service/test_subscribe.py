@@ -103,8 +103,6 @@ async def test_the_live_stream_of_a_reader_let_go_says_reset_and_ends():
     subscribers: set[Subscription] = set()
 
     class Table:  # the service as the stream route reads it
-        recent: list[StreamItem] = []
-
         def subscribe(self) -> Subscription:
             return Subscription(subscribers, maxsize=1)
 
