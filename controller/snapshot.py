@@ -152,6 +152,7 @@ class WatchedShoe(StrictModel):
     burnt: list[CardCode]
     bottom: CardCode | None
     rounds: list[list[list[CardCode]]]
+    boxes: list[list[Annotated[int, Field(ge=0, le=9)]]] = Field(default_factory=list)  # each hand's box (issue 38)
     round_ends: list[Count]
     cut_card_out: bool
 
@@ -168,7 +169,11 @@ class HeldAlarm(StrictModel):
     """A slug alarm waiting for the table's closed cards to be turned."""
 
     key: Literal["rank and suit", "rank", "value"]
-    reference: Literal["dealt", "discards"]
+    # the order's kind: dealt, or the pick-up the discards were gathered in ("discards": the table's own, before issue 38)
+    reference: Literal["dealt", "discards", "third-base-first", "first-base-first", "dealer-then-third-base",
+                       "dealer-then-first-base"]
+    turned: bool = False
+    split_as_played: bool = False
     length: Count
     new_start: Count
     previous_start: Count

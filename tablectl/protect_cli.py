@@ -133,9 +133,13 @@ def _shoe_json(r: ShoeReport) -> dict[str, Any]:
         "rounds": r.rounds, "running_count": r.running_count, "true_count": r.true_count,
         "cards_before_cut": r.cards_before_cut,
         "slug": None if r.slug is None else {
-            "longest": [{"reference": run.reference.value, "key": run.key.value, "length": run.length,
-                         "start": run.new_start, "previous_start": run.previous_start} for run in r.slug.runs],
-            "alarms": [{"key": a.key.value, "reference": a.reference.value, "length": a.length, "start": a.new_start,
+            "longest": [{"reference": run.order.reference.value if run.order else None,
+                         "order": run.order.name if run.order else None,
+                         "turned": run.order.turned if run.order else False, "key": run.key.value,
+                         "length": run.length, "start": run.new_start, "previous_start": run.previous_start}
+                        for run in r.slug.runs],
+            "alarms": [{"key": a.key.value, "reference": a.reference.value, "order": a.order.name,
+                        "turned": a.order.turned, "length": a.length, "start": a.new_start,
                         "previous_start": a.previous_start, "at_card": a.at_card, "message": a.message}
                        for a in r.slug.alarms]},
         "quality": {"p": r.quality.p, "weak": r.quality.weak,
@@ -162,8 +166,8 @@ def _text(table: str, reports: list[ShoeReport], audits: list[PreferentialAudit]
             out.append(f"  ended at true count {r.true_count:+.1f}, the next round's exact player edge "
                        f"{edge:+.3f} %")
         if r.slug is not None:
-            longest = ", ".join(f"{run.key.value} {run.length} ({run.reference.value})"
-                                for run in r.slug.runs if run.length)
+            longest = ", ".join(f"{run.key.value} {run.length} ({run.order.name})"
+                                for run in r.slug.runs if run.length and run.order)
             out.append(f"  longest runs shared with the previous shoe: {longest or 'none'}")
         for alarm in r.alarms:
             out.append(f"  ALARM {alarm.message}")
