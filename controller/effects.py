@@ -95,9 +95,14 @@ class RoundSettled(Effect):
 
 @dataclass(frozen=True, slots=True)
 class AlertRaised(Effect):
-    """An alert raised: a new one, or a repeat counted on the one on the board (`Alert.count`)."""
+    """An alert raised: a new one, or a repeat counted on the one on the board (`Alert.count`).
+
+    ``said`` is what its cause said: the alert's own message, but when the board was full of the kind and the
+    alert is the one that counts every further one (alerts.py), the message that board alert stands for, so a
+    replay lists every finding it raised (issue 38)."""
 
     alert: Alert
+    said: str = ""
 
 
 @dataclass(frozen=True, slots=True)

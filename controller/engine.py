@@ -236,19 +236,20 @@ class Table:
         """Put an alert on the board (or count a repeat of one there); `secret` is the supervisor's detail only."""
         # The board is bounded (alerts.py): a repeat is counted on the alert it repeats, and past
         # MAX_ALERTS_PER_KIND - 1 alerts of a kind, one more alert counts every further one.
+        said = message
         same = self._on_board(kind, message)
         if same is None and sum(a.kind is kind for a in self.alerts) >= MAX_ALERTS_PER_KIND - 1:
             message, secret = overflow_message(kind), None
             same = self._on_board(kind, message)
         if same is not None:
             same.repeat(secret)
-            self._fx.append(AlertRaised(same))  # it rings again: the cause is back
-            log.info("alert %s %s raised again (%d times): %s", same.id, kind.value, same.count, message)
+            self._fx.append(AlertRaised(same, said))  # it rings again: the cause is back
+            log.info("alert %s %s raised again (%d times): %s", same.id, kind.value, same.count, said)
             return same
         alert = Alert(self.next_alert_id, kind, message, at or self.now, secret=secret)
         self.next_alert_id += 1
         self.alerts.append(alert)
-        self._fx.append(AlertRaised(alert))
+        self._fx.append(AlertRaised(alert, said))
         log.info("alert %s %s: %s", alert.id, kind.value, message)
         return alert
 
