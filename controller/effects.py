@@ -97,9 +97,9 @@ class RoundSettled(Effect):
 class AlertRaised(Effect):
     """An alert raised: a new one, or a repeat counted on the one on the board (`Alert.count`).
 
-    ``said`` is what its cause said: the alert's own message, but when the board was full of the kind and the
-    alert is the one that counts every further one (alerts.py), the message that board alert stands for, so a
-    replay lists every finding it raised (issue 38)."""
+    ``said``: when the board was full of the kind and the alert is the one that counts every further one
+    (alerts.py), what this cause said, which that board alert stands for, so a replay lists every finding in its
+    own words (issue 38); empty otherwise (the alert's message is the cause's)."""
 
     alert: Alert
     said: str = ""

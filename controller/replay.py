@@ -48,6 +48,8 @@ class ReplayResult:
             # closes a bank between rounds, so only this tells "closed" from "still open".
             out["bank"] = {key: bank[key] for key in ("state", "balance", "opened_with", "rounds_played",
                                                         "duels_played")}
+        if self.table.imported is not None:  # issue 38: a session from an imported journal says so
+            out["imported"] = dict(self.table.imported)
         if self.error is not None:
             out["error"] = self.error
         return out

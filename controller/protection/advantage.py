@@ -252,10 +252,12 @@ class AdvantageBook:
     """
 
     def __init__(self, decks: int = 6, pack: int = 52, edge: Callable[[Sequence[int]], float] | None = None,
-                 since: datetime | None = None) -> None:
-        """``since``: book only the rounds started at or after it (the count is kept from the start all the same)."""
+                 since: datetime | None = None, first_round: int | None = None) -> None:
+        """``since``: book only the rounds started at or after it; ``first_round``: only the rounds numbered from it
+        on (the count is kept from the start all the same)."""
         self.decks, self.pack = decks, pack
         self.since = since
+        self.first_round = first_round
         self.edge = edge
         self.subjects: dict[str, _Subject] = {}
         self.table_rounds = 0  # rounds settled at the table (voids not counted)
@@ -370,7 +372,8 @@ class AdvantageBook:
         self._in_round = False
         if r.voided:
             return  # every bet went back: nothing was played
-        if self.since is not None and r.started_at is not None and r.started_at < self.since:
+        if (self.since is not None and r.started_at is not None and r.started_at < self.since) or (
+                self.first_round is not None and r.number < self.first_round):
             self._pending = []
             return
         self.table_rounds += 1

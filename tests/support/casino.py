@@ -361,3 +361,34 @@ def trial(kind: str, rng: random.Random, *, decks: int = 6, how: Gathering | Non
     # the burn is the new order's first card: a slug's place counts it, as the shoe numbers its cards
     second = play(order, rng, cut_card=rng.randint(*zone), burn=rng.choice((0, 1)), boxes=table_boxes())
     return Trial(kind, record(first), record(second), slug_at, size, first, second)
+
+
+# ------------------------------------------------------------------ as a recorded shoe sequence (docs/session-format.md)
+def recorded_shoes(shoes: Sequence[PlayedShoe], *, rules: str = "ru-standard", start: str = "2026-12-01T20:00:00+00:00",
+                   bet: str = "10", players: dict[int, str] | None = None) -> list[str]:
+    """The shoes as a recorded shoe sequence (`tablectl journal import`): a header, then one line per shoe with the
+    cards it read and its rounds: shuffled at ``start``, a round a minute after it, five minutes for each shuffle;
+    the cut card where it came out."""
+    import json
+    from datetime import datetime, timedelta
+
+    at = datetime.fromisoformat(start)
+    lines = [json.dumps({"recorded": "shoes", "version": 1, "rules": rules, "source": "tests/support/casino.py"})]
+    for n, shoe in enumerate(shoes, 1):
+        shuffled_at = at
+        rounds = []
+        for hands in shoe.rounds:
+            at += timedelta(minutes=1)
+            *boxes, dealer = hands
+            by_box: dict[int, list[Hand]] = {}
+            for hand in boxes:
+                by_box.setdefault(hand.box, []).append(hand)
+            rounds.append({"at": at.isoformat(), "dealer": dealer.cards, "boxes": [
+                {"box": box, "bet": bet, **({"player": players[box]} if players and box in players else {}),
+                 "hands": [h.cards for h in its], "doubled": [h.doubled for h in its]}
+                for box, its in sorted(by_box.items())]})
+        cut = shoe.cut_card if shoe.cut_card <= len(shoe.dealt) else None
+        lines.append(json.dumps({"shoe": f"S{n}", "at": shuffled_at.isoformat(),
+                                 "cards": shoe.dealt, **({"cut_card": cut} if cut else {}), "rounds": rounds}))
+        at += timedelta(minutes=5)  # the shuffle
+    return lines
