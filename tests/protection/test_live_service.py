@@ -49,3 +49,16 @@ def test_the_demo_refuses_a_shuffle_it_does_not_know() -> None:
     out = tablectl("demo", "--shuffle", "sloppy")
     assert out.returncode == 2 and "Traceback" not in out.stderr
     assert "false-slug:N" in out.stderr
+
+
+def test_the_readmes_slug_demo_reaches_its_slug(tmp_path: Path) -> None:
+    """Issue 38: `./scripts/demo --shuffle false-slug:20` (here at the fast pace: the same rounds) plays, by default,
+    until the shoe the virtual shoe shuffled falsely is dealt out and the next is shuffled in, so the slug alarm it
+    promises rings whatever the seed puts the slug and the cut card (30 rounds did not always reach it)."""
+    out = tablectl("demo", "--pace", "fast", "--shuffle", "false-slug:20", "--db", str(tmp_path / "demo.sqlite"),
+                   timeout=600)
+    assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
+    lines = out.stdout.strip().splitlines()
+    assert any(line.startswith("alert: ALARM") and "possible slug" in line for line in lines), lines[-5:]
+    summary = json.loads(lines[-1])
+    assert "slug" in summary["alerts"] and summary["rounds"] > 30  # past the old default, to the third shoe
