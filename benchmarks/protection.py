@@ -31,6 +31,7 @@ the slug watch.
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import os
 import random
@@ -38,8 +39,9 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Iterator
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
+from typing import Any
 
 sys.path.append(os.path.join(os.path.dirname(__file__), ".."))
 
@@ -208,8 +210,11 @@ def line(cls: Class, t: Tally) -> str:
     return text
 
 
-def null(pairs: int, seed: int, decks: int, workers: int, slug: bool, quality: bool) -> None:
-    """Fair pairs at a full table, cut at 75 %: the longest runs per key and the score's tails (see the docstring)."""
+def null(pairs: int, seed: int, decks: int, workers: int, slug: bool, quality: bool, parts_file: str | None = None) -> None:
+    """Fair pairs at a full table, cut at 75 %: the longest runs per key and the score's tails (see the docstring).
+
+    ``parts_file``: each part of 2,000 pairs is appended there as a JSON line as it finishes, and the parts already
+    there (the same seed and statistics) are not run again: a long run can be stopped and resumed."""
     size = 2000
     jobs = [(n, seed, decks, part, slug, quality) for part, n in enumerate(chunks(pairs, size))]
     lengths: dict[Key, Counter[int]] = {key: Counter() for key in Key}
@@ -217,15 +222,32 @@ def null(pairs: int, seed: int, decks: int, workers: int, slug: bool, quality: b
     each: dict[str, Counter[int]] = {}
     combined: Counter[int] = Counter()
     orders: Counter[int] = Counter()
+
+    def add(part: dict[str, Any]) -> None:
+        for key in Key:
+            lengths[key].update({int(k): v for k, v in part["lengths"][key.value].items()})
+        alarms.update(part["alarms"])
+        for name, tail in part["each"].items():
+            each.setdefault(name, Counter()).update({int(k): v for k, v in tail.items()})
+        combined.update({int(k): v for k, v in part["combined"].items()})
+        orders.update({int(k): v for k, v in part["orders"].items()})
+
+    done: set[int] = set()
+    if parts_file and os.path.exists(parts_file):
+        with open(parts_file, encoding="utf-8") as f:
+            for line in f:
+                part = json.loads(line)
+                if (part["seed"], part["decks"], part["slug"], part["quality"]) == (seed, decks, slug, quality) \
+                        and part["part"] < len(jobs) and part["part"] not in done:
+                    done.add(part["part"])
+                    add(part)
     with ProcessPoolExecutor(workers) as pool:
-        for part in pool.map(null_part, jobs):
-            for key in Key:
-                lengths[key].update(part["lengths"][key])
-            alarms.update(part["alarms"])
-            for name, tail in part["each"].items():
-                each.setdefault(name, Counter()).update(tail)
-            combined.update(part["combined"])
-            orders.update(part["orders"])
+        for future in as_completed([pool.submit(null_part, job) for job in jobs if job[3] not in done]):
+            part = future.result()
+            add(part)
+            if parts_file:
+                with open(parts_file, "a", encoding="utf-8") as f:
+                    f.write(json.dumps(part) + "\n")
     thresholds = SlugThresholds()
     print(f"{pairs} pairs of fair {decks}-deck shoes at seven boxes, cut at 75 %; seed {seed}")
     if slug:
@@ -247,7 +269,7 @@ def null(pairs: int, seed: int, decks: int, workers: int, slug: bool, quality: b
 LEVELS = (1e-7, 1e-6, 3e-6, 1e-5, 3e-5, 1e-4, 1e-3, 0.01, 0.05)
 
 
-def null_part(job: tuple[int, int, int, int, bool, bool]) -> dict[str, object]:
+def null_part(job: tuple[int, int, int, int, bool, bool]) -> dict[str, Any]:
     n, seed, decks, part, slug, quality = job
     rng = random.Random(f"null:{seed}:{part}")
     never = SlugThresholds(10_000, 10_000, 10_000)
@@ -280,7 +302,10 @@ def null_part(job: tuple[int, int, int, int, bool, bool]) -> dict[str, object]:
                 tail = each.setdefault(stat.name, Counter())
                 tail.update(i for i, level in enumerate(LEVELS) if stat.p < level)
             combined.update(i for i, level in enumerate(LEVELS) if q.p < level)
-    return {"lengths": lengths, "alarms": alarms, "each": each, "combined": combined, "orders": orders}
+    return {"seed": seed, "decks": decks, "part": part, "n": n, "slug": slug, "quality": quality,
+            "lengths": {key.value: dict(lengths[key]) for key in Key}, "alarms": dict(alarms),
+            "each": {name: dict(tail) for name, tail in each.items()}, "combined": dict(combined),
+            "orders": dict(orders)}
 
 
 def main() -> None:
@@ -294,9 +319,10 @@ def main() -> None:
     parser.add_argument("--null", type=int, metavar="N", help="measure the null on N pairs of fair shoes instead")
     parser.add_argument("--slug-only", action="store_true", help="with --null: the slug watch's null only")
     parser.add_argument("--score-only", action="store_true", help="with --null: the shuffle score's null only")
+    parser.add_argument("--parts", metavar="FILE", help="with --null: keep each finished part in FILE and resume from it")
     args = parser.parse_args()
     if args.null:
-        null(args.null, args.seed, args.decks, args.workers, not args.score_only, not args.slug_only)
+        null(args.null, args.seed, args.decks, args.workers, not args.score_only, not args.slug_only, args.parts)
         return
     known = {c.name: c for c in classes()}
     unknown = [name for name in args.only or () if name not in known]

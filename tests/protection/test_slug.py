@@ -74,19 +74,35 @@ def test_no_card_in_common_no_run() -> None:
     assert watch.longest(Key.RANK_AND_SUIT).length == 0 and watch.longest(Key.RANK_AND_SUIT).order is None
 
 
-def test_fair_shoes_raise_nothing() -> None:
-    """200 pairs of fair shoes (the benchmark and docs/protection.md run many more): no alarm, short runs."""
-    rng = random.Random(4)
+def _fair_runs(pairs: int, seed: str) -> dict[Key, int]:
+    """The longest run per key over every order followed, between ``pairs`` pairs of fair shoes of the independent
+    generator at a full table cut at 75 % (the null's most chances); asserts no alarm rang."""
+    rng = random.Random(seed)
     longest = {key: 0 for key in Key}
-    for _ in range(200):
-        dealt, discards = dealt_and_discards(fresh_shoe(rng))
-        new, _ = dealt_and_discards(fresh_shoe(rng))
-        watch = SlugWatch(orders(dealt, discards))
-        assert [a for card in new for a in watch.push(card)] == []
+    for _ in range(pairs):
+        t = casino.trial("fair", rng, boxes=7, cut_zone=(234, 234))
+        p = t.previous
+        watch = SlugWatch(slug_orders(p.dealt, p.rounds, burnt=p.burnt, boxes=p.boxes))
+        assert [a for card in t.new.dealt for a in watch.push(card)] == []
         for key in Key:
             longest[key] = max(longest[key], watch.longest(key).length)
+    return longest
+
+
+def test_fair_shoes_raise_nothing() -> None:
+    """60 pairs of fair shoes, every order followed (the slow test runs 10,000, the benchmark's --null 100,000): no
+    alarm, short runs."""
+    longest = _fair_runs(60, "fair shoes")
     thresholds = SlugThresholds()
     assert all(longest[key] < thresholds.of(key) - 1 for key in Key), longest
+
+
+@pytest.mark.slow
+def test_fair_shoes_raise_nothing_at_scale() -> None:
+    """10,000 pairs: no alarm; the longest runs stay a card or more below each threshold."""
+    longest = _fair_runs(10_000, "fair shoes at scale")
+    thresholds = SlugThresholds()
+    assert all(longest[key] <= thresholds.of(key) - 2 for key in Key), longest
 
 
 def _longest_runs_by_brute_force(named: list[tuple[Order, list[Card]]], new: list[Card],
