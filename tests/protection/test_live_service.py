@@ -19,7 +19,7 @@ SLUG_DEMO = ("demo", "--rounds", "50", "--pace", "fast", "--seed", "4", "--shuff
 
 def test_a_false_shuffle_rings_the_alarm_while_the_slug_is_dealt(tmp_path: Path) -> None:
     db = tmp_path / "demo.sqlite"
-    out = tablectl(*SLUG_DEMO, "--db", str(db), timeout=180)
+    out = tablectl(*SLUG_DEMO, "--db", str(db), timeout=600)
     assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
     lines = out.stdout.strip().splitlines()
     assert json.loads(lines[-1])["alerts"] == ["slug"]
