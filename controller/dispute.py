@@ -361,6 +361,9 @@ class DisputeRecord:
     camera: Camera
     exported: Exported
     recall: list[RecallRound]
+    # Where an imported journal came from (`tablectl journal import`, issue 38): source, format, sha256, at; None
+    # for a table's own record. The record says so at its top: not a live table's evidence.
+    imported: dict[str, Any] | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """The record as JSON-ready data (what `--format json` writes)."""
@@ -580,6 +583,7 @@ class DisputeBook:
                    else "the recorder's clock is taken to agree with the table's")),
             exported=Exported(by=o.exported_by, at=self._moment(o.exported_at), copy=o.copy.value),
             recall=[self._recall_round(s, kept.get(s.number)) for s in self._recall],
+            imported=dict(self._table.imported) if self._table is not None and self._table.imported else None,
         )
 
     # ------------------------------------------------------------------ while feeding

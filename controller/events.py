@@ -295,6 +295,19 @@ class ShoeCount(Event):
 
 
 @dataclass(slots=True, kw_only=True)
+class Imported(Event):
+    """This journal was brought in from elsewhere by `tablectl journal import` (issue 38): a session file or a
+    recorded shoe sequence, not a table's own record. ``at`` is when it was imported; ``source`` what from (the
+    file's name and whatever the person said of it), ``sha256`` the file's digest. Accepted only before any shoe,
+    once: a table's own journal is never marked imported, and an imported one never passes for a table's own."""
+
+    type: Literal["imported"] = "imported"
+    source: Detail
+    format: Literal["session", "recorded-shoes"]
+    sha256: Annotated[str, Field(pattern="^[0-9a-f]{64}$")]
+
+
+@dataclass(slots=True, kw_only=True)
 class DealerIn(Event):
     """The dealer ``dealer`` (a badge or staff id) takes the table: the rounds from now on are theirs.
 
@@ -391,7 +404,7 @@ AnyEvent = Annotated[
         SetRules, Shuffle, PlaceBet, Reserve, CardDrawn, CutCardOut, Stand, Double, Split,
         Surrender, Insure, EvenMoney, CloseInsurance, DiscardCard, VoidRound, Tick,
         ShoeFault, ShoeFaultCleared, LinkDown, LinkUp, CallPit, AcknowledgeAlert, ShoeGate, ShoeCount,
-        DealerIn, DealerOut,
+        DealerIn, DealerOut, Imported,
         BankerStand, Fold, Dark, Contra, Recontra, OpenBank, CloseBank, Withdraw, DealIn,
     ],
     Field(discriminator="type"),

@@ -1,4 +1,4 @@
-"""The journal tools: `tablectl journal export|verify|keygen|init|rules|backup` and `tablectl status`.
+"""The journal tools: `tablectl journal export|verify|keygen|init|rules|backup|import` and `tablectl status`.
 
 Every tool that reads a journal opens it read-only (SQLite ``mode=ro``): it
 never changes a byte of the file it inspects, and never writes an output file
@@ -72,6 +72,16 @@ def configure_parser(p: argparse.ArgumentParser) -> None:
     backup.add_argument("--keep", type=int, default=0, metavar="N",
                         help="keep the newest N copies of this journal in DIR, remove older ones (default: keep all)")
     backup.set_defaults(_run=run_backup)
+    imp = sub.add_parser("import", help="make a keyed journal from a session file or a recorded shoe sequence, "
+                                        "marked imported (docs/session-format.md, \"Importing\")")
+    imp.add_argument("source", metavar="FILE", help="a session file (JSON Lines, as journal export writes) or a "
+                                                   "recorded shoe sequence (its first line {\"recorded\": \"shoes\", ...})")
+    imp.add_argument("--db", required=True, help="the new journal (never over an existing file)")
+    imp.add_argument("--key", help="its key file (default: beside it, DB.key; made when missing)")
+    imp.add_argument("--said", metavar="TEXT", help="where the file came from, in the journal's import row "
+                                                   "(e.g. 'table 7, 2026-12-01, Acme recorder export')")
+    imp.add_argument("--rules", metavar="PROFILE", help="the rule profile, over the file's own")
+    imp.set_defaults(_run=run_import)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -485,12 +495,55 @@ def _prune(folder: Path, name: str, keep: int) -> list[Path]:
     return old
 
 
-def parse_time(text: str) -> datetime:
-    """``--since``'s ISO-8601 time (UTC when it names no zone); ValueError says what is wrong."""
+def run_import(args: argparse.Namespace) -> int:
+    """A session file or a recorded shoe sequence as a new keyed journal, marked imported: exit 0, or 2 with the
+    line that stopped it (nothing is left behind)."""
+    from controller.rules import RuleError
+
+    from .journal_import import ImportError_, describe, import_file
+
+    db = Path(args.db)
+    key = Path(args.key) if args.key else key_beside(db)
+    try:
+        made = import_file(Path(args.source), db, key, said=args.said, now=datetime.now(timezone.utc),
+                           profile=args.rules)
+    except (ImportError_, JournalError, RuleError, ValueError, OSError) as exc:
+        print(f"tablectl journal import: {args.source}: {exc}", file=sys.stderr)
+        return EXIT_CANNOT
+    print(describe(made))
+    return EXIT_OK
+
+
+def imported_from(reader: JournalReader) -> dict[str, Any] | None:
+    """Where an imported journal came from (its `imported` row: source, format, sha256, at, and the row), or None
+    for a table's own journal. The row is the journal's second (after the rules) or, at the latest, before its
+    first shuffle."""
+    from controller.events import Imported, Shuffle
+
+    for entry in reader.entries():
+        if isinstance(entry.event, Imported):
+            e = entry.event
+            return {"source": e.source, "format": e.format, "sha256": e.sha256,
+                    "at": e.at.isoformat() if e.at else None, "row": entry.seq}
+        if isinstance(entry.event, Shuffle) or entry.seq > 10:
+            return None
+    return None
+
+
+def imported_line(provenance: dict[str, Any] | None) -> str | None:
+    """The line every tool prints first for an imported journal (None for a table's own)."""
+    if provenance is None:
+        return None
+    return (f"IMPORTED: not a live table's record: imported by `tablectl journal import` at {provenance['at']} from "
+            f"{provenance['source']} ({provenance['format']}, sha256 {provenance['sha256']}; row {provenance['row']})")
+
+
+def parse_time(text: str, option: str = "--since") -> datetime:
+    """An option's ISO-8601 time (UTC when it names no zone); ValueError says what is wrong."""
     try:
         t = datetime.fromisoformat(text)
     except ValueError:
-        raise ValueError(f"--since {text!r} is not an ISO-8601 time (e.g. 2026-11-30T20:00:00Z)") from None
+        raise ValueError(f"{option} {text!r} is not an ISO-8601 time (e.g. 2026-11-30T20:00:00Z)") from None
     return t if t.tzinfo else t.replace(tzinfo=timezone.utc)
 
 

@@ -31,7 +31,7 @@ from typing import Any, AsyncIterator, Callable, Iterator, Protocol, runtime_che
 
 import firmware_bridge as fb
 from controller import events as ev
-from controller.authority import TableAuthority
+from controller.authority import ImportedJournal, TableAuthority
 from controller.closed import ClosedCards
 from controller.effects import Effect, RoundSettled
 from controller.games.base import ShoeFigure
@@ -400,6 +400,13 @@ class TableService:
         self.authority = TableAuthority.open(
             settings.journal.path, key or journal_key(settings), settings.table.rules(),
             settings.journal.snapshot_every_rounds, now=clock())
+        imported = self.authority.table.imported
+        if imported is not None:
+            self.authority.journal.close()
+            raise ImportedJournal(
+                f"{settings.journal.path} was made by `tablectl journal import` from {imported['source']} at "
+                f"{imported['at']}: it is evidence brought in from elsewhere, not this table's journal, and the "
+                "table never writes to it (give [journal] path a journal of the table's own)")
         journal = self.authority.journal
         last = journal.last_card()
         # The last card stored, and what each position of the shoe in play held (to tell a resent card

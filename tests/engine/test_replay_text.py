@@ -85,7 +85,7 @@ def test_the_json_keeps_every_field_and_its_meaning_and_adds_the_incidents_and_t
     assert kinds == ["shoe_fault", "shoe_fault_cleared", "ack_alert", "card", "call_pit", "discard_card",
                      "void_round"]
     assert doc["incidents"][0] == {"at": "2026-12-01T20:00:08+00:00", "type": "shoe_fault", "round": 1,
-                                   "after_rounds": 0, "level": "action",
+                                   "after_rounds": 0, "level": "action", "alert": "shoe_fault",
                                    "text": "shoe fault jam: card stuck at the gate"}
 
 
