@@ -126,6 +126,7 @@ class ShoeCore:
         self.lid_open = False
         self._force_unreadable = 0
         self._garble = False
+        self._unreported = 0  # `skip`: cards that leave with the next one, their reports lost
         self._next_seq = 1
         self._retained: deque[_Retained] = deque()
         self._received = 0
@@ -166,6 +167,7 @@ class ShoeCore:
         while len(self._shoes) > 4:
             del self._shoes[next(iter(self._shoes))]
         self.position = 0
+        self._unreported = 0
         self.cut_at = cut
         self.cut_card_out = False
         self._emit(ShoeLoadedEvent(self._next_seq, len(self.cards), self.shoe_id, self.config.pack))
@@ -227,7 +229,9 @@ class ShoeCore:
         refused = self.refusal()
         if refused is not None:
             return refused
-        self.position += 1
+        # Cards `skip` lost leave now, with this one: until then the shoe's count (its STATUS) does not have them.
+        self.position += 1 + min(self._unreported, self.cards_left - 1)
+        self._unreported = 0
         card = self.cards[self.position - 1]
         unreadable = False
         if self._force_unreadable:
@@ -248,10 +252,13 @@ class ShoeCore:
     # --- firmware faults a real shoe can show (for the table's tests and a technician's demo) ----
 
     def skip(self, count: int) -> None:
-        """The shoe's count jumps: the next ``count`` cards leave without being reported."""
-        if not 1 <= count <= self.cards_left:
-            raise ValueError(f"skip takes 1 to {self.cards_left} cards")
-        self.position += count
+        """The shoe's count jumps: the next ``count`` cards leave without being reported, with the next deal.
+
+        They leave when the next card does (a real shoe's lost reports are of cards that left), so its STATUS
+        counts them only from then: before it, the table has every card the shoe has released."""
+        if not 1 <= count < self.cards_left - self._unreported:
+            raise ValueError(f"skip takes 1 to {self.cards_left - self._unreported - 1} cards (one more must follow)")
+        self._unreported += count
 
     def repeat_position(self, card: str) -> None:
         """The shoe goes back: it reports its last position again, holding ``card``."""

@@ -42,7 +42,9 @@ def deal(table: Table) -> dict:
     # The table's view opens the gate at once; the shoe's own gate opens when its UNLOCK arrives.
     while (answer := table.shoe.request("deal")).get("error") == "locked" and time.monotonic() < end:
         time.sleep(0.02)
-    assert answer["ok"], answer
+    if not answer["ok"]:
+        v = view(table)
+        raise AssertionError(f"{answer}: the table's lock reasons {v['lock_reasons']}, alerts {v['alerts']}")
     wait(lambda v: v["last_seq"] > seq, "the card reached the journal")
     return answer
 

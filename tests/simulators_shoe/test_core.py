@@ -169,3 +169,16 @@ def test_a_shoe_loaded_in_a_round_leaves_out_the_cards_still_on_the_table() -> N
         assert "has not left" in str(exc)
     else:
         raise AssertionError("kept a card that never left the shoe")
+
+
+def test_skipped_cards_leave_with_the_next_card_and_not_before() -> None:
+    """A skip is of reports lost: the shoe counts the cards when they leave, with the next deal, so a STATUS
+    sent between the fault and that deal shows the table no card missing (a test racing a heartbeat saw one)."""
+    core = make()
+    first = core.deal()
+    assert isinstance(first, Released) and first.position == 1
+    core.skip(2)
+    assert core.position == 1 and core.cards_left == 51
+    after = core.deal()
+    assert isinstance(after, Released) and after.position == 4 and after.card == shuffled_shoe(4, 1, 1)[3]
+    assert core.position == 4
