@@ -663,13 +663,18 @@ const refreshFigures = coalesced(async () => {
   await refreshDealers();
 });
 
-// Each dealer's figures are the supervisor's: asked for only with a key, and hidden when it is refused.
-async function refreshDealers() {
+// Each dealer's figures are the supervisor's: asked for only with a key, and hidden when it is refused. One
+// request at a time (coalesced): the table makes one report at a time and answers a second with 429 busy.
+const refreshDealers = coalesced(dealersPanel);
+async function dealersPanel() {
   const table = $("dealers");
   $("dealer-form").hidden = !state.key || state.keyRejected;
   if (!state.key || state.keyRejected) { table.hidden = true; supervisorIs(false); return; }
   let d;
-  try { d = await api("/api/dealers?hours=8"); } catch (e) { table.hidden = true; supervisorIs(false); return; }
+  try { d = await api("/api/dealers?hours=8"); } catch (e) {
+    if (e.status === 429) { setTimeout(refreshDealers, 5000); return; }  // busy with another report: the panel stays
+    table.hidden = true; supervisorIs(false); return;
+  }
   supervisorIs(true);
   const rows = d.dealers.map((x) => el("tr", {},
     el("th", { scope: "row", text: `${x.dealer} (${x.shift})` }), el("td", { text: String(x.rounds) }),
