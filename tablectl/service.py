@@ -399,7 +399,8 @@ class TableService:
         self.clock = clock
         self.authority = TableAuthority.open(
             settings.journal.path, key or journal_key(settings), settings.table.rules(),
-            settings.journal.snapshot_every_rounds, now=clock())
+            settings.journal.snapshot_every_rounds, now=clock(),
+            snapshot_every_rows=settings.journal.snapshot_every_rows)
         imported = self.authority.table.imported
         if imported is not None:
             self.authority.journal.close()
