@@ -26,8 +26,8 @@ from .effects import AlertRaised, Effect, RoundSettled
 from .engine import IllegalAction, Phase, Table
 from .errors import SnapshotError
 from .events import CardDrawn, Event, SetRules, Shuffle, dump_event
-from .journal import (Journal, JournalEntry, JournalError, JournalKey, JournalReader, JournalTampered,
-                      RoundsMiscounted)
+from .journal import (History, Journal, JournalEntry, JournalError, JournalKey, JournalReader, JournalTampered,
+                      Rotation, RoundsMiscounted)
 from .rules import Rules, build_rules
 
 log = logging.getLogger(__name__)
@@ -147,6 +147,16 @@ class TableAuthority:
                 log.info("snapshot after row %d; journal head %d %s", seq, *self.journal.head())
         return seq, effects
 
+    def rotate_if_due(self, rotation: Rotation, now: datetime) -> Path | None:
+        """Archive the live journal before an input received at `now`, if a gaming day began since its first row
+        or it passed its size, and the table is between rounds with no card closed (a round never spans two
+        files; a closed card's row stays in the file that replays it). The archive made, or None."""
+        if self.table.round is not None or self.closed.rows or not self.journal.rotation_due(rotation, now):
+            return None
+        archive = self.journal.rotate(now, self.table.snapshot(), rotation)
+        self.rounds_since_snapshot = self.rows_since_snapshot = 0
+        return archive
+
     @property
     def closed_rows(self) -> frozenset[int]:
         """The ledger rows holding a card not yet turned (see controller.closed)."""
@@ -173,7 +183,12 @@ def replay_journal(journal: JournalReader, table: Table | None = None,
     """
     table = table if table is not None else Table(build_rules())
     since = 0
-    snap = journal.latest_snapshot(at_most) if journal.key is not None and from_snapshot else None
+    snap = None
+    if journal.key is not None and (from_snapshot or journal.base > 1):
+        # (a segment after an archive starts from the state kept at its first row: its "first row", issue 42)
+        snap = journal.latest_snapshot(at_most if from_snapshot else journal.base)
+    elif journal.base > 1:  # (read without the key, said NOT verified by the tool: that state is where it starts)
+        snap = journal.state_at_base()
     if snap is not None:
         try:
             table, since = Table.from_snapshot(snap[1]), snap[0]
@@ -249,7 +264,7 @@ def check_round_records(journal: JournalReader, *, whole: bool = False) -> int:
     return len(settled)
 
 
-def export_session(journal: JournalReader, since_time: datetime | None = None) -> Iterator[dict[str, Any]]:
+def export_session(journal: JournalReader | History, since_time: datetime | None = None) -> Iterator[dict[str, Any]]:
     """A journal's accepted events as session-format dicts (what `tablectl journal export` writes).
 
     With `since_time`, the export starts at the first shuffle at or after that time,
