@@ -103,6 +103,17 @@ class TableAuthority:
             replay_journal(self.journal, None, lambda entry, effects: closed.track(entry.seq, effects),
                            from_snapshot=False)
             self.closed = closed
+        self._keep_state_if_due()
+
+    def _keep_state_if_due(self) -> None:
+        """Keep the state now if `snapshot_every_rows` events or more were replayed to restore it (a journal written
+        before states were kept by rows: the next start replays from here, not from the first row again)."""
+        if self.rows_since_snapshot >= self.snapshot_every_rows and self.table.round is None and not self.closed.rows:
+            seq = self.journal.head()[0]
+            state = self.table.snapshot()
+            self.journal.save_snapshot(seq, state, state["format"])
+            self.rounds_since_snapshot = self.rows_since_snapshot = 0
+            log.info("replayed %d rows to start: the state is kept at row %d", self.replayed, seq)
 
     def submit(self, event: Event, received_at: datetime, *, shoe_id: str | None = None,
                position: int | None = None) -> tuple[int, list[Effect]]:

@@ -1685,6 +1685,10 @@ class Journal(JournalReader):
         archive = archive_folder(self.path) / f"{self.base:09d}-{rotation.gaming_day(started).isoformat()}.sqlite"
         nxt = self.path.with_name(self.path.name + ".next")
         try:
+            # The archive's own state and tally at its last row: its round records are then checked by count
+            # alone, and its rows replayed by nobody (the same state starts the new file).
+            if self.db.execute("SELECT 1 FROM snapshots WHERE seq = ?", (head,)).fetchone() is None:
+                self.save_snapshot(head, state, state["format"])
             self._make_next(nxt, now, head, head_mac, state)
             self._step("made")
             self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")

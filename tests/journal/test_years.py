@@ -116,3 +116,14 @@ def test_a_forged_tally_is_named(tmp_path: Path) -> None:
         with pytest.raises(JournalTampered) as found:
             check_round_records(reader)
     assert found.value.table == "tallies"
+
+
+def test_a_journal_written_with_no_state_by_rows_gets_one_at_its_next_start(tmp_path: Path) -> None:
+    path = tmp_path / "j.sqlite"
+    _call_pit_rows(path, 250, snapshot_every_rows=1_000).journal.close()  # (as a release before them wrote it)
+    first = open_authority(path, snapshot_every_rows=100)
+    assert first.replayed == 251
+    first.journal.close()
+    second = open_authority(path, snapshot_every_rows=100)
+    assert second.replayed == 0  # from the state the first start kept at the head
+    second.journal.close()
