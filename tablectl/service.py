@@ -262,7 +262,7 @@ class CatchUp:
         except JournalError as exc:
             log.warning("a reader coming back after row %d is told to reload the table: %s", self.after, exc)
             return False
-        if self.head - start > CATCH_UP_ROWS or start < reader.base:  # (before the live file: it reloads, issue 42)
+        if self.head - start > CATCH_UP_ROWS or (reader.base > 1 and start < reader.base):  # (before the live file)
             return False
         self._table, self._entries = table, reader.entries(start)
         return True
