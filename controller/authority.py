@@ -22,14 +22,20 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
 from .closed import ClosedCards, closed_cards, mask_event
-from .effects import Effect, RoundSettled
+from .effects import AlertRaised, Effect, RoundSettled
 from .engine import IllegalAction, Phase, Table
 from .errors import SnapshotError
 from .events import CardDrawn, Event, SetRules, Shuffle, dump_event
-from .journal import Journal, JournalEntry, JournalError, JournalKey, JournalReader, JournalTampered
+from .journal import (History, Journal, JournalEntry, JournalError, JournalKey, JournalReader, JournalTampered,
+                      Rotation, RoundsMiscounted)
 from .rules import Rules, build_rules
 
 log = logging.getLogger(__name__)
+
+
+# Events between two kept states at most when no round settles (the start's replay is bounded by it: about
+# 2 hours of a busy table's inputs, a few seconds of replay on a Pi).
+SNAPSHOT_EVERY_ROWS = 5_000
 
 
 class ReplayRefused(JournalError, ValueError):
@@ -44,10 +50,18 @@ class ImportedJournal(JournalError, ValueError):
 class TableAuthority:
     """A Table kept in step with its journal."""
 
-    def __init__(self, journal: Journal, rules: Rules, snapshot_every_rounds: int = 50) -> None:
-        """Restore the table from `journal` (a new one holds its first row already: see `open`)."""
+    def __init__(self, journal: Journal, rules: Rules, snapshot_every_rounds: int = 50,
+                 snapshot_every_rows: int = SNAPSHOT_EVERY_ROWS) -> None:
+        """Restore the table from `journal` (a new one holds its first row already: see `open`).
+
+        The state is kept every `snapshot_every_rounds` settled rounds, and after `snapshot_every_rows` events
+        with none kept (at the first of them between rounds with no card closed): a table that records
+        thousands of inputs and no round (the pit called all night, a shoe that faults) still starts from a
+        state at most that many rows back (issue 42: a start on 10^6 such rows replayed them all).
+        """
         self.journal = journal
         self.snapshot_every_rounds = snapshot_every_rounds
+        self.snapshot_every_rows = snapshot_every_rows
         self.table = Table(rules)
         self.replayed = 0
         # Ledger rows holding a card dealt face down and not yet turned (the dealer's hole card, the club
@@ -57,7 +71,7 @@ class TableAuthority:
 
     @classmethod
     def open(cls, path: str | Path, key: JournalKey, rules: Rules, snapshot_every_rounds: int = 50,
-             *, now: datetime, create: bool = True) -> "TableAuthority":
+             *, now: datetime, create: bool = True, snapshot_every_rows: int = SNAPSHOT_EVERY_ROWS) -> "TableAuthority":
         """Open (or, where nothing is, create) the journal at `path` and restore the table from it.
 
         `now` is the caller's clock reading: a new journal is created at that time with its first row
@@ -67,7 +81,8 @@ class TableAuthority:
         # Every option, not only those that differ from the profile: the row means the same rules even
         # after the casino changes what a profile's defaults are.
         first = SetRules(profile=rules.name, options=rules.options())
-        return cls(Journal(path, key, create=create, now=now, first=first), rules, snapshot_every_rounds)
+        return cls(Journal(path, key, create=create, now=now, first=first), rules, snapshot_every_rounds,
+                   snapshot_every_rows)
 
     def _restore(self) -> None:
         def after(entry: JournalEntry, effects: list[Effect]) -> None:
@@ -79,6 +94,7 @@ class TableAuthority:
 
         self.table = replay_journal(self.journal, self.table, after)
         self.rounds_since_snapshot = 0
+        self.rows_since_snapshot = self.replayed  # (the rows replayed are those after the newest state)
         if len(self.closed.rows) < len(closed_cards(self.table)):
             # Restored from a snapshot while a card dealt before it is still closed (club-21-36's banker
             # carries a kept card past the round whose settlement took the snapshot): its row lies before the
@@ -87,6 +103,17 @@ class TableAuthority:
             replay_journal(self.journal, None, lambda entry, effects: closed.track(entry.seq, effects),
                            from_snapshot=False)
             self.closed = closed
+        self._keep_state_if_due()
+
+    def _keep_state_if_due(self) -> None:
+        """Keep the state now if `snapshot_every_rows` events or more were replayed to restore it (a journal written
+        before states were kept by rows: the next start replays from here, not from the first row again)."""
+        if self.rows_since_snapshot >= self.snapshot_every_rows and self.table.round is None and not self.closed.rows:
+            seq = self.journal.head()[0]
+            state = self.table.snapshot()
+            self.journal.save_snapshot(seq, state, state["format"])
+            self.rounds_since_snapshot = self.rows_since_snapshot = 0
+            log.info("replayed %d rows to start: the state is kept at row %d", self.replayed, seq)
 
     def submit(self, event: Event, received_at: datetime, *, shoe_id: str | None = None,
                position: int | None = None) -> tuple[int, list[Effect]]:
@@ -109,16 +136,37 @@ class TableAuthority:
             seq = self.journal.append_event(event, received_at, shoe_id=shoe_id, position=position)
             effects = table.apply(event)
             self.closed.track(seq, effects)
+            self.rows_since_snapshot += 1
+            snapshot = False
             for effect in effects:
                 if type(effect) is RoundSettled:
                     self.journal.save_round(seq, effect.result)
                     self.rounds_since_snapshot += 1
-                    if self.rounds_since_snapshot >= self.snapshot_every_rounds:
-                        state = table.snapshot()
-                        self.journal.save_snapshot(seq, state, state["format"])
-                        self.rounds_since_snapshot = 0
-                        log.info("snapshot after row %d; journal head %d %s", seq, *self.journal.head())
+                    snapshot = snapshot or self.rounds_since_snapshot >= self.snapshot_every_rounds
+                elif type(effect) is AlertRaised:  # (logged here, live: a replay applies the same rows silently)
+                    alert = effect.alert
+                    if alert.count > 1:
+                        log.info("alert %s %s raised again (%d times): %s", alert.id, alert.kind.value, alert.count,
+                                 effect.said or alert.message)
+                    else:
+                        log.info("alert %s %s: %s", alert.id, alert.kind.value, alert.message)
+            if snapshot or (self.rows_since_snapshot >= self.snapshot_every_rows and table.round is None
+                            and not self.closed.rows):
+                state = table.snapshot()
+                self.journal.save_snapshot(seq, state, state["format"])
+                self.rounds_since_snapshot = self.rows_since_snapshot = 0
+                log.info("snapshot after row %d; journal head %d %s", seq, *self.journal.head())
         return seq, effects
+
+    def rotate_if_due(self, rotation: Rotation, now: datetime) -> Path | None:
+        """Archive the live journal before an input received at `now`, if a gaming day began since its first row
+        or it passed its size, and the table is between rounds with no card closed (a round never spans two
+        files; a closed card's row stays in the file that replays it). The archive made, or None."""
+        if self.table.round is not None or self.closed.rows or not self.journal.rotation_due(rotation, now):
+            return None
+        archive = self.journal.rotate(now, self.table.snapshot(), rotation)
+        self.rounds_since_snapshot = self.rows_since_snapshot = 0
+        return archive
 
     @property
     def closed_rows(self) -> frozenset[int]:
@@ -137,16 +185,21 @@ class TableAuthority:
 
 def replay_journal(journal: JournalReader, table: Table | None = None,
                    after: Callable[[JournalEntry, list[Effect]], None] | None = None, *,
-                   from_snapshot: bool = True) -> Table:
+                   from_snapshot: bool = True, at_most: int | None = None) -> Table:
     """The table as the journal's accepted events leave it (read-only: nothing is written).
 
     Starts from the newest snapshot that verifies (only with the journal's key, and unless
-    `from_snapshot` is false), else from the first row. ReplayRefused names the row if this
-    build's engine refuses an event the journal accepted.
+    `from_snapshot` is false; with `at_most`, the newest taken at or before that row), else from the
+    first row. ReplayRefused names the row if this build's engine refuses an event the journal accepted.
     """
     table = table if table is not None else Table(build_rules())
     since = 0
-    snap = journal.latest_snapshot() if journal.key is not None and from_snapshot else None
+    snap = None
+    if journal.key is not None and (from_snapshot or journal.base > 1):
+        # (a segment after an archive starts from the state kept at its first row: its "first row", issue 42)
+        snap = journal.latest_snapshot(at_most if from_snapshot else journal.base)
+    elif journal.base > 1:  # (read without the key, said NOT verified by the tool: that state is where it starts)
+        snap = journal.state_at_base()
     if snap is not None:
         try:
             table, since = Table.from_snapshot(snap[1]), snap[0]
@@ -166,14 +219,19 @@ def replay_journal(journal: JournalReader, table: Table | None = None,
     return table
 
 
-def check_round_records(journal: JournalReader) -> int:
-    """Replay the whole ledger and check the round records against it; returns how many rounds it settles.
+def check_round_records(journal: JournalReader, *, whole: bool = False) -> int:
+    """Check the round records against the ledger's replay; returns how many rounds the rows replayed settle.
 
     Each round the ledger settles must have its record, made at the row that settled it, and no
     other record may be there: a record removed (the last round's as well as one in the middle)
     or one without its round is named by JournalTampered. (What a record says is its MAC's to
     prove: `JournalReader.verify`. Its exact text is not compared, so a record written by another
     release, with other fields, is not taken for tampering.)
+
+    Where the writer kept tallies (issue 42), the records up to the newest state a tally goes with are checked by
+    their count (`JournalReader.counted_rounds`: each record is bound to its row, so none can be added, and one
+    removed changes the count), and only the rows after that state are replayed: the work is the tail's, not the
+    history's. `whole`: replay every row all the same (this release's engine replays the whole journal).
     """
     settled: dict[int, int] = {}
 
@@ -182,8 +240,25 @@ def check_round_records(journal: JournalReader) -> int:
             if type(effect) is RoundSettled:
                 settled[effect.round.number] = entry.seq
 
-    replay_journal(journal, None, after, from_snapshot=False)
-    kept = dict(journal.db.execute("SELECT number, seq FROM rounds").fetchall())
+    miscounted: RoundsMiscounted | None = None
+    try:
+        tally = journal.counted_rounds()
+    except RoundsMiscounted as exc:  # (the rows from the last tally that counts right name the round removed)
+        miscounted, tally = exc, (exc.after, 0) if exc.after else None
+    since = 0
+    if tally is not None and not whole:
+        start = journal.latest_snapshot(tally[0])
+        if start is not None:
+            try:
+                Table.from_snapshot(start[1])
+                since = start[0]
+            except SnapshotError:
+                pass
+    if since:
+        replay_journal(journal, None, after, at_most=since)
+    else:
+        replay_journal(journal, None, after, from_snapshot=False)
+    kept = dict(journal.db.execute("SELECT number, seq FROM rounds WHERE seq > ?", (since,)).fetchall())
     for number in sorted(set(settled) | set(kept)):
         if number not in kept:
             raise JournalTampered(f"journal {journal.path}: the record of round {number}, settled at ledger row "
@@ -195,10 +270,12 @@ def check_round_records(journal: JournalReader) -> int:
             raise JournalTampered(f"journal {journal.path}: the record of round {number} is at row {kept[number]}, "
                                   f"but {where}: it was forged or moved; keep the file for investigation",
                                   table="rounds", row=number)
+    if miscounted is not None:
+        raise miscounted
     return len(settled)
 
 
-def export_session(journal: JournalReader, since_time: datetime | None = None) -> Iterator[dict[str, Any]]:
+def export_session(journal: JournalReader | History, since_time: datetime | None = None) -> Iterator[dict[str, Any]]:
     """A journal's accepted events as session-format dicts (what `tablectl journal export` writes).
 
     With `since_time`, the export starts at the first shuffle at or after that time,

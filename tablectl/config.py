@@ -85,6 +85,13 @@ class JournalSettings(_Section):
         None, description="the table's journal key (64 hex characters, readable by the service alone); "
                           "default: the journal's path with .key appended")
     snapshot_every_rounds: int = Field(50, ge=1, le=10_000, description="rounds between state snapshots")
+    snapshot_every_rows: int = Field(5_000, ge=100, le=1_000_000, description="inputs between state snapshots "
+                                                                             "when no round settles (issue 42)")
+    gaming_day_starts: str = Field("06:00", pattern=r"^([01][0-9]|2[0-3]):[0-5][0-9]$",
+                                   description="when the gaming day starts, HH:MM in the table's time zone: the "
+                                               "journal is archived at the first input of each gaming day")
+    rotate_mb: int = Field(256, ge=0, le=65_536, description="the live journal is archived when it passes this "
+                                                             "size too (MiB); 0: by gaming day alone")
 
     @property
     def key_path(self) -> Path:

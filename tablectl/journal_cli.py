@@ -22,8 +22,9 @@ from pathlib import Path
 from typing import Any
 
 from controller.authority import ReplayRefused, check_round_records, export_session, replay_journal
-from controller.journal import (JournalError, JournalKey, JournalKeyError, JournalNotFound, JournalReader,
-                                JournalTampered, StorageError, UnreadableRow, Verified, key_beside, sidecars)
+from controller.journal import (History, JournalError, JournalKey, JournalKeyError, JournalNotFound, JournalReader,
+                                JournalTampered, StorageError, UnreadableRow, Verified, archives, key_beside,
+                                sidecars)
 from controller.replay_cli import format_rounds
 from controller.view import table_view
 
@@ -46,6 +47,9 @@ def configure_parser(p: argparse.ArgumentParser) -> None:
     verify.add_argument("--key", help="the key that signed the journal (default: the key beside it, JOURNAL.key)")
     verify.add_argument("--head", metavar="SEQ:MAC", type=_head,
                         help="a head recorded earlier (from /api/table or the log): the journal must still hold it")
+    verify.add_argument("--replay", action="store_true",
+                        help="replay every row through this release's engine too (the round records are otherwise "
+                             "checked by their MAC'd tallies, and the rows after the newest one replayed)")
     verify.add_argument("--json", action="store_true", help="print JSON")
     verify.set_defaults(_run=run_verify)
     keygen = sub.add_parser("keygen", help="make a new key file for a new table's journal")
@@ -147,12 +151,22 @@ def run_export(args: argparse.Namespace) -> int:
         if args.out:
             refuse_overwriting_journal(Path(args.out), Path(args.db))
         with open_verified(args.db, args.key, "journal export") as reader:
-            lines = [json.dumps(line, separators=(",", ":")) + "\n" for line in export_session(reader, since)]
-        if args.out:
-            with open(args.out, "w", encoding="utf-8") as out:
-                out.writelines(lines)
-        else:
-            sys.stdout.writelines(lines)
+            source: JournalReader | History = reader
+            if archives(Path(args.db)):  # (the whole history, read a file at a time: issue 42)
+                source = History(args.db, reader.key)
+                if reader.key is not None:
+                    source.verify()
+            lines = (json.dumps(line, separators=(",", ":")) + "\n" for line in export_session(source, since))
+            if args.out:  # (streamed to a file beside it, renamed when whole: never half an export)
+                partial = Path(f"{args.out}.{os.getpid()}.partial")
+                try:
+                    with open(partial, "w", encoding="utf-8") as out:
+                        out.writelines(lines)
+                    os.replace(partial, args.out)
+                finally:
+                    partial.unlink(missing_ok=True)
+            else:
+                sys.stdout.writelines(lines)
     except (JournalError, ValueError, OSError) as exc:
         print(f"tablectl journal export: {exc}", file=sys.stderr)
         return tool_status(exc)
@@ -171,8 +185,9 @@ def run_verify(args: argparse.Namespace) -> int:
     """Verify a journal: 0 and the row count and head MAC, 1 naming the first row that fails, 2 if it cannot check.
 
     Every table is checked: the ledger's chain, each round record, snapshot and outbox mark against
-    the ledger row it is bound to (none beyond the last row), and, by a replay of the whole ledger,
-    that every round it settles has its record.
+    the ledger row it is bound to (none beyond the last row), and that every round the ledger settles
+    has its record: by the tallies the writer kept with its states and a replay of the rows after the
+    newest of them, or (``--replay``, or a journal with no tallies) by a replay of the whole ledger.
     """
     key = args.key if args.key is not None else key_beside(Path(args.db))  # as `status` and `export` find it
     try:
@@ -181,9 +196,23 @@ def run_verify(args: argparse.Namespace) -> int:
         print(f"tablectl journal verify: {exc}", file=sys.stderr)
         return EXIT_CANNOT
     try:
-        result = _verified(reader, args.head)
+        if archives(Path(args.db)):  # (its history: every archive, each link between them, then the live file)
+            def each(segment: JournalReader, found: Verified) -> None:
+                _bad_snapshots(segment, found)
+                check_round_records(segment, whole=args.replay)
+
+            try:
+                result = History(args.db, reader.key).verify(each)
+            except (UnreadableRow, ReplayRefused) as exc:
+                print(f"tablectl journal verify: the round records cannot be checked: {exc}", file=sys.stderr)
+                return EXIT_CANNOT
+            if args.head is not None:
+                _check_head(reader, *args.head)
+        else:
+            result = _verified(reader, args.head)
         try:
-            check_round_records(reader)  # every round the ledger settles has its record: replayed, by this release
+            if not archives(Path(args.db)):
+                check_round_records(reader, whole=args.replay)  # every round the ledger settles has its record
         except (UnreadableRow, ReplayRefused) as exc:
             print(f"tablectl journal verify: every MAC verifies, but the round records cannot be checked: {exc}",
                   file=sys.stderr)
@@ -215,13 +244,17 @@ def run_verify(args: argparse.Namespace) -> int:
 def _verified(reader: JournalReader, head: tuple[int, str] | None = None) -> Verified:
     """Every MAC, every snapshot (one that does not verify is NOT VERIFIED here), and `head` if given."""
     result = reader.verify()
+    _bad_snapshots(reader, result)
+    if head is not None:
+        _check_head(reader, *head)
+    return result
+
+
+def _bad_snapshots(reader: JournalReader, result: Verified) -> None:
     if result.bad_snapshots:  # (the service ignores such a snapshot; surveillance is told)
         seq = result.bad_snapshots[0]
         raise JournalTampered(f"journal {reader.path}: the snapshot after row {seq} does not verify: it was "
                               "altered or forged; keep the file for investigation", table="snapshots", row=seq)
-    if head is not None:
-        _check_head(reader, *head)
-    return result
 
 
 def _head(text: str) -> tuple[int, str]:
@@ -466,12 +499,46 @@ def run_backup(args: argparse.Namespace) -> int:
                 p.unlink(missing_ok=True)
         _sync_folder(to)
         removed = _prune(to, name, args.keep) if args.keep else []
+        try:
+            copied = _copy_archives(db, to / f"{name}.archive", key)
+        except (JournalTampered, UnreadableRow) as exc:
+            print(f"NOT VERIFIED: an archive of {db} does not verify (tablectl journal verify --db {db} --key "
+                  f"{key_path}): {exc}; its copy is removed")
+            return EXIT_NOT_VERIFIED
     except (JournalError, ValueError, OSError) as exc:
         print(f"tablectl journal backup: {exc}", file=sys.stderr)
         return EXIT_CANNOT
     print(f"backed up {db} to {final}: verified, {result.rows} rows, {result.rounds} round records, head row "
-          f"{result.head_seq} MAC {result.head_mac}" + (f"; removed {len(removed)} older copies" if removed else ""))
+          f"{result.head_seq} MAC {result.head_mac}" + (f"; removed {len(removed)} older copies" if removed else "")
+          + (f"; {copied} new archives copied to {to / (name + '.archive')}" if copied else ""))
     return 0
+
+
+def _copy_archives(db: Path, to: Path, key: JournalKey) -> int:
+    """Copy each archive of the journal not copied yet into `to` (issue 42): an archive never changes, so it is
+    copied once, fsynced and verified under a temporary name, then named; never pruned. Returns how many."""
+    import shutil
+
+    done = 0
+    for archive in archives(db):
+        target = to / archive.name
+        if target.exists():
+            continue
+        to.mkdir(exist_ok=True)
+        partial = target.with_name(f"{target.name}.{os.getpid()}.partial")
+        try:
+            shutil.copyfile(archive, partial)
+            with open(partial, "rb") as f:
+                os.fsync(f.fileno())
+            with JournalReader(partial, key) as reader:
+                reader.verify()
+            os.link(partial, target)
+        finally:
+            for p in (partial, *sidecars(partial)):
+                p.unlink(missing_ok=True)
+        _sync_folder(to)
+        done += 1
+    return done
 
 
 def _sync_folder(folder: Path) -> None:

@@ -27,6 +27,7 @@ import time
 from collections import deque
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from datetime import time as dt_time
 from typing import Any, AsyncIterator, Callable, Iterator, Protocol, runtime_checkable
 
 import firmware_bridge as fb
@@ -42,12 +43,14 @@ from controller.journal import (
     JournalKey,
     JournalKeyError,
     JournalReader,
+    Rotation,
     StorageError,
     journal_exists,
 )
 from controller.rules import build_rules
 
 from .config import Settings
+from .zones import zone_of
 from .outputs import Output, ShoeLockOutput
 from .shoe_intake import (
     CLEARABLE_FAULTS,
@@ -259,7 +262,7 @@ class CatchUp:
         except JournalError as exc:
             log.warning("a reader coming back after row %d is told to reload the table: %s", self.after, exc)
             return False
-        if self.head - start > CATCH_UP_ROWS:
+        if self.head - start > CATCH_UP_ROWS or (reader.base > 1 and start < reader.base):  # (before the live file)
             return False
         self._table, self._entries = table, reader.entries(start)
         return True
@@ -383,6 +386,14 @@ def journal_key(settings: Settings) -> JournalKey:
     return key
 
 
+def journal_rotation(settings: Settings) -> Rotation:
+    """When the table's journal is archived: `[journal] gaming_day_starts` in `[table] time_zone` (UTC if none),
+    and `rotate_mb`."""
+    hours, minutes = (int(x) for x in settings.journal.gaming_day_starts.split(":"))
+    zone = zone_of(settings.table.time_zone) if settings.table.time_zone else timezone.utc
+    return Rotation(zone=zone, starts=dt_time(hours, minutes), max_bytes=settings.journal.rotate_mb * 1024 * 1024)
+
+
 class TableService:
     """The single authority at run time: owns the journal, the engine, the shoe link and the outputs."""
 
@@ -399,7 +410,9 @@ class TableService:
         self.clock = clock
         self.authority = TableAuthority.open(
             settings.journal.path, key or journal_key(settings), settings.table.rules(),
-            settings.journal.snapshot_every_rounds, now=clock())
+            settings.journal.snapshot_every_rounds, now=clock(),
+            snapshot_every_rows=settings.journal.snapshot_every_rows)
+        self.rotation = journal_rotation(settings)
         imported = self.authority.table.imported
         if imported is not None:
             self.authority.journal.close()
@@ -534,6 +547,11 @@ class TableService:
                 return
 
     def _write_batch(self, batch: list[_Input]) -> None:
+        try:  # (between transactions: the first input of a gaming day, or past the size, starts a new file)
+            self.authority.rotate_if_due(self.rotation, self.clock())
+        except JournalError as exc:
+            self._fail(exc, batch)
+            return
         later: list[Callable[[], None]] = []
         self._later = later
         try:

@@ -13,7 +13,7 @@ import json
 import logging
 from typing import TYPE_CHECKING, Any, Callable
 
-from controller.journal import LedgerRow
+from controller.journal import JournalReader, LedgerRow
 from controller.protection.shoes import count_of_remaining
 from controller.view import table_view
 
@@ -32,10 +32,21 @@ class ServiceSource:
         self.service = service
         self.edge = edge  # tablectl.edge.EdgeWorker (its `latest`), or None
         self.name = name
-        self.reader = service.reader()
+        self._reader = service.reader()
+        self._generation = service.authority.journal.generation
         self._figures: dict[str, Any] | None = None
         self._figures_rounds = -1
         self._hearing: asyncio.Task[None] | None = None
+
+    @property
+    def reader(self) -> JournalReader:
+        """The publisher's reader of the live journal: opened anew once the writer has archived the file it read
+        (issue 42: the old one reads the archive, where no row is added)."""
+        generation = self.service.authority.journal.generation
+        if generation != self._generation:
+            self._reader.close()
+            self._reader, self._generation = self.service.reader(), generation
+        return self._reader
 
     def add_listener(self, wake: Callable[[int], None]) -> None:
         """Call `wake(last_seq)` after every commit (no I/O inside), from a task of the running loop that
@@ -136,7 +147,7 @@ class ServiceSource:
         """Stop hearing commits; release the read connection."""
         if self._hearing is not None:
             self._hearing.cancel()
-        self.reader.close()
+        self._reader.close()
 
 
 def state_json(state: dict[str, Any]) -> bytes:

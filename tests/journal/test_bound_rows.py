@@ -191,11 +191,12 @@ def test_a_schema_2_journal_with_a_mark_beyond_its_head_is_refused(tmp_path: Pat
 
 def test_a_journal_of_an_unknown_schema_is_refused_naming_both(tmp_path: Path) -> None:
     path = journal_of(tmp_path / "j.sqlite")
-    edit(path, ("UPDATE meta SET value = '4' WHERE key = 'schema'", ()))
-    with pytest.raises(NotAJournal, match="schema 4"):
+    # (4 is a live file after an archive since issue 42: 5 is the schema no release has written yet)
+    edit(path, ("UPDATE meta SET value = '5' WHERE key = 'schema'", ()))
+    with pytest.raises(NotAJournal, match="schema 5"):
         Journal(path, key_for(path))
     out = service_check(tmp_path, path)
-    assert out.returncode == 3 and "schema 4" in out.stderr and "Traceback" not in out.stderr
+    assert out.returncode == 3 and "schema 5" in out.stderr and "Traceback" not in out.stderr
 
 
 def test_a_mark_is_never_set_beyond_the_last_row(tmp_path: Path) -> None:

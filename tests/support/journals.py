@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from controller import events as ev
-from controller.authority import TableAuthority
+from controller.authority import SNAPSHOT_EVERY_ROWS, TableAuthority
 from controller.cards import parse_card
 from controller.journal import JournalKey, key_beside
 from controller.rules import build_rules
@@ -25,9 +25,11 @@ def key_for(journal: Path) -> JournalKey:
     return JournalKey.load(path) if path.exists() else JournalKey.generate(path)
 
 
-def open_authority(journal: Path, profile: str = "ru-standard", snapshot_every_rounds: int = 50) -> TableAuthority:
+def open_authority(journal: Path, profile: str = "ru-standard", snapshot_every_rounds: int = 50,
+                   snapshot_every_rows: int = SNAPSHOT_EVERY_ROWS) -> TableAuthority:
     """The authority over a keyed journal at `journal` (created where nothing is)."""
-    return TableAuthority.open(journal, key_for(journal), build_rules(profile), snapshot_every_rounds, now=T0)
+    return TableAuthority.open(journal, key_for(journal), build_rules(profile), snapshot_every_rounds, now=T0,
+                               snapshot_every_rows=snapshot_every_rows)
 
 
 def play_rounds(authority: TableAuthority, n: int, shoe_id: str = "S1", start: datetime = T0) -> datetime:

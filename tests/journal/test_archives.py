@@ -1,0 +1,191 @@
+"""Archives (issue 42): at the first input of a gaming day (or past a size) the writer archives the live file and
+starts a new one, whose first row is the archive's last with its MAC and whose state there is kept; the chain runs
+across the files, each verifies alone, a start replays the live file alone, and the readers read across them.
+Kills at each step of an archiving resume exactly."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from datetime import datetime, time, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from controller.authority import TableAuthority, check_round_records, export_session
+from controller.journal import (History, JournalReader, JournalTampered, Rotation, archive_folder, archives,
+                                manifest_current)
+from tests.support.journals import T0, key_for, open_authority, play_rounds
+
+ROTATION = Rotation(zone=timezone.utc, starts=time(6, 0))
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _days(path: Path, days: int, rounds: int = 3) -> TableAuthority:
+    """`days` gaming days of `rounds` rounds each (rounds at 20:00 UTC, so each day's first input is after 06:00),
+    the authority archiving at each new day as the service's writer does; the authority is left open."""
+    authority = open_authority(path, snapshot_every_rounds=2)
+    for day in range(days):
+        start = T0 + timedelta(days=day)
+        authority.rotate_if_due(ROTATION, start)
+        play_rounds(authority, rounds, shoe_id=f"S{day}", start=start)
+    return authority
+
+
+def test_the_chain_runs_across_a_gaming_day_and_a_restart(tmp_path: Path) -> None:
+    path = tmp_path / "j.sqlite"
+    authority = _days(path, 3)
+    head = authority.journal.head()
+    authority.journal.close()
+    files = archives(path)
+    assert [f.name for f in files] == ["000000001-2026-11-30.sqlite", f"{files[1].name[:9]}-2026-12-01.sqlite"]
+    assert manifest_current(path)
+    with JournalReader(path, key_for(path)) as live:
+        assert live.base == int(files[1].name[:9]) + 0 or live.base > 1
+        assert live.verify().head_seq == head[0]  # the live file verifies alone, from its first row
+    history = History(path, key_for(path))
+    replayed: list[int] = []  # rounds each file's check replays: none in an archive (its tally is at its last row)
+    verified = history.verify(lambda reader, _: replayed.append(check_round_records(reader)))
+    assert replayed[:2] == [0, 0]
+    assert (verified.head_seq, verified.head_mac, verified.rows, verified.rounds) == (*head, head[0], 9)
+    # A restart replays the live file alone, from the state kept at its first row, to the same table.
+    again = open_authority(path, snapshot_every_rounds=2)
+    assert again.replayed <= 3 * 7 + 1 and again.journal.head() == head
+    play_rounds(again, 1, shoe_id="S9", start=T0 + timedelta(days=2, hours=1))
+    again.journal.close()
+    assert History(path, key_for(path)).verify().rounds == 10
+
+
+def test_readers_read_across_the_archives(tmp_path: Path) -> None:
+    path = tmp_path / "j.sqlite"
+    _days(path, 3).journal.close()
+    history = History(path, key_for(path))
+    seqs = [e.seq for e in history.entries()]
+    assert seqs == sorted(set(seqs)) and seqs[0] == 1 and len(seqs) == history.verify().rows
+    with JournalReader(path, key_for(path)) as live:
+        rows = live.ledger_rows(0, 10_000)  # (the floor's gap reads and the fleet publisher: by row, any file)
+    assert [r.seq for r in rows] == list(range(1, len(rows) + 1)) and len(rows) == len(seqs)
+    lines = list(export_session(history))
+    assert [line["type"] for line in lines].count("shuffle") == 3
+
+
+def test_a_missing_archive_or_a_foreign_one_is_named(tmp_path: Path) -> None:
+    path = tmp_path / "j.sqlite"
+    _days(path, 3).journal.close()
+    first, second = archives(path)
+    os.chmod(second, 0o640)
+    hidden = second.rename(tmp_path / second.name)
+    with pytest.raises(JournalTampered, match="missing or not its own"):
+        History(path, key_for(path)).verify()
+    hidden.rename(second)
+    first.rename(tmp_path / first.name)
+    with pytest.raises(JournalTampered, match="archives before it are missing"):
+        History(path, key_for(path)).verify()
+
+
+STEPS = ("made", "closed", "archived", "switched", "listed")
+
+_KILLER = """
+import os, sys
+from datetime import timedelta
+sys.path.insert(0, {root!r})
+from tests.journal.test_archives import ROTATION
+from tests.support.journals import T0, open_authority
+from pathlib import Path
+authority = open_authority(Path({path!r}), snapshot_every_rounds=2)
+def hook(step):
+    if step == {step!r}:
+        os._exit(9)
+authority.journal._rotation_hook = hook
+authority.rotate_if_due(ROTATION, T0 + timedelta(days=1))
+os._exit(0)
+"""
+
+
+@pytest.mark.parametrize("step", STEPS)
+def test_a_kill_at_each_step_of_an_archiving_resumes_exactly(tmp_path: Path, step: str) -> None:
+    path = tmp_path / "j.sqlite"
+    authority = open_authority(path, snapshot_every_rounds=2)
+    play_rounds(authority, 3)
+    head = authority.journal.head()
+    authority.journal.close()
+    code = subprocess.run([sys.executable, "-c", _KILLER.format(root=str(ROOT), path=str(path), step=step)],
+                          cwd=ROOT, timeout=120).returncode
+    assert code == 9
+    again = open_authority(path, snapshot_every_rounds=2)  # resumes: the live file is whole either way
+    assert again.journal.head() == head
+    archived = step in ("switched", "listed")
+    assert len(archives(path)) == (1 if archived else 0)
+    assert not path.with_name(path.name + ".next").exists()
+    again.rotate_if_due(ROTATION, T0 + timedelta(days=1))  # (done again where it was undone; nothing to do else)
+    play_rounds(again, 1, shoe_id="S2", start=T0 + timedelta(days=1))
+    again.journal.close()
+    assert len(archives(path)) == 1 and manifest_current(path)
+    verified = History(path, key_for(path)).verify(lambda reader, _: check_round_records(reader))
+    assert verified.rounds == 4 and verified.rows == head[0] + 8  # (a shuffle and a round of 7 rows)
+
+
+def test_an_archive_is_read_only_and_named_by_its_first_row_and_gaming_day(tmp_path: Path) -> None:
+    path = tmp_path / "j.sqlite"
+    _days(path, 2).journal.close()
+    (archive,) = archives(path)
+    assert archive.parent == archive_folder(path)
+    assert not os.stat(archive).st_mode & 0o222
+
+
+def test_the_gaming_day_starts_at_its_hour_in_the_tables_zone() -> None:
+    from zoneinfo import ZoneInfo
+
+    rotation = Rotation(zone=ZoneInfo("Europe/Moscow"), starts=time(6, 0))
+    # 02:59 UTC is 05:59 in Moscow: still the gaming day before; 03:00 UTC is 06:00, the next.
+    assert str(rotation.gaming_day(datetime(2026, 12, 7, 2, 59, tzinfo=timezone.utc))) == "2026-12-06"
+    assert str(rotation.gaming_day(datetime(2026, 12, 7, 3, 0, tzinfo=timezone.utc))) == "2026-12-07"
+
+
+def test_the_tools_read_a_history_with_archives(tmp_path: Path) -> None:
+    """verify (every file and link), export (the whole history), status (from the live file, with its key and
+    without), and a dispute record of a round in an archive."""
+    import json
+
+    from tests.support.harness import tablectl
+
+    path = tmp_path / "j.sqlite"
+    authority = _days(path, 3)
+    head = authority.journal.head()
+    state = authority.table.snapshot()
+    authority.journal.close()
+    verify = tablectl("journal", "verify", "--db", str(path), "--json")
+    assert verify.returncode == 0, verify.stdout + verify.stderr
+    doc = json.loads(verify.stdout)
+    assert (doc["head_seq"], doc["head_mac"], doc["rows"], doc["rounds"]) == (*head, head[0], 9)
+    export = tablectl("journal", "export", "--db", str(path))
+    assert export.returncode == 0 and len(export.stdout.splitlines()) == head[0], export.stderr
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    shutil.copy(path, alone / path.name)  # (the live file alone, no key beside it: read NOT verified)
+    for db in (path, alone / path.name):
+        status = tablectl("status", "--db", str(db), "--json")
+        assert status.returncode == 0 and "Traceback" not in status.stderr, status.stdout + status.stderr
+        assert json.loads(status.stdout)["phase"] == state["phase"]
+    dispute = tablectl("dispute", "--db", str(path), "--round", "2", "--format", "json")
+    assert dispute.returncode == 0, dispute.stderr
+    assert json.loads(dispute.stdout)["round"] == 2
+
+
+def test_a_backup_copies_each_archive_once(tmp_path: Path) -> None:
+    from tests.support.harness import tablectl
+
+    path = tmp_path / "j.sqlite"
+    _days(path, 3).journal.close()
+    to = tmp_path / "stick"
+    to.mkdir()
+    first = tablectl("journal", "backup", "--to", str(to), "--db", str(path))
+    assert first.returncode == 0 and "2 new archives copied" in first.stdout, first.stdout + first.stderr
+    assert sorted(p.name for p in (to / "j.archive").iterdir()) == [a.name for a in archives(path)]
+    import time as clock
+
+    clock.sleep(1.1)  # (a copy is named by its second: two in one second are refused, as documented)
+    again = tablectl("journal", "backup", "--to", str(to), "--db", str(path))
+    assert again.returncode == 0 and "archives copied" not in again.stdout, again.stdout + again.stderr
