@@ -32,7 +32,7 @@ from .closed import ClosedCards
 from .effects import AlertCleared, AlertRaised, CardPlaced, Effect, RoundSettled
 from .engine import IllegalAction, Table
 from .events import BadEvent, Event, SetRules, parse_event
-from .games.base import ShoeFigure
+from .game import ShoeFigure
 from .journal import EVENT, LedgerRow, UnreadableRow
 from .rules import RuleError, build_rules
 

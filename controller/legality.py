@@ -4,7 +4,7 @@ Checks never change anything, so the engine can ask ``Table.refusal(event)`` bef
 journals an action and ``Table.apply`` runs the same checks before it changes the table
 (python-chess's ``is_legal`` before ``push``). `Action` names the decisions, for consoles,
 views and the simulated players alike; each game's own checks are in its folder
-(blackjack's: `controller.games.blackjack.legality`).
+(blackjack's: `games.blackjack.legality`).
 """
 
 from __future__ import annotations

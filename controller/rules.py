@@ -14,10 +14,10 @@ from pydantic import BaseModel, ValidationError
 
 from .explain import Fault, explain
 from .games import GAMES
-from .games.blackjack.rules import (DealerBlackjackTakes, DoubleRule, InsuranceAmount, Peek, RuleProfile, SplitBy,
+from games.blackjack.rules import (DealerBlackjackTakes, DoubleRule, InsuranceAmount, Peek, RuleProfile, SplitBy,
                                     SurrenderRule)
-from .games.club21.rules import Club21Rules, NaturalAgainstNatural, Ties
-from .games.club2136.rules import Club36Rules, DarkBothBust
+from games.club_21.rules import Club21Rules, NaturalAgainstNatural, Ties
+from games.club_21_36.rules import Club36Rules, DarkBothBust
 from .profiles import PROFILES, profiles
 
 __all__ = ["PROFILES", "ClubRules", "Club21Rules", "Club36Rules", "DarkBothBust", "DealerBlackjackTakes",

@@ -18,7 +18,7 @@ from typing import Any, Collection
 
 from .closed import HIDDEN, closed_cards
 from .engine import Table
-from .games.base import ShoeFigure
+from .game import ShoeFigure
 from .money import money
 from .phase import Phase
 

@@ -216,7 +216,7 @@ def _banker_draws(rules: Any, banker: BankerRule | OptimalBanker, played: Player
     if isinstance(banker, BankerRule):
         rule = banker
         return lambda table: rule.draws(table.round.dealer.total)  # type: ignore[union-attr]  # in his turn
-    from controller.games.club21.banker import decide, sight_of, terms_of
+    from games.club_21.banker import decide, sight_of, terms_of
 
     terms = terms_of(rules)
     model = banker.players or played

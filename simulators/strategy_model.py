@@ -43,7 +43,7 @@ class BlackjackLoss(Enum):
 @dataclass(frozen=True, slots=True)
 class HouseRules:
     """The house rules the model plays by (the dealer's soft 17, doubles, splits, surrender, payouts...),
-    copied off a RuleProfile into plain values for speed; not the table's game (`controller.games.base.Game`)."""
+    copied off a RuleProfile into plain values for speed; not the table's game (`controller.game.Game`)."""
 
     decks: int
     hits_soft17: bool

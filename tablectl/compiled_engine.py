@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, Sequence
 
-PACKAGES = ("controller", "simulators")
+PACKAGES = ("controller", "simulators", "games")
 
 # The engine's hot path, the live protection watch it feeds every card, and the simulators' loops with
 # the players' basic strategy. Not compiled: the pydantic models (rules, events, snapshot), I/O
@@ -54,9 +54,9 @@ MODULES = [
     "controller/cards.py", "controller/hand.py", "controller/round.py", "controller/legality.py",
     "controller/shoe.py", "controller/phase.py", "controller/money.py",
     "controller/alerts.py", "controller/effects.py", "controller/engine.py", "controller/errors.py",
-    "controller/games/base.py", "controller/games/blackjack/game.py", "controller/games/blackjack/legality.py",
-    "controller/games/blackjack/settlement.py", "controller/games/club/game.py",
-    "controller/games/club21/game.py", "controller/games/club2136/game.py",
+    "controller/game.py", "games/blackjack/game.py", "games/blackjack/legality.py",
+    "games/blackjack/settlement.py", "games/club/game.py",
+    "games/club_21/game.py", "games/club_21_36/game.py",
     "controller/protection/live.py", "controller/protection/slug.py", "controller/protection/shoes.py",
     "controller/protection/quality.py", "controller/protection/discards.py",
     "simulators/simulate.py", "simulators/club_simulate.py", "simulators/strategy.py",

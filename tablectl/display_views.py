@@ -158,11 +158,11 @@ def _club_total(hand: Hand) -> int:
 
 def banker_advice(table: Table) -> BankerAdvice | None:
     """The advice to the banker in his turn, where the house turns it on (club-21's ``banker_advice``): his best
-    play from what he can see (``controller.games.club21.banker.advice``: his own cards, the cards shown since the
+    play from what he can see (``games.club_21.banker.advice``: his own cards, the cards shown since the
     shuffle and how many cards each box holds, never a closed card). None out of his turn, or where it is off."""
     if not getattr(table.rules, "banker_advice", False) or table.phase is not Phase.DEALER:
         return None
-    from controller.games.club21.banker import advice  # (only a table that shows advice needs the model)
+    from games.club_21.banker import advice  # (only a table that shows advice needs the model)
 
     draw = advice(table)
     if draw is None:

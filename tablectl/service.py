@@ -32,7 +32,7 @@ import firmware_bridge as fb
 from controller import events as ev
 from controller.authority import TableAuthority
 from controller.effects import Effect, RoundSettled
-from controller.games.base import ShoeFigure
+from controller.game import ShoeFigure
 from controller.engine import BETWEEN_ROUNDS, IllegalAction, Table
 from controller.journal import JournalError, JournalKey, JournalKeyError, JournalReader, StorageError, journal_exists
 

@@ -22,13 +22,26 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("controller", "firmware_bridge", "display", "simulators", "tablectl")
+PACKAGES = ("controller", "firmware_bridge", "display", "simulators", "games", "tablectl")
 ALLOWED: dict[str, set[str]] = {
     "controller": set(),
     "firmware_bridge": set(),
     "display": set(),
     "simulators": {"controller", "firmware_bridge"},
+    "games": {"controller", "display", "simulators"},
     "tablectl": {"controller", "firmware_bridge", "display", "simulators"},
+}
+# Imports across the layers left to the next commits of the game seam (issue 39), each named so that a new one
+# still fails the test and a mended one must be taken off the list.
+KNOWN_CROSSINGS: set[tuple[str, str]] = {
+    ("controller.games", "games.blackjack.game"),
+    ("controller.games", "games.club_21.game"),
+    ("controller.games", "games.club_21_36.game"),
+    ("controller.rules", "games.blackjack.rules"),
+    ("controller.rules", "games.club_21.rules"),
+    ("controller.rules", "games.club_21_36.rules"),
+    ("simulators.club_simulate", "games.club_21.banker"),
+    ("tablectl.display_views", "games.club_21.banker"),
 }
 
 # tablectl's top floor: each sub-layer (a module, or a package with its submodules but for those
@@ -150,13 +163,15 @@ def test_the_graph_is_read() -> None:
 
 @pytest.mark.parametrize("package", PACKAGES)
 def test_layering(package: str) -> None:
-    offenders = sorted(
-        f"{module} imports {target}"
+    crossings = {
+        (module, target)
         for module, targets in GRAPH.items() if module.split(".")[0] == package
         for target in targets
         if target.split(".")[0] != package and target.split(".")[0] not in ALLOWED[package]
-    )
-    assert offenders == []
+    }
+    assert sorted(f"{m} imports {t}" for m, t in crossings - KNOWN_CROSSINGS) == []
+    known = {c for c in KNOWN_CROSSINGS if c[0].split(".")[0] == package}
+    assert sorted(known - crossings) == [], "a known crossing is gone: take it off the list"
 
 
 def _sub_layer(module: str) -> str | None:

@@ -1,4 +1,4 @@
-"""The games a table can play: one folder per game, behind `controller.games.base.Game`.
+"""The games a table can play: one folder per game, behind `controller.game.Game`.
 
 ``GAMES`` is the registry, as data: a rule profile's ``game`` option names one of these, and the
 game's ``rules_model`` validates its options (`controller.rules`). A new game is a new folder here
@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .base import Game
-from .blackjack.game import Blackjack
-from .club21.game import Ochko
-from .club2136.game import Ochko36
+from controller.game import Game
+from games.blackjack.game import Blackjack
+from games.club_21.game import Ochko
+from games.club_21_36.game import Ochko36
 
 GAMES: dict[str, Game[Any, Any]] = {game.name: game for game in (
     Blackjack(),

@@ -7,7 +7,7 @@ import pytest
 from tests.support.engine_dsl import play
 
 from controller.engine import Phase
-from controller.games.club21.banker import sight_of
+from games.club_21.banker import sight_of
 from controller.rules import RuleError, build_rules
 from display.model import BankerAdvice, DealerView
 from display.render import render_dealer, render_table

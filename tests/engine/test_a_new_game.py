@@ -1,7 +1,7 @@
 """A fourth game is one folder and one registry line: shown here with a whole game of a few lines.
 
 *High card*: each box with a bet and the dealer get one card, face up; the higher card (ace high)
-wins even money, equal cards push. The game is written only against `controller.games.base.Game`
+wins even money, equal cards push. The game is written only against `controller.game.Game`
 and the table's `TableOps`, its options are blackjack's with another ``game``, and registering it is
 the one line `GAMES["high-card"] = HighCard()`. The table's own machinery (bets and their limits,
 the shoe, held cards, snapshots, the journal and its replay) then plays it unchanged.
@@ -22,8 +22,8 @@ from controller.authority import TableAuthority, export_session
 from controller.cards import Card, parse_card
 from controller.effects import box_card, dealer_card
 from controller.games import GAMES
-from controller.games.base import Dispatch, Game, ShoeFigure, TableOps
-from controller.games.blackjack import snapshot as round_snapshot
+from controller.game import Dispatch, Game, ShoeFigure, TableOps
+from games.blackjack import snapshot as round_snapshot
 from controller.hand import Outcome
 from controller.journal import JournalKey
 from controller.legality import Action

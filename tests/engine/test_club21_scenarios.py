@@ -468,7 +468,7 @@ def test_tablectl_replay_prints_a_club_round(tmp_path):
 def test_a_two_card_21_is_shown_as_21_once_turned():
     """A natural (an ace and a ten-value card) is 21 on every view, never its hard 11."""
     from controller.cards import parse_card
-    from controller.games.club.game import ClubHand, hand_view
+    from games.club.game import ClubHand, hand_view
     from controller.rules import build_rules
 
     hand = ClubHand(None, 1000, build_rules("club-21").values)

@@ -15,7 +15,7 @@ from controller.errors import SnapshotError
 from controller.events import BadEvent, parse_event
 from controller.explain import explain, faults
 from controller.rules import RuleError, build_rules, option_names
-from controller.games.blackjack.snapshot import RoundState
+from games.blackjack.snapshot import RoundState
 
 
 def _event_error(data: object) -> tuple[str, str]:

@@ -15,7 +15,7 @@ from tests.support.engine_dsl import play, rest_of_pack
 
 from controller.engine import Phase, Table
 from controller.games import GAMES
-from controller.games.base import ShoeFigure
+from controller.game import ShoeFigure
 from controller.round import VoidReason
 from controller.rules import PROFILES
 from controller.view import table_view

@@ -283,9 +283,9 @@ def test_a_malformed_club36_snapshot_is_refused(path: list[Any], value: Any, wor
 
 def test_no_pickle_hooks_in_the_club_games() -> None:
     """The club games' state classes are snapshotted explicitly too: no pickle hooks of their own."""
-    from controller.games.club.game import ClubBox, ClubHand
-    from controller.games.club21.game import OchkoRound
-    from controller.games.club2136.game import Bank, DuelsRound
+    from games.club.game import ClubBox, ClubHand
+    from games.club_21.game import OchkoRound
+    from games.club_21_36.game import Bank, DuelsRound
     for cls in (ClubHand, ClubBox, OchkoRound, DuelsRound, Bank):
         for hook in ("__reduce__", "__getstate__", "__setstate__", "__reduce_ex__"):
             defined = vars(cls).get(hook)

@@ -10,8 +10,8 @@ from typing import Annotated
 
 from pydantic import Field
 
-from ...hand import Outcome
-from ...snapshot import Amount, BetState, CardCode, StrictModel
+from controller.hand import Outcome
+from controller.snapshot import Amount, BetState, CardCode, StrictModel
 
 
 class ClubHandState(StrictModel):

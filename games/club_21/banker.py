@@ -36,10 +36,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Protocol
 
-from ...cards import ALL_CARDS, PACK_RANKS
+from controller.cards import ALL_CARDS, PACK_RANKS
 
 if TYPE_CHECKING:
-    from ..base import TableOps
+    from controller.game import TableOps
     from ..club.game import ClubHand
     from .rules import Club21Rules
 
@@ -317,7 +317,7 @@ def sight_of(t: TableOps, memory: str = "pack") -> BankerSight | None:
     face down now (``memory="pack"``: every card since the shuffle, as each settled round was shown;
     ``"round"``: only the bottom card and this round's face-up cards, a banker who does not count).
     """
-    from ...phase import Phase  # (the table's phase: read only)
+    from controller.phase import Phase  # (the table's phase: read only)
     from ..club.game import ClubRound, closed_cards
 
     r = t.round

@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from ...rule_parts import parts
+from controller.rule_parts import parts
 from ..club.rules import ClubRulesBase
 
 
@@ -43,7 +43,7 @@ class Club21Rules(ClubRulesBase):
     surrender: bool = Field(False, description="after the first two cards a box may give up half its stake")
     banker_advice: bool = Field(False, description="in the banker's turn the dealer's display advises him to draw "
                                                    "or stand (his best play from what he sees: "
-                                                   "controller.games.club21.banker); the decision stays his")
+                                                   "games.club_21.banker); the decision stays his")
 
     @model_validator(mode="before")
     @classmethod

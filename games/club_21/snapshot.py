@@ -10,7 +10,7 @@ from typing import Annotated
 
 from pydantic import Field
 
-from ...snapshot import CardCode, Count, StrictModel, Time, VoidReasonState
+from controller.snapshot import CardCode, Count, StrictModel, Time, VoidReasonState
 from ..club.snapshot import ClubBoxState, ClubHandState
 
 

@@ -10,10 +10,10 @@ from typing import Annotated, Any
 
 from pydantic import Field, model_validator
 
-from ...hand import BoxInPlay, Hand, Outcome
-from ...money import money
-from ...round import DEALER, Round
-from ...snapshot import (Amount, BetState, CardCode, Count, StrictModel, Time, VoidReasonState, amount_of, bets_of,
+from controller.hand import BoxInPlay, Hand, Outcome
+from controller.money import money
+from controller.round import DEALER, Round
+from controller.snapshot import (Amount, BetState, CardCode, Count, StrictModel, Time, VoidReasonState, amount_of, bets_of,
                          bets_out, cards_of, cents_of, dump_void_reason, money_or_none, time_of, time_out)
 
 

@@ -11,22 +11,22 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from ... import events as ev
+from controller import events as ev
 from . import legality as legal
 from . import settlement
 from . import snapshot as snap
-from ...alerts import AlertKind
-from ...cards import HIDDEN, Card, total_of
-from ...effects import CardPlaced, HoleCardTurned, box_card, burnt_card, dealer_card
-from ...errors import EngineError
-from ...hand import BoxInPlay, Hand, Outcome
-from ...legality import Action, Refusal, named_box_refusal
-from ...money import money, to_cents
-from ...phase import PLAY, READY, Phase
-from ...round import DEALER, Round, VoidReason
-from ...snapshot import check
+from controller.alerts import AlertKind
+from controller.cards import HIDDEN, Card, total_of
+from controller.effects import CardPlaced, HoleCardTurned, box_card, burnt_card, dealer_card
+from controller.errors import EngineError
+from controller.hand import BoxInPlay, Hand, Outcome
+from controller.legality import Action, Refusal, named_box_refusal
+from controller.money import money, to_cents
+from controller.phase import PLAY, READY, Phase
+from controller.round import DEALER, Round, VoidReason
+from controller.snapshot import check
 from .rules import RuleProfile, SurrenderRule
-from ..base import Dispatch, Game, ShoeFigure, TableOps
+from controller.game import Dispatch, Game, ShoeFigure, TableOps
 
 _BLOCKED = frozenset({ev.Stand, ev.Double, ev.Split, ev.Surrender, ev.Insure, ev.EvenMoney, ev.CloseInsurance})
 

@@ -18,25 +18,25 @@ from abc import ABC, abstractmethod
 from enum import Enum
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Generic, Mapping, Protocol, TypeVar, cast
 
-from ..cards import Card
-from ..errors import EngineError
-from ..legality import Action, Refusal
-from ..round import VoidReason
+from .cards import Card
+from .errors import EngineError
+from .legality import Action, Refusal
+from .round import VoidReason
 
 if TYPE_CHECKING:  # the engine imports the games, never the other way round at run time
     from datetime import datetime
 
     from pydantic import BaseModel
 
-    from .. import events as ev
-    from ..alerts import Alert, AlertKind
-    from ..effects import Effect
-    from ..events import CardDrawn
-    from ..hand import BoxInPlay
-    from ..phase import Phase
-    from ..round import Round
-    from ..rules import Rules
-    from ..shoe import ShoeTracker
+    from . import events as ev
+    from .alerts import Alert, AlertKind
+    from .effects import Effect
+    from .events import CardDrawn
+    from .hand import BoxInPlay
+    from .phase import Phase
+    from .round import Round
+    from .rules import Rules
+    from .shoe import ShoeTracker
 
 class TableOps(Protocol):
     """What a game may read and do at the table: the seam between `Table` and its games, whole.
@@ -268,5 +268,5 @@ class Game(ABC, Generic[RoundT, RulesT]):
     def load_state(self, table: TableOps, data: Any) -> None:
         """Restore what `dump_state` wrote (SnapshotError names what is wrong)."""
         if data is not None:
-            from ..errors import SnapshotError
+            from .errors import SnapshotError
             raise SnapshotError(f"malformed table snapshot: game_state: {self.name} keeps no state between rounds")

@@ -9,7 +9,7 @@ from typing import Annotated, Literal
 
 from pydantic import BeforeValidator, Field, model_validator
 
-from ...rule_parts import none_word
+from controller.rule_parts import none_word
 from ..club.rules import ClubRulesBase
 
 

@@ -22,20 +22,20 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from ... import events as ev
-from ... import snapshot as snap
-from ...cards import Card, parse_card
-from ...effects import BankChanged, CardCarried, CardsTurned
-from ...errors import SnapshotError
-from ...hand import Outcome
-from ...legality import Action, Refusal
-from ...money import money, to_cents
-from ...phase import BETWEEN_ROUNDS, READY, Phase
-from ...round import Round, VoidReason
-from ...profiles import PROFILES
+from controller import events as ev
+from controller import snapshot as snap
+from controller.cards import Card, parse_card
+from controller.effects import BankChanged, CardCarried, CardsTurned
+from controller.errors import SnapshotError
+from controller.hand import Outcome
+from controller.legality import Action, Refusal
+from controller.money import money, to_cents
+from controller.phase import BETWEEN_ROUNDS, READY, Phase
+from controller.round import Round, VoidReason
+from controller.profiles import PROFILES
 from .rules import Club36Rules, DarkBothBust
 from ..club import game as club
-from ..base import Dispatch, TableOps
+from controller.game import Dispatch, TableOps
 from ..club.game import BANKER, ClubBox, ClubHand
 from .snapshot import BankState, DuelsRoundState
 

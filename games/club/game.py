@@ -13,22 +13,22 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Callable, TypeVar, cast
 
-from ... import events as ev
-from ... import snapshot as snap
-from ...alerts import AlertKind
-from ...cards import HIDDEN, Card, parse_card, soft_total
-from ...effects import CardPlaced, CardsTurned, dealer_card
-from ...errors import EngineError, SnapshotError
-from ...hand import BoxInPlay, Hand, Outcome
-from ...legality import Action, Refusal
-from ...money import money
-from ...phase import Phase
-from ...round import DEALER, Round, void_keys
-from ..base import Game, ShoeFigure, TableOps
+from controller import events as ev
+from controller import snapshot as snap
+from controller.alerts import AlertKind
+from controller.cards import HIDDEN, Card, parse_card, soft_total
+from controller.effects import CardPlaced, CardsTurned, dealer_card
+from controller.errors import EngineError, SnapshotError
+from controller.hand import BoxInPlay, Hand, Outcome
+from controller.legality import Action, Refusal
+from controller.money import money
+from controller.phase import Phase
+from controller.round import DEALER, Round, void_keys
+from controller.game import Game, ShoeFigure, TableOps
 from .snapshot import ClubBoxState, ClubHandState
 
 if TYPE_CHECKING:
-    from ...rules import ClubRules
+    from controller.rules import ClubRules
 
 BANKER = DEALER  # deal-plan target for the banker's hand
 

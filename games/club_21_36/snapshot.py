@@ -10,7 +10,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from ...snapshot import Amount, CardCode, Count, StrictModel, Time, VoidReasonState
+from controller.snapshot import Amount, CardCode, Count, StrictModel, Time, VoidReasonState
 from ..club.snapshot import ClubBoxState
 
 

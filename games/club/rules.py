@@ -8,8 +8,8 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
 
-from ...cards import PACK_RANKS, pack_members, pack_values
-from ...rule_parts import TableLimits, fractions_of_a_cent, none_word
+from controller.cards import PACK_RANKS, pack_members, pack_values
+from controller.rule_parts import TableLimits, fractions_of_a_cent, none_word
 
 
 class ClubRulesBase(TableLimits, BaseModel):

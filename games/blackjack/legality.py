@@ -6,12 +6,12 @@ before it applies a decision, and the table asks them before it journals one.
 
 from __future__ import annotations
 
-from ...cards import Card
-from ...hand import BoxInPlay, Hand
-from ...legality import Action, Refusal
-from ...money import money
-from ...phase import PLAY, Phase
-from ...round import DEALER, Round
+from controller.cards import Card
+from controller.hand import BoxInPlay, Hand
+from controller.legality import Action, Refusal
+from controller.money import money
+from controller.phase import PLAY, Phase
+from controller.round import DEALER, Round
 from .rules import DoubleRule, InsuranceAmount, RuleProfile, SplitBy, SurrenderRule
 
 # Refusals whose words never change are made once: the checks run on every decision.

@@ -25,16 +25,16 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from ... import events as ev
-from ... import snapshot as snap
-from ...cards import Card, parse_card
-from ...hand import Outcome
-from ...legality import Action, Refusal, named_box_refusal
-from ...phase import READY, Phase
-from ...round import Round, VoidReason
+from controller import events as ev
+from controller import snapshot as snap
+from controller.cards import Card, parse_card
+from controller.hand import Outcome
+from controller.legality import Action, Refusal, named_box_refusal
+from controller.phase import READY, Phase
+from controller.round import Round, VoidReason
 from .rules import Club21Rules, NaturalAgainstNatural, Ties
 from ..club import game as club
-from ..base import Dispatch, TableOps
+from controller.game import Dispatch, TableOps
 from ..club.game import BANKER, ClubBox, ClubHand
 from .snapshot import OchkoRoundState
 

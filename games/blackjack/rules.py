@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from ...rule_parts import TableLimits, fractions_of_a_cent, parts, ratio
+from controller.rule_parts import TableLimits, fractions_of_a_cent, parts, ratio
 
 
 class DoubleRule(str, Enum):

@@ -6,8 +6,8 @@ and the engine applies the answer. Every payout of the rules is written here onc
 
 from __future__ import annotations
 
-from ...hand import BoxInPlay, Hand, Outcome
-from ...round import Round
+from controller.hand import BoxInPlay, Hand, Outcome
+from controller.round import Round
 from .rules import DealerBlackjackTakes, Peek, RuleProfile
 
 # Amounts are whole cents; rules.md's "Money, to the cent" keeps every payout below exact.
