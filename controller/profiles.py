@@ -77,7 +77,7 @@ PROFILES: dict[str, dict[str, Any]] = {
         table_min=1,
         table_max=200,
     ),
-    # The club games of 003: defaults are the options' own (see Club21Rules, Club36Rules).
+    # The club games of 003: defaults are the options' own (see Club21Rules, Club2136Rules).
     "club-21": dict(name="club-21", game="club-21"),
     "club-21-36": dict(name="club-21-36", game="club-21-36"),
 }

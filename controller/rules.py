@@ -17,16 +17,16 @@ from .games import GAMES
 from games.blackjack.rules import (DealerBlackjackTakes, DoubleRule, InsuranceAmount, Peek, RuleProfile, SplitBy,
                                     SurrenderRule)
 from games.club_21.rules import Club21Rules, NaturalAgainstNatural, Ties
-from games.club_21_36.rules import Club36Rules, DarkBothBust
+from games.club_21_36.rules import Club2136Rules, DarkBothBust
 from .profiles import PROFILES, profiles
 
-__all__ = ["PROFILES", "ClubRules", "Club21Rules", "Club36Rules", "DarkBothBust", "DealerBlackjackTakes",
+__all__ = ["PROFILES", "ClubRules", "Club21Rules", "Club2136Rules", "DarkBothBust", "DealerBlackjackTakes",
            "DoubleRule", "InsuranceAmount", "NaturalAgainstNatural", "Peek", "RuleError", "RuleProfile", "Rules",
            "SplitBy", "SurrenderRule", "Ties", "build_rules", "load_rules", "option_names",
            "parse_set_options", "profiles"]
 
-Rules = Union[RuleProfile, Club21Rules, Club36Rules]  # the rules of any game a table can play (for the type checker)
-ClubRules = Union[Club21Rules, Club36Rules]
+Rules = Union[RuleProfile, Club21Rules, Club2136Rules]  # the rules of any game a table can play (for the type checker)
+ClubRules = Union[Club21Rules, Club2136Rules]
 
 
 def _model(game: str) -> type[BaseModel]:

@@ -229,7 +229,7 @@ def _banker_draws(rules: Any, banker: BankerRule | OptimalBanker, played: Player
     return draws
 
 
-def play_club36_chunk(rules: Any, rounds: int, seed: str, boxes: int = 1, players: PlayersRule = SIGHTED_PLAYERS,
+def play_club2136_chunk(rules: Any, rounds: int, seed: str, boxes: int = 1, players: PlayersRule = SIGHTED_PLAYERS,
                       banker: BankerRule | None = None, unit: Decimal | None = None,
                       record: Callable[[dict[str, Any]], None] | None = None) -> ClubChunk:
     """Play ``rounds`` rounds of duels (club-21-36) on a fresh table and shoe seeded by ``seed``.
@@ -323,7 +323,7 @@ def _chunk_job(job: tuple[Any, int, str, int, PlayersRule, BankerRule | OptimalB
     rules, rounds, seed, boxes, players, banker = job
     if rules.game == "club-21-36":
         assert isinstance(banker, BankerRule)  # (simulate_club refuses the optimal banker there)
-        return play_club36_chunk(rules, rounds, seed, boxes, players, banker)
+        return play_club2136_chunk(rules, rounds, seed, boxes, players, banker)
     return play_club_chunk(rules, rounds, seed, boxes, players, banker)
 
 

@@ -11,13 +11,13 @@ from typing import Any
 
 from controller.game import Game
 from games.blackjack.game import Blackjack
-from games.club_21.game import Ochko
-from games.club_21_36.game import Ochko36
+from games.club_21.game import Club21
+from games.club_21_36.game import Club2136
 
 GAMES: dict[str, Game[Any, Any]] = {game.name: game for game in (
     Blackjack(),
-    Ochko(),
-    Ochko36(),
+    Club21(),
+    Club2136(),
 )}
 
 __all__ = ["GAMES", "Game"]

@@ -36,7 +36,7 @@ from .rules import Club21Rules, NaturalAgainstNatural, Ties
 from ..club import game as club
 from controller.game import Dispatch, TableOps
 from ..club.game import BANKER, ClubBox, ClubHand
-from .snapshot import OchkoRoundState
+from .snapshot import Club21RoundState
 
 _BLOCKED = frozenset({ev.Stand, ev.Double, ev.Split, ev.Surrender, ev.Fold, ev.BankerStand, ev.Contra,
                       ev.Recontra, ev.Withdraw})
@@ -59,7 +59,7 @@ _BOX_FOR_PACK = Refusal("needs_box", "on a spent pack name the box that doubles"
 _WITHDRAW_CLOSED = Refusal("withdraw_closed", "the banker is drawing: a stake is withdrawn before that")
 
 
-class OchkoRound(club.ClubRound):
+class Club21Round(club.ClubRound):
     """One deal of club-21, from its first card to its settlement.
 
     ``dealer`` is the banker's hand; ``contra``: the banker doubled every stake; ``pack_out``:
@@ -75,15 +75,15 @@ class OchkoRound(club.ClubRound):
         self.pack_out = False
 
     def build_record(self) -> dict[str, Any]:
-        """The record of the settled club-21 round (``ochko_record``)."""
-        return ochko_record(self)
+        """The record of the settled club-21 round (``club21_record``)."""
+        return club21_record(self)
 
 
-def ochko_record(r: OchkoRound) -> dict[str, Any]:
+def club21_record(r: Club21Round) -> dict[str, Any]:
     """The record of a settled club-21 round: the blackjack record's keys, and the game's own."""
     hands = [club.hand_record(box, hand) for box in r.club_boxes for hand in box.club_hands]
     total = sum(club.hand_net(hand) for box in r.club_boxes for hand in box.hands)
-    return club.club_record(r, Ochko.name, {"cards": [c.code for c in r.banker.cards], "total": r.banker.total},
+    return club.club_record(r, Club21.name, {"cards": [c.code for c in r.banker.cards], "total": r.banker.total},
                             hands, total, {**({"contra": True} if r.contra else {}),
                                            **({"pack_out": True} if r.pack_out else {})})
 
@@ -110,7 +110,7 @@ def settle_hand(hand: ClubHand, banker: ClubHand, rules: Club21Rules) -> tuple[O
     return Outcome.PUSH, 0
 
 
-class Ochko(club.ClubGame[OchkoRound, Club21Rules]):
+class Club21(club.ClubGame[Club21Round, Club21Rules]):
     """club-21: the banker plays every box; the players' cards are closed; he draws last, face up."""
 
     name = "club-21"
@@ -214,7 +214,7 @@ class Ochko(club.ClubGame[OchkoRound, Club21Rules]):
         boxes = club.club_boxes(t)
         order = list(range(len(boxes)))
         plan = order + [BANKER] + order + [BANKER]  # two rounds of one card: each box, then the banker
-        t.round = OchkoRound(t.rounds_played, t.shoe.shoe_id if t.shoe else None, boxes, plan, at, rules.values,
+        t.round = Club21Round(t.rounds_played, t.shoe.shoe_id if t.shoe else None, boxes, plan, at, rules.values,
                              t.shoe.bottom if t.shoe else None)
         t.previous = None
         t.set_phase(Phase.DEALING)
@@ -636,7 +636,7 @@ class Ochko(club.ClubGame[OchkoRound, Club21Rules]):
 
     def dump_round(self, r: Round) -> dict[str, Any]:
         """A club-21 round as plain data."""
-        assert isinstance(r, OchkoRound)
+        assert isinstance(r, Club21Round)
         return {
             "number": r.number,
             "shoe_id": r.shoe_id,
@@ -656,11 +656,11 @@ class Ochko(club.ClubGame[OchkoRound, Club21Rules]):
 
     def load_round(self, t: TableOps, data: Any) -> Round:
         """A club-21 round from checked data."""
-        state = snap.check(OchkoRoundState, data, "round")
+        state = snap.check(Club21RoundState, data, "round")
         values = self.rules_of(t).values
         boxes = [club.load_box(b, values) for b in state.boxes]
         club.check_indices(state.plan, state.dealt, len(boxes), state.box_i, state.hand_i, [len(b.hands) for b in boxes])
-        r = OchkoRound(state.number, state.shoe_id, boxes, list(state.plan),
+        r = Club21Round(state.number, state.shoe_id, boxes, list(state.plan),
                        datetime.fromisoformat(state.started_at) if state.started_at is not None else None, values,
                        parse_card(state.bottom) if state.bottom is not None else None)
         r.dealer = club.load_hand(state.banker, None, values)  # the banker's hand

@@ -14,7 +14,7 @@ from controller.snapshot import CardCode, Count, StrictModel, Time, VoidReasonSt
 from ..club.snapshot import ClubBoxState, ClubHandState
 
 
-class OchkoRoundState(StrictModel):
+class Club21RoundState(StrictModel):
     """A club-21 round, in play or settled."""
 
     number: Annotated[int, Field(ge=1)]

@@ -33,11 +33,11 @@ from controller.money import money, to_cents
 from controller.phase import BETWEEN_ROUNDS, READY, Phase
 from controller.round import Round, VoidReason
 from controller.profiles import PROFILES
-from .rules import Club36Rules, DarkBothBust
+from .rules import Club2136Rules, DarkBothBust
 from ..club import game as club
 from controller.game import Dispatch, TableOps
 from ..club.game import BANKER, ClubBox, ClubHand
-from .snapshot import BankState, DuelsRoundState
+from .snapshot import BankState, Club2136RoundState
 
 _BLOCKED = frozenset({ev.Stand, ev.Dark, ev.BankerStand, ev.OpenBank, ev.CloseBank, ev.Withdraw, ev.Fold})
 
@@ -75,7 +75,7 @@ class Bank:
         """``open``, ``emptied``, ``closed`` (by the supervisor's close_bank), or ``none`` (never opened)."""
         return "open" if self.open else self.ended or "none"
 
-    def may_close(self, rules: Club36Rules) -> bool:
+    def may_close(self, rules: Club2136Rules) -> bool:
         """rules.md: no sooner than after ``bank_rounds`` rounds of duels, or once it has tripled."""
         return self.rounds >= rules.bank_rounds or self.balance >= rules.bank_multiple * self.opened_with
 
@@ -91,7 +91,7 @@ class Bank:
         return data
 
 
-class DuelsRound(club.ClubRound):
+class Club2136Round(club.ClubRound):
     """A round of duels: the boxes dealt in by their stakes, each playing the banker in turn.
 
     ``box_i`` is the box whose duel it is; ``dealer`` is the banker's hand in that duel (each
@@ -119,7 +119,7 @@ class DuelsRound(club.ClubRound):
         return duels_record(self)
 
 
-def duels_record(r: DuelsRound) -> dict[str, Any]:
+def duels_record(r: Club2136Round) -> dict[str, Any]:
     """The record of a round of duels: the blackjack record's keys, each hand a duel with the banker's cards.
 
     ``dealer`` lists every card the banker held in the round, once each, in order (a card he kept
@@ -148,7 +148,7 @@ def duels_record(r: DuelsRound) -> dict[str, Any]:
         })
     after = next((b.bank_after for b in reversed(r.club_boxes) if b.bank_after is not None),
                  r.bank_before)
-    return club.club_record(r, Ochko36.name, {"cards": banker_cards, "total": last.total if last is not None else 0},
+    return club.club_record(r, Club2136.name, {"cards": banker_cards, "total": last.total if last is not None else 0},
                             hands, total,
                             {"bank": {"before": money(r.bank_before), "after": money(after), "closed": r.bank_closed,
                                       # the bank at the end of the round: a supervisor closes it only between
@@ -163,7 +163,7 @@ def special(hand: ClubHand) -> bool:
     return (n == 2 and cards[0].rank == cards[1].rank == "A") or (n == 5 and all(c.rank in "JQK" for c in cards))
 
 
-def duel_result(hand: ClubHand, banker: ClubHand, rules: Club36Rules) -> tuple[Outcome, int]:
+def duel_result(hand: ClubHand, banker: ClubHand, rules: Club2136Rules) -> tuple[Outcome, int]:
     """rules.md, club-21-36: the higher total at 21 or less wins; a tie goes to the banker, to a dark
     box; a dark box and the banker both over 21: ``dark_both_bust``. Wins and losses are 1:1."""
     stake = hand.stake
@@ -182,11 +182,11 @@ def duel_result(hand: ClubHand, banker: ClubHand, rules: Club36Rules) -> tuple[O
     return Outcome.LOSE, -stake
 
 
-class Ochko36(club.ClubGame[DuelsRound, Club36Rules]):
+class Club2136(club.ClubGame[Club2136Round, Club2136Rules]):
     """club-21-36: the banker's bank against each box in turn, one duel at a time."""
 
     name = "club-21-36"
-    rules_model = Club36Rules
+    rules_model = Club2136Rules
     blocked_by_attention = _BLOCKED
 
     def events(self) -> Dispatch:
@@ -496,7 +496,7 @@ class Ochko36(club.ClubGame[DuelsRound, Club36Rules]):
         plan = list(range(len(boxes)))  # one card to each box and to the banker, unless he holds a kept card
         if bank.kept is None:
             plan.append(BANKER)
-        r = DuelsRound(t.rounds_played, t.shoe.shoe_id if t.shoe else None, boxes, plan, at, rules.values,
+        r = Club2136Round(t.rounds_played, t.shoe.shoe_id if t.shoe else None, boxes, plan, at, rules.values,
                        bank.balance)
         if bank.kept is not None:  # rules.md: the card he kept plays the next duel, this round's first
             r.banker.add(bank.kept)  # still closed
@@ -785,7 +785,7 @@ class Ochko36(club.ClubGame[DuelsRound, Club36Rules]):
 
     def dump_round(self, r: Round) -> dict[str, Any]:
         """A round of duels as plain data."""
-        assert isinstance(r, DuelsRound)
+        assert isinstance(r, Club2136Round)
         return {
             "number": r.number,
             "shoe_id": r.shoe_id,
@@ -807,7 +807,7 @@ class Ochko36(club.ClubGame[DuelsRound, Club36Rules]):
 
     def load_round(self, t: TableOps, data: Any) -> Round:
         """A round of duels from checked data."""
-        state = snap.check(DuelsRoundState, data, "round")
+        state = snap.check(Club2136RoundState, data, "round")
         values: tuple[int, ...] = self.rules_of(t).values
         boxes = [club.load_box(b, values) for b in state.boxes]
         club.check_indices(state.plan, state.dealt, len(boxes), state.box_i, 0, [1] * len(boxes))
@@ -817,7 +817,7 @@ class Ochko36(club.ClubGame[DuelsRound, Club36Rules]):
             raise SnapshotError("malformed table snapshot: round: a duel is one hand a box, and banker_of "
                                      "names a box with the banker's hand")
         started = datetime.fromisoformat(state.started_at) if state.started_at is not None else None
-        r = DuelsRound(state.number, state.shoe_id, boxes, list(state.plan), started, values,
+        r = Club2136Round(state.number, state.shoe_id, boxes, list(state.plan), started, values,
                        snap.cents_of(state.bank_before))
         for box, banker in zip(boxes, bankers):
             box.banker = banker
@@ -846,7 +846,7 @@ class Ochko36(club.ClubGame[DuelsRound, Club36Rules]):
         t.game_state = bank
 
 
-def _unstaked(r: DuelsRound) -> bool:
+def _unstaked(r: Club2136Round) -> bool:
     """The box whose duel it is was dealt in without a stake and has not staked yet (``deal_in``)."""
     return r.box_i < len(r.boxes) and r.boxes[r.box_i].hands[0].stake == 0
 

@@ -20,7 +20,7 @@ class DarkBothBust(str, Enum):
     BANKER = "banker"
 
 
-class Club36Rules(ClubRulesBase):
+class Club2136Rules(ClubRulesBase):
     """`club-21-36`, 003's 36-card game: the banker puts up a bank and plays each box in turn, one duel each."""
 
     game: Literal["club-21-36"] = Field("club-21-36", description="the game played: a controller.games name")
@@ -40,7 +40,7 @@ class Club36Rules(ClubRulesBase):
                                                            "times what he put up")
 
     @model_validator(mode="after")
-    def _bank_limits(self) -> "Club36Rules":
+    def _bank_limits(self) -> "Club2136Rules":
         if self.bank_min > self.bank_max:
             raise ValueError("bank_min must not exceed bank_max")
         for name in ("bank_min", "bank_max"):

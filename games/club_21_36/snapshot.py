@@ -14,7 +14,7 @@ from controller.snapshot import Amount, CardCode, Count, StrictModel, Time, Void
 from ..club.snapshot import ClubBoxState
 
 
-class DuelsRoundState(StrictModel):
+class Club2136RoundState(StrictModel):
     """A round of duels (club-21-36), in play or settled."""
 
     number: Annotated[int, Field(ge=1)]

@@ -284,9 +284,9 @@ def test_a_malformed_club36_snapshot_is_refused(path: list[Any], value: Any, wor
 def test_no_pickle_hooks_in_the_club_games() -> None:
     """The club games' state classes are snapshotted explicitly too: no pickle hooks of their own."""
     from games.club.game import ClubBox, ClubHand
-    from games.club_21.game import OchkoRound
-    from games.club_21_36.game import Bank, DuelsRound
-    for cls in (ClubHand, ClubBox, OchkoRound, DuelsRound, Bank):
+    from games.club_21.game import Club21Round
+    from games.club_21_36.game import Bank, Club2136Round
+    for cls in (ClubHand, ClubBox, Club21Round, Club2136Round, Bank):
         for hook in ("__reduce__", "__getstate__", "__setstate__", "__reduce_ex__"):
             defined = vars(cls).get(hook)
             assert getattr(defined, "__module__", "").split(".")[0] != "controller", f"{cls.__name__}.{hook}"

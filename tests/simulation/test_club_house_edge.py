@@ -178,11 +178,11 @@ PAYS_36 = {"win": 1, "lose": -1, "bust": -1, "returned": 0, "void": 0}
 
 
 def test_club_21_36_money_is_conserved_duel_by_duel() -> None:
-    from simulators.club_simulate import play_club36_chunk
+    from simulators.club_simulate import play_club2136_chunk
 
     rules = build_rules("club-21-36")
     records: list[dict[str, Any]] = []
-    chunk = play_club36_chunk(rules, 2000, "conservation-36", boxes=3, players=BLIND_PLAYERS, record=records.append)
+    chunk = play_club2136_chunk(rules, 2000, "conservation-36", boxes=3, players=BLIND_PLAYERS, record=records.append)
     assert len(records) == chunk.rounds == 2000 and chunk.shuffles > 100
     for r in records:
         assert sum(Decimal(h["net"]) for h in r["hands"]) == Decimal(r["net"])
