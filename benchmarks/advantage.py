@@ -38,7 +38,8 @@ from collections import defaultdict
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 from controller.protection.advantage import FLAG_ALPHA, AdvantageBook  # noqa: E402
-from controller.rules import RuleProfile, build_rules  # noqa: E402
+from controller.rules import build_rules  # noqa: E402
+from games.blackjack.rules import RuleProfile  # noqa: E402
 from simulators.advantage_players import play_session, seat  # noqa: E402
 
 from benchmarks.protection import wilson  # noqa: E402  (the same 95 % interval as the protection benchmark's)

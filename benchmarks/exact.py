@@ -34,7 +34,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 import benchmarks.exact_previous as before  # noqa: E402
 import simulators.exact as exact  # noqa: E402
-from controller.rules import RuleProfile, build_rules  # noqa: E402
+from controller.rules import build_rules  # noqa: E402
+from games.blackjack.rules import RuleProfile  # noqa: E402
 from simulators.exact import analyse, full_shoe  # noqa: E402
 from simulators.strategy import strategy_for  # noqa: E402
 from simulators.strategy_edge import _Evaluator  # noqa: E402

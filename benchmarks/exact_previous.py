@@ -60,7 +60,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Literal, Sequence
 
-from controller.rules import RuleProfile
+from games.blackjack.rules import RuleProfile
 
 from simulators.strategy import DOUBLE, HIT, SPLIT, STAND, SURRENDER, BasicStrategy, strategy_for
 from simulators.strategy_model import BlackjackLoss, HouseRules

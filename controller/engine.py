@@ -10,7 +10,7 @@ until a supervisor discards it or voids the round.
 
 This module is the table's shared machinery: the dispatch of events, cards and the shoe,
 boxes and bets, alerts and attention, the supervisor's events, snapshots. The round itself
-is the game's (`controller.games`: blackjack, the club games), chosen by the rules' ``game``:
+is the game's (a `controller.game.Game` from the registry: `controller.registry`), chosen by the rules' ``game``:
 the table hands it each card that arrives in a round, its own events, and the questions
 only the game can answer (what may be decided, who takes the next card, the view).
 """
@@ -29,7 +29,8 @@ from .closed import closed_cards
 from .effects import (AlertCleared, AlertRaised, CardPlaced, DealerChanged, Effect, ReservationLapsed, RoundSettled,
                       ShoeLock, _PHASE_CHANGED)
 from .errors import EngineError, IllegalAction, SnapshotError
-from .games import GAMES, Game
+from . import registry
+from .game import Game
 from .hand import BoxInPlay
 from .legality import Action, Refusal, named_box_refusal
 from .money import money, to_cents
@@ -86,8 +87,8 @@ class Table:
         watches none, for a simulation: its shoe is shuffled fairly by construction, and the watch (every
         card against the last shoe's orders, every shuffle scored) would be most of its time.
         """
-        self.rules: Rules = rules or build_rules("ru-standard")
-        self._use_game(GAMES[self.rules.game])
+        self.rules: Rules = rules or build_rules()
+        self._use_game(registry.game(self.rules.game))
         self.game_state: Any = self.game.new_state()
         self.phase = Phase.WAITING_FOR_SHUFFLE
         self.shoe: ShoeTracker | None = None
@@ -511,7 +512,7 @@ class Table:
         if self.shoe is not None and (rules.shoe_size != old.shoe_size or rules.game != old.game):
             self.set_phase(Phase.WAITING_FOR_SHUFFLE)  # another pack, or another game's: shuffle it in
         if rules.game != old.game:
-            self._use_game(GAMES[rules.game])
+            self._use_game(registry.game(rules.game))
             self.game_state = self.game.new_state()
         self.rules = rules
 

@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
-from typing import TYPE_CHECKING, Annotated, Any, Literal, Union, cast
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Union, cast, get_args
 
 from pydantic import (AfterValidator, BeforeValidator, ConfigDict, Field, PlainSerializer, TypeAdapter, ValidationError,
                       WithJsonSchema)
@@ -384,10 +384,16 @@ AnyEvent = Annotated[
     Field(discriminator="type"),
 ]
 EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(AnyEvent)
-EVENT_TYPES: tuple[str, ...] = tuple(
-    cast(str, cls.__dataclass_fields__["type"].default)  # every event's `type` has its literal as default
-    for cls in Event.__subclasses__()
-)
+
+
+def wire_type(cls: type) -> str:
+    """An event class's ``type``: its name on the wire (every event declares it with its literal as default)."""
+    return cast(str, cls.__dataclass_fields__["type"].default)  # type: ignore[attr-defined]
+
+
+CORE_EVENTS: frozenset[type[Event]] = frozenset(get_args(get_args(AnyEvent)[0]))
+"""The table's own events, which every game plays (a game brings its own besides: `controller.registry`)."""
+EVENT_TYPES: tuple[str, ...] = tuple(wire_type(cls) for cls in Event.__subclasses__())
 
 
 class BadEvent(ValueError):

@@ -5,7 +5,7 @@ the journal, attention and alerts; that machinery is the `Table`'s. A game is wh
 how a round starts from the bets placed, where each card that arrives goes, the game's own
 decisions (its events, each a check and a handler), what may be decided now, who takes the
 next card, the round's record, snapshot and view. A game object holds no table state: every
-method takes the table, so one instance serves every table (``controller.games.GAMES``).
+method takes the table, so one instance serves every table (the registry's: `controller.registry`).
 
 A game changes the table only from inside `Table.apply` (its handlers and `place`), and only
 through `TableOps`: the whole of what a game may read and do at the table, typed, so the type
@@ -35,7 +35,7 @@ if TYPE_CHECKING:  # the engine imports the games, never the other way round at 
     from .hand import BoxInPlay
     from .phase import Phase
     from .round import Round
-    from .rules import Rules
+    from .rule_parts import Rules
     from .shoe import ShoeTracker
 
 class TableOps(Protocol):
@@ -133,7 +133,7 @@ class ShoeFigure(str, Enum):
 
 
 RoundT = TypeVar("RoundT", bound="Round")
-RulesT = TypeVar("RulesT")
+RulesT = TypeVar("RulesT", bound="Rules")
 
 
 class Game(ABC, Generic[RoundT, RulesT]):

@@ -10,7 +10,7 @@ last), under either
   surrender decision is taken on the exact cards left in the shoe at that moment (hit or stand
   on every card; the split hands' plays chosen the same way, each on its own cards).
 
-Every rule of ``controller.rules.RuleProfile`` that changes the expectation is followed: the
+Every rule of blackjack's options (``simulators.blackjack_terms.BlackjackTerms``) that changes the expectation is followed: the
 dealer's soft 17, peek (ace, or ace and ten) or no hole card with a blackjack made after play
 taking every stake (``dealer_bj_takes = all``) or the one original bet (``original``), the
 double rules, double after split, splits to ``max_hands`` with or without resplitting aces,
@@ -69,7 +69,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from controller.legality import Action
-from controller.rules import RuleProfile
+from .blackjack_terms import BlackjackTerms
 
 from .strategy import DOUBLE, HIT, SPLIT, STAND, SURRENDER, strategy_for
 from .strategy_model import BlackjackLoss, HouseRules
@@ -295,7 +295,7 @@ class _Builder:
     cards it took out of the shoe, these packed in one int (``_BITS`` per value).
     """
 
-    def __init__(self, rules: RuleProfile, play: Play, caps: tuple[int, ...]) -> None:
+    def __init__(self, rules: BlackjackTerms, play: Play, caps: tuple[int, ...]) -> None:
         self.house = HouseRules.of(rules)
         self.optimal = play == "optimal"
         self.strategy = strategy_for(rules)
@@ -546,7 +546,7 @@ class _Builder:
 
 
 @lru_cache(maxsize=4)
-def _hands(rules: RuleProfile, play: Play, caps: tuple[int, ...]) -> _Hands:
+def _hands(rules: BlackjackTerms, play: Play, caps: tuple[int, ...]) -> _Hands:
     """The hands of a round for these rules and play, in shoes of at most ``caps`` cards of each value."""
     return _Builder(rules, play, caps).build()
 
@@ -665,7 +665,7 @@ def _bj_chance(c: Sequence[int], n: int, up: int) -> float:
 class _Round:
     """The initial deals of one composition, from the values of every hand."""
 
-    def __init__(self, rules: RuleProfile, play: Play, hands: _Hands, values: _Values) -> None:
+    def __init__(self, rules: BlackjackTerms, play: Play, hands: _Hands, values: _Values) -> None:
         self.house = HouseRules.of(rules)
         self.optimal = play == "optimal"
         self.hands = hands
@@ -799,7 +799,7 @@ def _counts(counts: Sequence[int]) -> list[int]:
     return [0, *counts]
 
 
-def analyse(rules: RuleProfile, counts: Sequence[int], play: Play = "basic") -> ExactResult:
+def analyse(rules: BlackjackTerms, counts: Sequence[int], play: Play = "basic") -> ExactResult:
     """The exact expectation of the next round drawn from ``counts`` (aces first, tens last).
 
     ``play``: ``"basic"`` (the profile's basic strategy) or ``"optimal"`` (composition-dependent

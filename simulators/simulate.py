@@ -20,7 +20,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Callable, Iterator, Protocol, TypeVar
+from typing import Callable, Iterator, Protocol, TypeVar, cast
 
 from controller import events as ev
 from controller.cards import ALL_CARDS, Card
@@ -28,7 +28,8 @@ from controller.effects import Effect
 from controller.engine import Phase, Table
 from controller.legality import Action
 from controller.money import to_cents
-from controller.rules import RuleProfile
+from controller.rules import Rules
+from .blackjack_terms import BlackjackTerms
 
 from .strategy import strategy_for
 
@@ -95,7 +96,7 @@ class ShuffledAsDealt:
 class VirtualShoe(ShuffledAsDealt):
     """A blackjack shoe (``decks`` packs of 52) with a cut card placed where the rules say, shuffled as it is dealt."""
 
-    def __init__(self, rules: RuleProfile, rng: random.Random) -> None:
+    def __init__(self, rules: BlackjackTerms, rng: random.Random) -> None:
         super().__init__(list(ALL_CARDS) * rules.decks, rng)
         self.rules = rules
         self.cut_at = 0
@@ -110,11 +111,12 @@ class VirtualShoe(ShuffledAsDealt):
         return f"sim-{self.count}"
 
 
-def play_chunk(rules: RuleProfile, rounds: int, seed: str, boxes: int = 1, unit: Decimal = Decimal(10),
+def play_chunk(rules: BlackjackTerms, rounds: int, seed: str, boxes: int = 1, unit: Decimal = Decimal(10),
                record: Callable[[ev.Event], None] | None = None) -> ChunkResult:
     """Play `rounds` rounds on a fresh table and shoe seeded by `seed`; `record` sees every event applied."""
     rng = random.Random(seed)
-    table = Table(rules, shoes_watched=0)  # no protection watch: the simulated shoe is fair by construction
+    # No protection watch: the simulated shoe is fair by construction (and blackjack's options model is a Rules).
+    table = Table(cast(Rules, rules), shoes_watched=0)
     shoe = VirtualShoe(rules, rng)
     deal = shoe.draw
     decide = strategy_for(rules).decide
@@ -200,7 +202,7 @@ def play_chunk(rules: RuleProfile, rounds: int, seed: str, boxes: int = 1, unit:
     return ChunkResult(played, total, total_sq, hands)
 
 
-def _chunk_job(job: tuple[RuleProfile, int, str, int, Decimal]) -> ChunkResult:
+def _chunk_job(job: tuple[BlackjackTerms, int, str, int, Decimal]) -> ChunkResult:
     rules, rounds, seed, boxes, unit = job
     return play_chunk(rules, rounds, seed, boxes, unit)
 
@@ -253,7 +255,7 @@ def play_chunks(play: Callable[[J], C], jobs: list[J], workers: int,
 
 
 def simulate(
-    rules: RuleProfile,
+    rules: BlackjackTerms,
     rounds: int,
     seed: int,
     boxes: int = 1,

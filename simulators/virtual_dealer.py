@@ -23,7 +23,8 @@ import urllib.request
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from controller.rules import Club21Rules, Club2136Rules, build_rules
+from controller.rules import build_rules
+from games.club.rules import ClubRulesBase
 
 from .blackjack_dealer import RANDOM_CHOICE, blackjack_move
 from .club_dealer import CardsOnTable, bank_move, club_move, pack_spent_in_round
@@ -141,7 +142,7 @@ class VirtualDealer:
         if status != 200:
             raise TableUnavailable(f"GET /api/rules answered {status}")
         self._rules = build_rules(body["profile"], body["options"])
-        self._club = isinstance(self._rules, (Club21Rules, Club2136Rules))  # the croupier banks: a club game's rules, not its name
+        self._club = isinstance(self._rules, ClubRulesBase)  # the croupier banks: a club game's rules, not its name
         if self._club:
             self._banker = banker_rule_for(self._rules)
         else:

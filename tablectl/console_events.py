@@ -11,7 +11,7 @@ from typing import cast
 from controller import events as ev
 from controller.engine import Phase, Table
 from controller.money import from_cents
-from controller.rules import RuleProfile
+from games.blackjack.rules import RuleProfile
 from display.console import ConsoleAction, ConsoleKind
 
 

@@ -182,7 +182,7 @@ def _banker_view(table: Table, banker: Hand | None, settled: Round | None) -> De
     n = len(banker.cards)
     if _closed(banker):
         return DealerView(card_count=n, closed=True, bank=bank)
-    values: tuple[int, ...] = table.rules.values  # type: ignore[union-attr]  # a banker: a club game, whose rules have values
+    values: tuple[int, ...] = table.rules.values  # type: ignore[attr-defined]  # a banker: a club game, whose rules have values
     hard = min(banker.hard, MAX_HARD_TOTAL)
     advice = banker_advice(table) if hard <= 21 else None
     return DealerView(

@@ -1,3 +1,11 @@
 """Blackjack, as the five casino documents play it: `game.Blackjack` and its rules, legality, settlement and snapshot.
 
-Kept empty so that importing a game's rules never loads the games (see `controller.rules`)."""
+``ENTRY`` is what the registry knows of it (`controller.registry`; its line is in pyproject.toml).
+"""
+
+from controller.registry import GameEntry
+
+from .game import Blackjack
+from .profiles import PROFILES
+
+ENTRY = GameEntry(Blackjack(), PROFILES)

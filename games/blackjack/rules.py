@@ -1,71 +1,26 @@
 """Blackjack's rule options (the ru, us-holecard and single-deck-enhc profiles), as validated data.
 
-The built-in profiles restate ``shared/rules.md`` (``controller/profiles.py``); every point marked
-"(decided)" there is an option here, so a casino can set it the other way.
+The built-in profiles restate ``shared/rules.md`` (``profiles.py``); every point marked "(decided)" there
+is an option here, so a casino can set it the other way. The options' own words (`DoubleRule`,
+`SurrenderRule`, ...) are `simulators.blackjack_terms`', where the analysis below the games reads them too.
 """
 
 from __future__ import annotations
 
 from decimal import Decimal
-from enum import Enum
 from functools import cached_property
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from controller.rule_parts import TableLimits, fractions_of_a_cent, parts, ratio
+from controller.rule_parts import Rules, fractions_of_a_cent, parts, ratio
+from simulators.blackjack_terms import (DealerBlackjackTakes, DoubleRule, InsuranceAmount, Peek, SplitBy,
+                                        SurrenderRule)
+
+__all__ = ["DealerBlackjackTakes", "DoubleRule", "InsuranceAmount", "Peek", "RuleProfile", "SplitBy", "SurrenderRule"]
 
 
-class DoubleRule(str, Enum):
-    """Which two-card hands may double."""
-
-    ANY = "any"
-    NINE_TO_ELEVEN = "9-11"
-    TEN_OR_ELEVEN = "10-11"
-    ELEVEN = "11"
-    NONE = "none"
-
-
-class SurrenderRule(str, Enum):
-    """When a hand may be given up for half its bet."""
-
-    NONE = "none"
-    BEFORE_FIRST_HIT = "before_first_hit"  # table-wide window after the deal (001)
-    ON_TURN = "on_turn"  # first action on the box's turn
-    LATE = "late"  # on the box's turn, after the dealer peeked (002)
-    EARLY_VS_2_10 = "early_vs_2_10"  # first action, never against an ace (004)
-
-
-class Peek(str, Enum):
-    """When a hole-card dealer checks for blackjack before the players act."""
-
-    NONE = "none"
-    ACE = "ace"
-    ACE_TEN = "ace_ten"
-
-
-class DealerBlackjackTakes(str, Enum):
-    """What a dealer blackjack made after play (no hole card) takes from a hand."""
-
-    ALL = "all"  # European: doubles and splits lose too
-    ORIGINAL = "original"  # only the original bet is lost
-
-
-class InsuranceAmount(str, Enum):
-    """How much a box insures: any amount up to half its bet, or exactly half."""
-
-    UP_TO_HALF = "up_to_half"  # ru profiles (000: "не может превышать половину")
-    HALF = "half"  # us-holecard and single-deck-enhc (002, 004: "равна половине")
-
-
-class SplitBy(str, Enum):
-    """What makes a pair: equal value (any two tens) or equal rank (K-K only)."""
-
-    VALUE = "value"
-    RANK = "rank"
-
-
-class RuleProfile(TableLimits, BaseModel):
+class RuleProfile(Rules, BaseModel):
     """One table's rules. Built-in profiles are in PROFILES; override any option by name."""
 
     model_config = ConfigDict(frozen=True, extra="forbid", use_enum_values=False)

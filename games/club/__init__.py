@@ -1,3 +1,3 @@
 """What the two club games of 003 share: the club round, box and hand (`game`), their snapshot and rules.
 
-Kept empty so that importing a game's rules never loads the games (see `controller.rules`)."""
+Not a game (the registry has no line for it): club-21 and club-21-36 are built on it."""

@@ -11,7 +11,7 @@ card as ``XX`` and a closed hand with its card count and no total.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Callable, TypeVar, cast
+from typing import Any, Callable, TypeVar, cast
 
 from controller import events as ev
 from controller import snapshot as snap
@@ -25,10 +25,9 @@ from controller.money import money
 from controller.phase import Phase
 from controller.round import DEALER, Round, void_keys
 from controller.game import Game, ShoeFigure, TableOps
+from .rules import ClubRulesBase as ClubRules
 from .snapshot import ClubBoxState, ClubHandState
 
-if TYPE_CHECKING:
-    from controller.rules import ClubRules
 
 BANKER = DEALER  # deal-plan target for the banker's hand
 
@@ -203,7 +202,7 @@ def club_record(r: ClubRound, game: str, dealer: dict[str, Any], hands: list[dic
 
 def club_rules(t: TableOps) -> ClubRules:
     """The table's rules, a club game's: these helpers serve only the club games."""
-    return cast("ClubRules", t.rules)
+    return cast(ClubRules, t.rules)
 
 
 def club_boxes(t: TableOps) -> list[ClubBox]:
@@ -487,7 +486,7 @@ def deal_next(t: TableOps, r: ClubRound, card: Card) -> int:
 
 
 ClubRoundT = TypeVar("ClubRoundT", bound=ClubRound)
-ClubRulesT = TypeVar("ClubRulesT", bound="ClubRules")
+ClubRulesT = TypeVar("ClubRulesT", bound=ClubRules)
 
 
 class ClubGame(Game[ClubRoundT, ClubRulesT]):

@@ -9,10 +9,10 @@ from typing import Annotated, Any
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
 
 from controller.cards import PACK_RANKS, pack_members, pack_values
-from controller.rule_parts import TableLimits, fractions_of_a_cent, none_word
+from controller.rule_parts import Rules, fractions_of_a_cent, none_word
 
 
-class ClubRulesBase(TableLimits, BaseModel):
+class ClubRulesBase(Rules, BaseModel):
     """What both club games of 003 share: the pack and its bottom card, the banker's drawing, the table."""
 
     model_config = ConfigDict(frozen=True, extra="forbid", use_enum_values=False)

@@ -1,3 +1,11 @@
 """club-21 (003's ochko): `game.Club21`, its round, rules and snapshot.
 
-Kept empty so that importing a game's rules never loads the games (see `controller.rules`)."""
+``ENTRY`` is what the registry knows of it (`controller.registry`; its line is in pyproject.toml).
+"""
+
+from controller.registry import GameEntry
+
+from .game import Club21
+
+# 003's club game as the document plays it: the defaults of its options (see rules.Club21Rules).
+ENTRY = GameEntry(Club21(), {"club-21": {}})

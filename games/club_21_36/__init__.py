@@ -1,3 +1,12 @@
-"""club-21-36 (003's ochko with a 36-card pack and a bank): `game.Club2136`, its round of duels, the bank, rules and snapshot.
+"""club-21-36 (003's ochko with a 36-card pack and a bank): `game.Club2136`, its round of duels, the bank, rules and
+snapshot.
 
-Kept empty so that importing a game's rules never loads the games (see `controller.rules`)."""
+``ENTRY`` is what the registry knows of it (`controller.registry`; its line is in pyproject.toml).
+"""
+
+from controller.registry import GameEntry
+
+from .game import Club2136
+
+# 003's 36-card game as the document plays it: the defaults of its options (see rules.Club2136Rules).
+ENTRY = GameEntry(Club2136(), {"club-21-36": {}})

@@ -32,7 +32,7 @@ from controller.legality import Action, Refusal
 from controller.money import money, to_cents
 from controller.phase import BETWEEN_ROUNDS, READY, Phase
 from controller.round import Round, VoidReason
-from controller.profiles import PROFILES
+from controller import registry
 from .rules import Club2136Rules, DarkBothBust
 from ..club import game as club
 from controller.game import Dispatch, TableOps
@@ -334,7 +334,7 @@ class Club2136(club.ClubGame[Club2136Round, Club2136Rules]):
 
     def check_rules(self, t: TableOps, e: ev.SetRules) -> Refusal | None:
         refusal = t.check_rules(e)
-        if refusal is None and t.game_state.open and PROFILES.get(e.profile, {}).get("game") != self.name:
+        if refusal is None and t.game_state.open and (registry.profile(e.profile) or {}).get("game") != self.name:
             return Refusal("bank_open", "the bank is open: the banker closes it before the table plays another game")
         return refusal
 

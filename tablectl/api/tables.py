@@ -18,8 +18,9 @@ from pydantic import BaseModel, Field
 from controller.authority import export_shoe
 from controller.dispute import Copy, DisputeOptions, NoSuchRound, RoundNotSettled, RoundStillClosed
 from controller.journal import JournalError
-from controller.games import GAMES
+from controller import registry
 from controller.protection.advantage import FLAG_ALPHA
+from controller.rules import DEFAULT_GAME
 from controller.view import head_view, table_view
 
 from tablectl.dispute import MEDIA_TYPES, PdfUnavailable, make_record, render
@@ -41,8 +42,9 @@ RoundNumber = Annotated[int, Path(ge=1, le=2**62)]
 def _as_read(record: dict[str, Any], settled_at: str | None) -> dict[str, Any]:
     """A kept round record as the API reads it out: when it was settled, and who dealt it as its game names
     him (``dealer_title``; a record of a game this release does not play names the dealer)."""
-    game = GAMES.get(record.get("game", "blackjack"))
-    return {**record, "settled_at": settled_at, "dealer_title": game.dealer_title if game is not None else "Dealer"}
+    name = record.get("game", DEFAULT_GAME)  # (a record without its game's name is the first game's: blackjack)
+    title = registry.game(name).dealer_title if registry.is_game(name) else "Dealer"
+    return {**record, "settled_at": settled_at, "dealer_title": title}
 
 
 class Health(BaseModel):

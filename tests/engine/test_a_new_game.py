@@ -3,7 +3,7 @@
 *High card*: each box with a bet and the dealer get one card, face up; the higher card (ace high)
 wins even money, equal cards push. The game is written only against `controller.game.Game`
 and the table's `TableOps`, its options are blackjack's with another ``game``, and registering it is
-the one line `GAMES["high-card"] = HighCard()`. The table's own machinery (bets and their limits,
+the one line `register(GameEntry(HighCard()))`. The table's own machinery (bets and their limits,
 the shoe, held cards, snapshots, the journal and its replay) then plays it unchanged.
 """
 
@@ -13,7 +13,7 @@ import json
 from datetime import datetime, timezone
 from decimal import Decimal
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Iterator, Literal
 
 import pytest
 
@@ -21,7 +21,6 @@ from controller import events as ev
 from controller.authority import TableAuthority, export_session
 from controller.cards import Card, parse_card
 from controller.effects import box_card, dealer_card
-from controller.games import GAMES
 from controller.game import Dispatch, Game, ShoeFigure, TableOps
 from games.blackjack import snapshot as round_snapshot
 from controller.hand import Outcome
@@ -30,7 +29,9 @@ from controller.legality import Action
 from controller.phase import READY, Phase
 from controller.replay import replay_lines
 from controller.round import DEALER, Round, VoidReason
-from controller.rules import RuleProfile, load_rules
+from controller.registry import GameEntry, registered
+from controller.rules import load_rules
+from games.blackjack.rules import RuleProfile
 from controller.snapshot import check
 from controller.view import table_view
 
@@ -119,11 +120,11 @@ def _order(card: Card) -> int:
 
 
 @pytest.fixture
-def high_card(monkeypatch: pytest.MonkeyPatch) -> HighCardRules:
-    monkeypatch.setitem(GAMES, "high-card", HighCard())  # the one registry line
-    rules = load_rules("high-card", {"game": "high-card", "decks": 1, "burn_cards": 0, "table_min": 10})
-    assert isinstance(rules, HighCardRules)
-    return rules
+def high_card() -> Iterator[HighCardRules]:
+    with registered(GameEntry(HighCard())):  # the one registry line
+        rules = load_rules("high-card", {"game": "high-card", "decks": 1, "burn_cards": 0, "table_min": 10})
+        assert isinstance(rules, HighCardRules)
+        yield rules
 
 
 def _play(submit: Any) -> None:

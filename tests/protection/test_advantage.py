@@ -22,7 +22,8 @@ from controller.protection.advantage import (FLAG_ALPHA, AdvantageBook, _Round, 
                                              first_card, hole_card, index_plays, mann_whitney_z, poisson_binomial_upper,
                                              stratified_exact_greater, wonging)
 from controller.protection.preferential import fisher_exact_greater
-from controller.rules import RuleProfile, build_rules
+from controller.rules import build_rules
+from games.blackjack.rules import RuleProfile
 from simulators.advantage_players import play_session, seat
 
 

@@ -18,7 +18,8 @@ import pytest
 from tests.support.edges import BUILT_IN_EDGE_PCT
 
 import simulators.simulate as simulate_module
-from controller.rules import RuleProfile, build_rules
+from controller.rules import build_rules
+from games.blackjack.rules import RuleProfile
 from simulators.exact import ShoeError, analyse, full_shoe
 from simulators.strategy import strategy_for
 from simulators.strategy_edge import _Evaluator

@@ -15,7 +15,8 @@ from typing import Any
 
 import pytest
 
-from controller.rules import RuleProfile, build_rules
+from controller.rules import build_rules
+from games.blackjack.rules import RuleProfile
 from simulators.exact import analyse
 from simulators.strategy import DOUBLE, HIT, STAND, SURRENDER, strategy_for
 from simulators.strategy_model import HouseRules

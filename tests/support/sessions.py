@@ -35,10 +35,10 @@ from controller.cards import ALL_CARDS, Card
 from controller.effects import CardPlaced, Effect, RoundSettled
 from controller.engine import IllegalAction, Phase, Table
 from controller.events import dump_event
-from controller.rules import PROFILES, build_rules, profiles as profiles_of
+from controller.rules import build_rules, profiles as profiles_of
 
 # A case is a profile and options: every built-in profile, and club-21 with every variant on.
-CASES: dict[str, tuple[str, dict[str, Any]]] = {name: (name, {}) for name in PROFILES}
+CASES: dict[str, tuple[str, dict[str, Any]]] = {name: (name, {}) for name in profiles_of()}
 CASES["club-21+variants"] = ("club-21", {"decks": 1, "pack": 36, "pairs": True, "contra": True, "two_aces_split": True,
                                          "surrender": True})
 PROFILE_NAMES = sorted(CASES)

@@ -1,7 +1,7 @@
-"""The casino's named rule profiles, as data: each restates ``shared/rules.md`` for one table's game.
+"""Blackjack's named rule profiles, as data: each restates ``shared/rules.md`` for one casino's table.
 
-A profile names its game (blackjack when it does not say) and the options that differ from that
-game's defaults; `controller.rules.build_rules` validates it with the game's options model.
+A profile holds the options that differ from the defaults of blackjack's options model (`rules.RuleProfile`);
+`controller.rules.build_rules` validates it with that model. The registry adds its name and game.
 """
 
 from __future__ import annotations
@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import Any
 
 _RU_STANDARD: dict[str, Any] = dict(
-    name="ru-standard",
     decks=6,
     cut_card_min=200 / 312,
     cut_card_max=220 / 312,
@@ -31,9 +30,8 @@ _RU_STANDARD: dict[str, Any] = dict(
 
 PROFILES: dict[str, dict[str, Any]] = {
     "ru-standard": _RU_STANDARD,
-    "ru-surrender": {**_RU_STANDARD, "name": "ru-surrender", "surrender": "before_first_hit"},
+    "ru-surrender": {**_RU_STANDARD, "surrender": "before_first_hit"},
     "us-holecard": dict(
-        name="us-holecard",
         decks=1,
         cut_card_min=0.5,
         cut_card_max=0.75,
@@ -56,7 +54,6 @@ PROFILES: dict[str, dict[str, Any]] = {
         players_per_box=1,
     ),
     "single-deck-enhc": dict(
-        name="single-deck-enhc",
         decks=1,
         reshuffle_every_round=True,
         hole_card=False,
@@ -77,12 +74,4 @@ PROFILES: dict[str, dict[str, Any]] = {
         table_min=1,
         table_max=200,
     ),
-    # The club games of 003: defaults are the options' own (see Club21Rules, Club2136Rules).
-    "club-21": dict(name="club-21", game="club-21"),
-    "club-21-36": dict(name="club-21-36", game="club-21-36"),
 }
-
-
-def profiles(game: str | None = None) -> list[str]:
-    """The built-in profiles, or those that play ``game`` (e.g. the blackjack ones)."""
-    return [name for name, data in PROFILES.items() if game is None or data.get("game", "blackjack") == game]
