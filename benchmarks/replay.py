@@ -24,7 +24,7 @@ sys.path.append(os.path.join(os.path.dirname(__file__), ".."))  # after PYTHONPA
 from controller import events as ev  # noqa: E402
 from controller.replay import replay_lines  # noqa: E402
 from controller.rules import build_rules  # noqa: E402
-from simulators.simulate import play_chunk  # noqa: E402
+from games.blackjack.simulate import play_chunk  # noqa: E402
 
 
 def write_session(path: Path, rounds: int) -> int:

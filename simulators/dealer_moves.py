@@ -1,6 +1,6 @@
 """What the virtual dealer does next, in any game: the answer of the pure decision modules.
 
-:mod:`simulators.blackjack_dealer` and :mod:`simulators.club_dealer` read one table view and
+:mod:`games.blackjack.dealer` and :mod:`games.club.dealer` read one table view and
 say the one `Move` to make; whoever holds the table carries it out (the virtual dealer over the
 API and the shoe's control channel, the in-process dealer through the service, the tests on an
 engine in memory). The bets are the same in every game: drawn from the seed and the round

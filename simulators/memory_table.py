@@ -3,7 +3,7 @@
 `MemoryShoe` stands where the serial link stands (no pty, no port): the service
 reads its messages and acknowledges its cards exactly as it does a real shoe's.
 `InProcessDealer` makes the virtual dealer's decisions (basic strategy, seeded
-bets: :func:`simulators.blackjack_dealer.blackjack_move`, the same as the virtual
+bets: :func:`games.blackjack.dealer.blackjack_move`, the same as the virtual
 dealer's) and hands them to the service's ordered path. `tablectl fleet-sim` plays
 a floor of such tables (`tablectl/fleet_sim.py`).
 """
@@ -18,7 +18,7 @@ import firmware_bridge as fb
 from controller.engine import IllegalAction
 from controller.events import BadEvent, parse_event
 from controller.view import table_view
-from simulators.blackjack_dealer import blackjack_move
+from games.blackjack.dealer import blackjack_move
 from simulators.shoe.deck import shuffled_shoe
 from simulators.strategy import strategy_for
 from simulators.virtual_dealer import DealerStats

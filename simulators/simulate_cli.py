@@ -37,7 +37,7 @@ def configure_parser(p: argparse.ArgumentParser) -> None:
 def _workers(args: argparse.Namespace, rules: Any) -> int | None:
     """The worker processes asked for (every core by default), or None, said on stderr, when
     ``--rounds``, ``--workers`` or ``--boxes`` is out of range for the table."""
-    from .simulate import default_workers
+    from games.blackjack.simulate import default_workers
 
     workers = default_workers() if args.workers is None else args.workers
     if args.rounds < 1 or not 1 <= args.boxes <= rules.boxes or workers < 1:
@@ -77,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _run_blackjack(args: argparse.Namespace, rules: Any) -> int:
     """Blackjack by the profile's basic strategy: the house edge, with its standard error."""
-    from .simulate import simulate  # the strategy tables are built only when needed
+    from games.blackjack.simulate import simulate  # the strategy tables are built only when needed
 
     if args.players is not None or args.banker is not None:
         print("tablectl simulate: --players and --banker are for the club games; blackjack is played by basic "
@@ -113,7 +113,7 @@ def _run_blackjack(args: argparse.Namespace, rules: Any) -> int:
 
 def _run_club(args: argparse.Namespace, rules: Any) -> int:
     """The club game's simulation: the stated players' and banker's rules, the house edge for them."""
-    from .club_simulate import simulate_club
+    from games.club.simulate import simulate_club
     from .club_strategy import SIGHTED_PLAYERS, parse_banker_rule, parse_players_rule
 
     try:

@@ -2,9 +2,9 @@
 
 This module is the dealer's I/O: it reads the table over HTTP, sends the actions, and works
 the virtual shoe (a card when the table waits for one, a shuffle when it says so). What to do
-next is decided from the view alone, with no I/O, by :mod:`simulators.blackjack_dealer`
+next is decided from the view alone, with no I/O, by :mod:`games.blackjack.dealer`
 (seeded bets, basic strategy and now and then a random legal choice, insurance closed) and, in
-the club games, where the croupier banks, by :mod:`simulators.club_dealer` (the boxes by the
+the club games, where the croupier banks, by :mod:`games.club.dealer` (the boxes by the
 blind players' rule, the banker by the banker's rule); the dealer loads the shoe with the club
 table's packs. Every random choice is drawn from the seed and the table's own state (round,
 box, hand, cards), so after the service restarts the dealer makes the same decisions again: an
@@ -26,8 +26,8 @@ from typing import Any, Callable
 from controller.rules import build_rules
 from games.club.rules import ClubRulesBase
 
-from .blackjack_dealer import RANDOM_CHOICE, blackjack_move
-from .club_dealer import CardsOnTable, bank_move, club_move, pack_spent_in_round
+from games.blackjack.dealer import RANDOM_CHOICE, blackjack_move
+from games.club.dealer import CardsOnTable, bank_move, club_move, pack_spent_in_round
 from .club_strategy import BLIND_PLAYERS, BankerRule, banker_rule_for
 from .dealer_moves import Move, bets_to_place, seeded
 from .shoe.client import ShoeControl

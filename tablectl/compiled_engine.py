@@ -59,7 +59,7 @@ MODULES = [
     "games/club_21/game.py", "games/club_21_36/game.py",
     "controller/protection/live.py", "controller/protection/slug.py", "controller/protection/shoes.py",
     "controller/protection/quality.py", "controller/protection/discards.py",
-    "simulators/simulate.py", "simulators/club_simulate.py", "simulators/strategy.py",
+    "games/blackjack/simulate.py", "games/club/simulate.py", "simulators/strategy.py",
 ]
 
 STAMP = "STAMP.json"  # in a build: what it was built from

@@ -60,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
 
     if args.rules not in profiles("blackjack"):
         # The fleet's in-process dealer plays blackjack only; a club game's croupier banks and deals
-        # by another rule (simulators.club_dealer), which it does not drive yet.
+        # by another rule (games.club.dealer), which it does not drive yet.
         print(f"tablectl fleet-sim: --rules {args.rules!r}: fleet-sim plays the blackjack profiles "
               f"({', '.join(profiles('blackjack'))})", file=sys.stderr)
         return 2

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from controller.rules import build_rules
-from simulators.club_simulate import play_club_chunk, simulate_club
+from games.club.simulate import play_club_chunk, simulate_club
 from simulators.club_strategy import (
     BLIND_PLAYERS,
     SIGHTED_PLAYERS,
@@ -178,7 +178,7 @@ PAYS_36 = {"win": 1, "lose": -1, "bust": -1, "returned": 0, "void": 0}
 
 
 def test_club_21_36_money_is_conserved_duel_by_duel() -> None:
-    from simulators.club_simulate import play_club2136_chunk
+    from games.club.simulate import play_club2136_chunk
 
     rules = build_rules("club-21-36")
     records: list[dict[str, Any]] = []

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from tests.support.edges import BUILT_IN_EDGE_PCT
 
-import simulators.simulate as simulate_module
+import games.blackjack.simulate as simulate_module
 from controller.rules import build_rules
 from games.blackjack.rules import RuleProfile
 from simulators.exact import ShoeError, analyse, full_shoe

@@ -41,9 +41,9 @@ from controller.rules import Rules
 from controller.hand import Outcome
 from controller.legality import Action
 from controller.protection.advantage import AdvantageBook, feed, hole_deviation, hole_makes_right, index_play
-from .blackjack_terms import BlackjackTerms
+from simulators.blackjack_terms import BlackjackTerms
 
-from .strategy import BasicStrategy, strategy_for
+from simulators.strategy import BasicStrategy, strategy_for
 
 HI_LO = (0, -1, 1, 1, 1, 1, 1, 0, 0, 0, -1)  # by value, ace = 1, tens = 10
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from .club_strategy import BLIND_PLAYERS, BankerRule, PlayersRule, best_total
-from .dealer_moves import DEAL, SHUFFLE, WAIT, Move, act
+from simulators.club_strategy import BLIND_PLAYERS, BankerRule, PlayersRule, best_total
+from simulators.dealer_moves import DEAL, SHUFFLE, WAIT, Move, act
 
 
 def cards_held(hand: dict[str, Any]) -> int:

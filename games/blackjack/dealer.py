@@ -3,7 +3,7 @@
 The dealer places seeded bets, closes insurance (basic strategy never insures), deals when the
 table waits for a card, and decides for the players by basic strategy, now and then (a share
 ``random_choice`` of the decisions) by a random legal choice instead. :func:`blackjack_move`
-reads one table view and says the one thing to do next, as :func:`simulators.club_dealer.club_move`
+reads one table view and says the one thing to do next, as :func:`games.club.dealer.club_move`
 does for the club games; no clock, no socket: the virtual dealer carries the move out over the
 API and the shoe's control channel, the in-process dealer through the service.
 """
@@ -14,8 +14,8 @@ from typing import Any
 
 from controller.cards import parse_card
 
-from .dealer_moves import DEAL, SHUFFLE, WAIT, Move, act, bets_to_place, seeded
-from .strategy import BasicStrategy
+from simulators.dealer_moves import DEAL, SHUFFLE, WAIT, Move, act, bets_to_place, seeded
+from simulators.strategy import BasicStrategy
 
 RANDOM_CHOICE = 0.05  # the share of the players' decisions taken at random among the legal ones
 

@@ -1,6 +1,6 @@
 """Many club rounds (document 003's `club-21`) through the authoritative engine, with stated strategies.
 
-As for blackjack (`simulators.simulate`), the events are those a real table sees (the shoe's
+As for blackjack (`games.blackjack.simulate`), the events are those a real table sees (the shoe's
 ``shuffle`` with its ``card_count``, the bottom card, bets, cards, ``stand``, ``banker_stand``,
 ``double``/``fold`` on a spent pack), so the edge measured is the engine's own settlement. The
 boxes play a players' rule and the banker the banker's rule of :mod:`simulators.club_strategy`;
@@ -29,8 +29,8 @@ from controller.legality import Action
 from controller.money import to_cents
 from controller.round import Round
 
-from .club_strategy import SIGHTED_PLAYERS, BankerRule, OptimalBanker, PlayersRule, banker_rule_for
-from .simulate import ShuffledAsDealt, play_chunks
+from simulators.club_strategy import SIGHTED_PLAYERS, BankerRule, OptimalBanker, PlayersRule, banker_rule_for
+from games.blackjack.simulate import ShuffledAsDealt, play_chunks
 
 CHUNK_ROUNDS = 20_000
 

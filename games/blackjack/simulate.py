@@ -29,9 +29,9 @@ from controller.engine import Phase, Table
 from controller.legality import Action
 from controller.money import to_cents
 from controller.rules import Rules
-from .blackjack_terms import BlackjackTerms
+from simulators.blackjack_terms import BlackjackTerms
 
-from .strategy import strategy_for
+from simulators.strategy import strategy_for
 
 CHUNK_ROUNDS = 50_000  # rounds per chunk: the unit of work a process takes and of the seeds
 
