@@ -8,4 +8,8 @@ from controller.registry import GameEntry
 from .game import Blackjack
 from .profiles import PROFILES
 
-ENTRY = GameEntry(Blackjack(), PROFILES)
+# The parts of the table that play it, each loaded when first asked for (a table never loads its simulation).
+ENTRY = GameEntry(Blackjack(), PROFILES, parts={
+    "dealer": "games.blackjack.dealer:DEALER",
+    "simulate": "games.blackjack.simulate:SIMULATE",
+})

@@ -31,18 +31,16 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import cast
 
 from controller import events as ev
 from controller.cards import ALL_CARDS, Card, rank_value
 from controller.effects import CardPlaced, Effect, HoleCardTurned
 from controller.engine import Phase, Table
-from controller.rules import Rules
 from controller.hand import Outcome
 from controller.legality import Action
 from controller.protection.advantage import AdvantageBook, feed, hole_deviation, hole_makes_right, index_play
-from simulators.blackjack_terms import BlackjackTerms
 
+from .rules import RuleProfile
 from simulators.strategy import BasicStrategy, strategy_for
 
 HI_LO = (0, -1, 1, 1, 1, 1, 1, 0, 0, 0, -1)  # by value, ace = 1, tens = 10
@@ -253,7 +251,7 @@ class EdgeSorter(SimPlayer):
 class SimShoe:
     """A shoe shuffled in full at each shuffle (so the next card can be peeked), with its cut card."""
 
-    def __init__(self, rules: BlackjackTerms, rng: random.Random) -> None:
+    def __init__(self, rules: RuleProfile, rng: random.Random) -> None:
         self.rules, self.rng = rules, rng
         self.cards = [card for card in ALL_CARDS for _ in range(rules.decks)]
         self.next = 0
@@ -288,7 +286,7 @@ class Session:
     when not straight to ``Table.apply`` (a journal's authority: its ``table`` then), returning the effects.
     """
 
-    rules: BlackjackTerms
+    rules: RuleProfile
     seats: dict[int, SimPlayer]
     book: AdvantageBook | None = None
     unit: Decimal = Decimal(10)
@@ -298,7 +296,7 @@ class Session:
 
     def __post_init__(self) -> None:
         if self.submit is None:
-            self.table = Table(cast(Rules, self.rules))  # (blackjack's options model is both)
+            self.table = Table(self.rules)
 
 
 def play_session(session: Session, rounds: int, rng: random.Random,
@@ -399,7 +397,7 @@ PLAYERS: dict[str, Callable[[str, BasicStrategy, random.Random], SimPlayer]] = {
 }
 
 
-def seat(rules: BlackjackTerms, kinds: dict[int, str], rng: random.Random, book: AdvantageBook | None = None,
+def seat(rules: RuleProfile, kinds: dict[int, str], rng: random.Random, book: AdvantageBook | None = None,
          table: Table | None = None, submit: Callable[[ev.Event], list[Effect]] | None = None) -> Session:
     """A session with ``kinds`` (box -> a name of `PLAYERS`) at the table, each player named after its kind;
     ``table`` and ``submit``: a table the events reach through ``submit`` (a journal's authority)."""

@@ -14,10 +14,13 @@ from typing import Any
 
 from controller.cards import parse_card
 
-from simulators.dealer_moves import DEAL, SHUFFLE, WAIT, Move, act, bets_to_place, seeded
-from simulators.strategy import BasicStrategy
+from controller.rules import Rules
+from simulators.dealer_moves import DEAL, RANDOM_CHOICE, SHUFFLE, WAIT, Move, act, bets_to_place, seeded
+from simulators.strategy import BasicStrategy, strategy_for
 
-RANDOM_CHOICE = 0.05  # the share of the players' decisions taken at random among the legal ones
+from .rules import RuleProfile
+
+__all__ = ["DEALER", "RANDOM_CHOICE", "BlackjackDealer", "blackjack_move", "players_choice"]
 
 
 def players_choice(t: dict[str, Any], strategy: BasicStrategy, seed: int, random_choice: float = RANDOM_CHOICE) -> str:
@@ -65,3 +68,38 @@ def blackjack_move(t: dict[str, Any], strategy: BasicStrategy, seed: int, random
     if t["next_card"]:
         return DEAL
     return WAIT
+
+
+class _BlackjackPlay:
+    """The dealer's play at one blackjack table: `blackjack_move` with the profile's basic strategy."""
+
+    def __init__(self, strategy: BasicStrategy, seed: int, random_choice: float, max_boxes: int | None) -> None:
+        self.strategy, self.seed, self.random_choice, self.max_boxes = strategy, seed, random_choice, max_boxes
+
+    def move(self, t: dict[str, Any]) -> Move:
+        """The next move from the view."""
+        return blackjack_move(t, self.strategy, self.seed, self.random_choice, self.max_boxes)
+
+    def dealt(self, t: dict[str, Any], shoe_id: str, position: int) -> None:
+        """Nothing to keep: the dealer may look at every card the view shows."""
+
+    def keep(self, t: dict[str, Any]) -> list[tuple[str, int]]:
+        """A new shoe is whole: nothing on the table is left out of it."""
+        return []
+
+
+class BlackjackDealer:
+    """Blackjack's virtual dealer (the registry's ``dealer`` part, `simulators.parts.DealerMoves`)."""
+
+    needs_supervisor = False  # no bank: the dealer's key does it all
+    loads_packs = False  # the shoe keeps the decks it was started with
+    in_memory = True  # the fleet's in-process dealer drives it
+
+    def play(self, rules: Rules, seed: int, random_choice: float, max_boxes: int | None) -> _BlackjackPlay:
+        """The dealer's play at a table of these (blackjack's) rules."""
+        assert isinstance(rules, RuleProfile)  # (the registry hands this part blackjack's tables only)
+        return _BlackjackPlay(strategy_for(rules), seed, random_choice, max_boxes)
+
+
+DEALER = BlackjackDealer()
+

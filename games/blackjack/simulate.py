@@ -12,25 +12,27 @@ a seed is the same whether one process plays every chunk or several share them
 
 from __future__ import annotations
 
+import argparse
+import json
 import math
-import multiprocessing
-import os
 import random
+import sys
 import time
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Callable, Iterator, Protocol, TypeVar, cast
+from typing import Any, Callable
 
 from controller import events as ev
-from controller.cards import ALL_CARDS, Card
+from controller.cards import ALL_CARDS
 from controller.effects import Effect
 from controller.engine import Phase, Table
 from controller.legality import Action
 from controller.money import to_cents
 from controller.rules import Rules
-from simulators.blackjack_terms import BlackjackTerms
 
+from .rules import RuleProfile
+from simulators.simulate_cli import checked_workers, engine_figures
+from simulators.simulation import ShuffledAsDealt, play_chunks
 from simulators.strategy import strategy_for
 
 CHUNK_ROUNDS = 50_000  # rounds per chunk: the unit of work a process takes and of the seeds
@@ -69,34 +71,10 @@ class ChunkResult:
     hands: int
 
 
-class ShuffledAsDealt:
-    """A simulated shoe shuffled as it is dealt, the one card draw of every simulation.
-
-    Each card is drawn uniformly from those not dealt yet (a Fisher-Yates shuffle done one
-    step per card), which deals exactly as a shoe shuffled in full would, but costs only the
-    cards actually dealt. Shuffling is gathering every card back: ``next = 0``.
-    """
-
-    def __init__(self, cards: list[Card], rng: random.Random) -> None:
-        self.cards = cards
-        self.rng = rng
-        self.next = 0  # the cards before it are dealt
-
-    def draw(self) -> Card:
-        """The next card out of the shoe."""
-        cards, i = self.cards, self.next
-        if i >= len(cards):
-            raise RuntimeError("the simulated shoe ran past its last card: the engine should have stopped it")
-        j = i + int(self.rng.random() * (len(cards) - i))
-        cards[i], cards[j] = cards[j], cards[i]
-        self.next = i + 1
-        return cards[i]
-
-
 class VirtualShoe(ShuffledAsDealt):
     """A blackjack shoe (``decks`` packs of 52) with a cut card placed where the rules say, shuffled as it is dealt."""
 
-    def __init__(self, rules: BlackjackTerms, rng: random.Random) -> None:
+    def __init__(self, rules: RuleProfile, rng: random.Random) -> None:
         super().__init__(list(ALL_CARDS) * rules.decks, rng)
         self.rules = rules
         self.cut_at = 0
@@ -111,12 +89,12 @@ class VirtualShoe(ShuffledAsDealt):
         return f"sim-{self.count}"
 
 
-def play_chunk(rules: BlackjackTerms, rounds: int, seed: str, boxes: int = 1, unit: Decimal = Decimal(10),
+def play_chunk(rules: RuleProfile, rounds: int, seed: str, boxes: int = 1, unit: Decimal = Decimal(10),
                record: Callable[[ev.Event], None] | None = None) -> ChunkResult:
     """Play `rounds` rounds on a fresh table and shoe seeded by `seed`; `record` sees every event applied."""
     rng = random.Random(seed)
-    # No protection watch: the simulated shoe is fair by construction (and blackjack's options model is a Rules).
-    table = Table(cast(Rules, rules), shoes_watched=0)
+    # No protection watch: the simulated shoe is fair by construction.
+    table = Table(rules, shoes_watched=0)
     shoe = VirtualShoe(rules, rng)
     deal = shoe.draw
     decide = strategy_for(rules).decide
@@ -202,7 +180,7 @@ def play_chunk(rules: BlackjackTerms, rounds: int, seed: str, boxes: int = 1, un
     return ChunkResult(played, total, total_sq, hands)
 
 
-def _chunk_job(job: tuple[BlackjackTerms, int, str, int, Decimal]) -> ChunkResult:
+def _chunk_job(job: tuple[RuleProfile, int, str, int, Decimal]) -> ChunkResult:
     rules, rounds, seed, boxes, unit = job
     return play_chunk(rules, rounds, seed, boxes, unit)
 
@@ -212,50 +190,8 @@ def chunk_seed(seed: int, index: int) -> str:
     return f"tablectl-simulate:{seed}:{index}"
 
 
-def default_workers() -> int:
-    """Every core this process may run on."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
-
-
-class Chunk(Protocol):
-    """What every simulator's chunk of rounds counts: the rounds it played."""
-
-    rounds: int
-
-
-J = TypeVar("J")
-C = TypeVar("C", bound=Chunk)
-
-
-def play_chunks(play: Callable[[J], C], jobs: list[J], workers: int,
-                progress: Callable[[int], None] | None) -> list[C]:
-    """Play the chunks' ``jobs`` with ``play``, in this process (``workers`` 1) or in forked ones, and
-    return the chunks in job order (so the sums do not depend on ``workers``); ``progress`` is told the
-    rounds played so far after each chunk."""
-    chunks: list[C] = []
-    results: Iterator[C]
-    if workers == 1:
-        results = map(play, jobs)
-        pool = None
-    else:
-        pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"))
-        results = pool.map(play, jobs)  # in chunk order, whoever played them
-    try:
-        for chunk in results:
-            chunks.append(chunk)
-            if progress is not None:
-                progress(sum(c.rounds for c in chunks))
-    finally:
-        if pool is not None:
-            pool.shutdown(cancel_futures=True)
-    return chunks
-
-
 def simulate(
-    rules: BlackjackTerms,
+    rules: RuleProfile,
     rounds: int,
     seed: int,
     boxes: int = 1,
@@ -289,3 +225,45 @@ def simulate(
         hands=sum(c.hands for c in chunks),
         workers=workers,
     )
+
+
+class BlackjackSimulation:
+    """`tablectl simulate` for a blackjack profile (the registry's ``simulate`` part): the boxes play the profile's
+    basic strategy; the house edge, with its standard error."""
+
+    def run(self, args: argparse.Namespace, rules: Rules) -> int:
+        """Play the rounds and print the figures (exit 2: an option blackjack does not take)."""
+        if args.players is not None or args.banker is not None:
+            print("tablectl simulate: --players and --banker are for the club games; blackjack is played by basic "
+                  "strategy", file=sys.stderr)
+            return 2
+        assert isinstance(rules, RuleProfile)  # (the registry hands this part blackjack's tables only)
+        workers = checked_workers(args, rules)
+        if workers is None:
+            return 2
+        bar = None
+        progress = None
+        if sys.stderr.isatty():
+            from tqdm import tqdm
+
+            bar = tqdm(total=args.rounds, unit=" rounds", unit_scale=True, file=sys.stderr, dynamic_ncols=True)
+
+            def progress(done: int) -> None:
+                bar.update(done - bar.n)
+        try:
+            result = simulate(rules, args.rounds, args.seed, boxes=args.boxes, progress=progress, workers=workers)
+        finally:
+            if bar is not None:
+                bar.close()
+        d: dict[str, Any] = dict(result.as_dict())
+        engine = engine_figures(args, d)
+        if args.json:
+            print(json.dumps(d))
+        else:
+            print(f"{rules.name}: {d['rounds']} rounds, house edge {d['house_edge_pct']:.3f}% "
+                  f"± {d['stderr_pct']:.3f}% (1 s.e.), {d['rounds_per_second']:.0f} rounds/s on {d['workers']} "
+                  "worker(s)" + engine)
+        return 0
+
+
+SIMULATE = BlackjackSimulation()

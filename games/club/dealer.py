@@ -13,8 +13,9 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from simulators.club_strategy import BLIND_PLAYERS, BankerRule, PlayersRule, best_total
-from simulators.dealer_moves import DEAL, SHUFFLE, WAIT, Move, act
+from controller.rules import Rules
+from simulators.club_strategy import BLIND_PLAYERS, BankerRule, PlayersRule, banker_rule_for, best_total
+from simulators.dealer_moves import DEAL, SHUFFLE, WAIT, Move, act, bets_to_place
 
 
 def cards_held(hand: dict[str, Any]) -> int:
@@ -180,3 +181,51 @@ def club_move(t: dict[str, Any], players: PlayersRule = BLIND_PLAYERS, banker: B
     if phase == "players":
         return _players_move(t, players)
     return DEAL if t.get("next_card") else WAIT
+
+
+class _ClubPlay:
+    """The croupier's play at one club table: the bank (club-21-36), the bets, then `club_move`; he notes where each
+    card went by its shoe position, never by its face (`CardsOnTable`)."""
+
+    def __init__(self, rules: Rules, seed: int, max_boxes: int | None) -> None:
+        self.rules, self.seed, self.max_boxes = rules, seed, max_boxes
+        self.banker = banker_rule_for(rules)
+        self.on_table = CardsOnTable()
+
+    def move(self, t: dict[str, Any]) -> Move:
+        """Between rounds: the bank, then one bet a move (after a restart the rest still follow); then the round."""
+        if t["round"] is None and t["phase"] in ("betting", "settled"):
+            bank = bank_move(t)
+            if bank is not None:
+                return bank
+            if t.get("bank") is not None and not t["bank"]["open"]:
+                return WAIT  # no bank, no stakes (club-21-36)
+            missing = bets_to_place(t, self.rules, self.seed, self.max_boxes)
+            if missing:
+                box, amount = missing[0]
+                return act({"type": "bet", "box": box, "amount": str(amount)})
+        return club_move(t, BLIND_PLAYERS, self.banker)
+
+    def dealt(self, t: dict[str, Any], shoe_id: str, position: int) -> None:
+        """Where the card went, by position: its face is not the croupier's to use."""
+        self.on_table.note(t, self.on_table.target(t), shoe_id, position)
+
+    def keep(self, t: dict[str, Any]) -> list[tuple[str, int]]:
+        """A pack spent in the round (club-21-36): the new pack is what is not on the table."""
+        return self.on_table.on_table(t) if pack_spent_in_round(t) else []
+
+
+class ClubDealer:
+    """A club game's croupier (the registry's ``dealer`` part, `simulators.parts.DealerMoves`): he deals, banks and
+    plays every box, the boxes by the blind players' rule, himself by the banker's rule of the table's options."""
+
+    loads_packs = True  # the game's packs (36 or 52, one or two): loaded at each shuffle, checked between rounds
+    in_memory = False  # the fleet's in-process dealer does not drive the club games
+
+    def __init__(self, needs_supervisor: bool) -> None:
+        self.needs_supervisor = needs_supervisor  # a bank the pit opens and closes (club-21-36)
+
+    def play(self, rules: Rules, seed: int, random_choice: float, max_boxes: int | None) -> _ClubPlay:
+        """The croupier's play at a table of these rules (he takes no random decisions: ``random_choice`` unused)."""
+        return _ClubPlay(rules, seed, max_boxes)
+

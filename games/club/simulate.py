@@ -15,8 +15,11 @@ chunk order, so a seed gives the same figures whatever ``workers``.
 
 from __future__ import annotations
 
+import argparse
+import json
 import math
 import random
+import sys
 import time
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -29,8 +32,10 @@ from controller.legality import Action
 from controller.money import to_cents
 from controller.round import Round
 
-from simulators.club_strategy import SIGHTED_PLAYERS, BankerRule, OptimalBanker, PlayersRule, banker_rule_for
-from games.blackjack.simulate import ShuffledAsDealt, play_chunks
+from simulators.club_strategy import (SIGHTED_PLAYERS, BankerRule, OptimalBanker, PlayersRule, banker_rule_for,
+                                     parse_banker_rule, parse_players_rule)
+from simulators.simulate_cli import checked_workers, engine_figures
+from simulators.simulation import ShuffledAsDealt, play_chunks
 
 CHUNK_ROUNDS = 20_000
 
@@ -373,3 +378,49 @@ def simulate_club(rules: Any, rounds: int, seed: int, boxes: int = 1, players: P
         workers=workers,
         banker="options" if optimal is None else optimal.name(players),
     )
+
+
+class ClubSimulation:
+    """`tablectl simulate` for a club game's profile (the registry's ``simulate`` part): the boxes play the stated
+    players' rule (``--players``), the banker his options' rule or, where the game lets him choose (club-21),
+    his best play (``--banker optimal``); the house edge for those rules."""
+
+    def __init__(self, optimal_banker: bool, spent_packs: bool) -> None:
+        self.optimal_banker = optimal_banker  # the banker chooses his draws (club-21): --banker optimal is his
+        self.spent_packs = spent_packs  # the pack runs out while the boxes play (club-21): counted in the text
+
+    def run(self, args: argparse.Namespace, rules: Any) -> int:
+        """Play the rounds and print the figures (exit 2: a rule this game does not take)."""
+        try:
+            players = SIGHTED_PLAYERS if args.players is None else parse_players_rule(args.players)
+        except ValueError as exc:
+            print(f"tablectl simulate: --players: {exc}", file=sys.stderr)
+            return 2
+        try:
+            optimal = None if args.banker is None else parse_banker_rule(args.banker)
+        except ValueError as exc:
+            print(f"tablectl simulate: --banker: {exc}", file=sys.stderr)
+            return 2
+        if optimal is not None and not self.optimal_banker:
+            print(f"tablectl simulate: --banker optimal is for club-21 (the banker of {rules.game} is bound to his "
+                  f"totals)", file=sys.stderr)
+            return 2
+        workers = checked_workers(args, rules)
+        if workers is None:
+            return 2
+        result = simulate_club(rules, args.rounds, args.seed, boxes=args.boxes, players=players, workers=workers,
+                               optimal=optimal)
+        d = dict(result.as_dict())
+        engine = engine_figures(args, d)
+        if args.json:
+            print(json.dumps(d))
+        else:
+            banker = (f"stands at {d['banker_stands_at']}" if d["banker_stands_at"] is not None
+                      else f"plays {d['banker']}")
+            print(f"{rules.name}: {d['rounds']} rounds, players {d['players']}, banker {banker}: house edge "
+                  f"{d['house_edge_pct']:.3f}% ± {d['stderr_pct']:.3f}% (1 s.e.), {d['voids']} void, "
+                  + (f"{d['pack_outs']} spent-pack rounds, " if self.spent_packs else f"{d['shuffles']} packs, ")
+                  + f"{d['rounds_per_second']:.0f} rounds/s "
+                  f"on {d['workers']} worker(s){engine}. These figures hold for these strategies only.")
+        return 0
+

@@ -8,4 +8,7 @@ from controller.registry import GameEntry
 from .game import Club21
 
 # 003's club game as the document plays it: the defaults of its options (see rules.Club21Rules).
-ENTRY = GameEntry(Club21(), {"club-21": {}})
+ENTRY = GameEntry(Club21(), {"club-21": {}}, parts={
+    "dealer": "games.club_21.dealer:DEALER",
+    "simulate": "games.club_21.simulate:SIMULATE",
+})

@@ -9,4 +9,7 @@ from controller.registry import GameEntry
 from .game import Club2136
 
 # 003's 36-card game as the document plays it: the defaults of its options (see rules.Club2136Rules).
-ENTRY = GameEntry(Club2136(), {"club-21-36": {}})
+ENTRY = GameEntry(Club2136(), {"club-21-36": {}}, parts={
+    "dealer": "games.club_21_36.dealer:DEALER",
+    "simulate": "games.club_21_36.simulate:SIMULATE",
+})
