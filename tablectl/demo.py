@@ -348,6 +348,6 @@ class _Printer:
             return
         for effect in effects:
             if isinstance(effect, RoundSettled):
-                self.screen.line(round_line(effect.round, table.game.dealer_title))
+                self.screen.line(round_line(effect.round, table.rules.game, table.game.dealer_title))
             elif isinstance(effect, AlertRaised):
                 self.screen.line("alert: " + alert_line(effect.alert.as_dict(), now))

@@ -1,14 +1,17 @@
 """The project's layering, read from the source: who may import whom, and no import cycle.
 
-Every module of the five packages is parsed with ``ast``; every import counts, at the top or
+Every module of the project's packages is parsed with ``ast``; every import counts, at the top or
 inside a function (a lazy import still ties the modules together), except those under
-``if TYPE_CHECKING:``, which never run. The layers:
+``if TYPE_CHECKING:``, which never run. The layers (``ALLOWED``, the one place that says them):
 
 * ``controller`` (the engine), ``firmware_bridge`` (the shoe link) and ``display`` (the box
   displays) stand alone: none imports another package of the project (``display`` not even
   the engine; the composition root translates between them);
 * ``simulators`` may import ``controller`` and ``firmware_bridge``;
-* ``tablectl`` is the composition root and may import everything, except that its top floor
+* ``games``, one folder per game (its engine and its presentation), may import ``controller``,
+  ``display`` and ``simulators``; nothing imports a game: the registry (``controller.registry``)
+  finds each by its entry point, and every consumer takes a game's parts from it;
+* ``tablectl`` is the composition root and may import everything but the games, except that its top floor
   does not import sideways: ``TOP_FLOOR`` names its sub-layers (the shared web layer below the
   table's API and the floor's, which never import each other; the fleet's wire below the table's
   publisher and the floor) and what each may import of the rest of ``tablectl``.
@@ -31,13 +34,6 @@ ALLOWED: dict[str, set[str]] = {
     "games": {"controller", "display", "simulators"},
     "tablectl": {"controller", "firmware_bridge", "display", "simulators"},
 }
-# Imports across the layers left to the next commits of the game seam (issue 39), each named so that a new one
-# still fails the test and a mended one must be taken off the list.
-KNOWN_CROSSINGS: set[tuple[str, str]] = {
-    ("tablectl.console_events", "games.blackjack.rules"),
-    ("tablectl.display_views", "games.club_21.banker"),
-}
-
 # tablectl's top floor: each sub-layer (a module, or a package with its submodules but for those
 # named apart) and what of tablectl outside itself it may import. A module of tablectl under none
 # of these (the table's composition root: run, service, the command lines) may import any of them.
@@ -157,15 +153,13 @@ def test_the_graph_is_read() -> None:
 
 @pytest.mark.parametrize("package", PACKAGES)
 def test_layering(package: str) -> None:
-    crossings = {
-        (module, target)
+    offenders = sorted(
+        f"{module} imports {target}"
         for module, targets in GRAPH.items() if module.split(".")[0] == package
         for target in targets
         if target.split(".")[0] != package and target.split(".")[0] not in ALLOWED[package]
-    }
-    assert sorted(f"{m} imports {t}" for m, t in crossings - KNOWN_CROSSINGS) == []
-    known = {c for c in KNOWN_CROSSINGS if c[0].split(".")[0] == package}
-    assert sorted(known - crossings) == [], "a known crossing is gone: take it off the list"
+    )
+    assert offenders == []
 
 
 def _sub_layer(module: str) -> str | None:

@@ -10,6 +10,9 @@ from .profiles import PROFILES
 
 # The parts of the table that play it, each loaded when first asked for (a table never loads its simulation).
 ENTRY = GameEntry(Blackjack(), PROFILES, parts={
+    "display": "games.blackjack.display:DISPLAY",
+    "console": "games.blackjack.console:CONSOLE",
+    "terminal": "games.blackjack.terminal:TERMINAL",
     "dealer": "games.blackjack.dealer:DEALER",
     "simulate": "games.blackjack.simulate:SIMULATE",
 })

@@ -9,6 +9,9 @@ from .game import Club21
 
 # 003's club game as the document plays it: the defaults of its options (see rules.Club21Rules).
 ENTRY = GameEntry(Club21(), {"club-21": {}}, parts={
+    "display": "games.club_21.display:DISPLAY",
+    "console": "games.club_21.console:CONSOLE",
+    "terminal": "games.club.terminal:TERMINAL",
     "dealer": "games.club_21.dealer:DEALER",
     "simulate": "games.club_21.simulate:SIMULATE",
 })

@@ -9,7 +9,8 @@ from controller.engine import Phase
 from display.console import ConsoleAction, ConsoleKind
 from types import SimpleNamespace
 
-from tablectl.console_events import club21_console_event, club2136_console_event
+from games.club_21.console import club21_console_event
+from games.club_21_36.console import club2136_console_event
 
 
 def _at(phase: Phase) -> SimpleNamespace:
