@@ -270,3 +270,13 @@ class Game(ABC, Generic[RoundT, RulesT]):
         if data is not None:
             from .errors import SnapshotError
             raise SnapshotError(f"malformed table snapshot: game_state: {self.name} keeps no state between rounds")
+
+
+class PlayingTable(TableOps, Protocol):
+    """A table with its game: what reads the table's secrets and state without being the engine (the closed cards,
+    the snapshot) asks of it. `Table` is one; naming this instead keeps those modules below the engine."""
+
+    @property
+    def game(self) -> Game[Any, Any]:
+        """The game the table plays now (its rules' ``game``)."""
+

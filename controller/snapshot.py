@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from decimal import Decimal, InvalidOperation
-from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, Literal, Protocol, TypeVar
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -25,8 +25,26 @@ from .protection.live import ShoeWatch
 from .round import Round, VoidReason
 from .shoe import ShoeTracker
 
-if TYPE_CHECKING:  # the engine imports this module, never the other way round at run time
-    from .engine import Table
+from .game import PlayingTable
+
+
+class SnapshotTable(PlayingTable, Protocol):
+    """What a snapshot writes of a table and fills in again: `Table` has it all. Named here, not the engine, so
+    that this module stays below the engine even for the type checker (tests/test_layers.py)."""
+
+    shoes_loaded: int
+    last_round_players: int
+    held: list[Card]
+    alerts: list[Alert]
+    next_alert_id: int
+    now: datetime | None
+    locked: bool
+    gate_held: bool
+    link_up: bool
+    shoe_watch: ShoeWatch
+    dealer_on_duty: str | None
+    dealer_since: datetime | None
+
 
 FORMAT = 3  # bump when the layout below changes; from_snapshot refuses any other number
 
@@ -297,7 +315,7 @@ def dump_alert(alert: Alert) -> dict[str, Any]:
     }
 
 
-def dump_table(t: Table) -> dict[str, Any]:
+def dump_table(t: SnapshotTable) -> dict[str, Any]:
     """The whole table as plain data."""
     return {
         "format": FORMAT,
@@ -406,7 +424,7 @@ def load_shoe(state: ShoeState) -> ShoeTracker:
     return shoe
 
 
-def load_table(t: Table, state: TableState) -> None:
+def load_table(t: SnapshotTable, state: TableState) -> None:
     """Fill a fresh Table (built with the snapshot's rules) from checked data."""
     t.phase = state.phase
     t.resume_phase = state.resume_phase
