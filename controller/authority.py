@@ -25,7 +25,8 @@ from .closed import ClosedCards, closed_cards, mask_event
 from .effects import Effect, RoundSettled
 from .engine import IllegalAction, Phase, Table
 from .errors import SnapshotError
-from .events import CardDrawn, Event, SetRules, Shuffle, dump_event
+from .events import CardDrawn, Event, SetRules, Shuffle
+from .event_codec import dump_event
 from .journal import Journal, JournalEntry, JournalError, JournalKey, JournalReader, JournalTampered
 from .rules import Rules, build_rules
 

@@ -32,7 +32,7 @@ from .errors import EngineError, IllegalAction, SnapshotError
 from . import registry
 from .game import Game
 from .hand import BoxInPlay
-from .legality import Action, Refusal, named_box_refusal
+from .legality import Action, GameAction, Refusal, named_box_refusal
 from .money import money, to_cents
 from .phase import BETWEEN_ROUNDS, IN_ROUND, READY, Phase
 from .round import DEALER, Round, round_record
@@ -170,7 +170,7 @@ class Table:
             fx.append(ShoeLock(locked))
         return fx
 
-    def legal_actions(self) -> list[Action]:
+    def legal_actions(self) -> list[GameAction]:
         """The decisions the table may take now (the hand in turn's, or insurance's), for consoles and players."""
         return self.game.legal_actions(self)
 

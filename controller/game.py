@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Callable, ClassVar, Generic, Mapping, Pro
 
 from .cards import Card
 from .errors import EngineError
-from .legality import Action, Refusal
+from .legality import GameAction, Refusal
 from .round import VoidReason
 
 if TYPE_CHECKING:  # the engine imports the games, never the other way round at run time
@@ -196,6 +196,23 @@ class Game(ABC, Generic[RoundT, RulesT]):
     blocked_by_attention: ClassVar[frozenset[type]] = frozenset()
     """The game's decisions, refused while the table needs the supervisor."""
 
+    card_destinations: ClassVar[tuple[str, ...]] = ("box", "dealer")
+    """Where the game places a card (`controller.effects.CardPlaced.to`), besides the table's own ``held`` and
+    ``discard``: the table's metrics count the cards by these."""
+
+    supervisor_events: ClassVar[frozenset[type]] = frozenset()
+    """The game's own events only a supervisor may send (a club game's withdraw, club-21-36's bank); the table's
+    own are `controller.events.SUPERVISOR_EVENTS`. Every other event a person sends needs a dealer's key."""
+
+    stake_events: ClassVar[frozenset[type]] = frozenset()
+    """The game's own events that stake a box before its round, besides the table's bet and reservation
+    (club-21-36's deal-in): the dispute record lists them with the bets."""
+
+    def incident(self, table: TableOps, event: ev.Event) -> str | None:
+        """What a replay lists, in words, for one of the game's own acts just applied that no round records (the
+        pit opening club-21-36's bank); None: nothing to list."""
+        return None
+
     # ------------------------------------------------------------------ cards
     @abstractmethod
     def place(self, table: TableOps, card: Card, e: CardDrawn) -> None:
@@ -231,7 +248,7 @@ class Game(ABC, Generic[RoundT, RulesT]):
 
     # ------------------------------------------------------------------ decisions
     @abstractmethod
-    def legal_actions(self, table: TableOps) -> list[Action]:
+    def legal_actions(self, table: TableOps) -> list[GameAction]:
         """The decisions that may be taken now, as `Table.apply` would accept them."""
 
     @abstractmethod

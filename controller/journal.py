@@ -45,7 +45,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from .events import BadEvent, Event, dump_event, parse_event
+from .events import BadEvent, Event
+from .event_codec import dump_event, parse_event
 
 log = logging.getLogger(__name__)
 

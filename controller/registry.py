@@ -236,6 +236,19 @@ def event_classes() -> list[type]:
     return list(_event_types.values())
 
 
+def supervisor_actions() -> frozenset[str]:
+    """The event types only a supervisor may send: the table's own and every registered game's."""
+    from .events import SUPERVISOR_EVENTS
+
+    classes = set(SUPERVISOR_EVENTS).union(*(e.game.supervisor_events for e in entries()))
+    return frozenset(_wire_type(cls) for cls in classes)
+
+
+def stake_events() -> frozenset[type]:
+    """Every registered game's own events that stake a box before its round (`Game.stake_events`)."""
+    return frozenset().union(*(e.game.stake_events for e in entries()))
+
+
 def part(name: str, kind: str) -> object:
     """The part ``kind`` of the game ``name`` (a ``"module:attribute"`` reference is loaded now, once); RegistryError
     when the game has no such part. The consumer checks it against its own Protocol."""

@@ -16,7 +16,8 @@ from typing import Any, AsyncIterator, Protocol
 
 import firmware_bridge as fb
 from controller.engine import IllegalAction
-from controller.events import BadEvent, parse_event
+from controller.events import BadEvent
+from controller.event_codec import parse_event
 from controller.view import table_view
 from simulators.dealer_moves import RANDOM_CHOICE
 from simulators.parts import dealer_moves

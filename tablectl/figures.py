@@ -17,7 +17,8 @@ from decimal import Decimal
 from typing import Any
 
 from controller.engine import Table
-from controller.events import Shuffle, dump_event
+from controller.events import Shuffle
+from controller.event_codec import dump_event
 from controller.journal import REFUSAL, JournalEntry, JournalReader
 from controller.money import money, to_cents
 from controller.protection.advantage import AdvantageBook, Signal, SubjectReport, feed

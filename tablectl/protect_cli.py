@@ -25,7 +25,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from controller.engine import IllegalAction, Table
-from controller.events import BadEvent, Shuffle, parse_event_line
+from controller.events import BadEvent, Shuffle
+from controller.event_codec import parse_event_line
 from controller.journal import JournalError, JournalReader
 from controller.protection.advantage import FLAG_ALPHA, SubjectReport
 from controller.protection.dealers import DealerShift

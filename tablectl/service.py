@@ -30,6 +30,7 @@ from typing import Any, AsyncIterator, Callable, Protocol, runtime_checkable
 
 import firmware_bridge as fb
 from controller import events as ev
+from controller.event_codec import dump_event
 from controller.authority import TableAuthority
 from controller.effects import Effect, RoundSettled
 from controller.game import ShoeFigure
@@ -467,7 +468,7 @@ class TableService:
         except IllegalAction as exc:
             log.info("refused %s from %s: %s (%s)", event.type, event.actor, exc.message, exc.code)
             raise
-        item = StreamItem(seq, ev.dump_event(event), self.table.phase.value,
+        item = StreamItem(seq, dump_event(event), self.table.phase.value,
                           [_effect_dict(e) for e in effects], self.authority.closed.is_closed(seq))
         self._after_commit(lambda: self._publish(item, effects, event, start))
         return seq, effects

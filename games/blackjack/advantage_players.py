@@ -39,9 +39,10 @@ from controller.engine import Phase, Table
 from controller.hand import Outcome
 from controller.legality import Action
 from controller.protection.advantage import AdvantageBook, feed, hole_deviation, hole_makes_right, index_play
-
-from .rules import RuleProfile
 from simulators.strategy import BasicStrategy, strategy_for
+
+from .events import CloseInsurance, EvenMoney, Insure
+from .rules import RuleProfile
 
 HI_LO = (0, -1, 1, 1, 1, 1, 1, 0, 0, 0, -1)  # by value, ace = 1, tens = 10
 
@@ -88,7 +89,7 @@ class Hand:
     values: list[int]
     up: int
     hole: int | None
-    legal: list[Action]
+    legal: list[Action]  # the hand in turn's decisions (the table's, in its players' phase)
     hands_in_box: int
     split_hand: bool
 
@@ -355,7 +356,7 @@ def play_session(session: Session, rounds: int, rng: random.Random,
                 player = seats[hand.box.number]
                 hole = (r.dealer.cards[1].value if isinstance(player, HoleCarder) and table.dealer_card_closed
                         else None)
-                legal = table.legal_actions()
+                legal = [a for a in table.legal_actions() if isinstance(a, Action)]  # (the hand's, in play)
                 action = player.play(Hand([c.value for c in hand.cards], r.dealer.cards[0].value, hole, legal,
                                           len(hand.box.hands), hand.from_split), seen)
                 if action is Action.HIT:
@@ -369,10 +370,10 @@ def play_session(session: Session, rounds: int, rng: random.Random,
                         continue
                     if offered.hands[0].is_blackjack:
                         if rules.even_money:
-                            apply(ev.EvenMoney(box=offered.number))
+                            apply(EvenMoney(box=offered.number))
                     elif rules.insurance and offered.bet % 2 == 0:
-                        apply(ev.Insure(box=offered.number, amount=Decimal(offered.bet // 2) / 100))
-                apply(ev.CloseInsurance())
+                        apply(Insure(box=offered.number, amount=Decimal(offered.bet // 2) / 100))
+                apply(CloseInsurance())
             else:
                 draw()
         settled = table.previous

@@ -11,6 +11,7 @@ from controller.engine import Phase, Table
 from controller.money import from_cents
 from display.console import ConsoleAction, ConsoleKind
 
+from .events import CloseInsurance, EvenMoney, Insure
 from .rules import RuleProfile
 
 
@@ -28,7 +29,7 @@ def blackjack_console_event(action: ConsoleAction, table: Table) -> ev.Event | N
     if kind is ConsoleKind.CALL_PIT:
         return ev.CallPit()
     if kind is ConsoleKind.CONTINUE:
-        return ev.CloseInsurance() if table.phase is Phase.INSURANCE else None
+        return CloseInsurance() if table.phase is Phase.INSURANCE else None
     if kind is ConsoleKind.INSURANCE and table.round is not None:
         number = action.box
         if number is None:
@@ -39,8 +40,8 @@ def blackjack_console_event(action: ConsoleAction, table: Table) -> ev.Event | N
                 rules = table.rules
                 assert isinstance(rules, RuleProfile)  # (the registry hands this part blackjack's tables only)
                 if hand.is_blackjack and rules.even_money:
-                    return ev.EvenMoney(box=number)
-                return ev.Insure(box=number, amount=from_cents(box.bet) / 2)  # the console insures the full half
+                    return EvenMoney(box=number)
+                return Insure(box=number, amount=from_cents(box.bet) / 2)  # the console insures the full half
     return None
 
 

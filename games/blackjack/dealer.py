@@ -13,7 +13,6 @@ from __future__ import annotations
 from typing import Any
 
 from controller.cards import parse_card
-
 from controller.rules import Rules
 from simulators.dealer_moves import DEAL, RANDOM_CHOICE, SHUFFLE, WAIT, Move, act, bets_to_place, seeded
 from simulators.strategy import BasicStrategy, strategy_for

@@ -7,14 +7,16 @@ every game's displays say alike (the table's messages).
 from __future__ import annotations
 
 from controller.engine import Table
-from controller.hand import Hand, Outcome
+from controller.hand import GameOutcome, Hand, Outcome
 from controller.money import from_cents
 from controller.phase import PLAY, Phase
 from display.model import BoxView, DealerView, HandOutcome, HandView
 
-_OUTCOMES: dict[Outcome, HandOutcome] = {
-    Outcome.WIN: HandOutcome.WIN, Outcome.BLACKJACK: HandOutcome.WIN, Outcome.EVEN_MONEY: HandOutcome.WIN,
-    Outcome.THREE_SEVENS: HandOutcome.WIN, Outcome.LOSE: HandOutcome.LOSE, Outcome.BUST: HandOutcome.LOSE,
+from .outcomes import BlackjackOutcome
+
+_OUTCOMES: dict[GameOutcome, HandOutcome] = {
+    Outcome.WIN: HandOutcome.WIN, BlackjackOutcome.BLACKJACK: HandOutcome.WIN, BlackjackOutcome.EVEN_MONEY: HandOutcome.WIN,
+    BlackjackOutcome.THREE_SEVENS: HandOutcome.WIN, Outcome.LOSE: HandOutcome.LOSE, BlackjackOutcome.BUST: HandOutcome.LOSE,
     Outcome.PUSH: HandOutcome.PUSH, Outcome.VOID: HandOutcome.PUSH,
 }
 
@@ -22,7 +24,7 @@ _OUTCOMES: dict[Outcome, HandOutcome] = {
 def _hand(hand: Hand, in_play: bool) -> HandView:
     n = len(hand.cards)
     soft = hand.soft if n else None
-    surrendered = hand.outcome is Outcome.SURRENDER
+    surrendered = hand.outcome is BlackjackOutcome.SURRENDER
     return HandView(
         card_count=n,
         hard_total=hand.hard,

@@ -12,23 +12,26 @@ from datetime import datetime
 from typing import Any
 
 from controller import events as ev
-from . import legality as legal
-from . import settlement
-from . import snapshot as snap
 from controller.alerts import AlertKind
 from controller.cards import HIDDEN, Card, total_of
 from controller.effects import CardPlaced, HoleCardTurned, box_card, burnt_card, dealer_card
 from controller.errors import EngineError
 from controller.hand import BoxInPlay, Hand, Outcome
-from controller.legality import Action, Refusal, named_box_refusal
+from controller.legality import GameAction, Refusal, named_box_refusal
 from controller.money import money, to_cents
 from controller.phase import PLAY, READY, Phase
 from controller.round import DEALER, Round, VoidReason
 from controller.snapshot import check
-from .rules import RuleProfile, SurrenderRule
 from controller.game import Dispatch, Game, ShoeFigure, TableOps
 
-_BLOCKED = frozenset({ev.Stand, ev.Double, ev.Split, ev.Surrender, ev.Insure, ev.EvenMoney, ev.CloseInsurance})
+from .events import CloseInsurance, EvenMoney, Insure
+from .outcomes import BlackjackOutcome
+from . import legality as legal
+from . import settlement
+from . import snapshot as snap
+from .rules import RuleProfile, SurrenderRule
+
+_BLOCKED = frozenset({ev.Stand, ev.Double, ev.Split, ev.Surrender, Insure, EvenMoney, CloseInsurance})
 
 
 def deal_plan(boxes: int, hole_card: bool) -> list[int]:
@@ -48,6 +51,7 @@ class Blackjack(Game[Round, RuleProfile]):
     rules_model = RuleProfile
     blocked_by_attention = _BLOCKED
     dealer_title = "Dealer"
+    card_destinations = ("box", "dealer", "burn")  # a burn after the shuffle, through the reader
     # A shoe with a cut card (and a burn after the cut): every figure the pit has always read, the Hi-Lo
     # count included (a 52-card shoe's).
     shoe_figures = frozenset({ShoeFigure.DEALT, ShoeFigure.BURNED, ShoeFigure.PENETRATION, ShoeFigure.CUT_CARD,
@@ -61,9 +65,9 @@ class Blackjack(Game[Round, RuleProfile]):
             ev.Double: (self._check_double, self._on_double),
             ev.Split: (self._check_split, self._on_split),
             ev.Surrender: (self._check_surrender, self._on_surrender),
-            ev.Insure: (self._check_insure, self._on_insurance),
-            ev.EvenMoney: (self._check_even_money, self._on_even_money),
-            ev.CloseInsurance: (self._check_close_insurance, self._on_close_insurance),
+            Insure: (self._check_insure, self._on_insurance),
+            EvenMoney: (self._check_even_money, self._on_even_money),
+            CloseInsurance: (self._check_close_insurance, self._on_close_insurance),
         }
 
     # ================================================================== cards
@@ -209,7 +213,7 @@ class Blackjack(Game[Round, RuleProfile]):
                 if waits:
                     hand.done = True  # waits for the dealer's second card
                 else:
-                    hand.settle(Outcome.BLACKJACK, settlement.blackjack_net(hand.stake, rules))
+                    hand.settle(BlackjackOutcome.BLACKJACK, settlement.blackjack_net(hand.stake, rules))
         if rules.surrender is SurrenderRule.BEFORE_FIRST_HIT and any(legal.may_surrender_early(b) for b in r.boxes):
             t.set_phase(Phase.SURRENDER)
         else:
@@ -287,7 +291,7 @@ class Blackjack(Game[Round, RuleProfile]):
         t.finish_round(r)
 
     # ================================================================== players' decisions
-    def legal_actions(self, t: TableOps) -> list[Action]:
+    def legal_actions(self, t: TableOps) -> list[GameAction]:
         """The hand in turn's decisions, or those the insurance phase offers."""
         return legal.legal_actions(t.phase, t.round, self.rules_of(t))
 
@@ -343,29 +347,29 @@ class Blackjack(Game[Round, RuleProfile]):
         box = legal.surrendering_box(r, e.box)
         assert box is not None
         hand = box.hands[0]
-        hand.settle(Outcome.SURRENDER, settlement.surrender_net(hand.stake))
+        hand.settle(BlackjackOutcome.SURRENDER, settlement.surrender_net(hand.stake))
         box.acted = True
         if r.boxes[r.box_i] is box:
             self._to_next_hand(t)
 
     # ------------------------------------------------------------------ insurance
-    def _check_insure(self, t: TableOps, e: ev.Insure) -> Refusal | None:
+    def _check_insure(self, t: TableOps, e: Insure) -> Refusal | None:
         return legal.insure_refusal(t.phase, t.round, self.rules_of(t), e.box, to_cents(e.amount))
 
-    def _on_insurance(self, t: TableOps, e: ev.Insure) -> None:
+    def _on_insurance(self, t: TableOps, e: Insure) -> None:
         _checked_box(self.in_play(t), e.box).insurance = to_cents(e.amount)
 
-    def _check_even_money(self, t: TableOps, e: ev.EvenMoney) -> Refusal | None:
+    def _check_even_money(self, t: TableOps, e: EvenMoney) -> Refusal | None:
         return legal.even_money_refusal(t.phase, t.round, self.rules_of(t), e.box)
 
-    def _on_even_money(self, t: TableOps, e: ev.EvenMoney) -> None:
+    def _on_even_money(self, t: TableOps, e: EvenMoney) -> None:
         hand = _checked_box(self.in_play(t), e.box).hands[0]
-        hand.settle(Outcome.EVEN_MONEY, hand.stake)  # 1:1 at once
+        hand.settle(BlackjackOutcome.EVEN_MONEY, hand.stake)  # 1:1 at once
 
-    def _check_close_insurance(self, t: TableOps, e: ev.CloseInsurance) -> Refusal | None:
+    def _check_close_insurance(self, t: TableOps, e: CloseInsurance) -> Refusal | None:
         return legal.close_insurance_refusal(t.phase)
 
-    def _on_close_insurance(self, t: TableOps, e: ev.CloseInsurance) -> None:
+    def _on_close_insurance(self, t: TableOps, e: CloseInsurance) -> None:
         self._after_insurance(t)
 
     # ================================================================== views and snapshots
@@ -449,7 +453,7 @@ def settled_view(r: Round) -> dict[str, Any]:
     for box in r.boxes:
         hands = [_hand_view(h, False) for h in box.hands]
         for view, hand in zip(hands, box.hands):
-            view["surrendered"] = hand.outcome is Outcome.SURRENDER
+            view["surrendered"] = hand.outcome is BlackjackOutcome.SURRENDER
         boxes.append({
             "box": box.number,
             "owner": box.owner,

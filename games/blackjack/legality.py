@@ -8,10 +8,12 @@ from __future__ import annotations
 
 from controller.cards import Card
 from controller.hand import BoxInPlay, Hand
-from controller.legality import Action, Refusal
+from controller.legality import Action, GameAction, Refusal
 from controller.money import money
 from controller.phase import PLAY, Phase
 from controller.round import DEALER, Round
+
+from .actions import BlackjackAction
 from .rules import DoubleRule, InsuranceAmount, RuleProfile, SplitBy, SurrenderRule
 
 # Refusals whose words never change are made once: the checks run on every decision.
@@ -270,25 +272,25 @@ def close_insurance_refusal(phase: Phase) -> Refusal | None:
 
 
 # ---------------------------------------------------------------------------- what is offered
-def _insurance_actions(r: Round, rules: RuleProfile) -> list[Action]:
-    actions = []
+def _insurance_actions(r: Round, rules: RuleProfile) -> list[GameAction]:
+    actions: list[GameAction] = []
     if rules.insurance and any(box.insurance is None and not (rules.even_money and box.hands[0].is_blackjack)
                                for box in r.boxes):
-        actions.append(Action.INSURANCE)
+        actions.append(BlackjackAction.INSURANCE)
     if rules.even_money and any(_even_money_box(box) for box in r.boxes):
-        actions.append(Action.EVEN_MONEY)
-    actions.append(Action.CLOSE_INSURANCE)
+        actions.append(BlackjackAction.EVEN_MONEY)
+    actions.append(BlackjackAction.CLOSE_INSURANCE)
     return actions
 
 
-def legal_actions(phase: Phase, r: Round | None, rules: RuleProfile) -> list[Action]:
+def legal_actions(phase: Phase, r: Round | None, rules: RuleProfile) -> list[GameAction]:
     """The decisions the table may take now: the hand in turn's, or those the insurance phase offers."""
     if phase not in PLAY or r is None:
         return _insurance_actions(r, rules) if phase is Phase.INSURANCE and r is not None else []
     hand = r.hand
     if len(hand.cards) < 2 or hand.doubled:
         return []  # the hand waits for a card: a split hand's second, or a double's one
-    actions = [Action.STAND]
+    actions: list[GameAction] = [Action.STAND]
     if not awaiting_resplit(hand):
         actions.append(Action.HIT)
     if double_refusal(hand, rules) is None:

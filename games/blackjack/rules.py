@@ -10,7 +10,6 @@ from __future__ import annotations
 from decimal import Decimal
 from functools import cached_property
 from typing import Any, Literal
-
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from controller.rule_parts import Rules, fractions_of_a_cent, parts, ratio

@@ -6,12 +6,14 @@ and the engine applies the answer. Every payout of the rules is written here onc
 
 from __future__ import annotations
 
-from controller.hand import BoxInPlay, Hand, Outcome
+from controller.hand import BoxInPlay, GameOutcome, Hand, Outcome
 from controller.round import Round
+
+from .outcomes import BlackjackOutcome
 from .rules import DealerBlackjackTakes, Peek, RuleProfile
 
 # Amounts are whole cents; rules.md's "Money, to the cent" keeps every payout below exact.
-HandResult = tuple[Hand, Outcome, int]
+HandResult = tuple[Hand, GameOutcome, int]
 InsuranceResult = tuple[BoxInPlay, int]
 
 
@@ -79,20 +81,20 @@ def insurance_net(amount: int, dealer_blackjack: bool) -> int:
     return amount * 2 if dealer_blackjack else -amount
 
 
-def settled_at_once(hand: Hand, rules: RuleProfile) -> tuple[Outcome, int] | None:
+def settled_at_once(hand: Hand, rules: RuleProfile) -> tuple[GameOutcome, int] | None:
     """What a hand that has just taken a card is paid at once, if anything: a bust or three sevens.
 
     rules.md, shared: over 21 loses at once. ru-standard (decided): a box's first three cards all
     sevens are paid 3:1, or 5:1 when of one suit, on the original hand only, settled at once.
     """
     if hand.hard > 21:
-        return Outcome.BUST, -hand.stake
+        return BlackjackOutcome.BUST, -hand.stake
     cards = hand.cards
     if (rules.three_sevens and len(cards) == 3 and not hand.from_split
             and cards[0].rank == cards[1].rank == cards[2].rank == "7"):
         suited = cards[0].suit == cards[1].suit == cards[2].suit
         num, den = rules.three_sevens_suited_parts if suited else rules.three_sevens_parts
-        return Outcome.THREE_SEVENS, hand.stake * num // den
+        return BlackjackOutcome.THREE_SEVENS, hand.stake * num // den
     return None
 
 
@@ -112,7 +114,7 @@ def settle_round(r: Round, rules: RuleProfile) -> tuple[list[HandResult], list[I
             if hand.settled:
                 continue
             if hand.is_blackjack:
-                results.append((hand, Outcome.BLACKJACK, blackjack_net(hand.stake, rules)))
+                results.append((hand, BlackjackOutcome.BLACKJACK, blackjack_net(hand.stake, rules)))
             else:
                 total = hand.total
                 if total > dealer_total:
@@ -139,7 +141,7 @@ def against_dealer_blackjack(r: Round, rules: RuleProfile) -> list[HandResult]:
     original_only = original_bet_only(r, rules)
     results: list[HandResult] = []
     for box in r.boxes:
-        can_lose = box.bet - sum(-h.net for h in box.hands if h.outcome is Outcome.BUST and h.net is not None)
+        can_lose = box.bet - sum(-h.net for h in box.hands if h.outcome is BlackjackOutcome.BUST and h.net is not None)
         for hand in box.hands:
             if hand.settled:
                 continue

@@ -29,11 +29,12 @@ from controller.engine import Phase, Table
 from controller.legality import Action
 from controller.money import to_cents
 from controller.rules import Rules
-
-from .rules import RuleProfile
 from simulators.simulate_cli import checked_workers, engine_figures
 from simulators.simulation import ShuffledAsDealt, play_chunks
 from simulators.strategy import strategy_for
+
+from .events import CloseInsurance
+from .rules import RuleProfile
 
 CHUNK_ROUNDS = 50_000  # rounds per chunk: the unit of work a process takes and of the seeds
 
@@ -109,7 +110,7 @@ def play_chunk(rules: RuleProfile, rounds: int, seed: str, boxes: int = 1, unit:
         apply = recorded
     bets = [ev.PlaceBet(box=b, amount=unit) for b in range(1, boxes + 1)]
     stand, double, split, surrender = ev.Stand(), ev.Double(), ev.Split(), ev.Surrender()
-    close_insurance, cut_card = ev.CloseInsurance(), ev.CutCardOut()
+    close_insurance, cut_card = CloseInsurance(), ev.CutCardOut()
     card_events = [ev.CardDrawn(card=card) for card in ALL_CARDS]  # the engine keeps no event
     cut_cards = not rules.reshuffle_every_round
     stake = to_cents(unit) * boxes  # type: ignore[operator]  # the unit is whole cents (to_cents: None for a fraction)

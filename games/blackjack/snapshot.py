@@ -7,14 +7,15 @@ The table's own parts (shoe, bets, alerts) are `controller.snapshot`'s; `Blackja
 from __future__ import annotations
 
 from typing import Annotated, Any
-
-from pydantic import Field, model_validator
+from pydantic import Field, Strict, model_validator
 
 from controller.hand import BoxInPlay, Hand, Outcome
 from controller.money import money
 from controller.round import DEALER, Round
 from controller.snapshot import (Amount, BetState, CardCode, Count, StrictModel, Time, VoidReasonState, amount_of, bets_of,
                          bets_out, cards_of, cents_of, dump_void_reason, money_or_none, time_of, time_out)
+
+from .outcomes import BlackjackOutcome
 
 
 class HandState(StrictModel):
@@ -26,7 +27,8 @@ class HandState(StrictModel):
     from_split: bool
     split_aces: bool
     done: bool
-    outcome: Annotated[Outcome | None, Field(strict=False)]
+    # the table's own outcome, or blackjack's (by its name: not strict)
+    outcome: Annotated[Outcome, Strict(False)] | Annotated[BlackjackOutcome, Strict(False)] | None
     net: Amount | None
 
 

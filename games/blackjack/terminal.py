@@ -5,9 +5,11 @@ Amounts are the house's: ``pays 15`` / ``takes 20`` for a box, ``house +5`` for 
 
 from __future__ import annotations
 
-from controller.hand import Hand, Outcome
+from controller.hand import Hand
 from controller.money import dealer_words, house_text, money
 from controller.round import VOID_REASON_TEXT, Round
+
+from .outcomes import BlackjackOutcome
 
 
 def _marks(hand: Hand) -> list[str]:
@@ -16,13 +18,13 @@ def _marks(hand: Hand) -> list[str]:
         marks.append("BJ")
     if hand.doubled:
         marks.append("double")
-    if hand.outcome is Outcome.SURRENDER:
+    if hand.outcome is BlackjackOutcome.SURRENDER:
         marks.append("surrender")
-    elif hand.outcome is Outcome.EVEN_MONEY:
+    elif hand.outcome is BlackjackOutcome.EVEN_MONEY:
         marks.append("even money")
-    elif hand.outcome is Outcome.BUST:
+    elif hand.outcome is BlackjackOutcome.BUST:
         marks.append("bust")
-    elif hand.outcome is Outcome.THREE_SEVENS:
+    elif hand.outcome is BlackjackOutcome.THREE_SEVENS:
         marks.append("three sevens")
     return marks
 

@@ -18,14 +18,15 @@ from controller.phase import PLAY, Phase
 from controller.round import Round
 from display.model import MAX_HARD_TOTAL, BankerAdvice, BoxView, DealerView, HandOutcome, HandView
 
+from .outcomes import ClubOutcome
 from .rules import ClubRulesBase
 
 # A club hand's outcome as the display words it: the amount itself is the box's payout.
 _OUTCOMES = {
-    Outcome.NATURAL: HandOutcome.WIN, Outcome.BANKER_BUST: HandOutcome.WIN, Outcome.WIN: HandOutcome.WIN,
-    Outcome.LOSE: HandOutcome.LOSE, Outcome.BUST: HandOutcome.LOSE, Outcome.FOLD: HandOutcome.LOSE,
-    Outcome.PUSH: HandOutcome.PUSH, Outcome.VOID: HandOutcome.PUSH, Outcome.WITHDRAWN: HandOutcome.PUSH,
-    Outcome.RETURNED: HandOutcome.PUSH,
+    ClubOutcome.NATURAL: HandOutcome.WIN, ClubOutcome.BANKER_BUST: HandOutcome.WIN, Outcome.WIN: HandOutcome.WIN,
+    Outcome.LOSE: HandOutcome.LOSE, ClubOutcome.BUST: HandOutcome.LOSE, ClubOutcome.FOLD: HandOutcome.LOSE,
+    Outcome.PUSH: HandOutcome.PUSH, Outcome.VOID: HandOutcome.PUSH, ClubOutcome.WITHDRAWN: HandOutcome.PUSH,
+    ClubOutcome.RETURNED: HandOutcome.PUSH,
 }
 
 Advice = Callable[[Table], "bool | None"]
@@ -50,7 +51,7 @@ def _hand(hand: Hand, in_play: bool) -> HandView:
         soft_total=soft,
         is_bust=hard > 21,
         doubled=hand.doubled,
-        surrendered=hand.outcome is Outcome.SURRENDER,
+        surrendered=hand.outcome is ClubOutcome.SURRENDER,
         in_play=in_play,
         done=hand.done,
         outcome=_OUTCOMES.get(hand.outcome) if hand.outcome is not None else None,

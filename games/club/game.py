@@ -11,7 +11,7 @@ card as ``XX`` and a closed hand with its card count and no total.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Callable, TypeVar, cast
+from typing import Any, Callable, ClassVar, TypeVar, cast
 
 from controller import events as ev
 from controller import snapshot as snap
@@ -19,12 +19,16 @@ from controller.alerts import AlertKind
 from controller.cards import HIDDEN, Card, parse_card, soft_total
 from controller.effects import CardPlaced, CardsTurned, dealer_card
 from controller.errors import EngineError, SnapshotError
-from controller.hand import BoxInPlay, Hand, Outcome
-from controller.legality import Action, Refusal
+from controller.hand import BoxInPlay, Hand
+from controller.legality import Action, GameAction, Refusal
 from controller.money import money
 from controller.phase import Phase
 from controller.round import DEALER, Round, void_keys
 from controller.game import Game, ShoeFigure, TableOps
+
+from .events import BankerStand, Withdraw
+from .outcomes import ClubOutcome
+from .actions import ClubAction
 from .rules import ClubRulesBase as ClubRules
 from .snapshot import ClubBoxState, ClubHandState
 
@@ -375,7 +379,7 @@ def settled_club_view(r: ClubRound, extra: Callable[[ClubBox], dict[str, Any]]) 
     for box in r.club_boxes:
         hands = [hand_view(h, False, True) for h in box.club_hands]
         for view, hand in zip(hands, box.hands):
-            view["surrendered"] = hand.outcome is Outcome.SURRENDER
+            view["surrendered"] = hand.outcome is ClubOutcome.SURRENDER
         boxes.append({**box_view(box, hands), "insurance_net": None, "net": money(box.net()),
                       **extra(box)})
     return {
@@ -388,10 +392,10 @@ def settled_club_view(r: ClubRound, extra: Callable[[ClubBox], dict[str, Any]]) 
     }
 
 
-_ORDER = {a: i for i, a in enumerate(Action)}
+_ORDER: dict[GameAction, int] = {a: i for i, a in enumerate([*Action, *ClubAction])}
 
 
-def public_actions(actions: list[Action], claims: list[Action]) -> list[Action]:
+def public_actions(actions: list[GameAction], claims: list[GameAction]) -> list[GameAction]:
     """What a viewer below supervisor is told may be decided: a decision that depends on the closed
     cards (splitting or doubling a pair) is offered whenever the box could claim it, in one fixed
     order, so that the offer does not tell what the cards are; the engine checks the claim."""
@@ -499,6 +503,8 @@ class ClubGame(Game[ClubRoundT, ClubRulesT]):
     # burned), so no penetration, no cut and no right to cut; a Hi-Lo count means nothing on a 36-card pack
     # and nothing to a banker who plays every box. What is dealt and what is left of the pack is what matters.
     shoe_figures = frozenset({ShoeFigure.DEALT, ShoeFigure.LEFT, ShoeFigure.BOTTOM_CARD, ShoeFigure.RANKS_LEFT})
+    supervisor_events: ClassVar[frozenset[type]] = frozenset({Withdraw})  # the supervisor returns a box's stake
+    card_destinations = ("box", "dealer", "bottom")  # the pack's bottom card, shown face up under it
 
     def dealer_card_closed(self, t: TableOps) -> bool:
         """The banker's cards are closed until he draws face up."""
@@ -517,14 +523,14 @@ class ClubGame(Game[ClubRoundT, ClubRulesT]):
         t.on_shuffle(e)
         self.loaded_shoe(t).bottom_due = self.rules_of(t).bottom_card  # (the shuffle has just loaded it)
 
-    def _check_banker_stand(self, t: TableOps, e: ev.BankerStand) -> Refusal | None:
+    def _check_banker_stand(self, t: TableOps, e: BankerStand) -> Refusal | None:
         return banker_stand_refusal(t)
 
     def _withdraw_closed(self, t: TableOps, r: Round, box: ClubBox) -> Refusal | None:
         """Why the box's stake, in play against the banker's drawing, may not be withdrawn now (or None)."""
         raise NotImplementedError
 
-    def _check_withdraw(self, t: TableOps, e: ev.Withdraw) -> Refusal | None:
+    def _check_withdraw(self, t: TableOps, e: Withdraw) -> Refusal | None:
         r = self.round_of(t)
         if r is None:
             return NO_ROUND

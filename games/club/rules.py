@@ -5,7 +5,6 @@ from __future__ import annotations
 from decimal import Decimal
 from functools import cached_property
 from typing import Annotated, Any
-
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
 
 from controller.cards import PACK_RANKS, pack_members, pack_values

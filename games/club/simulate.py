@@ -31,11 +31,14 @@ from controller.engine import Phase, Table
 from controller.legality import Action
 from controller.money import to_cents
 from controller.round import Round
-
 from simulators.club_strategy import (SIGHTED_PLAYERS, BankerRule, OptimalBanker, PlayersRule, banker_rule_for,
                                      parse_banker_rule, parse_players_rule)
 from simulators.simulate_cli import checked_workers, engine_figures
 from simulators.simulation import ShuffledAsDealt, play_chunks
+
+from games.club_21_36.events import CloseBank, Dark, OpenBank
+from .events import BankerStand, Fold
+from .actions import ClubAction
 
 CHUNK_ROUNDS = 20_000
 
@@ -153,11 +156,11 @@ def play_club_chunk(rules: Any, rounds: int, seed: str, boxes: int = 1, players:
     stake = unit if unit is not None else rules.table_min
     bets = [ev.PlaceBet(box=b, amount=stake) for b in range(1, boxes + 1)]
     staked = to_cents(stake) * boxes  # type: ignore[operator]  # a stake is whole cents (to_cents: None for a fraction)
-    stand, banker_stand = ev.Stand(), ev.BankerStand()
+    stand, banker_stand = ev.Stand(), BankerStand()
     cards = {c.index: ev.CardDrawn(card=c) for c in shoe.cards}
     waiting, players_phase, dealer_phase, pack_out = (Phase.WAITING_FOR_SHUFFLE, Phase.PLAYERS, Phase.DEALER,
                                                       Phase.PACK_OUT)
-    HIT, BANKER_STAND = Action.HIT, Action.BANKER_STAND
+    HIT, BANKER_STAND = Action.HIT, ClubAction.BANKER_STAND
     sighted = players.sighted
     out = ClubChunk()
 
@@ -190,7 +193,7 @@ def play_club_chunk(rules: Any, rounds: int, seed: str, boxes: int = 1, players:
                         doubles = players.doubles_on_spent_pack(len(hand.cards), hand.drew,  # type: ignore[attr-defined]  # a club hand
                                                                 hand.total if sighted else None)
                         number = r.boxes[r.box_i].number
-                        apply(ev.Double(box=number) if doubles else ev.Fold(box=number))
+                        apply(ev.Double(box=number) if doubles else Fold(box=number))
                 else:
                     apply(stand)
             elif phase is dealer_phase:
@@ -206,7 +209,7 @@ def play_club_chunk(rules: Any, rounds: int, seed: str, boxes: int = 1, players:
                         hand = open_hands[0]
                         doubles = players.doubles_on_spent_pack(len(hand.cards), hand.drew,
                                                                 hand.total if sighted else None)
-                        apply(ev.Double(box=box.number) if doubles else ev.Fold(box=box.number))
+                        apply(ev.Double(box=box.number) if doubles else Fold(box=box.number))
                         break
             else:
                 draw()  # the deal (the contra window too: the banker never calls contra)
@@ -252,12 +255,12 @@ def play_club2136_chunk(rules: Any, rounds: int, seed: str, boxes: int = 1, play
     shoe = ClubShoe(rules.pack, rules.decks, rng)
     apply = table.apply
     stake_cents = to_cents(unit if unit is not None else rules.table_min)
-    stand, banker_stand, close_bank = ev.Stand(), ev.BankerStand(), ev.CloseBank()
+    stand, banker_stand, close_bank = ev.Stand(), BankerStand(), CloseBank()
     opening = min(rules.bank_max_cents, max(rules.bank_min_cents, 10 * rules.bank_min_cents))
-    open_bank = ev.OpenBank(amount=Decimal(opening) / 100)
+    open_bank = OpenBank(amount=Decimal(opening) / 100)
     cards = {c.index: ev.CardDrawn(card=c) for c in shoe.cards}
     waiting, players_phase, dealer_phase = Phase.WAITING_FOR_SHUFFLE, Phase.PLAYERS, Phase.DEALER
-    HIT, BANKER_STAND = Action.HIT, Action.BANKER_STAND
+    HIT, BANKER_STAND = Action.HIT, ClubAction.BANKER_STAND
     sighted = players.sighted
     bank = table.game_state
     out = ClubChunk()
@@ -302,8 +305,8 @@ def play_club2136_chunk(rules: Any, rounds: int, seed: str, boxes: int = 1, play
                 if HIT not in legal:
                     draw()  # the bottom card of a pack shuffled in during the round
                 elif players.draws(len(hand.cards), hand.total if sighted else None):
-                    if not sighted and Action.DARK in legal:
-                        apply(ev.Dark())
+                    if not sighted and ClubAction.DARK in legal:
+                        apply(Dark())
                     draw()
                 else:
                     apply(stand)

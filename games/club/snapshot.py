@@ -7,11 +7,12 @@ stay plain pydantic, as controller.snapshot's own models do.
 from __future__ import annotations
 
 from typing import Annotated
-
-from pydantic import Field
+from pydantic import Field, Strict
 
 from controller.hand import Outcome
 from controller.snapshot import Amount, BetState, CardCode, StrictModel
+
+from .outcomes import ClubOutcome
 
 
 class ClubHandState(StrictModel):
@@ -23,7 +24,8 @@ class ClubHandState(StrictModel):
     doubled: bool
     from_split: bool
     done: bool
-    outcome: Annotated[Outcome | None, Field(strict=False)]
+    # the table's own outcome, or the club games' (by its name: not strict)
+    outcome: Annotated[Outcome, Strict(False)] | Annotated[ClubOutcome, Strict(False)] | None
     net: Amount | None
     dark_from: Annotated[int, Field(ge=0)] | None
     drew: bool

@@ -6,14 +6,16 @@ of duels (club-21-36) each box shows the banker's cards of its own duel and thei
 
 from __future__ import annotations
 
-from controller.hand import Hand, Outcome
+from controller.hand import GameOutcome, Hand
 from controller.money import dealer_words, house_text
 from controller.round import VOID_REASON_TEXT, Round
 
+from .outcomes import ClubOutcome
+
 # The club games' outcomes in their own words (the amount follows: pays / takes).
-_MARKS = {Outcome.NATURAL: "natural", Outcome.BANKER_BUST: "banker bust", Outcome.FOLD: "fold",
-          Outcome.WITHDRAWN: "withdrawn", Outcome.RETURNED: "returned", Outcome.BUST: "bust",
-          Outcome.SURRENDER: "surrender"}
+_MARKS: dict[GameOutcome, str] = {ClubOutcome.NATURAL: "natural", ClubOutcome.BANKER_BUST: "banker bust", ClubOutcome.FOLD: "fold",
+          ClubOutcome.WITHDRAWN: "withdrawn", ClubOutcome.RETURNED: "returned", ClubOutcome.BUST: "bust",
+          ClubOutcome.SURRENDER: "surrender"}
 
 
 def _marks(hand: Hand) -> list[str]:

@@ -6,6 +6,9 @@ from controller import events as ev
 from controller.engine import Phase, Table
 from display.console import ConsoleAction, ConsoleKind
 
+from ..club.events import BankerStand, Fold
+from .events import Contra, Recontra
+
 
 def club21_console_event(action: ConsoleAction, table: Table) -> ev.Event | None:
     """A press at a club table (003), where the croupier is the banker and decides for every box.
@@ -20,14 +23,14 @@ def club21_console_event(action: ConsoleAction, table: Table) -> ev.Event | None
     box = action.box
     phase = table.phase
     if kind is ConsoleKind.STAND:
-        return ev.BankerStand() if phase is Phase.DEALER else ev.Stand()
+        return BankerStand() if phase is Phase.DEALER else ev.Stand()
     if kind is ConsoleKind.DOUBLE:
         if phase is Phase.CONTRA:
-            return ev.Recontra(box=box) if box is not None else ev.Contra()
+            return Recontra(box=box) if box is not None else Contra()
         return ev.Double(box=box)  # on a spent pack the engine asks for the box (needs_box) when none is named
     if kind is ConsoleKind.SURRENDER:
         if phase is Phase.PACK_OUT:
-            return ev.Fold(box=box) if box is not None else None  # fold names its box: press the box first
+            return Fold(box=box) if box is not None else None  # fold names its box: press the box first
         return ev.Surrender(box=box)
     if kind is ConsoleKind.SPLIT:
         return ev.Split()

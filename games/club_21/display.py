@@ -2,7 +2,8 @@
 in his turn where the house turns it on (``banker_advice``: his best play from what he sees, `banker.advice`)."""
 
 from controller.engine import Table
-from games.club.display import ClubDisplay
+
+from ..club.display import ClubDisplay
 
 
 def _advice(table: Table) -> bool | None:

@@ -28,18 +28,23 @@ from typing import Any
 from controller import events as ev
 from controller import snapshot as snap
 from controller.cards import Card, parse_card
-from controller.hand import Outcome
-from controller.legality import Action, Refusal, named_box_refusal
+from controller.hand import GameOutcome, Outcome
+from controller.legality import Action, GameAction, Refusal, named_box_refusal
 from controller.phase import READY, Phase
 from controller.round import Round, VoidReason
+from controller.game import Dispatch, TableOps
+
+from ..club.events import BankerStand, Fold, Withdraw
+from .events import Contra, Recontra
+from ..club.outcomes import ClubOutcome
+from ..club.actions import ClubAction
 from .rules import Club21Rules, NaturalAgainstNatural, Ties
 from ..club import game as club
-from controller.game import Dispatch, TableOps
 from ..club.game import BANKER, ClubBox, ClubHand
 from .snapshot import Club21RoundState
 
-_BLOCKED = frozenset({ev.Stand, ev.Double, ev.Split, ev.Surrender, ev.Fold, ev.BankerStand, ev.Contra,
-                      ev.Recontra, ev.Withdraw})
+_BLOCKED = frozenset({ev.Stand, ev.Double, ev.Split, ev.Surrender, Fold, BankerStand, Contra,
+                      Recontra, Withdraw})
 
 _NO_PAIRS = Refusal("split_not_allowed", "no splitting at this table (pairs and two_aces_split are off)")
 _NOT_A_PAIR = Refusal("split_unequal", "the box's first two cards are not a pair")
@@ -88,7 +93,7 @@ def club21_record(r: Club21Round) -> dict[str, Any]:
                                            **({"pack_out": True} if r.pack_out else {})})
 
 
-def settle_hand(hand: ClubHand, banker: ClubHand, rules: Club21Rules) -> tuple[Outcome, int]:
+def settle_hand(hand: ClubHand, banker: ClubHand, rules: Club21Rules) -> tuple[GameOutcome, int]:
     """rules.md, club-21, Settlement after the banker stops, all cards shown.
 
     Banker at 21 or less: a higher total wins 1:1, a lower total or over 21 loses, equal totals
@@ -100,9 +105,9 @@ def settle_hand(hand: ClubHand, banker: ClubHand, rules: Club21Rules) -> tuple[O
         if hand.hard > 21:
             return Outcome.PUSH, 0
         num, den = rules.banker_bust_parts
-        return Outcome.BANKER_BUST, stake * num // den
+        return ClubOutcome.BANKER_BUST, stake * num // den
     if hand.hard > 21:
-        return Outcome.BUST, -stake
+        return ClubOutcome.BUST, -stake
     if hand.total > banker.total:
         return Outcome.WIN, stake
     if hand.total < banker.total or rules.ties is Ties.BANKER:
@@ -126,11 +131,11 @@ class Club21(club.ClubGame[Club21Round, Club21Rules]):
             ev.Split: (self._check_split, self._on_split),
             ev.Double: (self._check_double, self._on_double),
             ev.Surrender: (self._check_surrender, self._on_surrender),
-            ev.Fold: (self._check_fold, self._on_fold),
-            ev.BankerStand: (self._check_banker_stand, self._on_banker_stand),
-            ev.Contra: (self._check_contra, self._on_contra),
-            ev.Recontra: (self._check_recontra, self._on_recontra),
-            ev.Withdraw: (self._check_withdraw, self._on_withdraw),
+            Fold: (self._check_fold, self._on_fold),
+            BankerStand: (self._check_banker_stand, self._on_banker_stand),
+            Contra: (self._check_contra, self._on_contra),
+            Recontra: (self._check_recontra, self._on_recontra),
+            Withdraw: (self._check_withdraw, self._on_withdraw),
         }
 
     # ================================================================== cards
@@ -254,7 +259,7 @@ class Club21(club.ClubGame[Club21Round, Club21Rules]):
             hand = box.hand
             if hand.outcome is None and hand.is_blackjack:  # shown and paid at once
                 club.turn(t, hand, box.number)
-                hand.settle(Outcome.NATURAL, hand.stake * num // den)
+                hand.settle(ClubOutcome.NATURAL, hand.stake * num // den)
         r.box_i, r.hand_i = 0, 0
         t.set_phase(Phase.PLAYERS)
         self._to_next_hand(t)
@@ -315,7 +320,7 @@ class Club21(club.ClubGame[Club21Round, Club21Rules]):
         if not club.banker_may_draw(self.rules_of(t), r.banker) or (t.shoe is not None and t.shoe.spent):
             self._settle(t)  # over 21, on 21, at the house's banker_stands_on, or the pack is spent
 
-    def _on_banker_stand(self, t: TableOps, e: ev.BankerStand) -> None:
+    def _on_banker_stand(self, t: TableOps, e: BankerStand) -> None:
         self._settle(t)
 
     def _settle(self, t: TableOps) -> None:
@@ -435,7 +440,7 @@ class Club21(club.ClubGame[Club21Round, Club21Rules]):
 
     def _on_surrender(self, t: TableOps, e: ev.Surrender) -> None:
         hand = self.in_play(t).hand
-        hand.settle(Outcome.SURRENDER, -(hand.stake // 2))
+        hand.settle(ClubOutcome.SURRENDER, -(hand.stake // 2))
         self._to_next_hand(t)
 
     # ------------------------------------------------------------------ the spent pack
@@ -467,24 +472,24 @@ class Club21(club.ClubGame[Club21Round, Club21Rules]):
         r.pack_out = True
         t.set_phase(Phase.PACK_OUT)
 
-    def _check_fold(self, t: TableOps, e: ev.Fold) -> Refusal | None:
+    def _check_fold(self, t: TableOps, e: Fold) -> Refusal | None:
         if t.phase is Phase.PLAYERS and self._spent(t):
             return self._ask_refusal(t, "fold", e.box)
         if t.phase is not Phase.PACK_OUT:
             return _PACK_NOT_SPENT
         return self._choice_refusal(t, e.box)
 
-    def _on_fold(self, t: TableOps, e: ev.Fold) -> None:
+    def _on_fold(self, t: TableOps, e: Fold) -> None:
         if t.phase is Phase.PLAYERS:
             self._box_asks(t)  # the box in turn wants a card on a spent pack: the run-out begins with its choice
         box = self.in_play(t).club_box(e.box)
         box.choice = "fold"
         for hand in box.open_hands():
-            hand.settle(Outcome.FOLD, -hand.stake)
+            hand.settle(ClubOutcome.FOLD, -hand.stake)
         self._after_choice(t)
 
     # ------------------------------------------------------------------ contra and recontra
-    def _check_contra(self, t: TableOps, e: ev.Contra) -> Refusal | None:
+    def _check_contra(self, t: TableOps, e: Contra) -> Refusal | None:
         if not self.rules_of(t).contra:
             return _NO_CONTRA
         if t.phase is not Phase.CONTRA:
@@ -493,14 +498,14 @@ class Club21(club.ClubGame[Club21Round, Club21Rules]):
             return _CONTRA_DONE
         return None
 
-    def _on_contra(self, t: TableOps, e: ev.Contra) -> None:
+    def _on_contra(self, t: TableOps, e: Contra) -> None:
         r = self.in_play(t)
         r.contra = True
         for box in r.club_boxes:
             for hand in box.open_hands():
                 hand.stake *= 2
 
-    def _check_recontra(self, t: TableOps, e: ev.Recontra) -> Refusal | None:
+    def _check_recontra(self, t: TableOps, e: Recontra) -> Refusal | None:
         if not self.rules_of(t).contra:
             return _NO_CONTRA
         if t.phase is not Phase.CONTRA:
@@ -517,7 +522,7 @@ class Club21(club.ClubGame[Club21Round, Club21Rules]):
             return Refusal("box_settled", f"box {e.box} is settled")
         return None
 
-    def _on_recontra(self, t: TableOps, e: ev.Recontra) -> None:
+    def _on_recontra(self, t: TableOps, e: Recontra) -> None:
         box = self.in_play(t).club_box(e.box)
         box.recontra = True
         for hand in box.open_hands():
@@ -528,13 +533,13 @@ class Club21(club.ClubGame[Club21Round, Club21Rules]):
         """Once the banker draws, every stake still open is in play against his hand."""
         return _WITHDRAW_CLOSED if t.phase is Phase.DEALER else None
 
-    def _on_withdraw(self, t: TableOps, e: ev.Withdraw) -> None:
+    def _on_withdraw(self, t: TableOps, e: Withdraw) -> None:
         # rules.md (decided): the box's stake comes back and it plays no more of this round.
         r = self.in_play(t)
         box = r.club_box(e.box)
         index = r.boxes.index(box)
         for hand in box.open_hands():
-            hand.settle(Outcome.WITHDRAWN, 0)
+            hand.settle(ClubOutcome.WITHDRAWN, 0)
         if r.dealt < len(r.plan):  # a withdrawn box is dealt no more cards
             r.plan = r.plan[:r.dealt] + [x for x in r.plan[r.dealt:] if x != index]
             if r.dealt == len(r.plan):
@@ -546,7 +551,7 @@ class Club21(club.ClubGame[Club21Round, Club21Rules]):
             self._after_choice(t)
 
     # ================================================================== what may be decided
-    def legal_actions(self, t: TableOps) -> list[Action]:
+    def legal_actions(self, t: TableOps) -> list[GameAction]:
         """The box in turn's decisions, the banker's, the contra window's, or the spent pack's."""
         r = self.round_of(t)
         phase = t.phase
@@ -559,7 +564,7 @@ class Club21(club.ClubGame[Club21Round, Club21Rules]):
                 return []  # the split hand waits for its card
             if self._spent(t):
                 # No card is left: the box stands, or asks for one (double or fold: the run-out begins).
-                actions = [Action.STAND, Action.DOUBLE, Action.FOLD]
+                actions = [Action.STAND, Action.DOUBLE, ClubAction.FOLD]
                 if self._check_surrender(t, _SURRENDER) is None:
                     actions.append(Action.SURRENDER)
                 return actions
@@ -576,25 +581,25 @@ class Club21(club.ClubGame[Club21Round, Club21Rules]):
             if club.banker_may_draw(rules, r.banker):
                 actions.append(Action.HIT)
             if club.banker_stand_refusal(t) is None:
-                actions.append(Action.BANKER_STAND)
+                actions.append(ClubAction.BANKER_STAND)
             return actions
         if phase is Phase.CONTRA:
             if not r.contra:
-                return [Action.CONTRA]
+                return [ClubAction.CONTRA]
             if any(not b.recontra and b.open_hands() for b in r.club_boxes):
-                return [Action.RECONTRA]
+                return [ClubAction.RECONTRA]
             return []
         if phase is Phase.PACK_OUT:
-            return [Action.DOUBLE, Action.FOLD]
+            return [Action.DOUBLE, ClubAction.FOLD]
         return []
 
-    def _claims(self, t: TableOps) -> list[Action]:
+    def _claims(self, t: TableOps) -> list[GameAction]:
         """Decisions that depend on the closed cards: offered to every viewer whenever they could be claimed."""
         r = self.round_of(t)
         rules = self.rules_of(t)
         if t.phase is not Phase.PLAYERS or r is None or not self._first_two(r.club_hand):
             return []
-        claims = []
+        claims: list[GameAction] = []
         if rules.pairs:
             claims.append(Action.DOUBLE)
         if (rules.pairs or rules.two_aces_split) and not self._spent(t):

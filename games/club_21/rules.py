@@ -5,10 +5,10 @@ from __future__ import annotations
 from enum import Enum
 from functools import cached_property
 from typing import Any, Literal
-
 from pydantic import Field, field_validator, model_validator
 
 from controller.rule_parts import parts
+
 from ..club.rules import ClubRulesBase
 
 

@@ -6,15 +6,18 @@ from controller import events as ev
 from controller.engine import Phase, Table
 from display.console import ConsoleAction, ConsoleKind
 
+from ..club.events import BankerStand
+from .events import Dark
+
 
 def club2136_console_event(action: ConsoleAction, table: Table) -> ev.Event | None:
     """A press at a club-21-36 table, which has no doubling: DOUBLE sends the box in its duel dark (it draws
     from now on without looking); STAND ends the box's turn, or the banker's drawing in his turn."""
     kind = action.kind
     if kind is ConsoleKind.STAND:
-        return ev.BankerStand() if table.phase is Phase.DEALER else ev.Stand()
+        return BankerStand() if table.phase is Phase.DEALER else ev.Stand()
     if kind is ConsoleKind.DOUBLE:
-        return ev.Dark(box=action.box)
+        return Dark(box=action.box)
     return ev.CallPit() if kind is ConsoleKind.CALL_PIT else None
 
 

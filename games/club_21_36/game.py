@@ -27,19 +27,24 @@ from controller import snapshot as snap
 from controller.cards import Card, parse_card
 from controller.effects import BankChanged, CardCarried, CardsTurned
 from controller.errors import SnapshotError
-from controller.hand import Outcome
-from controller.legality import Action, Refusal
+from controller.hand import GameOutcome, Outcome
+from controller.legality import Action, GameAction, Refusal
 from controller.money import money, to_cents
 from controller.phase import BETWEEN_ROUNDS, READY, Phase
 from controller.round import Round, VoidReason
 from controller import registry
+from controller.game import Dispatch, TableOps
+
+from ..club.events import BankerStand, Fold, Withdraw
+from .events import CloseBank, Dark, DealIn, OpenBank
+from ..club.outcomes import ClubOutcome
+from ..club.actions import ClubAction
 from .rules import Club2136Rules, DarkBothBust
 from ..club import game as club
-from controller.game import Dispatch, TableOps
 from ..club.game import BANKER, ClubBox, ClubHand
 from .snapshot import BankState, Club2136RoundState
 
-_BLOCKED = frozenset({ev.Stand, ev.Dark, ev.BankerStand, ev.OpenBank, ev.CloseBank, ev.Withdraw, ev.Fold})
+_BLOCKED = frozenset({ev.Stand, Dark, BankerStand, OpenBank, CloseBank, Withdraw, Fold})
 
 _NO_BANK = Refusal("no_bank", "no bank is open: the banker puts up a bank first (open_bank)")
 _BANK_OPEN = Refusal("bank_open", "a bank is open already: it is closed first")
@@ -163,7 +168,7 @@ def special(hand: ClubHand) -> bool:
     return (n == 2 and cards[0].rank == cards[1].rank == "A") or (n == 5 and all(c.rank in "JQK" for c in cards))
 
 
-def duel_result(hand: ClubHand, banker: ClubHand, rules: Club2136Rules) -> tuple[Outcome, int]:
+def duel_result(hand: ClubHand, banker: ClubHand, rules: Club2136Rules) -> tuple[GameOutcome, int]:
     """rules.md, club-21-36: the higher total at 21 or less wins; a tie goes to the banker, to a dark
     box; a dark box and the banker both over 21: ``dark_both_bust``. Wins and losses are 1:1."""
     stake = hand.stake
@@ -176,7 +181,7 @@ def duel_result(hand: ClubHand, banker: ClubHand, rules: Club2136Rules) -> tuple
     if box_bust:
         if banker_bust and dark and rules.dark_both_bust is DarkBothBust.PLAYER:
             return Outcome.WIN, stake
-        return Outcome.BUST, -stake
+        return ClubOutcome.BUST, -stake
     if banker_bust or box_total > banker_total or (box_total == banker_total and dark):
         return Outcome.WIN, stake
     return Outcome.LOSE, -stake
@@ -188,6 +193,9 @@ class Club2136(club.ClubGame[Club2136Round, Club2136Rules]):
     name = "club-21-36"
     rules_model = Club2136Rules
     blocked_by_attention = _BLOCKED
+    # club-21-36's bank is the house's money put up and taken down (a fill and a credit the pit signs for).
+    supervisor_events = frozenset({Withdraw, OpenBank, CloseBank})
+    stake_events = frozenset({DealIn})  # a box dealt in stakes (or passes) on its duel
 
     def events(self) -> Dispatch:
         """The bank, the stakes and their raise, the boxes' and the banker's decisions, withdraw."""
@@ -196,14 +204,14 @@ class Club2136(club.ClubGame[Club2136Round, Club2136Rules]):
             ev.Shuffle: (self.check_shuffle, self._on_shuffle_gathering),
             ev.SetRules: (self.check_rules, lambda t, e: t.on_rules(e)),
             ev.PlaceBet: (self.check_bet, self.on_bet),
-            ev.OpenBank: (self._check_open_bank, self._on_open_bank),
-            ev.CloseBank: (self._check_close_bank, self._on_close_bank),
+            OpenBank: (self._check_open_bank, self._on_open_bank),
+            CloseBank: (self._check_close_bank, self._on_close_bank),
             ev.Stand: (self._check_stand, self._on_stand),
-            ev.Dark: (self._check_dark, self._on_dark),
-            ev.BankerStand: (self._check_banker_stand, self._on_banker_stand),
-            ev.Withdraw: (self._check_withdraw, self._on_withdraw),
-            ev.DealIn: (self._check_deal_in, self._on_deal_in),
-            ev.Fold: (self._check_pass, self._on_pass),
+            Dark: (self._check_dark, self._on_dark),
+            BankerStand: (self._check_banker_stand, self._on_banker_stand),
+            Withdraw: (self._check_withdraw, self._on_withdraw),
+            DealIn: (self._check_deal_in, self._on_deal_in),
+            Fold: (self._check_pass, self._on_pass),
         }
 
     def new_state(self) -> Bank:
@@ -339,7 +347,20 @@ class Club2136(club.ClubGame[Club2136Round, Club2136Rules]):
         return refusal
 
     # ================================================================== the bank
-    def _check_open_bank(self, t: TableOps, e: ev.OpenBank) -> Refusal | None:
+    def incident(self, t: TableOps, event: ev.Event) -> str | None:
+        """``the supervisor opens a bank of 1000`` / ``... closes the bank at 2400 (put up 1000, 4 rounds of
+        duels)``: house money moved, between rounds, in no round's record (the bank as the event left it)."""
+        if not isinstance(event, (OpenBank, CloseBank)):
+            return None
+        who = event.actor or "the supervisor"
+        bank: Bank = t.game_state
+        if isinstance(event, OpenBank):
+            return f"{who} opens a bank of {money(bank.opened_with)}"
+        rounds = bank.rounds
+        return (f"{who} closes the bank at {money(bank.balance)} (put up {money(bank.opened_with)}, "
+                f"{rounds} round{'' if rounds == 1 else 's'} of duels)")
+
+    def _check_open_bank(self, t: TableOps, e: OpenBank) -> Refusal | None:
         rules = self.rules_of(t)
         bank: Bank = t.game_state
         if t.phase not in BETWEEN_ROUNDS:
@@ -355,7 +376,7 @@ class Club2136(club.ClubGame[Club2136Round, Club2136Rules]):
             return Refusal("bank_over_max", f"a bank is at most {money(rules.bank_max_cents)}")
         return None
 
-    def _on_open_bank(self, t: TableOps, e: ev.OpenBank) -> None:
+    def _on_open_bank(self, t: TableOps, e: OpenBank) -> None:
         bank: Bank = t.game_state
         amount = to_cents(e.amount)
         assert amount is not None
@@ -363,7 +384,7 @@ class Club2136(club.ClubGame[Club2136Round, Club2136Rules]):
         bank.ended = None
         self._bank_changed(t)
 
-    def _check_close_bank(self, t: TableOps, e: ev.CloseBank) -> Refusal | None:
+    def _check_close_bank(self, t: TableOps, e: CloseBank) -> Refusal | None:
         rules = self.rules_of(t)
         bank: Bank = t.game_state
         if not bank.open:
@@ -379,7 +400,7 @@ class Club2136(club.ClubGame[Club2136Round, Club2136Rules]):
                            f"({money(bank.balance)} now)")
         return None
 
-    def _on_close_bank(self, t: TableOps, e: ev.CloseBank) -> None:
+    def _on_close_bank(self, t: TableOps, e: CloseBank) -> None:
         self._let_go_kept(t)
         t.game_state.open = False
         t.game_state.ended = "closed"
@@ -410,7 +431,7 @@ class Club2136(club.ClubGame[Club2136Round, Club2136Rules]):
         return None
 
     # ------------------------------------------------------------------ dealt in before the stake (003)
-    def _check_deal_in(self, t: TableOps, e: ev.DealIn) -> Refusal | None:
+    def _check_deal_in(self, t: TableOps, e: DealIn) -> Refusal | None:
         bank: Bank = t.game_state
         if t.phase not in BETWEEN_ROUNDS:
             return _DEALT_IN_BETWEEN_ROUNDS
@@ -425,24 +446,24 @@ class Club2136(club.ClubGame[Club2136Round, Club2136Rules]):
             return Refusal("box_reserved", f"box {e.box} is reserved for {reserved[0]}")
         return None
 
-    def _on_deal_in(self, t: TableOps, e: ev.DealIn) -> None:
+    def _on_deal_in(self, t: TableOps, e: DealIn) -> None:
         # 003, "смотрит свою карту и выставляет": the box is dealt its card with nothing staked; it stakes on its duel.
         t.pending[e.box] = {e.player or f"box{e.box}": 0}
         t.reservations.pop(e.box, None)
         if t.phase is Phase.SETTLED:
             t.set_phase(Phase.BETTING)
 
-    def _check_pass(self, t: TableOps, e: ev.Fold) -> Refusal | None:
+    def _check_pass(self, t: TableOps, e: Fold) -> Refusal | None:
         refusal = self._turn_refusal(t, "pass", e.box)
         if refusal is None and not _unstaked(self.in_play(t)):
             return Refusal("box_staked", f"box {e.box} has staked: it plays its duel (stand to stop drawing)")
         return refusal
 
-    def _on_pass(self, t: TableOps, e: ev.Fold) -> None:
+    def _on_pass(self, t: TableOps, e: Fold) -> None:
         # The box looked at its card and will not stake: it leaves the round (its card goes under the pack with
         # the duel's), and the banker, whose card was not used, keeps it for the next box.
         r = self.in_play(t)
-        r.boxes[r.box_i].hands[0].settle(Outcome.FOLD, 0)
+        r.boxes[r.box_i].hands[0].settle(ClubOutcome.FOLD, 0)
         r.box_i += 1
         self._duel_for(t, kept=True)
 
@@ -571,9 +592,9 @@ class Club2136(club.ClubGame[Club2136Round, Club2136Rules]):
             self._duel_over(t, Outcome.WIN, hand.stake, kept=False)  # 21, two aces or five pictures: at once
         elif hand.hard > 21:
             club.turn(t, hand, box.number)
-            self._duel_over(t, Outcome.BUST, -hand.stake, kept=True)  # the banker keeps his unused card
+            self._duel_over(t, ClubOutcome.BUST, -hand.stake, kept=True)  # the banker keeps his unused card
 
-    def _duel_over(self, t: TableOps, outcome: Outcome, net: int, kept: bool) -> None:
+    def _duel_over(self, t: TableOps, outcome: GameOutcome, net: int, kept: bool) -> None:
         r = self.in_play(t)
         box = r.club_boxes[r.box_i]
         bank: Bank = t.game_state
@@ -599,7 +620,7 @@ class Club2136(club.ClubGame[Club2136Round, Club2136Rules]):
         r.bank_closed = True
         for box in r.club_boxes:
             for hand in box.open_hands():
-                hand.settle(Outcome.RETURNED, 0)
+                hand.settle(ClubOutcome.RETURNED, 0)
         self._bank_changed(t)
         t.finish_round(r)
 
@@ -638,7 +659,7 @@ class Club2136(club.ClubGame[Club2136Round, Club2136Rules]):
         club.turn(t, r.banker, None)
         self._banker_may_stop(t)
 
-    def _check_dark(self, t: TableOps, e: ev.Dark) -> Refusal | None:
+    def _check_dark(self, t: TableOps, e: Dark) -> Refusal | None:
         refusal = self._turn_refusal(t, "draw dark", e.box) or self._stake_first(t)
         if refusal is not None:
             return refusal
@@ -647,7 +668,7 @@ class Club2136(club.ClubGame[Club2136Round, Club2136Rules]):
             return _DARK_ALREADY
         return None
 
-    def _on_dark(self, t: TableOps, e: ev.Dark) -> None:
+    def _on_dark(self, t: TableOps, e: Dark) -> None:
         # From now on the box takes its cards without looking at them, before the banker draws.
         r = self.in_play(t)
         hand = r.club_boxes[r.box_i].hand
@@ -660,7 +681,7 @@ class Club2136(club.ClubGame[Club2136Round, Club2136Rules]):
         if special(banker) or not club.banker_may_draw(self.rules_of(t), banker):
             self._settle_duel(t)  # 21, two aces, five pictures, over 21, or at the house's banker_stands_on
 
-    def _on_banker_stand(self, t: TableOps, e: ev.BankerStand) -> None:
+    def _on_banker_stand(self, t: TableOps, e: BankerStand) -> None:
         self._settle_duel(t)
 
     def _settle_duel(self, t: TableOps) -> None:
@@ -675,11 +696,11 @@ class Club2136(club.ClubGame[Club2136Round, Club2136Rules]):
         """While the banker draws, only the stake of the box whose duel it is is in play."""
         return _WITHDRAW_CLOSED if t.phase is Phase.DEALER and r.boxes[r.box_i] is box else None
 
-    def _on_withdraw(self, t: TableOps, e: ev.Withdraw) -> None:
+    def _on_withdraw(self, t: TableOps, e: Withdraw) -> None:
         r = self.in_play(t)
         box = r.club_box(e.box)
         index = r.boxes.index(box)
-        box.hand.settle(Outcome.WITHDRAWN, 0)
+        box.hand.settle(ClubOutcome.WITHDRAWN, 0)
         if r.dealt < len(r.plan):  # a withdrawn box is dealt no more cards
             r.plan = r.plan[:r.dealt] + [x for x in r.plan[r.dealt:] if x != index]
             return
@@ -701,7 +722,7 @@ class Club2136(club.ClubGame[Club2136Round, Club2136Rules]):
         t.finish_round(r)
 
     # ================================================================== what may be decided
-    def legal_actions(self, t: TableOps) -> list[Action]:
+    def legal_actions(self, t: TableOps) -> list[GameAction]:
         """The bank between rounds; the box's duel; the banker's draw."""
         phase = t.phase
         rules = self.rules_of(t)
@@ -711,27 +732,27 @@ class Club2136(club.ClubGame[Club2136Round, Club2136Rules]):
             if phase not in BETWEEN_ROUNDS:
                 return []
             if not bank.open:
-                return [Action.OPEN_BANK]
-            return [Action.CLOSE_BANK] if bank.may_close(rules) and not t.pending else []
+                return [ClubAction.OPEN_BANK]
+            return [ClubAction.CLOSE_BANK] if bank.may_close(rules) and not t.pending else []
         if phase is Phase.PLAYERS:
             hand = r.club_boxes[r.box_i].hand
             if _unstaked(r):
-                return [Action.BET, Action.FOLD]  # 003: it looked at its card; it stakes or passes
-            actions = [Action.STAND]
+                return [ClubAction.BET, ClubAction.FOLD]  # 003: it looked at its card; it stakes or passes
+            actions: list[GameAction] = [Action.STAND]
             if not (t.shoe is not None and t.shoe.bottom_due):  # a new pack's first card is its bottom card
                 actions.append(Action.HIT)
             if not hand.drew and hand.dark_from is None:
                 if min(bank.balance, rules.table_max_cents) - hand.stake >= rules.chip_cents:
-                    actions.append(Action.BET)
+                    actions.append(ClubAction.BET)
             if hand.dark_from is None:
-                actions.append(Action.DARK)
+                actions.append(ClubAction.DARK)
             return actions
         if phase is Phase.DEALER:
             actions = []
             if club.banker_may_draw(rules, r.banker) and not (t.shoe is not None and t.shoe.bottom_due):
                 actions.append(Action.HIT)
             if club.banker_stand_refusal(t) is None:
-                actions.append(Action.BANKER_STAND)
+                actions.append(ClubAction.BANKER_STAND)
             return actions
         return []
 

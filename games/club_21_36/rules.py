@@ -6,10 +6,10 @@ from decimal import Decimal
 from enum import Enum
 from functools import cached_property
 from typing import Annotated, Literal
-
 from pydantic import BeforeValidator, Field, model_validator
 
 from controller.rule_parts import none_word
+
 from ..club.rules import ClubRulesBase
 
 

@@ -7,10 +7,10 @@ stay plain pydantic, as controller.snapshot's own models do.
 from __future__ import annotations
 
 from typing import Annotated, Literal
-
 from pydantic import Field
 
 from controller.snapshot import Amount, CardCode, Count, StrictModel, Time, VoidReasonState
+
 from ..club.snapshot import ClubBoxState
 
 

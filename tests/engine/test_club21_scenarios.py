@@ -212,6 +212,7 @@ def test_the_reveal_turns_every_closed_card():
     from controller.engine import Table
     from controller import events as ev
     from controller.cards import parse_card
+    from games.club.events import BankerStand
     t = Table(build_rules(CLUB))
     for e in (ev.Shuffle(shoe_id="S1"), ev.PlaceBet(box=1, amount=10), ev.CardDrawn(card=parse_card("7H"))):
         t.apply(e)
@@ -222,7 +223,7 @@ def test_the_reveal_turns_every_closed_card():
                                      face_down=True)]
     turned = [f for f in t.apply(ev.Stand()) if type(f) is CardsTurned]
     assert turned == [CardsTurned(("2D", "3D"), None)]  # the banker's, when his turn comes
-    turned = [f for f in t.apply(ev.BankerStand()) if type(f) is CardsTurned]
+    turned = [f for f in t.apply(BankerStand()) if type(f) is CardsTurned]
     assert turned == [CardsTurned(("TS", "8C"), 1)]
 
 

@@ -12,7 +12,8 @@ from pydantic import ValidationError
 
 from controller import snapshot
 from controller.errors import SnapshotError
-from controller.events import BadEvent, parse_event
+from controller.events import BadEvent
+from controller.event_codec import parse_event
 from controller.explain import explain, faults
 from controller.rules import RuleError, build_rules, option_names
 from games.blackjack.snapshot import RoundState

@@ -17,6 +17,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from controller import events as ev
+from games.blackjack.events import CloseInsurance
 from controller.effects import RoundSettled
 from controller.cards import parse_card
 from controller.engine import Phase, SnapshotError, Table
@@ -96,7 +97,7 @@ def test_a_snapshot_is_plain_data_with_a_format_number() -> None:
 
 def test_restored_table_plays_on() -> None:
     table = Table.from_snapshot(_snapshot_mid_round())
-    table.apply(ev.CloseInsurance())
+    table.apply(CloseInsurance())
     assert [a.value for a in table.legal_actions()] == ["stand", "hit", "double", "split"]
     assert table.round is not None and table.round.boxes[0].hands[0].box is table.round.boxes[0]
 

@@ -16,7 +16,7 @@ from typing import Any, Callable
 from controller import events as ev
 from controller.cards import parse_card
 from controller.engine import Table
-from controller.events import parse_event
+from controller.event_codec import parse_event
 from controller.rules import build_rules
 from controller.view import table_view
 from games.club.dealer import CardsOnTable, Move, club_move, pack_spent_in_round
