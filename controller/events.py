@@ -97,12 +97,13 @@ class Shuffle(Event):
 
 @dataclass(slots=True, kw_only=True)
 class PlaceBet(Event):
-    """A player puts chips on a box for the next round."""
+    """A player puts chips on a box for the next round, on one of the game's spots (``spot``; none: its main)."""
 
     type: Literal["bet"] = "bet"
     box: BoxNumber
     amount: Money
     player: Name | None = None
+    spot: Name | None = None  # where on the box (the game's ``spots``); none: the game's main spot
 
 
 @dataclass(slots=True, kw_only=True)

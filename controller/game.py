@@ -15,6 +15,7 @@ checker refuses a game that reaches further. Its checks change nothing.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Generic, Mapping, Protocol, TypeVar, cast
 
@@ -38,6 +39,35 @@ if TYPE_CHECKING:  # the engine imports the games, never the other way round at 
     from .rule_parts import Rules
     from .shoe import ShoeTracker
 
+MAIN = "main"
+"""The name of a box's one spot in a game that has one (blackjack, the club games): a bet that names no spot is on
+the game's first spot (`Game.spots`)."""
+
+Bets = dict[str, dict[str, int]]
+"""One box's bets for the next round: player -> spot -> cents, in the order the players came."""
+
+
+@dataclass(frozen=True, slots=True)
+class Spot:
+    """A place on a box a bet may go (blackjack's one main bet; baccarat's player, banker and tie; a side bet).
+
+    ``limits`` gives the least and greatest stake on it, in cents, from the table's rules; None: the table's
+    own limits (``table_min``, ``table_max``).
+    """
+
+    name: str
+    label: str
+    limits: Callable[[Rules], tuple[int, int]] | None = None
+
+
+MAIN_SPOT = Spot(MAIN, "Bet")
+
+
+def on_spot(bets: Bets, spot: str = MAIN) -> dict[str, int]:
+    """Each player's stake on one spot of a box, in the order they came (a player with nothing there is left out)."""
+    return {player: spots[spot] for player, spots in bets.items() if spot in spots}
+
+
 class TableOps(Protocol):
     """What a game may read and do at the table: the seam between `Table` and its games, whole.
 
@@ -51,7 +81,7 @@ class TableOps(Protocol):
     round: Round | None
     previous: Round | None
     shoe: ShoeTracker | None
-    pending: dict[int, dict[str, int]]
+    pending: dict[int, Bets]
     reservations: dict[int, tuple[str | None, datetime | None]]
     game_state: Any
     burn_left: int
@@ -77,8 +107,9 @@ class TableOps(Protocol):
     def lapsed(self, reserved: tuple[str | None, datetime | None], at: datetime | None) -> bool:
         """A box's reservation has run out by `at`."""
 
-    def take_pending(self, make: Callable[[int, dict[str, int], str | None], BoxInPlay] = ...) -> list[BoxInPlay]:
-        """The bets placed, as the boxes of a new round."""
+    def take_pending(self, make: Callable[[int, Bets, str | None], BoxInPlay] | None = None) -> list[BoxInPlay]:
+        """The bets placed, as the boxes of a new round (``make`` builds each: by default a box of its main spot's
+        stakes)."""
 
     # The shared events a game plays its own way still go through the table's own rule.
     def check_shuffle(self, e: ev.Shuffle) -> Refusal | None:
@@ -93,11 +124,12 @@ class TableOps(Protocol):
     def on_rules(self, e: ev.SetRules) -> None:
         """The table takes the new rules."""
 
-    def check_bet(self, e: ev.PlaceBet) -> Refusal | None:
-        """The table's refusal of a bet, if any."""
+    def bet_refusal(self, e: ev.PlaceBet, spot: str, least: int, most: int) -> Refusal | None:
+        """The table's refusal of a bet on ``spot`` of its box, if any: bets closed, no such box, not whole chips, a
+        box reserved or full, or the spot's stake outside [``least``, ``most``] cents (the one place these are)."""
 
     def on_bet(self, e: ev.PlaceBet) -> None:
-        """The table takes the bet."""
+        """The table takes the bet (on the spot the game says it names)."""
 
 
 Check = Callable[["TableOps", Any], "Refusal | None"]
@@ -192,6 +224,26 @@ class Game(ABC, Generic[RoundT, RulesT]):
     @abstractmethod
     def events(self) -> Dispatch:
         """Event type -> (check or None, handler) for the game's own events, merged over the table's."""
+
+    spots: ClassVar[tuple[Spot, ...]] = (MAIN_SPOT,)
+    """Where a bet may go on a box, the main spot first (a bet naming no spot is on it)."""
+
+    def spot_of(self, e: ev.PlaceBet) -> Spot | None:
+        """The spot a bet names (its ``spot``, else the game's main), or None when the game has no such spot."""
+        name = e.spot
+        if name is None:
+            return self.spots[0]
+        return next((s for s in self.spots if s.name == name), None)
+
+    def check_bet(self, t: TableOps, e: ev.PlaceBet) -> Refusal | None:
+        """Why a bet is refused now: a spot the game has not, else the table's rule for the spot's limits."""
+        spot = self.spot_of(e)
+        if spot is None:
+            return Refusal("no_such_spot", f"{self.name} takes bets on {', '.join(s.name for s in self.spots)}, "
+                                           f"not on {e.spot!r}")
+        rules = t.rules
+        least, most = spot.limits(rules) if spot.limits is not None else (rules.table_min_cents, rules.table_max_cents)
+        return t.bet_refusal(e, spot.name, least, most)
 
     blocked_by_attention: ClassVar[frozenset[type]] = frozenset()
     """The game's decisions, refused while the table needs the supervisor."""

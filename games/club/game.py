@@ -24,7 +24,7 @@ from controller.legality import Action, GameAction, Refusal
 from controller.money import money
 from controller.phase import Phase
 from controller.round import DEALER, Round, void_keys
-from controller.game import Game, ShoeFigure, TableOps
+from controller.game import Game, ShoeFigure, TableOps, on_spot
 
 from .events import BankerStand, Withdraw
 from .outcomes import ClubOutcome
@@ -212,7 +212,7 @@ def club_rules(t: TableOps) -> ClubRules:
 def club_boxes(t: TableOps) -> list[ClubBox]:
     """The table's pending bets become the round's boxes (club boxes, counted by the pack's values)."""
     values = club_rules(t).values
-    return cast("list[ClubBox]", t.take_pending(lambda n, bets, owner: ClubBox(n, bets, owner, values)))
+    return cast("list[ClubBox]", t.take_pending(lambda n, bets, owner: ClubBox(n, on_spot(bets), owner, values)))
 
 
 # ---------------------------------------------------------------------------- placing and turning cards

@@ -33,7 +33,7 @@ from controller.money import money, to_cents
 from controller.phase import BETWEEN_ROUNDS, READY, Phase
 from controller.round import Round, VoidReason
 from controller import registry
-from controller.game import Dispatch, TableOps
+from controller.game import MAIN, Dispatch, TableOps, on_spot
 
 from ..club.events import BankerStand, Fold, Withdraw
 from .events import CloseBank, Dark, DealIn, OpenBank
@@ -417,8 +417,8 @@ class Club2136(club.ClubGame[Club2136Round, Club2136Rules]):
             return self._raise_refusal(t, e)
         if t.phase in BETWEEN_ROUNDS and not bank.open:
             return _NO_BANK
-        refusal = t.check_bet(e)
-        bets = t.pending.get(e.box, {})
+        refusal = super().check_bet(t, e)
+        bets = on_spot(t.pending.get(e.box, {}))
         amount = to_cents(e.amount) or 0
         total = sum(bets.values()) + amount
         if refusal is not None:
@@ -448,7 +448,7 @@ class Club2136(club.ClubGame[Club2136Round, Club2136Rules]):
 
     def _on_deal_in(self, t: TableOps, e: DealIn) -> None:
         # 003, "смотрит свою карту и выставляет": the box is dealt its card with nothing staked; it stakes on its duel.
-        t.pending[e.box] = {e.player or f"box{e.box}": 0}
+        t.pending[e.box] = {e.player or f"box{e.box}": {MAIN: 0}}
         t.reservations.pop(e.box, None)
         if t.phase is Phase.SETTLED:
             t.set_phase(Phase.BETTING)
