@@ -70,6 +70,8 @@ def table_view(table: Table, reveal_closed: bool = False) -> dict[str, Any]:
         }
     r = table.round
     return {
+        "game": table.rules.game,
+        "view_kind": table.game.view_kind,
         "phase": table.phase.value,
         "rules": table.rules.name,
         "round": r.number if r is not None else None,

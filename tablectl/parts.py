@@ -1,7 +1,7 @@
 """The parts of a game the table's own parts take from its folder: its displays, console, terminal lines.
 
 Each is a registry part (`controller.registry`), named as the consumer names it: ``display``,
-``console``, ``terminal``. This module says, as a Protocol, what the composition root needs of each,
+``console``, ``terminal``, ``view``. This module says, as a Protocol, what the composition root needs of each,
 and hands a part out only through its accessor, which checks it and names the game and the part when
 it is missing or is not what is needed. Nothing here names a game.
 """
@@ -14,11 +14,12 @@ from controller import events as ev
 from controller import registry
 from controller.engine import Table
 from controller.round import Round
+from controller.view_model import GameView, RoundRecord
 from display.console import ConsoleAction
 from display.model import BoxView, DealerView
 
-__all__ = ["ConsolePart", "DisplayPart", "PartError", "TerminalPart", "console_part", "display_part",
-           "terminal_part"]
+__all__ = ["ConsolePart", "DisplayPart", "PartError", "TerminalPart", "ViewPart", "console_part", "display_part",
+           "terminal_part", "view_part"]
 
 
 class PartError(LookupError):
@@ -40,6 +41,19 @@ class ConsolePart(Protocol):
 
     def event(self, action: ConsoleAction, table: Table) -> ev.Event | None:
         """The event a press means now, or None when it means nothing here (it only reads the table)."""
+
+
+@runtime_checkable
+class ViewPart(Protocol):
+    """A game's view and round record as the readers validate them (the API's answers and its OpenAPI document)."""
+
+    @property
+    def model(self) -> type[GameView]:
+        """The game's part of the table's view (extends `controller.view_model.GameView`)."""
+
+    @property
+    def record(self) -> type[RoundRecord]:
+        """A settled round's record (extends `controller.view_model.RoundRecord`)."""
 
 
 @runtime_checkable
@@ -70,6 +84,11 @@ def display_part(game: str) -> DisplayPart:
 def console_part(game: str) -> ConsolePart:
     """The dealer console's mapping of ``game``."""
     return cast(ConsolePart, part(game, "console", ConsolePart))
+
+
+def view_part(game: str) -> ViewPart:
+    """The view and record models of ``game``."""
+    return cast(ViewPart, part(game, "view", ViewPart))
 
 
 def terminal_part(game: str) -> TerminalPart:

@@ -42,7 +42,9 @@ TOP_FLOOR: dict[str, set[str]] = {
     "tablectl.web": {"tablectl.config", "tablectl.listening"},
     # the table's API: the web layer, the table's service and settings, its figures and metrics, the ledger's wire
     "tablectl.api": {"tablectl.web", "tablectl.config", "tablectl.service", "tablectl.figures", "tablectl.metrics",
-                     "tablectl.fleet", "tablectl.dispute", "tablectl.zones"},
+                     "tablectl.fleet", "tablectl.dispute", "tablectl.zones", "tablectl.parts"},
+    # each game's parts, as the composition root takes them from the registry: nothing of tablectl
+    "tablectl.parts": set(),
     # the table's metrics (/metrics, mounted by the table's API): the web layer's roles
     "tablectl.metrics": {"tablectl.web"},
     # the floor: the web layer, the fleet's wire, broker and settings, the [api] settings' type, the log's format

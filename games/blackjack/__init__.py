@@ -10,6 +10,7 @@ from .profiles import PROFILES
 
 # The parts of the table that play it, each loaded when first asked for (a table never loads its simulation).
 ENTRY = GameEntry(Blackjack(), PROFILES, parts={
+    "view": "games.blackjack.view:VIEW",
     "display": "games.blackjack.display:DISPLAY",
     "console": "games.blackjack.console:CONSOLE",
     "terminal": "games.blackjack.terminal:TERMINAL",

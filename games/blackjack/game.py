@@ -51,6 +51,7 @@ class Blackjack(Game[Round, RuleProfile]):
     rules_model = RuleProfile
     blocked_by_attention = _BLOCKED
     dealer_title = "Dealer"
+    view_kind = "blackjack"
     card_destinations = ("box", "dealer", "burn")  # a burn after the shuffle, through the reader
     # A shoe with a cut card (and a burn after the cut): every figure the pit has always read, the Hi-Lo
     # count included (a 52-card shoe's).

@@ -499,6 +499,7 @@ class ClubGame(Game[ClubRoundT, ClubRulesT]):
     says when the game keeps the stake in play)."""
 
     dealer_title = "Banker"  # rules.md, club-21: the croupier is the banker
+    view_kind = "club"  # closed boxes, the banker (and a bank): the club games' felt
     # rules.md, club-21: no cut card (the pack is dealt down to its bottom card, shown face up under it, not
     # burned), so no penetration, no cut and no right to cut; a Hi-Lo count means nothing on a 36-card pack
     # and nothing to a banker who plays every box. What is dealt and what is left of the pack is what matters.

@@ -41,7 +41,8 @@ def create_app(service: "TableService", *, metrics: "TableMetrics | None" = None
     app.state.edge = edge
     app.state.keys = KeyRing(service.settings.api)
     install_error_handlers(app)
-    for router in (tables.router, ledger.router, actions.make_router(), stream.router, dashboard.router):
+    for router in (tables.make_router(), tables.router, ledger.router, actions.make_router(), stream.router,
+                   dashboard.router):
         app.include_router(router)
     dashboard.mount_static(app)
     if metrics is not None:
