@@ -8,6 +8,7 @@ it is missing or is not what is needed. Nothing here names a game.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Protocol, cast, runtime_checkable
 
 from controller import events as ev
@@ -89,6 +90,14 @@ def console_part(game: str) -> ConsolePart:
 def view_part(game: str) -> ViewPart:
     """The view and record models of ``game``."""
     return cast(ViewPart, part(game, "view", ViewPart))
+
+
+def static_dir(game: str) -> Path:
+    """The folder of ``game``'s dashboard renderer (its ``felt.js``, for its view kind: docs/games.md)."""
+    value = part(game, "static", Path)
+    if not value.is_dir() or not (value / "felt.js").is_file():
+        raise PartError(f"the 'static' part of the game {game!r} ({value}) is not a folder with a felt.js")
+    return cast(Path, value)
 
 
 def terminal_part(game: str) -> TerminalPart:

@@ -11,6 +11,7 @@ from .profiles import PROFILES
 # The parts of the table that play it, each loaded when first asked for (a table never loads its simulation).
 ENTRY = GameEntry(Blackjack(), PROFILES, parts={
     "view": "games.blackjack.view:VIEW",
+    "static": "games.blackjack.view:STATIC",
     "display": "games.blackjack.display:DISPLAY",
     "console": "games.blackjack.console:CONSOLE",
     "terminal": "games.blackjack.terminal:TERMINAL",

@@ -7,6 +7,7 @@ declared, so a key the game adds and forgets here is an error in the tests, neve
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Literal
 
 from pydantic import Field
@@ -80,3 +81,4 @@ class BlackjackViewPart:
 
 
 VIEW = BlackjackViewPart()
+STATIC = Path(__file__).with_name("static")  # the dashboard's renderer of blackjack's felt (the ``static`` part)

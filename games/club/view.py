@@ -4,10 +4,14 @@ adds its own keys: club-21's contra and spent pack, club-21-36's bank and duels)
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 from pydantic import Field
 
 from controller.view_model import DealerModel, HandModel, HandRecord, SettledBoxModel, SettledRoundModel
+
+
+STATIC = Path(__file__).with_name("static")  # the dashboard's renderer of the club games' felt (the ``static`` part)
 
 
 class ClubHand(HandModel):

@@ -10,6 +10,7 @@ from .game import Club21
 # 003's club game as the document plays it: the defaults of its options (see rules.Club21Rules).
 ENTRY = GameEntry(Club21(), {"club-21": {}}, parts={
     "view": "games.club_21.view:VIEW",
+    "static": "games.club.view:STATIC",
     "display": "games.club_21.display:DISPLAY",
     "console": "games.club_21.console:CONSOLE",
     "terminal": "games.club.terminal:TERMINAL",

@@ -11,6 +11,7 @@ from .game import Club2136
 # 003's 36-card game as the document plays it: the defaults of its options (see rules.Club2136Rules).
 ENTRY = GameEntry(Club2136(), {"club-21-36": {}}, parts={
     "view": "games.club_21_36.view:VIEW",
+    "static": "games.club.view:STATIC",
     "display": "games.club_21_36.display:DISPLAY",
     "console": "games.club_21_36.console:CONSOLE",
     "terminal": "games.club.terminal:TERMINAL",

@@ -12,6 +12,9 @@ from fastapi import APIRouter, FastAPI
 from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 
+from controller import registry
+from tablectl.parts import static_dir
+
 STATIC = Path(__file__).with_name("static")
 
 router = APIRouter()
@@ -31,5 +34,11 @@ async def favicon() -> FileResponse:
 
 
 def mount_static(app: FastAPI) -> None:
-    """Serve the page's files under /dashboard/."""
+    """Serve the page's files under /dashboard/, and each registered game's felt renderer under /games/<kind>/ (its
+    view kind: the dashboard loads the renderer the view names, never asking which game is played)."""
     app.mount("/dashboard", StaticFiles(directory=STATIC), name="dashboard")
+    kinds: dict[str, Path] = {}
+    for game in registry.names():
+        kinds.setdefault(registry.game(game).view_kind, static_dir(game))
+    for kind, folder in kinds.items():
+        app.mount(f"/games/{kind}", StaticFiles(directory=folder), name=f"game-{kind}")
