@@ -37,6 +37,11 @@ class ReplayRefused(JournalError, ValueError):
     """An event the journal accepted is refused by this build's engine on replay."""
 
 
+class ImportedJournal(JournalError, ValueError):
+    """The journal was made by `tablectl journal import` (issue 38): evidence brought in from elsewhere. A table
+    never runs on it, so nothing live is ever written among rows that are not its own."""
+
+
 class TableAuthority:
     """A Table kept in step with its journal."""
 

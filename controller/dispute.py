@@ -40,6 +40,10 @@ from .rules import RuleError, build_rules
 
 FORMAT = 1  # the record's own format: a reader of an older one knows it
 RECALL = 10  # the rounds before the disputed one that the record recalls (last-game recall)
+# The rows of the disputed round's window the record lists at most (issue 37): a round is a few dozen rows, but
+# the rows between two rounds are not bounded (a reserved box's clock ticks, a flapping shoe link, refused
+# actions). Past this many, the earliest are left out of the listing (counted, and still verified and applied).
+MAX_WINDOW_ROWS = 2000
 
 # The table's Hi-Lo count, as the pit dashboard computes it from the cards left (tablectl/api/static/app.js,
 # HILO): 2-6 count +1, 7-9 nothing, tens and aces -1; the true count is per 52 cards left.
@@ -110,11 +114,25 @@ class KeptRecord:
 
 @dataclass(frozen=True, slots=True)
 class JournalHead:
-    """The journal as it was verified when the record was made: every row up to ``seq`` verified with the key."""
+    """The journal's head when the record was made, and how far it was verified (``note``: in words)."""
 
     seq: int
     mac: str
     key_id: str
+    note: str = ""  # empty: every row up to ``seq`` was verified with the key
+
+
+@dataclass(frozen=True, slots=True)
+class BookStart:
+    """Where a book starts, when not at the journal's first row: the table as the state kept after row ``seq``
+    restores it (its MAC checked by the caller), that row's MAC, the last shuffle row at or before it (the shoe
+    the next round is dealt from) and the last act of a supervisor's key before it, if the caller found them."""
+
+    table: Table
+    seq: int
+    mac: str
+    shuffle: LedgerRow | None = None
+    supervisor_before: LedgerRow | None = None
 
 
 # ---------------------------------------------------------------------------- the record's parts
@@ -286,6 +304,8 @@ class Verification:
     head_seq: int
     head_mac: str
     note: str
+    replayed_from: int = 0  # the row whose kept state the replay started from (0: the journal's first row)
+    rows_left_out: int = 0  # rows of the round's window before `first_seq` not listed (MAX_WINDOW_ROWS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -352,6 +372,9 @@ class DisputeRecord:
     camera: Camera
     exported: Exported
     recall: list[RecallRound]
+    # Where an imported journal came from (`tablectl journal import`, issue 38): source, format, sha256, at; None
+    # for a table's own record. The record says so at its top: not a live table's evidence.
+    imported: dict[str, Any] | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """The record as JSON-ready data (what `--format json` writes)."""
@@ -373,7 +396,10 @@ class _Step:
 
 @dataclass(slots=True)
 class _Window:
-    """The rows from the one after a round's settlement to the next settlement: one round's rows."""
+    """The rows from the one after a round's settlement to the next settlement: one round's rows.
+
+    Only the disputed round's window keeps its steps (at most MAX_WINDOW_ROWS of them, the earliest left out
+    past that, their alerts kept); another round's keeps where it began and when it was dealt."""
 
     previous_seq: int
     previous_mac: str
@@ -381,7 +407,12 @@ class _Window:
     steps: list[_Step] = field(default_factory=list)
     open_alerts: list[dict[str, object]] = field(default_factory=list)
     started_seq: int | None = None
+    started_at: str | None = None
     shuffle: LedgerRow | None = None
+    first_seq: int | None = None
+    left_out: int = 0
+    left_out_mac: str = ""  # the MAC of the last row left out: the first row listed chains from it
+    early_alerts: list[tuple[int, Effect]] = field(default_factory=list)  # (seq, effect) of the rows left out
 
 
 @dataclass(frozen=True, slots=True)
@@ -400,8 +431,9 @@ class _Settled:
 class DisputeBook:
     """Feed it every ledger row in order (`feed`) until it is `done`, then ask for the `record`."""
 
-    def __init__(self, options: DisputeOptions) -> None:
-        """A book for round ``options.round_number`` and the ``options.recall`` rounds before it."""
+    def __init__(self, options: DisputeOptions, start: BookStart | None = None) -> None:
+        """A book for round ``options.round_number`` and the ``options.recall`` rounds before it; fed from the
+        journal's first row, or from the row after ``start.seq`` with the table restored as it was then."""
         if options.round_number < 1:
             raise ValueError("a round's number is 1 or more")
         self.options = options
@@ -410,11 +442,19 @@ class DisputeBook:
         self._last_seq = 0
         self._last_mac = ""
         self._last_supervisor: SupervisorAct | None = None
-        self._window = _Window(0, "", None)
         self._recall: deque[_Settled] = deque(maxlen=max(options.recall, 0))
         self._target: _Settled | None = None
         self._shuffle: LedgerRow | None = None  # the last shuffle row: the shoe the next round is dealt from
         self._stakes = _stakes()
+        self.started_from = 0
+        if start is not None:
+            self._table, self._last_seq, self._last_mac = start.table, start.seq, start.mac
+            self._shuffle = start.shuffle
+            if start.supervisor_before is not None:
+                self._last_supervisor = self._supervisor_act(start.supervisor_before,
+                                                             _event_of(start.supervisor_before))
+            self.started_from = start.seq
+        self._window = _Window(self._last_seq, self._last_mac, self._last_supervisor)
 
     @property
     def done(self) -> bool:
@@ -459,9 +499,19 @@ class DisputeBook:
         if isinstance(event, ev.Shuffle) and row.kind == EVENT:
             self._shuffle = row
         window = self._window
-        window.steps.append(step)
+        if window.first_seq is None:
+            window.first_seq = row.seq
+        if wanted:
+            window.steps.append(step)
+            if len(window.steps) > MAX_WINDOW_ROWS:  # bounded: the earliest rows' alerts are kept, the rows counted
+                early = window.steps.pop(0)
+                window.left_out += 1
+                window.left_out_mac = early.row.mac
+                window.early_alerts += [(early.row.seq, e) for e in early.effects
+                                        if type(e) in (AlertRaised, AlertCleared)]
         if in_round is None and table.round is not None and window.started_seq is None:
             window.started_seq = row.seq
+            window.started_at = row.received_at
             window.shuffle = self._shuffle
         if isinstance(event, ev.VoidRound) and in_round is None and row.kind == EVENT:
             # The bets placed for the next round went back: they are no stake of the round dealt after.
@@ -497,6 +547,7 @@ class DisputeBook:
         w = target.window
         first = w.steps[0].row
         last = target.settled
+        previous_seq = first.seq - 1 if w.left_out else w.previous_seq
         counts_shown = o.copy is Copy.SURVEILLANCE and ShoeFigure.COUNT in target.figures
         if o.copy is Copy.SURVEILLANCE:
             counts = ("the table's own Hi-Lo count (running, and true per 52 cards left) just before each bet" if
@@ -512,7 +563,7 @@ class DisputeBook:
             round=number,
             shoe_id=target.record.get("shoe_id"),
             shuffled=self._moment(w.shuffle.received_at) if w.shuffle is not None else None,
-            started=self._moment(_row_at(w, w.started_seq)) if w.started_seq is not None else None,
+            started=self._moment(w.started_at) if w.started_at is not None else None,
             settled=self._moment(last.received_at),
             void=bool(target.record.get("void")),
             cards=self._cards(w),
@@ -530,10 +581,13 @@ class DisputeBook:
             rows=[_source(s.row) for s in w.steps],
             verification=Verification(
                 verified=True, key_id=head.key_id, first_seq=first.seq, last_seq=last.seq,
-                previous_seq=w.previous_seq, previous_mac=w.previous_mac, head_seq=head.seq, head_mac=head.mac,
-                note=(f"Every row of the journal, 1 to {head.seq}, was verified with the table's key (id {head.key_id}) "
-                      f"as this record was made; row {first.seq}'s MAC covers row {w.previous_seq}'s MAC, each row's "
-                      f"the one before, and the chain runs on to the head")),
+                previous_seq=previous_seq, previous_mac=w.left_out_mac if w.left_out else w.previous_mac,
+                head_seq=head.seq, head_mac=head.mac,
+                note=head.note or (
+                    f"Every row of the journal, 1 to {head.seq}, was verified with the table's key (id {head.key_id}) "
+                    f"as this record was made; row {first.seq}'s MAC covers row {previous_seq}'s MAC, each row's "
+                    f"the one before, and the chain runs on to the head"),
+                replayed_from=self.started_from, rows_left_out=w.left_out),
             camera=Camera(
                 reference=o.camera, recorder_offset_s=o.recorder_offset_s, time_zone=zone,
                 note=("" if o.time_zone_name else "no time zone is configured for the table: local times are UTC; ")
@@ -541,6 +595,7 @@ class DisputeBook:
                    else "the recorder's clock is taken to agree with the table's")),
             exported=Exported(by=o.exported_by, at=self._moment(o.exported_at), copy=o.copy.value),
             recall=[self._recall_round(s, kept.get(s.number)) for s in self._recall],
+            imported=dict(self._table.imported) if self._table is not None and self._table.imported else None,
         )
 
     # ------------------------------------------------------------------ while feeding
@@ -638,8 +693,9 @@ class DisputeBook:
         r = s.record
         w = s.window
         return RecallRound(
-            number=s.number, shoe_id=r.get("shoe_id"), first_seq=w.steps[0].row.seq, last_seq=s.settled.seq,
-            started=self._moment(_row_at(w, w.started_seq)) if w.started_seq is not None else None,
+            number=s.number, shoe_id=r.get("shoe_id"), first_seq=w.first_seq if w.first_seq is not None
+            else s.settled.seq, last_seq=s.settled.seq,
+            started=self._moment(w.started_at) if w.started_at is not None else None,
             settled=self._moment(s.settled.received_at), dealer_on_duty=s.dealer,
             dealer_cards=list((r.get("dealer") or {}).get("cards", [])) if isinstance(r.get("dealer"), dict) else [],
             hands=[h for h in r.get("hands", []) if isinstance(h, dict)], net=str(r.get("net", "0")),
@@ -649,7 +705,7 @@ class DisputeBook:
 # ---------------------------------------------------------------------------- helpers
 def _event_of(row: LedgerRow) -> Event:
     try:
-        return parse_event(json.loads(row.body))
+        return parse_event(json.loads(row.body), recorded=True)
     except (BadEvent, ValueError, RecursionError) as exc:
         raise UnreadableRow(f"ledger row {row.seq} cannot be read by this release ({str(exc)[:200]}): run the release "
                             "that wrote it", table="ledger", row=row.seq) from None
@@ -695,10 +751,6 @@ def _amount(amount: Decimal) -> str:
     return format(amount.normalize(), "f") if amount == amount.to_integral_value() else format(amount, "f")
 
 
-def _row_at(w: _Window, seq: int | None) -> str:
-    return next(s.row.received_at for s in w.steps if s.row.seq == seq)
-
-
 def _settlement(target: _Settled, kept: KeptRecord | None) -> Settlement:
     differences = _differences(target, kept) if kept is not None else [
         Difference("(record)", "none kept", "the round settled at row " + str(target.settled.seq))]
@@ -739,14 +791,14 @@ def _alerts(w: _Window, moment: Callable[[str], Moment]) -> list[AlertLine]:
     lines: dict[int, dict[str, Any]] = {}
     for a in w.open_alerts:
         lines[int(str(a["id"]))] = {"alert": a, "raised_seq": None, "cleared_seq": None}
-    for s in w.steps:
-        for effect in s.effects:
-            if type(effect) is AlertRaised:
-                a = effect.alert.as_dict(True)
-                line = lines.setdefault(effect.alert.id, {"raised_seq": s.row.seq, "cleared_seq": None})
-                line["alert"] = a
-            elif type(effect) is AlertCleared and effect.alert_id in lines:
-                lines[effect.alert_id]["cleared_seq"] = s.row.seq
+    effects = [*w.early_alerts, *((s.row.seq, e) for s in w.steps for e in s.effects)]
+    for seq, effect in effects:
+        if type(effect) is AlertRaised:
+            a = effect.alert.as_dict(True)
+            line = lines.setdefault(effect.alert.id, {"raised_seq": seq, "cleared_seq": None})
+            line["alert"] = a
+        elif type(effect) is AlertCleared and effect.alert_id in lines:
+            lines[effect.alert_id]["cleared_seq"] = seq
     out = []
     for number, line in lines.items():
         a = line["alert"]

@@ -95,9 +95,14 @@ class RoundSettled(Effect):
 
 @dataclass(frozen=True, slots=True)
 class AlertRaised(Effect):
-    """An alert raised: a new one, or a repeat counted on the one on the board (`Alert.count`)."""
+    """An alert raised: a new one, or a repeat counted on the one on the board (`Alert.count`).
+
+    ``said``: when the board was full of the kind and the alert is the one that counts every further one
+    (alerts.py), what this cause said, which that board alert stands for, so a replay lists every finding in its
+    own words (issue 38); empty otherwise (the alert's message is the cause's)."""
 
     alert: Alert
+    said: str = ""
 
 
 @dataclass(frozen=True, slots=True)

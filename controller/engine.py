@@ -112,6 +112,9 @@ class Table:
         self.shoe_watch = ShoeWatch(keep=shoes_watched)  # game protection: false and weak shuffles
         self._watching = shoes_watched != 0
         self.dealer_on_duty: str | None = None  # who deals (dealer_in), and since when: every round has one dealer
+        # Set by an `imported` row (issue 38): this record was brought in from elsewhere (source, format, sha256,
+        # at), never a live table's own; the tools that read it say so.
+        self.imported: dict[str, str | None] | None = None
         self.dealer_since: datetime | None = None
         self._fx: list[Effect] = []
 
@@ -237,19 +240,20 @@ class Table:
         """Put an alert on the board (or count a repeat of one there); `secret` is the supervisor's detail only."""
         # The board is bounded (alerts.py): a repeat is counted on the alert it repeats, and past
         # MAX_ALERTS_PER_KIND - 1 alerts of a kind, one more alert counts every further one.
+        said = ""  # what the cause said, when the board counts it on the alert that stands for the kind's rest
         same = self._on_board(kind, message)
         if same is None and sum(a.kind is kind for a in self.alerts) >= MAX_ALERTS_PER_KIND - 1:
-            message, secret = overflow_message(kind), None
+            said, message, secret = message, overflow_message(kind), None
             same = self._on_board(kind, message)
         if same is not None:
             same.repeat(secret)
-            self._fx.append(AlertRaised(same))  # it rings again: the cause is back
-            log.info("alert %s %s raised again (%d times): %s", same.id, kind.value, same.count, message)
+            self._fx.append(AlertRaised(same, said))  # it rings again: the cause is back
+            log.info("alert %s %s raised again (%d times): %s", same.id, kind.value, same.count, said or message)
             return same
         alert = Alert(self.next_alert_id, kind, message, at or self.now, secret=secret)
         self.next_alert_id += 1
         self.alerts.append(alert)
-        self._fx.append(AlertRaised(alert))
+        self._fx.append(AlertRaised(alert, said))
         log.info("alert %s %s: %s", alert.id, kind.value, message)
         return alert
 
@@ -336,12 +340,12 @@ class Table:
             foreign = False
             if problem:
                 foreign = not shoe.in_pack(card)
-                to = None if foreign else self.game.face_down_next(self)
-                if to is not None:  # the alert must not say what the face-down card is
-                    self.raise_alert(AlertKind.INTEGRITY, f"the card dealt face down to {to} is not "
-                                      f"possible in shoe {shoe.shoe_id} (the supervisor sees which)", e.at, problem)
-                elif not foreign and any(c is card for c in self.game.hidden_cards(self)):
-                    # A twin of a card face down ("KD seen 2 times"): naming it would say what that card is.
+                if not foreign and (self.game.face_down_next(self) is not None or self.game.hidden_cards(self)):
+                    # While a card lies face down, every card that is not possible gets this one wording, its
+                    # card named only in the supervisor's detail: a wording of its own for a twin of the closed
+                    # card (or for the closed card itself) would tell a viewer what the closed card is; so would
+                    # the card's code, and the count of alerts and their size (the same text folds into one
+                    # alert, counted, whichever card it was).
                     self.raise_alert(AlertKind.INTEGRITY, f"a card of this round is not possible in shoe "
                                       f"{shoe.shoe_id} (the supervisor sees which)", e.at, problem)
                 else:
@@ -620,6 +624,16 @@ class Table:
                            "settle or void the round first")
         return None
 
+    def _check_imported(self, e: ev.Imported) -> Refusal | None:
+        if self.imported is not None or self.shoe is not None or self.shoes_loaded or self.rounds_played:
+            return Refusal("imported_not_first", "only a new journal, before its first shoe, is marked imported: "
+                                                 "a table's own record never is")
+        return None
+
+    def _on_imported(self, e: ev.Imported) -> None:
+        self.imported = {"source": e.source, "format": e.format, "sha256": e.sha256,
+                         "at": e.at.isoformat() if e.at is not None else None}
+
     def _check_dealer_in(self, e: ev.DealerIn) -> Refusal | None:
         if e.dealer == self.dealer_on_duty:
             return Refusal("already_on_duty", f"dealer {e.dealer} is already on duty")
@@ -720,6 +734,7 @@ Table._DISPATCH = {
     ev.ShoeCount: (None, Table._on_shoe_count),
     ev.DealerIn: (Table._check_dealer_in, Table._on_dealer_in),
     ev.DealerOut: (Table._check_dealer_out, Table._on_dealer_out),
+    ev.Imported: (Table._check_imported, Table._on_imported),
 }
 
 def _fault_prefix(kind: str) -> str:

@@ -69,25 +69,29 @@ def _explain(exc: ValidationError) -> BadEvent:
     return BadEvent("bad_field", plainly(fault))
 
 
-def parse_event(data: Any) -> Event:
-    """Validate one decoded JSON object into an event; BadEvent names what is wrong."""
+def parse_event(data: Any, *, recorded: bool = False) -> Event:
+    """Validate one decoded JSON object into an event; BadEvent names what is wrong.
+
+    ``recorded``: the event was taken by a table already (a journal's row, a session exported from one): a
+    person's id in it is not judged again by `controller.ids` (what was written is replayed as it was).
+    """
     if not isinstance(data, dict):
         raise BadEvent("not_an_event", "each line must be a JSON object with a 'type'")
     try:
-        return _decoder()[0].validate_python(data)
+        return _decoder()[0].validate_python(data, context={"recorded": True} if recorded else None)
     except ValidationError as exc:
         raise _explain(exc) from None
 
 
-def parse_event_line(line: str) -> Event:
-    """Decode and validate one JSON Lines entry."""
+def parse_event_line(line: str, *, recorded: bool = False) -> Event:
+    """Decode and validate one JSON Lines entry (``recorded``: as `parse_event`)."""
     try:
         data = json.loads(line)
     except json.JSONDecodeError as exc:
         raise BadEvent("bad_json", f"not valid JSON: {exc.msg} at column {exc.colno}") from None
     except (RecursionError, ValueError):  # nested too deep, or an integer too long to convert
         raise BadEvent("bad_json", "not valid JSON: nested too deeply or a number too long") from None
-    return parse_event(data)
+    return parse_event(data, recorded=recorded)
 
 
 def dump_event(event: Event) -> dict[str, Any]:

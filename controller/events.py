@@ -15,9 +15,10 @@ from datetime import datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING, Annotated, Any, Literal, Union, cast, get_args
 
-from pydantic import AfterValidator, BeforeValidator, ConfigDict, Field, PlainSerializer, WithJsonSchema
+from pydantic import AfterValidator, BeforeValidator, ConfigDict, Field, PlainSerializer, ValidationInfo, WithJsonSchema
 
 from .cards import BadCard, Card, parse_card
+from .ids import person_id
 from .money import wire_amount
 
 
@@ -57,6 +58,18 @@ def _unicode(value: str) -> str:
 
 # Every string an event carries is bounded and valid Unicode: names and ids short, details longer.
 Name = Annotated[str, Field(min_length=1, max_length=64), AfterValidator(_unicode)]
+
+
+def _person(value: str, info: ValidationInfo) -> str:
+    # A person's id entering the table is judged by the one rule (controller.ids); a row read back from a journal
+    # (or a recorded session) is taken as it was written: its MAC covers it, and a replay must rebuild that table.
+    if info.context is not None and info.context.get("recorded"):
+        return value
+    return person_id(value, "a dealer's id or a player's name")
+
+
+# A dealer's badge id or a player's name: a Name that also passes controller.ids.person_id where it enters.
+PersonId = Annotated[str, Field(min_length=1, max_length=64), AfterValidator(_unicode), AfterValidator(_person)]
 Detail = Annotated[str, Field(max_length=500), AfterValidator(_unicode)]
 Actor = Annotated[str, Field(max_length=120), AfterValidator(_unicode)]
 
@@ -102,7 +115,7 @@ class PlaceBet(Event):
     type: Literal["bet"] = "bet"
     box: BoxNumber
     amount: Money
-    player: Name | None = None
+    player: PersonId | None = None
     spot: Name | None = None  # where on the box (the game's ``spots``); none: the game's main spot
 
 
@@ -112,7 +125,7 @@ class Reserve(Event):
 
     type: Literal["reserve"] = "reserve"
     box: BoxNumber
-    player: Name | None = None
+    player: PersonId | None = None
 
 
 @dataclass(slots=True, kw_only=True)
@@ -258,6 +271,19 @@ class ShoeCount(Event):
 
 
 @dataclass(slots=True, kw_only=True)
+class Imported(Event):
+    """This journal was brought in from elsewhere by `tablectl journal import` (issue 38): a session file or a
+    recorded shoe sequence, not a table's own record. ``at`` is when it was imported; ``source`` what from (the
+    file's name and whatever the person said of it), ``sha256`` the file's digest. Accepted only before any shoe,
+    once: a table's own journal is never marked imported, and an imported one never passes for a table's own."""
+
+    type: Literal["imported"] = "imported"
+    source: Detail
+    format: Literal["session", "recorded-shoes"]
+    sha256: Annotated[str, Field(pattern="^[0-9a-f]{64}$")]
+
+
+@dataclass(slots=True, kw_only=True)
 class DealerIn(Event):
     """The dealer ``dealer`` (a badge or staff id) takes the table: the rounds from now on are theirs.
 
@@ -265,7 +291,7 @@ class DealerIn(Event):
     """
 
     type: Literal["dealer_in"] = "dealer_in"
-    dealer: Name
+    dealer: PersonId
 
 
 @dataclass(slots=True, kw_only=True)
@@ -273,7 +299,7 @@ class DealerOut(Event):
     """The dealer on duty leaves the table (``dealer``, if given, must be the one on duty). Between rounds only."""
 
     type: Literal["dealer_out"] = "dealer_out"
-    dealer: Name | None = None
+    dealer: PersonId | None = None
 
 
 AnyEvent = Annotated[
@@ -281,7 +307,7 @@ AnyEvent = Annotated[
         SetRules, Shuffle, PlaceBet, Reserve, CardDrawn, CutCardOut, Stand, Double, Split,
         Surrender, DiscardCard, VoidRound, Tick,
         ShoeFault, ShoeFaultCleared, LinkDown, LinkUp, CallPit, AcknowledgeAlert, ShoeGate, ShoeCount,
-        DealerIn, DealerOut,
+        DealerIn, DealerOut, Imported,
     ],
     Field(discriminator="type"),
 ]

@@ -67,6 +67,11 @@ EVENT = "event"
 REFUSAL = "refusal"
 KINDS = (EVENT, REFUSAL)
 MIN_FREE_BYTES = 1024 * 1024  # a shift starts only with this much room on the journal's disk
+# SQLite's page cache per connection, in KiB (its default is 2,000): the writer appends at the end of its
+# tables, whose pages stay cached, and the rest is in the OS's cache anyway. At the default the writer's
+# cache filled as the shift's journal grew (and at once when a long journal was verified at start): 2 MiB
+# more of a table's RSS, which has 60 in all (benchmarks/soak.py).
+CACHE_KIB = 256
 
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -85,7 +90,11 @@ CREATE INDEX ledger_card ON ledger (shoe_id, position) WHERE position IS NOT NUL
 CREATE TABLE snapshots (seq INTEGER PRIMARY KEY, format INTEGER NOT NULL, state TEXT NOT NULL, mac TEXT NOT NULL);
 CREATE TABLE rounds (number INTEGER PRIMARY KEY, seq INTEGER NOT NULL, record TEXT NOT NULL, mac TEXT NOT NULL);
 CREATE TABLE outbox (name TEXT PRIMARY KEY, seq INTEGER NOT NULL, mac TEXT NOT NULL);
+CREATE TABLE checkpoints (seq INTEGER PRIMARY KEY, previous INTEGER NOT NULL, mac TEXT NOT NULL);
 """
+# Added after schema 3 was released (issue 37): a journal made before has none until its writer opens it. Derived
+# rows, like the snapshots: an older release that reads schema 3 ignores the table.
+_CHECKPOINTS = "CREATE TABLE IF NOT EXISTS checkpoints (seq INTEGER PRIMARY KEY, previous INTEGER NOT NULL, mac TEXT NOT NULL)"
 
 
 # ---------------------------------------------------------------------- errors
@@ -333,6 +342,12 @@ def _outbox_mac(key: bytes, schema: int, name: str, seq: int, ledger_mac: str | 
     return _bound_mac(key, "outbox", name, seq, ledger_mac or "")
 
 
+def _checkpoint_mac(key: bytes, seq: int, ledger_mac: str, previous: int, previous_mac: str) -> str:
+    """The MAC a checkpoint carries: bound to its ledger row's MAC and to the previous checkpoint's row and MAC,
+    so the checkpoints chain from the first to the last as the rows do, one link per snapshot."""
+    return _bound_mac(key, "checkpoint", seq, ledger_mac, previous, previous_mac)
+
+
 def event_body(event: Event) -> str:
     """An event as the ledger stores it: the session format, canonical JSON."""
     return json.dumps(dump_event(event), ensure_ascii=True, separators=(",", ":"), sort_keys=True)
@@ -464,7 +479,16 @@ def _connect(path: Path, mode: str, *, header_checked: bool = False) -> sqlite3.
     """
     if not header_checked:
         _check_header(path)
-    return sqlite3.connect(_uri(path, mode), uri=True, isolation_level=None, check_same_thread=False)
+    db = sqlite3.connect(_uri(path, mode), uri=True, isolation_level=None, check_same_thread=False)
+    if mode != "ro":  # (a read-only one is bounded once `_read_only` knows it can read: the pragma reads the schema)
+        _bound_cache(db)
+    return db
+
+
+def _bound_cache(db: sqlite3.Connection) -> sqlite3.Connection:
+    """Bound the connection's page cache to `CACHE_KIB`."""
+    db.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
+    return db
 
 
 def _read_only(path: Path) -> tuple[sqlite3.Connection, Path | None]:
@@ -482,7 +506,7 @@ def _read_only(path: Path) -> tuple[sqlite3.Connection, Path | None]:
     db = _connect(path, "ro")
     try:
         db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()  # SQLite opens the WAL, or fails, here
-        return db, None
+        return _bound_cache(db), None
     except sqlite3.Error as exc:
         db.close()
         code = getattr(exc, "sqlite_errorcode", 0) & 0xFF
@@ -495,8 +519,8 @@ def _read_only(path: Path) -> tuple[sqlite3.Connection, Path | None]:
         raise _os_error(exc, wal) from None
     if not has_wal:
         log.info("journal %s: its folder cannot be written; reading it as immutable (it has no WAL)", path)
-        return sqlite3.connect(_uri(path, "ro", immutable=True), uri=True, isolation_level=None,
-                               check_same_thread=False), None
+        return _bound_cache(sqlite3.connect(_uri(path, "ro", immutable=True), uri=True, isolation_level=None,
+                                            check_same_thread=False)), None
     private = Path(tempfile.mkdtemp(prefix="tablectl-journal-"))
     copy = private / "journal.sqlite"
     try:
@@ -507,7 +531,7 @@ def _read_only(path: Path) -> tuple[sqlite3.Connection, Path | None]:
         raise StorageIOError(f"cannot read the journal {path}: its folder cannot be written, so its WAL is read "
                              f"through a copy, and copying it to {private} failed ({exc.strerror or exc})") from None
     log.info("journal %s: its folder cannot be written; reading it and its WAL through a copy in %s", path, private)
-    return _connect(copy, "ro", header_checked=True), private
+    return _bound_cache(_connect(copy, "ro", header_checked=True)), private
 
 
 # ---------------------------------------------------------------------- reading
@@ -558,6 +582,8 @@ class JournalReader:
                               f"(tablectl {RELEASE}) reads schemas {' and '.join(map(str, READABLE_SCHEMAS))}: "
                               "run the release that wrote it")
         self.meta = meta
+        self.has_checkpoints = self.db.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'checkpoints'").fetchone() is not None
         if self.key is not None and meta.get("key_id") != self.key.key_id:
             raise JournalKeyError(f"the key given is not this journal's key (the journal was made with key "
                                   f"{meta.get('key_id')}, this key is {self.key.key_id})")
@@ -654,6 +680,16 @@ class JournalReader:
                     raise JournalTampered(f"journal {self.path}: the outbox mark {name!r} (row {seq}) does not "
                                           "verify: it was altered, forged, or taken from another journal",
                                           table="outbox", row=seq)
+            if self.has_checkpoints:
+                for seq, previous, mac, ledger_mac, previous_mac in self.db.execute(
+                        "SELECT c.seq, c.previous, c.mac, l.mac, p.mac FROM checkpoints c LEFT JOIN ledger l ON l.seq = "
+                        "c.seq LEFT JOIN ledger p ON p.seq = c.previous ORDER BY c.seq"):
+                    if seq > head:
+                        raise self._beyond_head(f"the checkpoint at row {seq} is there", head, "checkpoints", seq)
+                    if ledger_mac is None or not equal(_checkpoint_mac(key, seq, ledger_mac, previous, previous_mac or ""),
+                                                       mac):
+                        raise JournalTampered(f"journal {self.path}: the checkpoint at row {seq} does not verify: it "
+                                              "was altered or forged", table="checkpoints", row=seq)
             snapshots = self.db.execute("SELECT COUNT(*) FROM snapshots").fetchone()[0]
         except sqlite3.Error as exc:
             raise _storage_error(exc, self.path) from None
@@ -697,7 +733,7 @@ class JournalReader:
     def _event(self, seq: int, body: str) -> Event:
         """The event a ledger row holds; UnreadableRow names the row if this release cannot read it."""
         try:
-            return parse_event(json.loads(body))
+            return parse_event(json.loads(body), recorded=True)
         except (ValueError, RecursionError) as exc:  # (BadEvent and JSONDecodeError are ValueErrors)
             if isinstance(exc, RecursionError):
                 reason = "its body is nested too deeply to read"
@@ -756,12 +792,158 @@ class JournalReader:
         row = self.db.execute("SELECT seq FROM outbox WHERE name = ?", (name,)).fetchone()
         return row[0] if row else 0
 
+    # --- the index: a round's rows, the states kept along the ledger, the checkpoints (issue 37)
+    def row_mac(self, seq: int) -> str | None:
+        """The MAC stored with ledger row `seq` (not checked here), or None if there is no such row."""
+        row = self.db.execute("SELECT mac FROM ledger WHERE seq = ?", (seq,)).fetchone()
+        return row[0] if row else None
+
+    def verify_rows(self, after: int, previous_mac: str, until: int) -> str:
+        """Check the MAC of every ledger row after `after` up to `until`, chained from `previous_mac` (row `after`'s);
+        return row `until`'s MAC. Streams (bounded memory); JournalTampered names the first row that fails."""
+        if self.key is None:
+            raise JournalKeyError("verifying a journal needs its key")
+        keyed, equal, prev, expected = _keyed(self.key.secret), hmac.compare_digest, previous_mac, after + 1
+        for seq, kind, at, body, shoe_id, position, code, message, mac in self.db.execute(
+                "SELECT seq, kind, received_at, body, shoe_id, position, code, message, mac FROM ledger "
+                "WHERE seq > ? AND seq <= ? ORDER BY seq", (after, until)):
+            if seq != expected:
+                raise JournalTampered(f"journal {self.path}: ledger row {expected} is missing (the next row is {seq}): "
+                                      "rows were removed; keep the file for investigation", table="ledger", row=expected)
+            h = keyed.copy()
+            h.update(canonical_row(prev, seq, kind, at, body, shoe_id, position, code, message).encode())
+            if kind not in KINDS or not equal(h.hexdigest(), mac):
+                raise JournalTampered(f"journal {self.path}: ledger row {seq} does not verify: it was altered, forged, "
+                                      "or rows before it were changed; keep the file for investigation",
+                                      table="ledger", row=seq)
+            prev = mac
+            expected += 1
+        if expected != until + 1:
+            raise JournalTampered(f"journal {self.path}: ledger row {expected} is missing: rows were removed or cut; "
+                                  "keep the file for investigation", table="ledger", row=expected)
+        return prev
+
+    def check_row(self, row: LedgerRow, previous_mac: str) -> None:
+        """Check one ledger row's MAC, chained from the row before it's; JournalTampered if it does not verify."""
+        if self.key is None:
+            raise JournalKeyError("verifying a journal needs its key")
+        if row.kind not in KINDS or not hmac.compare_digest(row_mac(self.key.secret, previous_mac, row), row.mac):
+            raise JournalTampered(f"journal {self.path}: ledger row {row.seq} does not verify: it was altered, forged, "
+                                  "or rows before it were changed; keep the file for investigation",
+                                  table="ledger", row=row.seq)
+
+    def first_seq_at(self, at: datetime) -> int:
+        """The first ledger row received at or after `at` (one past the head if none), found by bisection over the
+        rows' order: a clock stepped back mid-journal can move the boundary by the rows it overlaps, no more."""
+        head = self.head()[0]
+        when = _utc(at)
+        lo, hi = 1, head + 1
+        while lo < hi:
+            mid = (lo + hi) // 2
+            row = self.db.execute("SELECT received_at FROM ledger WHERE seq = ?", (mid,)).fetchone()
+            if row is None or row[0] >= when:
+                hi = mid
+            else:
+                lo = mid + 1
+        return lo
+
+    def round_before(self, number: int) -> tuple[int, int] | None:
+        """The kept round of the highest number up to `number`: (its number, the row that settled it), or None."""
+        row = self.db.execute("SELECT number, seq FROM rounds WHERE number <= ? ORDER BY number DESC LIMIT 1",
+                              (number,)).fetchone()
+        return (row[0], row[1]) if row else None
+
+    def last_row_before(self, seq: int, kind: str, within: int = 100_000) -> LedgerRow | None:
+        """The last ledger row at or before `seq` (and at most `within` rows back) that is a shuffle (``kind``
+        "shuffle": an accepted one) or an act of a supervisor's key (``kind`` "supervisor": accepted or refused),
+        its MAC checked against the stored MAC of the row before it; None if there is none in reach."""
+        where = {"shuffle": "kind = 'event' AND json_extract(body, '$.type') = 'shuffle'",
+                 "supervisor": "(json_extract(body, '$.actor') LIKE 'supervisor:%' OR "
+                               "json_extract(body, '$.actor') LIKE 'admin:%')"}[kind]
+        try:
+            found = self.db.execute(
+                "SELECT seq, kind, received_at, body, shoe_id, position, code, message, mac FROM ledger "
+                f"WHERE seq <= ? AND seq > ? AND json_valid(body) AND {where} ORDER BY seq DESC LIMIT 1",
+                (seq, seq - within)).fetchone()
+        except sqlite3.Error as exc:
+            raise _storage_error(exc, self.path) from None
+        if found is None:
+            return None
+        row = LedgerRow(*found)
+        self.check_row(row, self.row_mac(row.seq - 1) or "")
+        return row
+
+    def verified_round(self, number: int) -> tuple[int, dict[str, Any], str] | None:
+        """Round `number`'s record as kept (the row it is bound to, the record, its MAC), its MAC checked against
+        that row's; None if none is kept. JournalTampered if it does not verify."""
+        row = self.db.execute("SELECT r.seq, r.record, r.mac, l.mac FROM rounds r LEFT JOIN ledger l ON l.seq = r.seq "
+                              "WHERE r.number = ?", (number,)).fetchone()
+        if row is None:
+            return None
+        seq, text, mac, ledger_mac = row
+        if self.key is None:
+            raise JournalKeyError("verifying a journal needs its key")
+        if ledger_mac is None or not hmac.compare_digest(_bound_mac(self.key.secret, "round", number, seq, text,
+                                                                    ledger_mac), mac):
+            raise JournalTampered(f"journal {self.path}: the record of round {number} does not verify: it was altered "
+                                  "or forged", table="rounds", row=number)
+        return seq, self._json("rounds", number, text), mac
+
+    def snapshot_at_or_before(self, seq: int) -> tuple[int, dict[str, Any], str] | None:
+        """The newest state kept at or before ledger row `seq` whose MAC verifies: (its row, the state, the row's
+        MAC); None if there is none (a snapshot that does not verify is passed over, with a warning)."""
+        if self.key is None:
+            return None
+        for snap_seq, fmt, state, mac, ledger_mac in self.db.execute(
+                "SELECT s.seq, s.format, s.state, s.mac, l.mac FROM snapshots s JOIN ledger l ON l.seq = s.seq "
+                "WHERE s.seq <= ? ORDER BY s.seq DESC LIMIT 8", (seq,)):
+            if hmac.compare_digest(_bound_mac(self.key.secret, "snapshot", snap_seq, fmt, state, ledger_mac), mac):
+                try:
+                    return snap_seq, json.loads(state), ledger_mac
+                except (ValueError, RecursionError):
+                    pass
+            log.warning("journal %s: the snapshot at row %s does not verify; an earlier one is used", self.path,
+                        snap_seq)
+        return None
+
+    def link_to_head(self, seq: int, mac: str, head: int) -> tuple[int, int]:
+        """Verify that ledger row `seq` (whose MAC, `mac`, was checked) chains on to row `head`, in bounded work:
+        the rows to the first checkpoint after it, the checkpoints from there on (each bound by the key to the
+        one before), and the rows from the last of them to the head. Returns (checkpoints followed, rows read);
+        JournalTampered names what fails. Without checkpoints every row to the head is read."""
+        if self.key is None:
+            raise JournalKeyError("verifying a journal needs its key")
+        key = self.key.secret
+        rows = 0
+        checkpoints = 0
+        if self.has_checkpoints:
+            first = self.db.execute("SELECT seq FROM checkpoints WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT 1",
+                                    (seq, head)).fetchone()
+            if first is not None:
+                mac = self.verify_rows(seq, mac, first[0])
+                rows += first[0] - seq
+                seq = first[0]
+                for at, previous, cmac, ledger_mac, previous_mac in self.db.execute(
+                        "SELECT c.seq, c.previous, c.mac, l.mac, p.mac FROM checkpoints c LEFT JOIN ledger l ON "
+                        "l.seq = c.seq LEFT JOIN ledger p ON p.seq = c.previous WHERE c.seq > ? AND c.seq <= ? "
+                        "ORDER BY c.seq", (seq, head)):
+                    if previous != seq or previous_mac != mac or ledger_mac is None or not hmac.compare_digest(
+                            _checkpoint_mac(key, at, ledger_mac, previous, previous_mac), cmac):
+                        raise JournalTampered(f"journal {self.path}: the checkpoint at row {at} does not chain from "
+                                              f"the one at row {seq}: it was altered, forged or removed; keep the "
+                                              "file for investigation", table="checkpoints", row=at)
+                    seq, mac = at, ledger_mac
+                    checkpoints += 1
+        self.verify_rows(seq, mac, head)
+        return checkpoints, rows + head - seq
+
     # --- snapshots
-    def latest_snapshot(self) -> tuple[int, dict[str, Any]] | None:
-        """The newest snapshot that verifies (seq, state); an unverifiable one is ignored with a warning."""
+    def latest_snapshot(self, at_most: int | None = None) -> tuple[int, dict[str, Any]] | None:
+        """The newest snapshot that verifies (seq, state), or with `at_most` the newest taken at or before that
+        row (a reader rebuilding the stream from there); an unverifiable one is ignored with a warning."""
         row = self.db.execute(
             "SELECT s.seq, s.format, s.state, s.mac, l.mac FROM snapshots s JOIN ledger l ON l.seq = s.seq "
-            "ORDER BY s.seq DESC LIMIT 1").fetchone()
+            "WHERE s.seq <= ? ORDER BY s.seq DESC LIMIT 1", (2**63 - 1 if at_most is None else at_most,)).fetchone()
         if row is None:
             return None
         seq, fmt, state, mac, ledger_mac = row
@@ -813,18 +995,36 @@ class JournalReader:
                                f"WHERE r.number IN ({marks})", list(numbers))
         return {number: at for number, at in rows}
 
+    def first_round_from(self, seq: int) -> int:
+        """The lowest number of a kept round settled at or after ledger row `seq` (one past the last if none), found
+        by bisection over the round numbers (their rows rise with them)."""
+        last = self.db.execute("SELECT MAX(number) FROM rounds").fetchone()[0] or 0
+        lo, hi = 1, last + 1
+        while lo < hi:
+            mid = (lo + hi) // 2
+            row = self.db.execute("SELECT seq FROM rounds WHERE number >= ? ORDER BY number LIMIT 1", (mid,)).fetchone()
+            if row is None or row[0] >= seq:
+                hi = mid
+            else:
+                lo = mid + 1
+        return lo
+
     def settled_with_seq_since(self, since: datetime) -> list[tuple[int, str, dict[str, Any]]]:
-        """(seq of the settling event, settled at, record) of every round settled at or after `since`."""
+        """(seq of the settling event, settled at, record) of every round settled at or after `since`: read from the
+        first row at `since` on (bisection), so the work is the window's, not the journal's."""
+        first = self.first_round_from(self.first_seq_at(since))
         rows = self.db.execute(
             "SELECT r.number, r.seq, l.received_at, r.record FROM rounds r JOIN ledger l ON l.seq = r.seq "
-            "WHERE l.received_at >= ? ORDER BY r.number", (_utc(since),))
+            "WHERE r.number >= ? AND l.received_at >= ? ORDER BY r.number", (first, _utc(since)))
         return [(seq, at, self._json("rounds", number, body)) for number, seq, at, body in rows]
 
     def bets_and_voids_since(self, since: datetime) -> list[tuple[int, dict[str, Any]]]:
-        """(seq, event) of every accepted bet and void_round at or after `since`, in order."""
+        """(seq, event) of every accepted bet and void_round at or after `since`, in order (from the first row at
+        `since` on: the window's rows alone are read)."""
         rows = self.db.execute(
-            "SELECT seq, body FROM ledger WHERE kind = 'event' AND received_at >= ? "
-            "AND json_extract(body, '$.type') IN ('bet', 'void_round') ORDER BY seq", (_utc(since),))
+            "SELECT seq, body FROM ledger WHERE seq >= ? AND kind = 'event' AND received_at >= ? "
+            "AND json_extract(body, '$.type') IN ('bet', 'void_round') ORDER BY seq",
+            (self.first_seq_at(since), _utc(since)))
         return [(seq, self._json("ledger", seq, body)) for seq, body in rows]
 
     def close(self) -> None:
@@ -893,6 +1093,9 @@ class Journal(JournalReader):
                 self.db.execute("BEGIN IMMEDIATE")
                 self.db.execute("INSERT INTO meta VALUES ('writable', 'probe')")
                 self.db.execute("ROLLBACK")
+                if not self.has_checkpoints:  # (a journal made before them: derived rows, from now on)
+                    self.db.execute(_CHECKPOINTS)
+                    self.has_checkpoints = True
             except BaseException:
                 if self.db.in_transaction:
                     self.db.execute("ROLLBACK")
@@ -1050,12 +1253,21 @@ class Journal(JournalReader):
 
     # --- derived rows
     def save_snapshot(self, seq: int, state: dict[str, Any], fmt: int) -> None:
-        """Keep the engine's state as it was after row `seq` (JSON, MAC'd); older snapshots are dropped."""
+        """Keep the engine's state as it was after row `seq` (JSON, MAC'd), and a checkpoint at that row.
+
+        Every state is kept, not only the newest (issue 37): the states along the ledger are where a reader
+        starts a replay of any round (a dispute record, the players' evidence of a shift) instead of the first
+        row; the checkpoints chain them, so a reader links a round to the head without reading every row.
+        """
         text = json.dumps(state, ensure_ascii=True, separators=(",", ":"), sort_keys=True)
         ledger_mac = self._mac_at(seq)
         mac = _bound_mac(self.key.secret, "snapshot", seq, fmt, text, ledger_mac)
+        last = self.db.execute("SELECT seq FROM checkpoints WHERE seq < ? ORDER BY seq DESC LIMIT 1", (seq,)).fetchone()
+        previous = last[0] if last else 0
+        checkpoint = _checkpoint_mac(self.key.secret, seq, ledger_mac, previous,
+                                     self._mac_at(previous) if previous else "")
         self._write(("INSERT OR REPLACE INTO snapshots VALUES (?, ?, ?, ?)", (seq, fmt, text, mac)),
-                    ("DELETE FROM snapshots WHERE seq < ?", (seq,)))
+                    ("INSERT OR REPLACE INTO checkpoints VALUES (?, ?, ?)", (seq, previous, checkpoint)))
 
     def save_round(self, seq: int, record: dict[str, Any]) -> None:
         """Keep a settled round's record (derived from the events, MAC'd, rebuilt by a replay when missing)."""

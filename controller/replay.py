@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Any, Iterable
 
-from .alerts import AlertKind, AlertLevel, age_text
+from .alerts import AlertKind, age_text
 from .engine import IllegalAction, Table
 from .events import AcknowledgeAlert, BadEvent, DiscardCard, Event, LinkUp, SetRules, ShoeFaultCleared, VoidRound
 from .event_codec import parse_event_line
@@ -48,6 +48,8 @@ class ReplayResult:
             # closes a bank between rounds, so only this tells "closed" from "still open".
             out["bank"] = {key: bank[key] for key in ("state", "balance", "opened_with", "rounds_played",
                                                         "duels_played")}
+        if self.table.imported is not None:  # issue 38: a session from an imported journal says so
+            out["imported"] = dict(self.table.imported)
         if self.error is not None:
             out["error"] = self.error
         return out
@@ -67,7 +69,7 @@ def replay_lines(
         if not line.strip():
             continue
         try:
-            event = parse_event_line(line)
+            event = parse_event_line(line, recorded=True)
             if result is None:
                 table = _new_table(event, profile, options)
                 result = ReplayResult(table)
@@ -100,7 +102,7 @@ def session_rules(lines: Iterable[str], profile: str | None = None,
     event: Event | None = None
     if first is not None:
         try:
-            event = parse_event_line(first)
+            event = parse_event_line(first, recorded=True)
         except BadEvent:
             event = None
     if isinstance(event, SetRules):
@@ -121,17 +123,20 @@ def _apply(table: Table, event: Event, rounds: list[dict[str, Any]], incidents: 
     for effect in table.apply(event):
         if type(effect) is RoundSettled:
             rounds.append(effect.result)
-        elif type(effect) is AlertRaised and effect.alert.level is not AlertLevel.NOTICE:
-            # (a routine notice, a due shuffle every shoe, is no incident)
+        elif type(effect) is AlertRaised:
+            # every alert raised, notices included (a due shuffle, a weak shuffle), each in its cause's own words:
+            # the board counts the alerts of a kind past what it holds on one, the replay lists each (issue 38)
             alert = effect.alert
-            text = f"held: {alert.message}" if alert.kind is AlertKind.UNEXPECTED_CARD else alert.message
-            incidents.append(_incident(event, text, alert.level.value, getattr(table.round, "number", None), settled))
+            said = effect.said or alert.message
+            text = f"held: {said}" if alert.kind is AlertKind.UNEXPECTED_CARD else said
+            incidents.append(_incident(event, text, alert.level.value, getattr(table.round, "number", None), settled,
+                                       alert.kind.value))
     if before is not None:
         incidents.append(_incident(event, _act_text(event, before), None, before["round"], settled))
         return
-    said = table.game.incident(table, event)  # a game's own act no round records (a bank opened or closed)
-    if said is not None:
-        incidents.append(_incident(event, said, None, None, settled))
+    act = table.game.incident(table, event)  # a game's own act no round records (a bank opened or closed)
+    if act is not None:
+        incidents.append(_incident(event, act, None, None, settled))
 
 
 # What people and the shoe did about an alert: each is an incident too.
@@ -167,14 +172,16 @@ def _act_text(event: Event, before: dict[str, Any]) -> str:
     return text
 
 
-def _incident(event: Event, text: str, level: str | None, round_number: int | None, settled: int) -> dict[str, Any]:
-    """One incident: when (the event's time, and the round in play, if any), what, and its alert's level."""
+def _incident(event: Event, text: str, level: str | None, round_number: int | None, settled: int,
+              alert: str | None = None) -> dict[str, Any]:
+    """One incident: when (the event's time, and the round in play, if any), what, its alert's kind and level."""
     return {
         "at": event.at.isoformat() if event.at is not None else None,
         "type": event.type,
         "round": round_number,
         "after_rounds": settled,  # rounds in the replay's list before it: where it falls among them
         "level": level,
+        "alert": alert,  # the alert's kind (issue 38); null for what people and the shoe did
         "text": text,
     }
 

@@ -108,7 +108,13 @@ def format_rounds(doc: dict[str, Any]) -> str:
     from .round import VOID_REASON_TEXT, VoidReason
 
     out: list[str] = []
-    incidents = list(doc.get("incidents", []))
+    imported = doc.get("imported")
+    if imported:
+        out.append(f"IMPORTED: not a live table's record: imported at {imported['at']} from {imported['source']} "
+                   f"({imported['format']}, sha256 {imported['sha256']})")
+    # Every alert is in the JSON's incidents (issue 38); the person's text leaves out the routine "cut card is out:
+    # shuffle" notice, one a shoe, which the rounds' shoes already show.
+    incidents = [i for i in doc.get("incidents", []) if i.get("alert") != "shuffle_due"]
     for index, r in enumerate(doc["rounds"]):
         while incidents and incidents[0]["after_rounds"] <= index:
             out.append(_incident_line(incidents.pop(0)))

@@ -81,6 +81,21 @@ def build_rules(profile: str = DEFAULT_PROFILE, options: dict[str, Any] | None =
         raise RuleError(f"rule options are not valid: {exc}") from None
 
 
+def differences(have: Rules, want: Rules) -> list[tuple[str, Any, Any]]:
+    """Each way ``want`` plays otherwise than ``have``: ``(what, have's, want's)``, the profile's name first
+    (``profile``), then every option that differs, by name; empty when both are the same rules.
+
+    Options are compared as a session's rules line carries them (JSON-ready), so ``10`` and ``10.0`` are one."""
+    found: list[tuple[str, Any, Any]] = []
+    if have.name != want.name:
+        found.append(("profile", have.name, want.name))
+    mine, theirs = have.options(), want.options()
+    for name in sorted(mine.keys() | theirs.keys()):
+        if mine.get(name) != theirs.get(name):
+            found.append((name, mine.get(name), theirs.get(name)))
+    return found
+
+
 def load_rules(name: str, options: dict[str, Any]) -> Rules:
     """The rules a session or snapshot recorded: the profile's name and every option (``game`` among them)."""
     game = options.get("game", DEFAULT_GAME)

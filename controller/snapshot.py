@@ -44,6 +44,7 @@ class SnapshotTable(PlayingTable, Protocol):
     shoe_watch: ShoeWatch
     dealer_on_duty: str | None
     dealer_since: datetime | None
+    imported: dict[str, Any] | None
 
 
 FORMAT = 4  # bump when the layout below changes; from_snapshot refuses any number but these
@@ -177,6 +178,7 @@ class WatchedShoe(StrictModel):
     burnt: list[CardCode]
     bottom: CardCode | None
     rounds: list[list[list[CardCode]]]
+    boxes: list[list[Annotated[int, Field(ge=0, le=9)]]] = Field(default_factory=list)  # each hand's box (issue 38)
     round_ends: list[Count]
     cut_card_out: bool
 
@@ -193,7 +195,11 @@ class HeldAlarm(StrictModel):
     """A slug alarm waiting for the table's closed cards to be turned."""
 
     key: Literal["rank and suit", "rank", "value"]
-    reference: Literal["dealt", "discards"]
+    # the order's kind: dealt, or the pick-up the discards were gathered in ("discards": the table's own, before issue 38)
+    reference: Literal["dealt", "discards", "third-base-first", "first-base-first", "dealer-then-third-base",
+                       "dealer-then-first-base"]
+    turned: bool = False
+    split_as_played: bool = False
     length: Count
     new_start: Count
     previous_start: Count
@@ -207,6 +213,15 @@ class WatchState(StrictModel):
     hands: list[WatchedHand]
     dealer: list[CardCode]
     held: list[HeldAlarm]
+
+
+class ImportedState(StrictModel):
+    """Where an imported journal's record came from (events.Imported)."""
+
+    source: Annotated[str, Field(max_length=500)]
+    format: Literal["session", "recorded-shoes"]
+    sha256: Annotated[str, Field(pattern="^[0-9a-f]{64}$")]
+    at: Time | None
 
 
 class OnDuty(StrictModel):
@@ -245,6 +260,7 @@ class TableState(StrictModel):
     # Added within format 3: a snapshot from before it starts a fresh watch (the next shoe is watched).
     protection: WatchState | None = None
     on_duty: OnDuty | None = None  # added within format 3: older snapshots had no dealer on duty
+    imported: ImportedState | None = None  # added within format 3 (issue 38): a journal brought in from elsewhere
 
     @model_validator(mode="after")
     def _consistent(self) -> TableState:
@@ -354,6 +370,7 @@ def dump_table(t: SnapshotTable) -> dict[str, Any]:
         "locked": t.locked,
         "gate_held": t.gate_held,
         "link_up": t.link_up,
+        **({"imported": dict(t.imported)} if t.imported is not None else {}),
         "protection": t.shoe_watch.state(),
         "on_duty": None if t.dealer_on_duty is None else {"dealer": t.dealer_on_duty, "since": time_out(t.dealer_since)},
     }
@@ -473,5 +490,8 @@ def load_table(t: SnapshotTable, state: TableState) -> None:
     t.gate_held, t.link_up = state.gate_held, state.link_up
     if state.on_duty is not None:
         t.dealer_on_duty, t.dealer_since = state.on_duty.dealer, time_of(state.on_duty.since)
+    if state.imported is not None:
+        t.imported = {"source": state.imported.source, "format": state.imported.format,
+                      "sha256": state.imported.sha256, "at": state.imported.at}
     if state.protection is not None:
         t.shoe_watch = ShoeWatch.from_state(state.protection.model_dump(), keep=t.shoe_watch.keep)

@@ -125,6 +125,28 @@ link_lgpio() {  # link_lgpio VENV FILES: the OS's lgpio (its C library stays the
     while read -r f; do ln -sfn "$f" "$site/$(basename "$f")"; done <<<"$2"
     say "lgpio: the system's python3-lgpio, linked into the venv"
 }
+# The venv's links to the OS's lgpio dangle once python3-lgpio is removed (an apt autoremove, a purge): the
+# table has no lgpio then, and stops at its next start (exit 7). They are removed and made again to the OS's
+# lgpio, reinstalled where the archive has it; where it cannot be, install.sh stops and says so.
+repair_lgpio_links() {  # repair_lgpio_links VENV
+    local site gone lg=""
+    site="$("$1/bin/python" -c 'import sysconfig; print(sysconfig.get_path("purelib"))')"
+    gone="$(find "$site" -maxdepth 1 \( -name 'lgpio*' -o -name '_lgpio*' \) -xtype l)"
+    [ -n "$gone" ] || return 0
+    say "lgpio: the venv's links to the system's python3-lgpio point at nothing (it was removed):" \
+        "$(xargs -d '\n' -n1 basename <<<"$gone" | tr '\n' ' ')"
+    xargs -d '\n' rm -f <<<"$gone"
+    if ! lg="$(system_lgpio)" && [ "$SYSTEM" = 1 ]; then
+        apt_update
+        if apt_offers python3-lgpio; then
+            apt_install python3-lgpio || say "WARNING: apt-get install python3-lgpio failed"
+        fi
+        lg="$(system_lgpio)" || lg=""
+    fi
+    [ -n "$lg" ] || die "lgpio: python3-lgpio was removed and is not in this system's archive: pin_factory =" \
+        "\"lgpio\" cannot work (the dangling links are removed). Install python3-lgpio, then run install.sh again"
+    link_lgpio "$1" "$lg"
+}
 
 # install_file SRC DEST MODE [OWNER:GROUP]: copy if the content differs; 0 = changed.
 install_file() {
@@ -181,6 +203,18 @@ compile_engine() {
     [ -z "$line" ] || say "$line"
     [ -z "$tools" ] || rm -rf "$tools"
     [ ! -d "$1/tablectl-compiled" ] || chmod -R go-w "$1/tablectl-compiled"
+}
+
+# source_commit: the checkout's commit, its date and whether tracked files changed, for the build stamp
+# (_build_stamp.py; tablectl --version); nothing where SRC is no git checkout or git is missing (a release
+# tarball made by git archive carries its own). safe.directory: root reads a checkout its technician owns.
+source_commit() {
+    command -v git >/dev/null && [ -e "$SRC/.git" ] || return 0
+    local g=(git -c "safe.directory=$SRC" -C "$SRC") commit date modified=no
+    commit="$("${g[@]}" rev-parse --short=12 HEAD 2>/dev/null)" || return 0
+    date="$("${g[@]}" log -1 --format=%cs 2>/dev/null)" || date=unknown
+    [ -z "$("${g[@]}" status --porcelain --untracked-files=no 2>/dev/null)" ] || modified=yes
+    echo "commit=$commit date=$date modified=$modified"
 }
 
 release_of() {  # release_of LINK: the release id a symlink points to, or nothing
@@ -282,7 +316,7 @@ VERSION="${META[0]}"
 PKGS=("${META[@]:1}")
 mapfile -t PKGS < <(printf '%s\n' "${PKGS[@]}" | sort -u)
 source_files() {
-    (cd "$SRC" && find pyproject.toml README.md deploy "${PKGS[@]}" -type f \
+    (cd "$SRC" && find pyproject.toml README.md _build_stamp.py deploy "${PKGS[@]}" -type f \
         ! -path '*/__pycache__/*' ! -name '*.pyc' ! -name '*.egg-info' | LC_ALL=C sort)
 }
 HASH="$(cd "$SRC" && source_files | xargs -d '\n' sha256sum | sha256sum | cut -c1-12)"
@@ -293,6 +327,7 @@ REL="$OPT/releases/$ID"
 
 if [ -f "$REL/.complete" ]; then
     say "release $ID already built"
+    [ ! -x "$REL/venv/bin/python" ] || repair_lgpio_links "$REL/venv"
     # python3-lgpio installed since the build (deploy/README.md, troubleshooting): link it in.
     if [ -x "$REL/venv/bin/python" ] && ! venv_has_lgpio "$REL/venv" && lg="$(system_lgpio)"; then
         link_lgpio "$REL/venv" "$lg"
@@ -323,7 +358,9 @@ else
             -r "$stage/requirements.lock" -r "$SRC/deploy/build-requirements.lock"
         mkdir "$stage/src"
         (cd "$SRC" && source_files | grep -v '^deploy/' | xargs -d '\n' cp --parents -t "$stage/src")
-        "${PIP[@]}" install --quiet --no-deps --no-build-isolation --no-index "$stage/src"
+        # The build stamp (tablectl --version): the checkout's commit, read here as the copy has no .git.
+        TABLECTL_BUILD_STAMP="$(source_commit)" \
+            "${PIP[@]}" install --quiet --no-deps --no-build-isolation --no-index "$stage/src"
         # lgpio (pin_factory = "lgpio"): the OS's, else the pinned wheel (it bundles its own
         # C library; its marker limits it to aarch64), else a warning.
         pyver="$("$REL/venv/bin/python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')"

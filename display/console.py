@@ -80,9 +80,13 @@ class BadgeReader:
 
     MAX_ID = 64
 
-    def __init__(self) -> None:
+    def __init__(self, check: Callable[[str], str] | None = None) -> None:
+        """``check``: the table's rule for an id (``controller.ids.person_id``, given by the composition root:
+        this package imports no other), returning the id as kept or raising ValueError; a line it refuses is
+        dropped and logged with its reason."""
         self._line: list[str] = []
         self._overflow = False
+        self._check = check
 
     def feed(self, text: str, at: float) -> list[ConsoleAction]:
         """Take what the reader sent; a BADGE action for each whole line that is an id."""
@@ -94,7 +98,12 @@ class BadgeReader:
                 if overflow or not line.isprintable():
                     log.warning("badge reader: a line that is not a badge id was dropped")
                 elif line:
-                    out.append(ConsoleAction(ConsoleKind.BADGE, at=at, badge=line))
+                    try:
+                        badge = self._check(line) if self._check is not None else line
+                    except ValueError as exc:
+                        log.warning("badge reader: a badge id was refused: %s", exc)
+                        continue
+                    out.append(ConsoleAction(ConsoleKind.BADGE, at=at, badge=badge))
             elif len(self._line) < self.MAX_ID:
                 self._line.append(ch)
             else:

@@ -48,7 +48,7 @@ def make_pin_factory(name: PinFactoryName) -> Factory:
     if name is PinFactoryName.MOCK:
         from gpiozero.pins.mock import MockFactory
 
-        return MockFactory()
+        return MockFactory(pin_class=_service_mock_pin())
     try:
         from gpiozero.pins.lgpio import LGPIOFactory
     except ImportError:
@@ -73,6 +73,32 @@ def make_pin_factory(name: PinFactoryName) -> Factory:
         raise GpioUnavailable(
             f'[gpio] pin_factory = "lgpio": cannot open the GPIO chip ({type(exc).__name__}: {exc}): the '
             "service's user must be in the gpio group (deploy/install.sh) and /dev/gpiochip0 must exist") from None
+
+
+MOCK_PIN_HISTORY = 16  # the changes a service's mock pin keeps (the newest), for a look in a debugger
+
+
+def _service_mock_pin() -> type:
+    """gpiozero's MockPin, keeping only its newest `MOCK_PIN_HISTORY` changes.
+
+    A MockPin records every change of its level (``states``, for a test's ``assert_states``) and never
+    lets one go. The displays' MAX7219 chain is driven by software SPI: each digit shifted out is a few
+    hundred changes of the clock and data pins, so a table served on mock pins (the demo, a machine that
+    is not a Pi, the arm64 proof) grew by about 1 MiB a round without bound (benchmarks/soak.py: 63 MiB at
+    READY, 379 MiB after 300 rounds). A test that asserts on a pin's states makes its own MockFactory.
+    """
+    from collections import deque
+
+    from gpiozero.pins.mock import MockPin, PinState
+
+    class ServiceMockPin(MockPin):  # type: ignore[misc]  # gpiozero has no type hints: MockPin is Any
+        """A mock pin whose history of levels is bounded (see `_service_mock_pin`)."""
+
+        def clear_states(self) -> None:
+            super().clear_states()
+            self.states = deque([PinState(0.0, self._state)], maxlen=MOCK_PIN_HISTORY)
+
+    return ServiceMockPin
 
 
 def make_driver(

@@ -2,8 +2,9 @@
 #   - the Debian packages of scripts/system-packages.txt: as root the missing ones are
 #     installed; otherwise the script stops at once (status 3) with the exact command;
 #   - ensure_wheelhouse: test-output/wheelhouse, the pinned wheels for the venv's Python, so
-#     the deploy test that builds a real venv through install.sh runs offline (downloaded
-#     once, again only when a lock file or the Python changes).
+#     the deploy tests that build a real venv through install.sh (the table's) and pip (the
+#     floor's, with postgresql.lock) run offline (downloaded once, again only when a lock file
+#     or the Python changes).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
@@ -39,14 +40,15 @@ if [ "${#_missing[@]}" -gt 0 ]; then
 fi
 
 ensure_wheelhouse() {  # $1: the Python the deploy tests run (the venv's)
-    local wheels="$ROOT/test-output/wheelhouse" want
-    want="$(cat "$ROOT/deploy/requirements.lock" "$ROOT/deploy/build-requirements.lock" "$ROOT/deploy/compile-requirements.lock" | sha256sum | cut -d' ' -f1) $("$1" -c 'import sys, platform; print(sys.version.split()[0], platform.machine())')"
+    local wheels="$ROOT/test-output/wheelhouse" want lock reqs=()
+    local locks=(requirements.lock postgresql.lock build-requirements.lock compile-requirements.lock)
+    for lock in "${locks[@]}"; do reqs+=(-r "$ROOT/deploy/$lock"); done
+    want="$(cd "$ROOT/deploy" && cat "${locks[@]}" | sha256sum | cut -d' ' -f1) $("$1" -c 'import sys, platform; print(sys.version.split()[0], platform.machine())')"
     if [ ! -f "$wheels/.stamp" ] || [ "$(cat "$wheels/.stamp")" != "$want" ]; then
         echo "scripts/test: downloading the pinned wheels to test-output/wheelhouse (for the offline install test)" >&2
         rm -rf "$wheels"
         "$1" -m pip download --quiet --disable-pip-version-check --only-binary=:all: \
-            -r "$ROOT/deploy/requirements.lock" -r "$ROOT/deploy/build-requirements.lock" \
-            -r "$ROOT/deploy/compile-requirements.lock" -d "$wheels"
+            "${reqs[@]}" -d "$wheels"
         echo "$want" > "$wheels/.stamp"
     fi
 }

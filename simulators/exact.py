@@ -2,15 +2,20 @@
 
 ``analyse(rules, counts, play)`` returns the player's expectation per initial bet of one box
 playing the next round from a shoe holding exactly ``counts`` (cards by value, aces first, tens
-last), under either
+last), under
 
 * ``play="basic"``: the project's own basic strategy for the profile
-  (``simulators.strategy.BasicStrategy.decide``, the tables the simulator plays), or
-* ``play="optimal"``: composition-dependent optimal play: every stand / hit / double / split /
-  surrender decision is taken on the exact cards left in the shoe at that moment (hit or stand
-  on every card; the split hands' plays chosen the same way, each on its own cards).
+  (``simulators.strategy.BasicStrategy.decide``, the tables the simulator plays; the live table's
+  figure);
+* ``play="cdp1"`` (also ``"optimal"``): composition-dependent optimal play: every stand / hit /
+  double / split / surrender decision taken on the exact cards left at that moment (hit or stand
+  on every card), a split hand playing the first split hand's best, the pair's other card out and
+  no further pair card (Eric Farmer's CDP1);
+* ``play="cdz-"``: the same, but a split hand plays as the same cards would be played unsplit
+  (Farmer's CDZ-).
 
-Every rule of blackjack's options (``simulators.blackjack_terms.BlackjackTerms``) that changes the expectation is followed: the
+CDP1 and CDZ- resplit to ``max_hands`` whenever they split; basic strategy resplits as its table
+says. Every rule of blackjack's options (``simulators.blackjack_terms.BlackjackTerms``) that changes the expectation is followed: the
 dealer's soft 17, peek (ace, or ace and ten) or no hole card with a blackjack made after play
 taking every stake (``dealer_bj_takes = all``) or the one original bet (``original``), the
 double rules, double after split, splits to ``max_hands`` with or without resplitting aces,
@@ -18,25 +23,15 @@ pairs by value or rank, split aces one card, every surrender rule (a surrendered
 whatever the dealer then makes; early surrender not against an ace for ``early_vs_2_10``), the
 blackjack payout and the three-sevens bonus (paid at once on an original 7-7 drawing a seven,
 with the suited odds of a full shoe of the profile's decks: the counts do not say suits).
-Insurance and even money are never taken. The figures equal
-``simulators.strategy_edge.house_edge`` off the top (the pinned figures in docs/house-edge.md).
+Insurance and even money are never taken.
 
 Exact means: every initial deal with its exact probability from ``counts``, the player's draws
 depleting the shoe card by card, the dealer's outcome drawn from the shoe left after the
-player's hand, his own draws depleting it too, and a peek conditioned exactly on "no blackjack".
-
-The one approximation: splits
-------------------------------
-As in the published combinatorial analysers that compute a split in closed form (the Wizard of
-Odds' calculator; Eric Farmer's analyser in its fast mode), each split hand is played as if it
-were the first: it sees the shoe less the pair and the up card (the other split hands' cards
-are not removed), and the number of hands the pair becomes comes from the pair card's share of
-that shoe (a small recursion over resplits to ``max_hands``). The value of a split is then
-``E[hands ending on a non-pair card] * V(non-pair) + E[hands left as an unsplit pair] * V(pair)``.
-Farmer's exact mode removes the other hands' cards too (for a post-split strategy that looks
-only at the hand's own cards); the two differ by a few 0.001 % of the edge with resplits to four
-in six decks (0.40675 % here against the Wizard's 0.40622 %), 0.00001 % with one split
-in eight decks. With no split (``max_hands = 1``) the figure is exact.
+player's hand, his own draws depleting it too, a peek conditioned exactly on "no blackjack", and
+splits with resplits valued exactly (Farmer's method: ``_Round.split``). It equals Farmer's v7.6
+engine to 1e-16 (``benchmarks/exact.py``) and brute-force enumerators on small shoes
+(``tests/strategy/test_exact_brute_force.py``). A shoe where a round could run out of cards raises
+ShoeError.
 
 How it is fast
 --------------
@@ -45,15 +40,12 @@ and what depends on the cards, computed for all of a round's hands at once with 
 
 * **The hands** (``_hands``, cached per rules, play and the most cards of each value a shoe of
   the profile holds): every hand the player can hold against every up card, as the cards it
-  took out of the shoe, with what the play does there (basic strategy's action, or every option
-  for optimal play) and which hands it leads to. A depleted shoe uses the same hands: one it
-  cannot deal has probability zero.
-* **The dealer** (``_dealer_plan``, cached per soft-17 rule): each up card's drawing, as the
-  multisets of cards he can hold. The chance of a multiset drawn from a shoe ``c`` of ``n``
-  cards is (its orderings) × ∏ c_x (c_x − 1) … / (n (n − 1) …), so each state is one multiply
-  of its parent state's product, the orderings are counted once in the plan, and the outcome
-  bins are sums over the final multisets. This runs for every composition the player can stand
-  on (thousands per up card) at once, as arrays of compositions.
+  took out of the shoe, with what the play does there and which hands it leads to; each split
+  hand once for every count of further pair cards out. A depleted shoe uses the same hands: one
+  it cannot deal has probability zero.
+* **The dealer** (``_dealer_plan``, cached per soft-17 rule): his hands held with the up card in
+  them, so one product serves every up card it can start from, for every composition the player
+  can stand on at once, as arrays of compositions.
 * **The values**, hand by hand from the most cards to the fewest, again as arrays: a hand's hit
   value is its children's values weighted by the chance of each card.
 * The initial deals, doubles, splits and surrender (some 550 deals) are then plain arithmetic.
@@ -74,8 +66,8 @@ from .blackjack_terms import BlackjackTerms
 from .strategy import DOUBLE, HIT, SPLIT, STAND, SURRENDER, strategy_for
 from .strategy_model import BlackjackLoss, HouseRules
 
-Play = Literal["basic", "optimal"]
-PLAYS: tuple[Play, ...] = ("basic", "optimal")
+Play = Literal["basic", "cdp1", "cdz-", "optimal"]
+PLAYS: tuple[Play, ...] = ("basic", "cdp1", "cdz-")  # "optimal" is CDP1's other name
 
 BUST = 5  # dealer outcome bins: 0..4 = final 17..21, 5 = bust, 6 = blackjack
 BJ = 6
@@ -101,164 +93,188 @@ def full_shoe(decks: int) -> tuple[int, ...]:
 
 # ---------------------------------------------------------------------------------- the dealer
 @dataclass(frozen=True)
-class _DealerStep:
-    """The dealer's states and final hands with ``level`` cards drawn, each from a parent one card short.
+class _DealerPlan:
+    """The dealer's drawing for every up card at once, as multisets of the cards he holds (up card included).
 
-    A state or final hand's product is its parent's times ``c_x - j`` (x the card added, j how many
-    x the parent holds), ``factor`` indexing the table of those by ``x * width + j``.
+    A multiset's chance from a shoe ``c`` of ``n`` cards is (its orderings the dealer follows) × ∏ c_x (c_x − 1) …
+    / (n (n − 1) …). Held with the up card, one multiset serves every up card it can start from (2-5-10 is the
+    same product for an up card of 2, 5 or 10; only the orderings differ), so each is computed once for all ten
+    up cards: 599 drawing states and 1,677 final hands, where the up cards one by one have 6,068. A state's
+    product is its parent's times one ``c_x − j`` (``factors`` index x · width + j), kept divided by
+    n (n − 1) … down to the next card's denominator; a final hand is its parent's times its last card's count.
     """
 
-    level: int
-    states: Ints
-    parents: Ints
-    factors: Ints
-    end_parents: Ints
-    end_factors: Ints
-    end_ways: Floats  # orderings of each final hand that the dealer actually draws (a column)
-    end_starts: Ints  # final hands sorted by outcome bin: where each bin's run starts
-    end_bins: Ints
-
-
-@dataclass(frozen=True)
-class _DealerPlan:
-    """One up card's drawing: states (multisets of drawn cards, 0 = none yet), level by level."""
-
-    states: int
     width: int
-    steps: tuple[_DealerStep, ...]
+    levels: tuple[tuple[int, int, int], ...]  # (cards held L, first state, end) for L = 1, 2, ...
+    parents: Ints  # per state (-1: an up card alone)
+    factors: Ints
+    final_parents: Ints  # per final hand, sorted by total (17 ... 21)
+    final_factors: Ints
+    ways: tuple[tuple[int, int, int, Floats], ...]  # (total - 17, first, end, (10, end - first) orderings by up card)
+    draws: Floats  # (10, states): 1 where the dealer holding this state after that up card draws again
+    held: Floats  # per state: cards held
+
+
+# Finals a block of the orderings' matrix product: ten rows times _BLOCK columns times _CHUNK compositions stays
+# under OpenBLAS's threshold for threads, which on a busy machine (a Pi between rounds, this one under load)
+# spin and spend several times the CPU of one thread.
+_BLOCK = 128
+_CHUNK = 128  # compositions a pass: one level's arrays stay in the processor's cache
 
 
 @lru_cache(maxsize=4)
-def _dealer_plan(hits_soft17: bool) -> tuple[_DealerPlan, ...]:
-    """Each up card's plan (index 0 unused)."""
-    plans = [_DealerPlan(0, 0, ())]
+def _dealer_plan(hits_soft17: bool) -> _DealerPlan:
+    """The plan of the dealer's drawing under this soft-17 rule."""
+    zero = (0,) * 11
+    states: dict[tuple[int, ...], int] = {}
+    draws: set[tuple[tuple[int, ...], int]] = set()
+    finals: dict[tuple[int, ...], int] = {}  # final hand -> its total - 17
+    ways: dict[tuple[tuple[int, ...], int], int] = {}  # (final hand, up card) -> orderings
     for up in range(1, 11):
-        zero = (0,) * 11
-        index: dict[tuple[int, ...], int] = {zero: 0}
-        states: list[tuple[tuple[int, ...], int, bool]] = [(zero, up, up == 1)]
-        ways = [1]
-        first: list[tuple[int, int, int]] = [(0, 0, 0)]  # (parent, x, j) that first reached each state
-        finals: dict[tuple[int, ...], list[int]] = {}  # multiset -> [bin, ways, parent, x, j]
-        i = 0
-        while i < len(states):
-            drawn, hard, ace = states[i]
-            for x in range(1, 11):
-                more = drawn[:x] + (drawn[x] + 1,) + drawn[x + 1:]
-                if i == 0 and ((up == 1 and x == 10) or (up == 10 and x == 1)):
-                    finals[more] = [BJ, 1, 0, x, 0]
-                    continue
-                h, a = hard + x, ace or x == 1
-                if h > 21:
-                    continue  # bust: by complement
-                total = _total(h, a)
-                if total > 17 or (total == 17 and not (hits_soft17 and a and h == 7)):
-                    got = finals.get(more)
-                    if got is None:
-                        finals[more] = [total - 17, ways[i], i, x, drawn[x]]
+        first = zero[:up] + (1,) + zero[up + 1:]
+        states.setdefault(first, 0)
+        frontier = {first: 1}
+        while frontier:
+            more_states: dict[tuple[int, ...], int] = {}
+            for held, w in frontier.items():
+                draws.add((held, up))
+                hard = sum(v * k for v, k in enumerate(held))
+                for x in range(1, 11):
+                    if sum(held) == 1 and {up, x} == {1, 10}:
+                        continue  # a blackjack: its chance comes from the counts directly
+                    h, ace = hard + x, held[1] > 0 or x == 1
+                    if h > 21:
+                        continue  # bust: by complement
+                    more = held[:x] + (held[x] + 1,) + held[x + 1:]
+                    total = _total(h, ace)
+                    if total > 17 or (total == 17 and not (hits_soft17 and ace and h == 7)):
+                        finals[more] = total - 17
+                        ways[(more, up)] = ways.get((more, up), 0) + w
                     else:
-                        got[1] += ways[i]
-                    continue
-                j = index.get(more)
-                if j is None:
-                    j = index[more] = len(states)
-                    states.append((more, h, a))
-                    ways.append(0)
-                    first.append((i, x, drawn[x]))
-                ways[j] += ways[i]  # states are visited level by level: a state's ways are complete when visited
-            i += 1
-        width = 1 + max(max(d[1:]) for d in [s[0] for s in states] + list(finals))
-        by_level: dict[int, list[int]] = {}
-        for s in range(1, len(states)):
-            by_level.setdefault(sum(states[s][0]), []).append(s)
-        ends_by_level: dict[int, list[tuple[tuple[int, ...], list[int]]]] = {}
-        for drawn, end in finals.items():
-            ends_by_level.setdefault(sum(drawn), []).append((drawn, end))
-        steps = []
-        for level in range(1, max(max(by_level, default=0), max(ends_by_level)) + 1):
-            ids = by_level.get(level, [])
-            ends = sorted(ends_by_level.get(level, []), key=lambda e: e[1][0])
-            bins = [e[1][0] for e in ends]
-            starts = [k for k in range(len(bins)) if k == 0 or bins[k] != bins[k - 1]]
-            steps.append(_DealerStep(
-                level=level,
-                states=np.array(ids, dtype=np.intp),
-                parents=np.array([first[s][0] for s in ids], dtype=np.intp),
-                factors=np.array([first[s][1] * width + first[s][2] for s in ids], dtype=np.intp),
-                end_parents=np.array([e[1][2] for e in ends], dtype=np.intp),
-                end_factors=np.array([e[1][3] * width + e[1][4] for e in ends], dtype=np.intp),
-                end_ways=np.array([float(e[1][1]) for e in ends]).reshape(-1, 1),
-                end_starts=np.array(starts, dtype=np.intp),
-                end_bins=np.array([bins[k] for k in starts], dtype=np.intp),
-            ))
-        plans.append(_DealerPlan(len(states), width, tuple(steps)))
-    return tuple(plans)
+                        states.setdefault(more, 0)
+                        more_states[more] = more_states.get(more, 0) + w
+            frontier = more_states
+    order = sorted(states, key=sum)
+    index = {s: i for i, s in enumerate(order)}
+    width = 1 + max(max(s[1:]) for s in [*order, *finals])
+
+    def parent(held: tuple[int, ...]) -> tuple[int, int]:
+        for x in range(1, 11):
+            if held[x]:
+                less = held[:x] + (held[x] - 1,) + held[x + 1:]
+                if less in index:
+                    return index[less], x * width + less[x]
+        raise AssertionError(held)
+
+    parents, factors = [], []
+    for s in order:
+        if sum(s) == 1:
+            parents.append(-1)
+            factors.append(s.index(1) * width)
+        else:
+            got = parent(s)
+            parents.append(got[0])
+            factors.append(got[1])
+    sizes = [sum(s) for s in order]
+    levels = tuple((size, sizes.index(size), len(sizes) - sizes[::-1].index(size)) for size in sorted(set(sizes)))
+    ends = sorted(finals, key=lambda f: finals[f])
+    links = [parent(f) for f in ends]
+    blocks = []
+    for b in range(5):
+        run = [k for k, f in enumerate(ends) if finals[f] == b]
+        for lo in range(run[0], run[-1] + 1, _BLOCK):
+            hi = min(lo + _BLOCK, run[-1] + 1)
+            matrix = np.array([[float(ways.get((ends[k], up), 0)) for k in range(lo, hi)] for up in range(1, 11)])
+            blocks.append((b, lo, hi, matrix))
+    drawing = np.zeros((10, len(order)))
+    for held, up in draws:
+        drawing[up - 1, index[held]] = 1.0
+    return _DealerPlan(
+        width=width, levels=levels, parents=np.array(parents, dtype=np.intp),
+        factors=np.array(factors, dtype=np.intp), final_parents=np.array([p for p, _ in links], dtype=np.intp),
+        final_factors=np.array([f for _, f in links], dtype=np.intp), ways=tuple(blocks), draws=drawing,
+        held=np.array(sizes, dtype=np.float64))
 
 
-_CHUNK = 512  # compositions a pass: the arrays of one level stay in the processor's cache
-
-
-def _dealer_outcomes(plan: _DealerPlan, shoes: NDArray[np.int64]) -> Floats:
-    """The dealer's outcome bins (7 rows) for each shoe (a column of 11 counts) he draws from."""
+def _dealer_outcomes(plan: _DealerPlan, shoes: NDArray[np.int64]) -> tuple[Floats, Flags]:
+    """The dealer's outcome bins after each up card, (7 bins, 10 up cards, k) for each shoe (a column of 11
+    counts, the up card still in it); and, (10, k), where he would need a card from an empty shoe."""
     count = shoes.shape[1]
-    out = np.zeros((7, count))
+    out = np.zeros((7, 10, count))
+    short = np.zeros((10, count), dtype=np.bool_)
     shifts = np.arange(plan.width, dtype=np.float64)[None, :, None]
+    deepest = plan.levels[-1][0]
     for lo in range(0, count, _CHUNK):
         c = shoes[:, lo:lo + _CHUNK].astype(np.float64)
+        k = c.shape[1]
         n = c.sum(axis=0)
-        # c_x - j for every card x and every count j already drawn, one row each.
-        factor = (c[:, None, :] - shifts).reshape(11 * plan.width, c.shape[1])
-        product = np.empty((plan.states, c.shape[1]))
-        product[0] = 1.0
-        if (n <= 0).any():
-            raise ShoeError("the shoe runs out before the dealer's hand is complete")
-        bins = out[:, lo:lo + _CHUNK]
-        falling = np.ones(c.shape[1])  # n (n - 1) ... over the cards drawn so far
-        for step in plan.steps:
-            falling *= np.maximum(n - (step.level - 1), 1.0)
-            if len(step.states):
-                grown = factor[step.factors]
-                grown *= product[step.parents]
-                product[step.states] = grown
-                short = n <= step.level
-                if short.any() and (grown[:, short] != 0.0).any():
-                    raise ShoeError("the shoe runs out before the dealer's hand is complete")
-            if len(step.end_parents):
-                ended = factor[step.end_factors]
-                ended *= product[step.end_parents]
-                ended *= step.end_ways
-                bins[step.end_bins] += np.add.reduceat(ended, step.end_starts, axis=0) / falling
-        # Every path ends in one bin: the bust takes what the others leave.
-        bins[BUST] = 1.0 - bins.sum(axis=0)
-    return out
+        factor = (c[:, None, :] - shifts).reshape(11 * plan.width, k)
+        product = np.empty((len(plan.parents), k))
+        for held, first, end in plan.levels:
+            # Divided down to the next card's denominator; a shoe too short for it is caught below.
+            below = 1.0 / np.maximum(n - held, 1.0)
+            if held == 1:
+                np.multiply(factor[plan.factors[first:end]], below / np.maximum(n, 1.0), out=product[first:end])
+            else:
+                np.multiply(product[plan.parents[first:end]], factor[plan.factors[first:end]], out=product[first:end])
+                product[first:end] *= below
+        ended = product[plan.final_parents]
+        ended *= factor[plan.final_factors]
+        bins = out[:, :, lo:lo + k]
+        for b, first, end, ways in plan.ways:
+            bins[b] += ways @ ended[first:end]
+        up = c[1:]
+        # The joint chance of the up card and the dealer's hand, over the up card's own chance.
+        bins[:5] *= np.divide(n, up, out=np.zeros_like(up), where=up > 0)
+        after = np.maximum(n - 1.0, 1.0)
+        bins[BJ, 0] = np.where(up[0] > 0, c[10] / after, 0.0)
+        bins[BJ, 9] = np.where(up[9] > 0, c[1] / after, 0.0)
+        bins[BUST] = np.where(up > 0, 1.0 - bins.sum(axis=0), 0.0)
+        if n.min() <= deepest:
+            empty = (n[None, :] - plan.held[:, None] <= 0) & (product != 0.0)
+            short[:, lo:lo + k] = (plan.draws @ empty.astype(np.float64)) > 0
+    return out, short
 
 
 # ---------------------------------------------------------------------------------- the hands
 # What a hand's value is, for the hands that lead to it (roots: the deal decides, not a parent).
-_NONE, _STAND, _HIT, _BEST = 0, 1, 2, 3
+_NONE, _STAND, _HIT, _BEST, _FOLLOW = 0, 1, 2, 3, 4
 _DEAL, _SPLIT_HAND = 0, 1  # the two ways a hand is settled: an original hand, a split hand
 
 
 @dataclass(frozen=True)
 class _Level:
-    """The hands of one size (cards taken out of the shoe) whose hit or double value is needed."""
+    """Hands of one size (cards taken out of the shoe) whose hit or double value is needed."""
 
     nodes: Ints
-    up: Ints
-    removed: NDArray[np.int8]  # (len, 11)
-    size: Ints
-    kids: NDArray[np.int32]  # (len, 10): the hand each card 1..10 makes; -1: it busts; -2: the shoe has no such card
-    bj_bust: Flags  # (len,): a bust loses only where the dealer's next card does not make a blackjack
+    offset: Floats  # (len, 10): minus each card's count out of the shoe (the up card's included), beside the shoe's
+    size: Floats  # cards out of the shoe, the up card included
+    kids: Ints  # (len, 10): the hand each card 1..10 makes; a bust the hands' count, no such card the count + 1
+    bj_rows: Ints  # rows where a bust loses only if the dealer's next card does not make a blackjack
+    bj_card: Ints  # ... the card that makes it (ace up: a ten; ten up: an ace)
+    bj_busts: Floats  # ... (rows, 10): 1 where the card busts the hand
     hits: Flags  # (len,): the hand's value as played is its hit
-    best: Flags  # (len,): ... the better of hit and stand (else: its stand, or none for a root)
+    best: Flags  # (len,): ... the better of hit and stand
+    follow: Flags  # (len,): ... its hit where its ``ref``'s hit beats its ``ref``'s stand, else its stand
+    ref: Ints
+    original: Flags  # (len,): an original hand (a split hand's shoe running out is the split's to find)
 
     @classmethod
     def of(cls, nodes: Ints, children: NDArray[np.int32], rule: Ints, up: Ints, removed: NDArray[np.int8],
-           size: Ints, no_bj_only: Flags) -> "_Level":
+           no_bj_only: Flags, ref: Ints, split_hand: Flags) -> "_Level":
         """The level of ``nodes`` (indices into the hands' arrays)."""
+        count = len(up)
         mine = up[nodes]
-        return cls(nodes=nodes, up=mine, removed=removed[nodes], size=size[nodes], kids=children[nodes],
-                   bj_bust=no_bj_only[nodes] & ((mine == 1) | (mine == 10)), hits=rule[nodes] == _HIT,
-                   best=rule[nodes] == _BEST)
+        out = removed[nodes].astype(np.float64)
+        out[np.arange(len(nodes)), mine] += 1.0
+        kids = children[nodes].astype(np.intp)
+        bj_rows = np.flatnonzero(no_bj_only[nodes] & ((mine == 1) | (mine == 10)))
+        return cls(nodes=nodes, offset=-out[:, 1:], size=out.sum(axis=1),
+                   kids=np.where(kids >= 0, kids, np.where(kids == -1, count, count + 1)),
+                   bj_rows=bj_rows, bj_card=np.where(mine[bj_rows] == 1, 10, 1),
+                   bj_busts=(kids[bj_rows] == -1).astype(np.float64), hits=rule[nodes] == _HIT,
+                   best=rule[nodes] == _BEST, follow=rule[nodes] == _FOLLOW, ref=ref[nodes],
+                   original=~split_hand[nodes])
 
 
 @dataclass(frozen=True)
@@ -266,21 +282,23 @@ class _Hands:
     """Every hand the player can hold in a round, for one set of rules and one way of playing."""
 
     up: Ints
+    rule: Ints  # what the hand's value is where another hand leads to it (_STAND, _HIT, _BEST, _FOLLOW; roots _NONE)
     net_row: Ints  # row of _stand_values for the hand's total
-    rule: Ints  # what the hand's value is where another hand leads to it (_STAND, _HIT, _BEST; roots _NONE)
     need_stand: Flags
     bj_weight1: Floats  # what a dealer blackjack after play takes from a one-bet hand (0: peeked or not counted)
     bj_weight2: Floats  # ... from a doubled hand
-    levels: tuple[_Level, ...]  # most cards first
+    levels: tuple[_Level, ...]  # the hands that play by their own values, most cards first; then those that follow
     doubles: _Level  # the hands that may double, and the hands they end on
-    shoe_of: Ints  # column of the hand's composition in the dealer's outcomes (all up cards in turn); -1 none
-    shoes: tuple[NDArray[np.int64], ...]  # per up card: (11, k) the cards out of the shoe of each composition
+    shoe_of: Ints  # column of the hand's cards out of the shoe in ``shoes``; -1 none
+    shoes: NDArray[np.int64]  # (11, k): the cards out of the shoe of each column (the up card not among them)
+    deal_shoe: Flags  # (10, k): a column an original hand stands on against that up card
     roots: dict[tuple[int, int, int], int]  # (up, a, b) -> the original hand a-b
-    split_roots: dict[tuple[int, int, int], int]  # (up, pair, second card) -> the split hand
+    split_roots: dict[tuple[int, int, int, int], int]  # (up, pair, pair cards out beyond two, second card)
     deal_act: dict[tuple[int, int, int], Action]  # basic strategy's action on an original a-b against up
     split_act: dict[tuple[int, int, int], Action]  # ... on a split hand's first two cards (up, pair, second card)
-    resplit_at: dict[tuple[int, int], frozenset[int]]  # basic strategy: hands in the box at which a pair resplits
+    split_hands: dict[tuple[int, int], int]  # (up, pair) -> the most hands the box splits it into
     sevens_child: dict[int, int]  # an original 7-7 (that hits) -> the hand it makes on a third seven
+    round_nodes: Ints  # the hands whose values the round reads: original and split hands' first two cards
 
 
 _BITS = 5  # a hand's cards out of the shoe as one int: 5 bits per value (a hand never holds 32 of one)
@@ -288,16 +306,28 @@ _SHIFT = [_BITS * x for x in range(11)]
 _MASK = (1 << _BITS) - 1
 
 
+def _most_hands(house: HouseRules, pair: int) -> int:
+    """The most hands a pair can become: ``max_hands``, or two for aces that may not be split again."""
+    return house.max_hands if pair != 1 or house.resplit_aces else 2
+
+
 class _Builder:
     """Builds ``_Hands`` by walking every line of play once (rules and play only: no card counts).
 
-    A hand is known by its up card, its kind (original or split hand), its hard total and the
-    cards it took out of the shoe, these packed in one int (``_BITS`` per value).
+    A hand is known by its up card, its kind (original or split hand, and the pair split), its hard
+    total and the cards it took out of the shoe, these packed in one int (``_BITS`` per value). A split
+    hand's cards out of the shoe are its own, the pair's other card and every further pair card the
+    exact value of resplits removes (0 ... 2 (most hands - 2) of them).
+
+    Under CDP1 and CDZ- a split hand plays by the values of another hand, its ``ref``: CDP1 the same
+    cards with no further pair card out (the first split hand's own best play), CDZ- the same cards as an
+    original hand.
     """
 
     def __init__(self, rules: BlackjackTerms, play: Play, caps: tuple[int, ...]) -> None:
         self.house = HouseRules.of(rules)
-        self.optimal = play == "optimal"
+        self.play = play
+        self.optimal = play != "basic"
         self.strategy = strategy_for(rules)
         self.caps = caps
         self.index: dict[int, int] = {}
@@ -309,28 +339,30 @@ class _Builder:
         self.need_hit: list[bool] = []
         self.need_double: list[bool] = []
         self.rule: list[int] = []
+        self.ref: list[int] = []
         self.children: list[list[int] | None] = []
         self.multi: dict[tuple[int, bool, int], int] = {}  # basic strategy on 3+ cards: (hard, ace, up) -> rule
         self.roots: dict[tuple[int, int, int], int] = {}
-        self.split_roots: dict[tuple[int, int, int], int] = {}
+        self.split_roots: dict[tuple[int, int, int, int], int] = {}
         self.deal_act: dict[tuple[int, int, int], Action] = {}
         self.split_act: dict[tuple[int, int, int], Action] = {}
-        self.resplit_at: dict[tuple[int, int], frozenset[int]] = {}
+        self.split_hands: dict[tuple[int, int], int] = {}
 
-    def node(self, up: int, kind: int, code: int, hard: int) -> int:
+    def node(self, up: int, kind: int, pair: int, code: int, hard: int) -> int:
         """The index of a hand (made on first sight)."""
-        key = ((code << 6 | hard) << 1 | kind) << 4 | up
+        key = (((code << 6 | hard) << 4 | pair) << 1 | kind) << 4 | up
         got = self.index.get(key)
         if got is None:
             got = self.index[key] = len(self.up)
             self.up.append(up)
-            self.kind.append(kind)
+            self.kind.append(kind * 16 + pair)
             self.code.append(code)
             self.hard.append(hard)
             self.need_stand.append(False)
             self.need_hit.append(False)
             self.need_double.append(False)
             self.rule.append(_NONE)
+            self.ref.append(-1)
             self.children.append(None)
         return got
 
@@ -344,27 +376,27 @@ class _Builder:
         if got is not None:
             return got
         up, kind, code, hard = self.up[i], self.kind[i], self.code[i], self.hard[i]
-        caps = self.caps
-        index = self.index
         kids = []
         for x in range(1, 11):
-            shift = _SHIFT[x]
-            if (code >> shift & _MASK) + (x == up) >= caps[x]:
+            if not self.dealt(up, code, x):
                 kids.append(-2)
             elif hard + x > 21:
                 kids.append(-1)
             else:
-                more = code + (1 << shift)
-                kid = index.get(((more << 6 | hard + x) << 1 | kind) << 4 | up)
-                kids.append(self.node(up, kind, more, hard + x) if kid is None else kid)
+                kids.append(self.node(up, kind >> 4, kind & 15, code + (1 << _SHIFT[x]), hard + x))
         self.children[i] = kids
         return kids
 
+    def _aces(self, i: int) -> bool:
+        """Whether the hand's own cards hold an ace (every ace out of the shoe is its own, but for split aces)."""
+        kind = self.kind[i]
+        return kind == _SPLIT_HAND * 16 + 1 or (self.code[i] >> _SHIFT[1] & _MASK) > 0
+
     def hand(self, i: int) -> None:
-        """A hand that has drawn at least once: hit or stand from here, and every line below it."""
+        """A hand that has drawn at least once, playing by its own values: hit or stand from here, and below."""
         if self.rule[i] != _NONE:
             return
-        up, hard, ace = self.up[i], self.hard[i], self.code[i] >> _SHIFT[1] & _MASK > 0
+        up, hard, ace = self.up[i], self.hard[i], self._aces(i)
         if _total(hard, ace) == 21:
             rule = _STAND
         elif self.optimal:
@@ -383,12 +415,31 @@ class _Builder:
         if rule != _STAND:
             self.hit(i)
 
+    def follow(self, i: int, ref: int) -> None:
+        """A split hand that has drawn at least once, playing as ``ref`` plays (CDP1, CDZ-)."""
+        if self.rule[i] != _NONE:
+            return
+        self.hand(ref)
+        rule = self.rule[ref] if self.rule[ref] != _BEST else _FOLLOW
+        self.rule[i] = rule
+        self.ref[i] = ref
+        if rule != _HIT:
+            self.need_stand[i] = True
+        if rule != _STAND:
+            self.hit(i)
+
     def hit(self, i: int) -> None:
         """The hand's hit value is needed: every hand it can become, played on."""
         self.need_hit[i] = True
-        for kid in self.grow(i):
-            if kid >= 0:
+        ref = self.ref[i]
+        ref_kids = self.grow(ref) if ref >= 0 else None
+        for x, kid in enumerate(self.grow(i)):
+            if kid < 0:
+                continue
+            if ref_kids is None:
                 self.hand(kid)
+            else:
+                self.follow(kid, ref_kids[x])
 
     def double(self, i: int) -> None:
         """The hand's double value is needed: it stands on each card it can draw."""
@@ -398,19 +449,17 @@ class _Builder:
                 self.need_stand[kid] = True
 
     def deal(self, up: int, a: int, b: int) -> None:
-        """The original hand a-b against ``up``: its actions and the hands they lead to."""
+        """The original hand a-b against ``up``: its actions and the hands they lead to (splits: ``split``)."""
         house = self.house
-        i = self.roots[(up, a, b)] = self.node(up, _DEAL, (1 << _SHIFT[a]) + (1 << _SHIFT[b]), a + b)
-        pair_ok = a == b and house.max_hands >= 2 and not (house.split_by_rank and a == 10)
+        i = self.roots[(up, a, b)] = self.node(up, _DEAL, 0, (1 << _SHIFT[a]) + (1 << _SHIFT[b]), a + b)
         may_double = house.may_double(a + b, a == 1)
         if self.optimal:
             self.need_stand[i] = True
             self.hit(i)
             if may_double:
                 self.double(i)
-            if pair_ok:
-                self.split(up, a)
             return
+        pair_ok = a == b and house.max_hands >= 2 and not (house.split_by_rank and a == 10)
         act = self.deal_act[(up, a, b)] = self.strategy.decide(
             [a, b], up, can_double=may_double, can_split=pair_ok, can_surrender=house.may_surrender(up))
         if act is STAND:
@@ -419,52 +468,66 @@ class _Builder:
             self.hit(i)
         elif act is DOUBLE:
             self.double(i)
-        elif act is SPLIT:
-            self.split(up, a)
 
     def split(self, up: int, pair: int) -> None:
-        """The split hands of ``pair`` against ``up``: the pair card and each second card."""
-        if (up, pair) in self.resplit_at:
-            return
+        """The split hands of ``pair`` against ``up``: each second card, with 0 ... 2 (hands - 2) more pair cards out."""
         house, strategy = self.house, self.strategy
-        levels = range(2, house.max_hands) if (pair != 1 or house.resplit_aces) and not self.optimal else range(0)
-        self.resplit_at[(up, pair)] = frozenset(h for h in levels if strategy.decide(
-            [pair, pair], up, can_double=False, can_split=True, can_surrender=False, hands_in_box=h,
-            is_split_hand=True) is SPLIT)
-        two = 2 << _SHIFT[pair]
-        for x in range(1, 11):
-            if not self.dealt(up, two, x):
-                continue
-            i = self.split_roots[(up, pair, x)] = self.node(up, _SPLIT_HAND, two + (1 << _SHIFT[x]), pair + x)
-            if pair == 1:  # split aces: one card
+        hands = _most_hands(house, pair)
+        if not self.optimal:
+            # Basic strategy's resplits depend only on the hands in the box: it resplits up to the first count
+            # at which it would not (the counts beyond are never reached).
+            for h in range(2, hands):
+                if strategy.decide([pair, pair], up, can_double=False, can_split=True, can_surrender=False,
+                                   hands_in_box=h, is_split_hand=True) is not SPLIT:
+                    hands = h
+                    break
+        self.split_hands[(up, pair)] = hands
+        for extra in range(2 * (hands - 2) + 1):
+            two = (2 + extra) << _SHIFT[pair]
+            if (pair == up) + 2 + extra > self.caps[pair]:
+                break
+            for x in range(1, 11):
+                if not self.dealt(up, two, x):
+                    continue
+                i = self.split_roots[(up, pair, extra, x)] = self.node(
+                    up, _SPLIT_HAND, pair, two + (1 << _SHIFT[x]), pair + x)
                 self.need_stand[i] = True
-                continue
-            hard, ace = pair + x, x == 1
-            may_double = house.das and house.may_double(hard, ace)
-            if self.optimal:
-                self.need_stand[i] = True
-                if _total(hard, ace) < 21:
-                    self.hit(i)
-                if may_double:
+                if pair == 1:  # split aces: one card
+                    continue
+                hard, ace = pair + x, x == 1
+                may_double = house.das and house.may_double(hard, ace)
+                if self.optimal:
+                    if _total(hard, ace) < 21:
+                        self.ref[i] = self._split_ref(up, pair, extra, x)
+                        self.hit(i)
+                    if may_double:
+                        self.double(i)
+                    continue
+                act = self.split_act.get((up, pair, x))
+                if act is None:
+                    act = self.split_act[(up, pair, x)] = strategy.decide(
+                        [pair, x], up, can_double=may_double, can_split=False, can_surrender=False, hands_in_box=2,
+                        is_split_hand=True)
+                if act is DOUBLE:
                     self.double(i)
-                continue
-            act = self.split_act[(up, pair, x)] = strategy.decide(
-                [pair, x], up, can_double=may_double, can_split=False, can_surrender=False, hands_in_box=2,
-                is_split_hand=True)
-            if act is DOUBLE:
-                self.double(i)
-            elif act is STAND:
-                self.need_stand[i] = True
-            else:
-                self.hit(i)
+                elif act is HIT:
+                    self.hit(i)
+
+    def _split_ref(self, up: int, pair: int, extra: int, x: int) -> int:
+        """The hand a split hand's draws follow: none (its own values: CDP1's first split hand), CDP1's first
+        split hand with these cards, or CDZ-'s original hand with these cards."""
+        if self.play == "cdz-":
+            return self.roots[(up, min(pair, x), max(pair, x))]
+        return -1 if extra == 0 else self.split_roots[(up, pair, 0, x)]
 
     def build(self) -> _Hands:
-        """Every original hand against every up card the caps can deal, and all they lead to.
+        """Every original hand against every up card the caps can deal, every split, and all they lead to.
 
         Optimal play takes the same options against every up card: its hands are walked once, for
         no particular up card (``up`` 0, so a hand may hold every card of the up card's value: against
         that up card it has chance 0), and copied for each.
         """
+        house = self.house
         ups = [up for up in range(1, 11) if self.caps[up]]
         for up in [0] if self.optimal else ups:
             for a in range(1, 11):
@@ -473,6 +536,10 @@ class _Builder:
                 for b in range(a, 11):
                     if self.dealt(up, 1 << _SHIFT[a], b) and not (a == 1 and b == 10):
                         self.deal(up, a, b)
+            for pair in range(1, 11):
+                if (house.max_hands >= 2 and not (house.split_by_rank and pair == 10) and (up, pair, pair) in self.roots
+                        and (self.optimal or self.deal_act[(up, pair, pair)] is SPLIT)):
+                    self.split(up, pair)
         return self.arrays(ups if self.optimal else [])
 
     def arrays(self, copies: list[int]) -> _Hands:
@@ -483,35 +550,37 @@ class _Builder:
         up = np.array(self.up, dtype=np.intp)
         code = np.array(self.code, dtype=np.int64)
         hard = np.array(self.hard, dtype=np.intp)
-        kind = np.array(self.kind, dtype=np.intp)
+        kind = np.array(self.kind, dtype=np.intp) >> 4
         need_stand = np.array(self.need_stand, dtype=np.bool_)
         need_hit = np.array(self.need_hit, dtype=np.bool_)
         need_double = np.array(self.need_double, dtype=np.bool_)
         rule = np.array(self.rule, dtype=np.intp)
+        ref = np.array(self.ref, dtype=np.intp)
+        aces = np.array([self._aces(i) for i in range(count)], dtype=np.bool_)
         blank = [-2] * 10
         children = np.array([k if k is not None else blank for k in self.children],
                             dtype=np.int32).reshape(count, 10)
         roots, split_roots = self.roots, self.split_roots
         sevens_child = {i: kids[6] for (u, a, b), i in roots.items() if a == b == 7 and (kids := self.children[i])}
-        resplit_at = self.resplit_at
+        split_hands = self.split_hands
         if copies:
             up = np.repeat(np.array(copies, dtype=np.intp), count)
             times = len(copies)
             code, hard, kind, rule = np.tile(code, times), np.tile(hard, times), np.tile(kind, times), np.tile(rule, times)
             need_stand, need_hit = np.tile(need_stand, times), np.tile(need_hit, times)
-            need_double = np.tile(need_double, times)
+            need_double, aces = np.tile(need_double, times), np.tile(aces, times)
+            ref = np.concatenate([np.where(ref >= 0, ref + k * count, ref) for k in range(times)])
             children = np.concatenate([np.where(children >= 0, children + k * count, children)
-                                       for k in range(len(copies))]).astype(np.int32)
+                                       for k in range(times)]).astype(np.int32)
             roots = {(u, a, b): i + k * count for k, u in enumerate(copies) for (_, a, b), i in self.roots.items()}
-            split_roots = {(u, pair, x): i + k * count
-                           for k, u in enumerate(copies) for (_, pair, x), i in self.split_roots.items()}
-            sevens_child = {i + k * count: j + k * count for k in range(len(copies)) for i, j in sevens_child.items()}
-            resplit_at = {(u, pair): frozenset() for u in copies for (_, pair) in self.resplit_at}
-            count *= len(copies)
+            split_roots = {(u, pair, extra, x): i + k * count for k, u in enumerate(copies)
+                           for (_, pair, extra, x), i in self.split_roots.items()}
+            sevens_child = {i + k * count: j + k * count for k in range(times) for i, j in sevens_child.items()}
+            split_hands = {(u, pair): h for u in copies for (_, pair), h in self.split_hands.items()}
+            count *= times
         removed = ((code[:, None] >> np.array(_SHIFT, dtype=np.int64)[None, :]) & _MASK).astype(np.int8)
         removed[:, 0] = 0
-        size = removed.sum(axis=1, dtype=np.intp)
-        soft = (removed[:, 1] > 0) & (hard <= 11)
+        soft = aces & (hard <= 11)
         net_row = np.maximum(np.where(soft, hard + 10, hard) - 16, 0).astype(np.intp)
         peeked = np.array([u in house.peek_ups for u in range(11)])
         stake_loss = np.array([house.blackjack_loss(u) is BlackjackLoss.STAKE for u in range(11)])
@@ -522,27 +591,27 @@ class _Builder:
         no_bj_only = peeked[up] | (split_hand & ~stake_loss[up])
         counted = (~no_bj_only).astype(np.float64)
         levels = []
-        for s in sorted(set(size[need_hit].tolist()), reverse=True):
-            nodes = np.flatnonzero(need_hit & (size == s))
-            levels.append(_Level.of(nodes, children, rule, up, removed, size, no_bj_only))
+        for group in (need_hit & ~(ref >= 0), need_hit & (ref >= 0)):
+            for s in sorted(set(removed[group].sum(axis=1).tolist()), reverse=True):
+                nodes = np.flatnonzero(group & (removed.sum(axis=1) == s))
+                levels.append(_Level.of(nodes, children, rule, up, removed, no_bj_only, ref, split_hand))
         doubling = np.flatnonzero(need_double)
+        distinct, shoe_of_standing = np.unique(code[need_stand], return_inverse=True)
         shoe_of = np.full(count, -1, dtype=np.intp)
-        shoes = [np.zeros((11, 0), dtype=np.int64)]
-        offset = 0
-        for u in range(1, 11):
-            mine = np.flatnonzero(need_stand & (up == u))
-            distinct, inverse = np.unique(code[mine], return_inverse=True)
-            shoe_of[mine] = offset + inverse.reshape(-1)
-            offset += len(distinct)
-            cards = (distinct[None, :] >> np.array(_SHIFT, dtype=np.int64)[:, None]) & _MASK
-            cards[0] = 0
-            shoes.append(np.ascontiguousarray(cards))
+        shoe_of[need_stand] = shoe_of_standing.reshape(-1)
+        shoes = (distinct[None, :] >> np.array(_SHIFT, dtype=np.int64)[:, None]) & _MASK
+        shoes[0] = 0
+        deal_shoe = np.zeros((10, len(distinct)), dtype=np.bool_)
+        original = need_stand & ~split_hand
+        deal_shoe[up[original] - 1, shoe_of[original]] = True
         return _Hands(
-            up=up, net_row=net_row, rule=rule, need_stand=need_stand, bj_weight1=counted,
+            up=up, rule=rule, net_row=net_row, need_stand=need_stand, bj_weight1=counted,
             bj_weight2=counted * np.where(split_hand | stake_loss[up], 2.0, 1.0), levels=tuple(levels),
-            doubles=_Level.of(doubling, children, rule, up, removed, size, no_bj_only), shoe_of=shoe_of,
-            shoes=tuple(shoes), roots=roots, split_roots=split_roots, deal_act=self.deal_act,
-            split_act=self.split_act, resplit_at=resplit_at, sevens_child=sevens_child)
+            doubles=_Level.of(doubling, children, rule, up, removed, no_bj_only, ref, split_hand), shoe_of=shoe_of,
+            shoes=np.ascontiguousarray(shoes), deal_shoe=deal_shoe, roots=roots, split_roots=split_roots,
+            deal_act=self.deal_act, split_act=self.split_act, split_hands=split_hands, sevens_child=sevens_child,
+            round_nodes=np.array(sorted({*roots.values(), *split_roots.values(), *sevens_child.values()}),
+                                 dtype=np.intp))
 
 
 @lru_cache(maxsize=4)
@@ -566,7 +635,7 @@ def _stand_values(bins: Floats) -> Floats:
     """Net result of standing on 16 or less, 17, ..., 21 (rows) against the dealer's bins, no blackjack counted."""
     below = np.cumsum(bins[:5], axis=0)  # the dealer's 17..t
     made = below[4]
-    net = np.empty((6, bins.shape[1]))
+    net = np.empty((6,) + bins.shape[1:])
     net[0] = bins[BUST] - made
     net[1] = bins[BUST] - (made - below[0])
     # Standing on 17 + i: win where he ends below it or busts, lose where he ends above it.
@@ -578,63 +647,71 @@ def _values(hands: _Hands, shoe: list[int], hits_soft17: bool) -> _Values:
     """Every hand's values drawing from ``shoe`` (index 0 unused): the dealer, then hands by size."""
     count = len(hands.up)
     base = np.array(shoe, dtype=np.int64)
-    total = int(base.sum())
-    start = base[None, :] - np.eye(11, dtype=np.int64)  # the shoe less each up card
-    plans = _dealer_plan(hits_soft17)
-    outcomes = []
-    for u in range(1, 11):
-        shoes = start[u][:, None] - hands.shoes[u]
-        bins = np.zeros((7, shoes.shape[1]))
-        dealt = (shoes >= 0).all(axis=0)  # a composition this shoe cannot make has chance 0
-        if dealt.all():
-            bins = _dealer_outcomes(plans[u], shoes)
-        elif dealt.any():
-            bins[:, dealt] = _dealer_outcomes(plans[u], shoes[:, dealt])
-        outcomes.append(bins)
-    outcome = np.concatenate(outcomes, axis=1)
-    net = _stand_values(outcome)
-    stand = np.zeros(count)
-    stand2 = np.zeros(count)
+    total = float(base.sum())
+    shoes = base[:, None] - hands.shoes
+    dealt = (shoes >= 0).all(axis=0)  # a composition this shoe cannot make has chance 0
+    bins = np.zeros((7, 10, shoes.shape[1]))
+    short = np.zeros((10, shoes.shape[1]), dtype=np.bool_)
+    if dealt.all():
+        bins, short = _dealer_outcomes(_dealer_plan(hits_soft17), shoes)
+    elif dealt.any():
+        bins[:, :, dealt], short[:, dealt] = _dealer_outcomes(_dealer_plan(hits_soft17), shoes[:, dealt])
+    if (short & hands.deal_shoe).any():
+        raise ShoeError("the shoe runs out before the dealer's hand is complete")
+    net = _stand_values(bins)  # (6 rows, 10 up cards, k)
+    # Each hand's values, with two more places: a bust (-1, -2 doubled) and no such card (0).
+    stand = np.zeros(count + 2)
+    stand2 = np.zeros(count + 2)
+    stand[count], stand2[count] = -1.0, -2.0
     standing = np.flatnonzero(hands.need_stand)
     column = hands.shoe_of[standing]
-    mine = net[hands.net_row[standing], column]
-    bj = outcome[BJ, column]
+    ups = hands.up[standing] - 1
+    mine = net[hands.net_row[standing], ups, column]
+    bj = bins[BJ, ups, column]
     stand[standing] = mine - bj * hands.bj_weight1[standing]
     stand2[standing] = 2.0 * mine - bj * hands.bj_weight2[standing]
+    fresh = base[1:].astype(np.float64)
 
-    def chances(level: _Level) -> tuple[Floats, Floats]:
-        # Each card's chance, and the value of busting on it (where only no-blackjack outcomes count,
-        # the bust is lost only where the dealer's next card does not make one).
-        left = start[level.up] - level.removed
-        n = (total - 1 - level.size).astype(np.float64)
-        if (n <= 0).any() and ((left >= 0).all(axis=1) & (n <= 0)).any():
+    def chances(level: _Level) -> tuple[Floats, Floats | None]:
+        # Each card's chance; and for the rows where only no-blackjack outcomes count, the chance of each
+        # busting card times the chance that the dealer's next card then makes a blackjack (the bust not lost).
+        left = fresh + level.offset
+        n = total - level.size
+        if (n <= 0).any() and ((left >= 0).all(axis=1) & (n <= 0) & level.original).any():
             raise ShoeError("the shoe runs out before the player's hand is complete")
         # A hand this shoe cannot deal gets nonsense values, always weighted by a chance of 0.
-        chance = left[:, 1:] / np.maximum(n, 1.0)[:, None]
-        bust_fill = np.where(level.kids == -1, -1.0, 0.0)
-        if not level.bj_bust.any():
-            return chance, bust_fill
-        after = np.maximum(n - 1.0, 1.0)
-        bj_card = np.where(level.up == 1, 10, 1)
-        bj_left = left[np.arange(len(n)), bj_card][:, None] - (np.arange(1, 11) == bj_card[:, None])
-        bj_next = np.where(level.bj_bust[:, None], bj_left / after[:, None], 0.0)
-        return chance, bust_fill * (1.0 - bj_next)
+        chance = left / np.maximum(n, 1.0)[:, None]
+        if not len(level.bj_rows):
+            return chance, None
+        rows = level.bj_rows
+        after = np.maximum(n[rows] - 1.0, 1.0)
+        card = level.bj_card
+        bj_left = left[rows, card - 1][:, None] - (np.arange(1, 11) == card[:, None])
+        return chance, chance[rows] * level.bj_busts * (bj_left / after[:, None])
 
-    played = np.where(hands.rule == _STAND, stand, 0.0)  # hands that stand need no hit
+    played = np.where(hands.rule == _STAND, stand[:count], 0.0)  # hands that stand need no hit
+    played = np.concatenate([played, [-1.0, 0.0]])
     hit = np.zeros(count)
     for level in hands.levels:
-        chance, bust = chances(level)
-        value = np.einsum("ij,ij->i", chance, np.where(level.kids >= 0, played[np.maximum(level.kids, 0)], bust))
+        chance, kept = chances(level)
+        value = np.einsum("ij,ij->i", chance, played[level.kids])
+        if kept is not None:
+            value[level.bj_rows] += kept.sum(axis=1)
         hit[level.nodes] = value
         mine = stand[level.nodes]
-        played[level.nodes] = np.where(level.hits, value, np.where(level.best, np.maximum(mine, value), mine))
+        chosen = np.where(level.hits, value, np.where(level.best, np.maximum(mine, value), mine))
+        if level.follow.any():
+            refs = np.maximum(level.ref, 0)
+            chosen = np.where(level.follow & (hit[refs] > stand[refs]), value, chosen)
+        played[level.nodes] = chosen
     double = np.zeros(count)
     if len(hands.doubles.nodes):
-        chance, bust = chances(hands.doubles)
-        kids = hands.doubles.kids
-        after = np.where(kids >= 0, stand2[np.maximum(kids, 0)], 2.0 * bust)
-        double[hands.doubles.nodes] = np.einsum("ij,ij->i", chance, after)
-    return _Values(stand, hit, double, played)
+        chance, kept = chances(hands.doubles)
+        value = np.einsum("ij,ij->i", chance, stand2[hands.doubles.kids])
+        if kept is not None:
+            value[hands.doubles.bj_rows] += 2.0 * kept.sum(axis=1)
+        double[hands.doubles.nodes] = value
+    return _Values(stand[:count], hit, double, played[:count])
 
 
 # ---------------------------------------------------------------------------------- the round
@@ -662,64 +739,103 @@ def _bj_chance(c: Sequence[int], n: int, up: int) -> float:
     return 0.0
 
 
+def _best(options: list[tuple[Action, float]]) -> Action:
+    """The first option (stand, hit, double) no later one beats: a tie stands, as Farmer's engine chooses."""
+    act, value = options[0]
+    for other, more in options[1:]:
+        if more > value:
+            act, value = other, more
+    return act
+
+
 class _Round:
     """The initial deals of one composition, from the values of every hand."""
 
     def __init__(self, rules: BlackjackTerms, play: Play, hands: _Hands, values: _Values) -> None:
-        self.house = HouseRules.of(rules)
-        self.optimal = play == "optimal"
+        self.house = house = HouseRules.of(rules)
+        self.play = play
+        self.optimal = play != "basic"
         self.hands = hands
-        self.values = values
-        self.sevens = [0.0] + [self.house.sevens_bonus(up) for up in range(1, 11)]
+        self.sevens = [0.0] + [house.sevens_bonus(up) for up in range(1, 11)]
+        self.surrender = [False] + [house.may_surrender(up) for up in range(1, 11)]
+        # The few values the round reads (original and split hands' first two cards), as Python floats.
+        read = hands.round_nodes
+        nodes: list[int] = read.tolist()
+        self.stand: dict[int, float] = dict(zip(nodes, values.stand[read].tolist()))
+        self.hit_of: dict[int, float] = dict(zip(nodes, values.hit[read].tolist()))
+        self.double: dict[int, float] = dict(zip(nodes, values.double[read].tolist()))
+        self.played: dict[int, float] = dict(zip(nodes, values.played[read].tolist()))
 
-    def split_hand(self, up: int, pair: int, x: int) -> float:
-        """A split hand's value on its first two cards (``pair`` and ``x``), no further split."""
-        i = self.hands.split_roots[(up, pair, x)]
-        v = self.values
-        if pair == 1:  # split aces: one card
-            return float(v.stand[i])
+    def split_action(self, rest: list[int], n: int, up: int, pair: int, x: int, peeked: bool) -> Action:
+        """How a split hand plays its first two cards (``pair`` and ``x``), whatever the pair cards out."""
         hard, ace = pair + x, x == 1
-        if self.optimal:
-            best = float(v.stand[i])
-            if _total(hard, ace) < 21:
-                best = max(best, float(v.hit[i]))
-            if self.house.das and self.house.may_double(hard, ace):
-                best = max(best, float(v.double[i]))
-            return best
-        act = self.hands.split_act[(up, pair, x)]
-        if act is DOUBLE:
-            return float(v.double[i])
-        if act is STAND:
-            return float(v.stand[i])
-        return float(v.hit[i])
+        if self.play == "basic":
+            return self.hands.split_act[(up, pair, x)]
+        may_double = self.house.das and self.house.may_double(hard, ace)
+        if self.play == "cdz-":  # the play of an original hand of these two cards (ten-ace: a blackjack, stands)
+            if _total(hard, ace) == 21:
+                return STAND
+            i = self.hands.roots[(up, min(pair, x), max(pair, x))]
+            hit = self.hit(rest, n, up, pair, x, i, peeked) if pair == x else self.hit_of[i]
+        else:  # CDP1: the first split hand's best, no further pair card out
+            i = self.hands.split_roots[(up, pair, 0, x)]
+            hit = self.hit_of[i]
+        # A 21 never gains by a hit; doubling it can (split tens drawing an ace, tens rich, a weak up card).
+        options = [(STAND, self.stand[i])] if _total(hard, ace) == 21 else [(STAND, self.stand[i]), (HIT, hit)]
+        if may_double:
+            options.append((DOUBLE, self.double[i]))
+        return _best(options)
 
     def split(self, rest: list[int], n: int, up: int, pair: int, peeked: bool) -> float:
-        """Value of splitting ``pair`` on an original hand; ``rest`` excludes the pair and the up card."""
+        """Value of splitting ``pair`` on an original hand; ``rest`` (n cards) excludes the pair and the up card.
+
+        Exact with resplits (Farmer's method): by linearity the split is the sum of its hands' values; a
+        hand's value depends on the other hands only through the cards they took, and a card taken out
+        unseen changes no expectation, so each hand is valued with the pair cards known to be out
+        (``extra`` beyond the two) and the other hands' non-pair second cards (``unknown``) removed by
+        the recursion of ``_split_value``; the box's structure (how many hands, in what order their
+        second cards came) is summed exactly over the draws of pair and non-pair cards.
+        """
         house = self.house
-        values = [0.0] * 11
-        for x in range(1, 11):
-            if rest[x]:
-                values[x] = self.split_hand(up, pair, x)
-        p = rest[pair] / n
-        if house.split_by_rank and pair == 10:
-            p /= 4
-        mix = sum(rest[x] / n * values[x] for x in range(1, 11))
-        other = (mix - p * values[pair]) / (1.0 - p) if p < 1.0 else 0.0
-        may_resplit = pair != 1 or house.resplit_aces
-        levels = range(2, house.max_hands) if may_resplit else range(0)
-        if self.optimal:
-            # Which numbers of hands resplit a pair: every choice, the best kept (at most 2**6).
-            policies = [frozenset(h for i, h in enumerate(levels) if bits >> i & 1) for bits in range(1 << len(levels))]
-            ev = max(_split_value(p, other, values[pair], policy) for policy in policies)
-        else:
-            ev = _split_value(p, other, values[pair], self.hands.resplit_at[(up, pair)])
+        most = self.hands.split_hands[(up, pair)]
+        if _may_run_out(rest, n, up, pair, most):
+            raise ShoeError(f"the shoe ({n} cards after the deal) could run out in a split of {pair}s against "
+                            f"{up}")
+        pairs = rest[pair]
+        acts: dict[int, Action] = {}
+        anything, paired = [], []
+        for extra in range(2 * (most - 2) + 1):
+            if extra > pairs:  # more pair cards than the shoe holds: chance 0
+                anything.append(0.0)
+                paired.append(0.0)
+                continue
+            left = n - extra
+            mix = pair_value = 0.0
+            for x in range(1, 11):
+                k = rest[x] - (extra if x == pair else 0)
+                if k <= 0:
+                    continue
+                i = self.hands.split_roots[(up, pair, extra, x)]
+                if pair == 1:  # split aces: one card
+                    value = self.stand[i]
+                else:
+                    act = acts.get(x)
+                    if act is None:
+                        act = acts[x] = self.split_action(rest, n, up, pair, x, peeked)
+                    value = self.double[i] if act is DOUBLE else self.hit_of[i] if act is HIT else self.stand[i]
+                mix += k / left * value
+                if x == pair:
+                    pair_value = value
+            anything.append(mix)
+            paired.append(pair_value)
+        ev = _split_value(most, n, pairs, anything, paired)
         if not peeked and house.blackjack_loss(up) is BlackjackLoss.ORIGINAL:
             ev -= _bj_chance(rest, n, up)  # the box's one bet
         return ev
 
     def deal(self, rest: list[int], n: int, up: int, a: int, b: int) -> float:
         """Expectation of an original hand a-b against ``up``; ``rest`` (n cards) is the shoe without them."""
-        house, v = self.house, self.values
+        house = self.house
         p_bj = _bj_chance(rest, n, up)
         if a + b == 11 and (a == 1 or b == 1):
             return house.bj_pays * (1.0 - p_bj)
@@ -728,21 +844,21 @@ class _Round:
         i = self.hands.roots[(up, a, b)]
         surrender = -0.5 * (1.0 - p_bj) if peeked else -0.5
         if self.optimal:
-            best = max(float(v.stand[i]), self.hit(rest, n, up, a, b, i, peeked))
+            best = max(self.stand[i], self.hit(rest, n, up, a, b, i, peeked))
             if house.may_double(a + b, a == 1):
-                best = max(best, float(v.double[i]))
-            if a == b and house.max_hands >= 2 and not (house.split_by_rank and a == 10):
+                best = max(best, self.double[i])
+            if a == b and (up, a) in self.hands.split_hands:
                 best = max(best, self.split(rest, n, up, a, peeked))
-            if house.may_surrender(up):
+            if self.surrender[up]:
                 best = max(best, surrender)
             return top + best
         act = self.hands.deal_act[(up, a, b)]
         if act is SURRENDER:
             return top + surrender
         if act is STAND:
-            return top + float(v.stand[i])
+            return top + self.stand[i]
         if act is DOUBLE:
-            return top + float(v.double[i])
+            return top + self.double[i]
         if act is SPLIT:
             return top + self.split(rest, n, up, a, peeked)
         assert act is HIT
@@ -750,7 +866,7 @@ class _Round:
 
     def hit(self, rest: list[int], n: int, up: int, a: int, b: int, i: int, peeked: bool) -> float:
         """An original hand's hit value; a 7-7 drawing a seven is paid the three-sevens bonus at once."""
-        value = float(self.values.hit[i])
+        value = self.hit_of[i]
         if not (self.house.three_sevens and a == b == 7 and rest[7]):
             return value
         p = rest[7] / n
@@ -758,35 +874,83 @@ class _Round:
         rest[7] -= 1
         paid = self.sevens[up] * ((1.0 - _bj_chance(rest, n - 1, up)) if peeked else 1.0)
         rest[7] += 1
-        return value + p * (paid - float(self.values.played[seven]))
+        return value + p * (paid - self.played[seven])
 
 
-def _split_value(p: float, other: float, pair_value: float, resplit_at: frozenset[int]) -> float:
-    """A split's value when a pair card drawn by a hand of a box of h hands resplits iff h in ``resplit_at``.
+def _split_value(most: int, n: int, pairs: int, anything: list[float], paired: list[float]) -> float:
+    """The sum of a split's hands' values, splitting to ``most`` hands.
 
-    ``p``: the pair card's chance; ``other``: a split hand's value given its second card is not
-    the pair card; ``pair_value``: its value when it is and stays a pair.
+    ``n``: cards left after the deal, ``pairs`` of them the pair's value; ``anything[a]``: a split
+    hand's value over every second card, ``a`` further pair cards known out; ``paired[a]``: its value
+    when that card pairs it and it plays on unsplit (the box is full).
+
+    A hand's value with ``b`` other hands' non-pair second cards out unseen follows from one card
+    fewer unseen: that card was a pair card with chance w, so V(a, b - 1) = w V(a + 1, b - 1) +
+    (1 - w) V(a, b). A hand whose own second card is known not to pair (it ended the splitting)
+    sees that card out too.
     """
-    memo: dict[tuple[int, int], tuple[float, float]] = {}
+    memo: dict[tuple[int, int, int], float] = {}
 
-    def count(hands: int, pending: int) -> tuple[float, float]:
-        # (expected hands ending on a non-pair card, expected hands left as an unsplit pair)
-        if pending == 0:
-            return 0.0, 0.0
-        got = memo.get((hands, pending))
+    def value(a: int, b: int, own: int) -> float:
+        # own = 1: the hand's second card is known not to pair (N); 0: any card (X)
+        got = memo.get((a, b, own))
         if got is not None:
             return got
-        a_done, p_done = count(hands, pending - 1)
-        if hands in resplit_at:
-            a_re, p_re = count(hands + 1, pending + 1)
-            got = (1 - p) * (a_done + 1) + p * a_re, (1 - p) * p_done + p * p_re
+        left = n - a - b - own + 1 if b else n - a
+        w = (pairs - a) / left if left > 0 else 1.0
+        if b == 0:
+            got = anything[a] if not own else ((anything[a] - w * paired[a]) / (1.0 - w) if w < 1.0 else 0.0)
+        elif w <= 0.0:
+            got = value(a, b - 1, own)
+        elif w >= 1.0:
+            got = 0.0  # no card that is not the pair's is left: chance 0
         else:
-            got = a_done + (1 - p), p_done + p
-        memo[(hands, pending)] = got
+            got = (value(a, b - 1, own) - w * value(a + 1, b - 1, own)) / (1.0 - w)
+        memo[(a, b, own)] = got
         return got
 
-    non_pair, pairs = count(2, 2)
-    return non_pair * other + pairs * pair_value
+    ev = 0.0
+    box: dict[tuple[int, int], float] = {(0, 0): 1.0}  # (pair cards drawn, hands done) -> chance
+    for step in range(2 * most):
+        ahead: dict[tuple[int, int], float] = {}
+        for (a, done), chance in box.items():
+            hands = 2 + a
+            if hands == most:  # the box is full: the hands still to draw take any card
+                ev += chance * ((done * value(a, done - 1, 1) if done else 0.0) + (most - done) * value(a, done, 0))
+                continue
+            if done == hands:  # every hand ended on a card that does not pair it
+                ev += chance * hands * value(a, hands - 1, 1)
+                continue
+            left = n - a - done
+            q = (pairs - a) / left if left > 0 else 0.0
+            if q > 0.0:
+                ahead[(a + 1, done)] = ahead.get((a + 1, done), 0.0) + chance * q
+            if q < 1.0:
+                ahead[(a, done + 1)] = ahead.get((a, done + 1), 0.0) + chance * (1.0 - q)
+        box = ahead
+        if not box:
+            break
+    return ev
+
+
+def _may_run_out(rest: list[int], n: int, up: int, pair: int, most: int) -> bool:
+    """Whether a split of ``pair`` to ``most`` hands could need a card the shoe (``rest``, n cards) no longer has.
+
+    Before its last card a hand holds at most 20 (it draws only below 21) and the dealer at most 16, so
+    the cards that are not a hand's or the dealer's last, nor a pair card that began a hand, sum to at
+    most most · (20 − pair) + 16 − up (split aces take one card each: none of theirs). A shoe that runs
+    out has used all n cards and holds more than that many of those: it is refused when n ≤ (2 most − 1)
+    + the most cards of ``rest`` that fit that sum. Conservative: a shoe it refuses may not run out.
+    """
+    budget = (0 if pair == 1 else most * (20 - pair)) + 16 - up
+    fit = 0
+    for x in range(1, 11):
+        take = min(rest[x], budget // x)
+        fit += take
+        budget -= take * x
+        if take < rest[x]:
+            break
+    return n <= 2 * most - 1 + fit
 
 
 def _counts(counts: Sequence[int]) -> list[int]:
@@ -799,15 +963,25 @@ def _counts(counts: Sequence[int]) -> list[int]:
     return [0, *counts]
 
 
+def play_of(play: str) -> Play:
+    """The canonical name of a way of playing: ``optimal`` is CDP1."""
+    if play == "optimal":
+        return "cdp1"
+    if play not in PLAYS:
+        raise ValueError(f"play is one of {', '.join(PLAYS)} (optimal: cdp1), got {play!r}")
+    return play
+
+
 def analyse(rules: BlackjackTerms, counts: Sequence[int], play: Play = "basic") -> ExactResult:
     """The exact expectation of the next round drawn from ``counts`` (aces first, tens last).
 
-    ``play``: ``"basic"`` (the profile's basic strategy) or ``"optimal"`` (composition-dependent
-    optimal play). Raises ShoeError for a composition that cannot be played out. The first
-    composition for a set of rules and a play also builds their hands (cached, 4 at a time).
+    ``play``: ``"basic"`` (the profile's basic strategy), ``"cdp1"`` (composition-dependent optimal
+    play, a split hand playing the first split hand's best; also ``"optimal"``) or ``"cdz-"`` (the
+    same, a split hand playing as the same cards unsplit). Raises ShoeError for a composition that
+    cannot be played out, or one where a round could run out of cards. The first composition for a
+    set of rules and a play also builds their hands (cached, 4 at a time).
     """
-    if play not in PLAYS:
-        raise ValueError(f"play is one of {', '.join(PLAYS)}, got {play!r}")
+    play = play_of(play)
     shoe = _counts(counts)
     # Hands for the most cards of each value a shoe of the profile holds (or these counts, if more): every
     # depleted shoe of the profile uses the same hands, those it cannot deal having chance 0.

@@ -62,6 +62,14 @@ def _pack(text: str) -> int:
         raise argparse.ArgumentTypeError(f"a pack has 36 or 52 cards, got {text!r}") from None
 
 
+def _zone(text: str) -> tuple[int, int]:
+    least, dash, most = text.partition("-")
+    if not dash or not least.isdigit() or not most.isdigit() or not 1 <= int(least) <= int(most):
+        raise argparse.ArgumentTypeError(f"--cut-zone takes A-B, the least and most cards before the cut card "
+                                         f"(1 <= A <= B), got {text!r}")
+    return int(least), int(most)
+
+
 def _shuffle(text: str) -> ShuffleSpec:
     try:
         return parse_shuffle(text)
@@ -81,7 +89,11 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--shuffle", type=_shuffle, default=ShuffleSpec(), metavar="SPEC",
                         help=f"how the shoe is shuffled from its second shoe on: {SHUFFLE_HELP} (default fair; "
                         "docs/protection.md)")
-    parser.add_argument("--cut-at", type=_positive_int, metavar="K", help="the cut card sits before card K (default 75%%)")
+    parser.add_argument("--cut-at", type=_positive_int, metavar="K",
+                        help="the cut card sits before card K: K-1 cards come out before it (default: --cut-zone)")
+    parser.add_argument("--cut-zone", type=_zone, metavar="A-B",
+                        help="cards dealt before the cut card, drawn per shoe from A to B (default: ru-standard's, "
+                             "200-220 of 312, scaled to the shoe)")
     parser.add_argument("--auto-deal", type=_positive_float, metavar="RATE", help="release RATE cards per second on its own")
     parser.add_argument("--wait-for-host", action="store_true", help="start auto-dealing only once a host has connected")
     parser.add_argument("--cards", type=_positive_int, metavar="N", help="stop auto-dealing after N cards")
@@ -108,6 +120,13 @@ def run(args: argparse.Namespace) -> int:
         print(f"shoe-sim: --cut-at {args.cut_at} is beyond the {total} cards of {args.decks} "
               f"{args.pack}-card packs", file=sys.stderr)
         return 2
+    if args.cut_zone is not None and args.cut_zone[1] >= total:
+        print(f"shoe-sim: --cut-zone {args.cut_zone[0]}-{args.cut_zone[1]} reaches the end of the {total} cards of "
+              f"{args.decks} {args.pack}-card packs", file=sys.stderr)
+        return 2
+    if args.cut_zone is not None and args.cut_at is not None:
+        print("shoe-sim: --cut-at and --cut-zone place the same cut card: give one", file=sys.stderr)
+        return 2
     if not 0 <= args.unplug_seconds <= 60:
         print("shoe-sim: --unplug-seconds must be from 0 to 60", file=sys.stderr)
         return 2
@@ -120,6 +139,7 @@ def run(args: argparse.Namespace) -> int:
         decks=args.decks,
         pack=args.pack,
         cut_at=args.cut_at,
+        cut_zone=args.cut_zone,
         boot_id=boot_id,
         serial=args.serial,
         heartbeat=args.heartbeat,

@@ -16,6 +16,8 @@ from typing import Callable, Iterator, Protocol, TypeVar
 
 from controller.cards import Card
 
+from .lifeline import end_with_parent
+
 
 class ShuffledAsDealt:
     """A simulated shoe shuffled as it is dealt, the one card draw of every simulation.
@@ -70,7 +72,10 @@ def play_chunks(play: Callable[[J], C], jobs: list[J], workers: int,
         results = map(play, jobs)
         pool = None
     else:
-        pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"))
+        # Each worker ends with this process, a SIGKILL of it too (a forked worker waiting for its next
+        # chunk holds its own end of the pool's pipe, so it would wait forever, adopted by init).
+        pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"),
+                                   initializer=end_with_parent, initargs=(os.getpid(),))
         results = pool.map(play, jobs)  # in chunk order, whoever played them
     try:
         for chunk in results:

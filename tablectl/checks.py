@@ -26,7 +26,7 @@ from controller.journal import JournalError, JournalKey, JournalKeyError, ReadOn
 if TYPE_CHECKING:  # pragma: no cover  (pydantic-settings only for annotations: `journal init --db` needs none)
     from .config import Settings
 
-from .exits import EXIT_HARDWARE, EXIT_JOURNAL, EXIT_LISTEN, EXIT_STORAGE, exit_status
+from .exits import EXIT_CONFIG, EXIT_HARDWARE, EXIT_JOURNAL, EXIT_LISTEN, EXIT_STORAGE, exit_status
 
 OK = 0
 
@@ -64,8 +64,9 @@ def check_key(settings: Settings, warn: Callable[[str], None]) -> tuple[Finding,
     return Finding("key", OK, f"key {path}: a key file, mode {mode:04o}, key id {key.key_id}"), key
 
 
-def check_journal(settings: Settings, key: JournalKey) -> Finding:
-    """The journal: there, whole, every MAC verified, every row replayable, its folder writable with room."""
+def check_journal(settings: Settings, key: JournalKey) -> list[Finding]:
+    """The journal: there, whole, every MAC verified, every row replayable, its folder writable with room; and its
+    rules (the table's) the config's."""
     from controller.authority import replay_journal
     from controller.engine import Table
     from controller.journal import Journal
@@ -76,10 +77,10 @@ def check_journal(settings: Settings, key: JournalKey) -> Finding:
         if not os.access(path.parent, os.W_OK):  # (the service could not make it either)
             exc = ReadOnlyStorage(f"{ReadOnlyStorage.cause}: cannot create a journal in {path.parent}: making "
                                   f"{path} (it cannot be written)")
-            return Finding("journal", EXIT_STORAGE, str(exc))
-        return Finding("journal", EXIT_JOURNAL, f"no journal at {path}: a new table's journal is made by `tablectl "
-                       "journal init --config FILE` (as the service's user; or by the service's first start); a "
-                       "table that has played: the journal path is wrong, or the journal was moved")
+            return [Finding("journal", EXIT_STORAGE, str(exc))]
+        return [Finding("journal", EXIT_JOURNAL, f"no journal at {path}: a new table's journal is made by `tablectl "
+                        "journal init --config FILE` (as the service's user; or by the service's first start); a "
+                        "table that has played: the journal path is wrong, or the journal was moved")]
     try:
         journal = Journal(path, key)  # (never create=True: opened and verified as the service opens it)
         try:
@@ -88,8 +89,14 @@ def check_journal(settings: Settings, key: JournalKey) -> Finding:
         finally:
             journal.close()
     except JournalError as exc:
-        return Finding("journal", exit_status(exc), str(exc))
-    return Finding("journal", OK, f"journal {path}: verified, {seq} rows, head MAC {mac}, phase {table.phase.value}")
+        return [Finding("journal", exit_status(exc), str(exc))]
+    found = [Finding("journal", OK, f"journal {path}: verified, {seq} rows, head MAC {mac}, phase {table.phase.value}")]
+    from .config import rules_differ
+
+    differ = rules_differ(table.rules, settings)
+    found.append(Finding("rules", EXIT_CONFIG, str(differ)) if differ is not None else
+                 Finding("rules", OK, f"rules: {table.rules.name}, the journal's and the config's"))
+    return found
 
 
 def check_gpio(settings: Settings) -> list[Finding]:
@@ -123,7 +130,8 @@ def _check_spi(device: str) -> Finding:
         st = os.stat(device)
     except FileNotFoundError:
         return Finding("spi", EXIT_HARDWARE, f"the displays' SPI device {device} is not there: SPI is off; sudo "
-                       "raspi-config nonint do_spi 0, then reboot (deploy/README.md, section 1)")
+                       "raspi-config nonint do_spi 0 (plain Debian: dtparam=spi=on in /boot/firmware/config.txt), "
+                       "then reboot (deploy/README.md, section 1)")
     except OSError as exc:
         return Finding("spi", EXIT_HARDWARE, f"the displays' SPI device {device}: {exc.strerror}")
     if not stat.S_ISCHR(st.st_mode):
@@ -198,7 +206,7 @@ def run_checks(settings: Settings, *, gpio: bool = True, api: bool = True, shoe_
     key_finding, key = check_key(settings, warn or (lambda message: print(f"warning: {message}", file=sys.stderr)))
     found.append(key_finding)
     if key is not None:
-        found.append(check_journal(settings, key))
+        found += check_journal(settings, key)
     if gpio:
         found += check_gpio(settings)
     api_finding = check_api(settings) if api else None

@@ -30,6 +30,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "protect": ("tablectl.protect_cli", "game protection: shoes (slugs, shuffle scores, preferential shuffles) and dealers"),
     "hash-key": ("tablectl.hash_key", "print the SHA-256 of an API key for the config"),
     "floor": ("tablectl.floor.cli", "the casino floor: every table from the broker, its store, dashboard and API"),
+    "broker": ("tablectl.floor.broker_cli", "the floor's broker: its access rules (who may read, write, share) and "
+                                            "client certificates"),
     "fleet-sim": ("tablectl.fleet_sim_cli", "play N virtual tables against a broker (each a real engine and journal)"),
 }
 
@@ -48,6 +50,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     a Pi), and `tablectl replay` must start at once.
     """
     parser = argparse.ArgumentParser(prog="tablectl", description="Blackjack table controller")
+    parser.add_argument("--version", action=_Version, help="print the version and the build stamp (the commit it "
+                                                           "was built from, its date, when it was built) and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for name, (module_name, help_text) in COMMANDS.items():
@@ -64,6 +68,20 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
             raise
         module.configure_parser(p)
     return parser
+
+
+class _Version(argparse.Action):
+    """--version, its line made only when asked (a checkout's asks git)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS, help: str | None = None) -> None:
+        super().__init__(option_strings, dest=dest, default=argparse.SUPPRESS, nargs=0, help=help)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: object,
+                 option_string: str | None = None) -> None:
+        from .version import version_line
+
+        print(version_line())
+        parser.exit()
 
 
 def _chosen_command(argv: Sequence[str]) -> str | None:
@@ -83,6 +101,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .compiled_engine import use_compiled_engine
 
         engine = use_compiled_engine()  # before the parser: registering the command's options imports the engine
+    if argv is None:  # this process's own command line: started by a parent it must end with, when one asked
+        # (after the engine's choice: `simulators` imported before it would rule the compiled build out)
+        from simulators.lifeline import end_with_parent
+
+        end_with_parent()
     parser = build_parser(command)
     args = parser.parse_args(words)
     if engine is not None:  # what the command prints of the engine it ran

@@ -194,6 +194,34 @@ class ConfigError(ValueError):
     """A configuration that cannot run; the message names the setting."""
 
 
+# The journalled way to change a table's rules (tablectl/journal_cli.py, `run_rules`), named wherever they differ.
+RULES_COMMAND = "tablectl journal rules --config FILE"
+
+
+class RulesDiffer(ConfigError):
+    """The config's rules are not the journal's, which are the table's: the table would play other rules than
+    the config says, without a word (issue 36). The message names each difference and the command that changes
+    the table's rules, journalled."""
+
+
+def rules_differ(journal: Rules, settings: "Settings") -> RulesDiffer | None:
+    """Why the config's `[table]` rules are not the journal's (the rules in force at its head), or None."""
+    from controller.rules import differences
+
+    found = differences(journal, settings.table.rules())
+    if not found:
+        return None
+    said = "; ".join(f"{what} {_shown(theirs)} in the journal, {_shown(mine)} in the config"
+                     for what, theirs, mine in found)
+    return RulesDiffer(f"the config's [table] rules are not the table's, which its journal holds: {said}. Change "
+                       f"the table's rules between rounds with `{RULES_COMMAND}` (journalled; the service "
+                       "stopped), or set [table] profile and options to the journal's")
+
+
+def _shown(value: Any) -> str:
+    return "(none)" if value is None else str(value)
+
+
 def _say_setting(fault: Fault) -> str:
     if fault.kind == "extra_forbidden":
         return f"{fault.where}: unknown setting"

@@ -7,6 +7,7 @@ import logging
 
 from controller import events as ev
 from controller.engine import Table
+from controller.ids import BadId, person_id
 from display.console import ConsoleAction, ConsoleKind
 
 from .parts import console_part
@@ -31,6 +32,11 @@ def badge_event(action: ConsoleAction, table: Table) -> ev.Event | None:
     badge signs its dealer in (relieving the one on duty). The engine refuses it during a round (logged)."""
     if not action.badge:
         return None
-    if action.badge == table.dealer_on_duty:
-        return ev.DealerOut(dealer=action.badge)
-    return ev.DealerIn(dealer=action.badge)
+    try:
+        badge = person_id(action.badge, "a badge id")  # the table's one rule for ids (controller.ids)
+    except BadId as exc:
+        log.warning("badge refused: %s", exc)
+        return None
+    if badge == table.dealer_on_duty:
+        return ev.DealerOut(dealer=badge)
+    return ev.DealerIn(dealer=badge)

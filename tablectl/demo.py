@@ -26,7 +26,9 @@ from typing import Any
 def configure_parser(p: argparse.ArgumentParser) -> None:
     """Register demo's arguments."""
     p.add_argument("--seed", type=int, default=1, help="seed of the shoe and the dealer (default 1)")
-    p.add_argument("--rounds", type=int, default=30, help="rounds to play, 0 for until Ctrl-C (default 30)")
+    p.add_argument("--rounds", type=int, default=None,
+                   help="rounds to play, 0 for until Ctrl-C (default 30; with a bad --shuffle, until the shoe it "
+                        "shuffled is dealt out and the next is shuffled in, so its alarm and notice are seen)")
     p.add_argument("--pace", choices=("fast", "live"), default="live", help="table pace (default live)")
     p.add_argument("--port", type=_port, default=0, help="API port on 127.0.0.1 (default: a free one)")
     p.add_argument("--db", help="keep the journal here (for `tablectl journal export` and `replay` afterwards)")
@@ -111,10 +113,15 @@ def run(args: argparse.Namespace) -> int:
 
 
 def shoe_args(rules: Any) -> tuple[str, ...]:
-    """The virtual shoe's pack for these rules: their decks, and a 36-card pack where they play one."""
+    """The virtual shoe for these rules: their decks, a 36-card pack where they play one, and the cut card where
+    the rules place it (ru-standard: 200 to 220 of 312 cards before it; the club games have none)."""
     args: tuple[str, ...] = ("--decks", str(rules.decks))
-    if getattr(rules, "pack", 52) != 52:
+    pack = getattr(rules, "pack", 52)
+    if pack != 52:
         args += ("--pack", str(rules.pack))  # the club-21-36 shoe (simulators, branch club-sim)
+    zone = rules.cut_card_zone(rules.decks * pack)
+    if zone:
+        args += ("--cut-zone", f"{zone[0]}-{zone[1]}")
     return args
 
 
@@ -193,11 +200,23 @@ async def _play(args: argparse.Namespace, settings: Any, api: str, dealer_key: s
         if isinstance(error, ListenError):  # the port was taken between the demo's check and the service's bind
             print(port_in_use(settings.api.port), file=sys.stderr)
             return EXIT_LISTEN
+        from .config import RulesDiffer
+
+        if isinstance(error, RulesDiffer):  # --db names a journal of other rules than --rules
+            print(f"tablectl demo: {error}", file=sys.stderr)
+            return 2
         print(f"tablectl demo: the table could not start: {error}", file=sys.stderr)
         return 1
     service = holder["service"]
     first_round = service.table.rounds_played
-    target = first_round + args.rounds if args.rounds else 10**9
+    # A bad shuffle's findings come in the second shoe (a slug while it is dealt, a weak shuffle when the third is
+    # shuffled in), wherever its cut card lies: by default the demo plays until then (issue 38: 30 rounds did not
+    # always reach the slug).
+    from simulators.shuffles import ShuffleKind, parse_shuffle
+
+    through_bad_shoe = args.rounds is None and parse_shuffle(args.shuffle).kind is not ShuffleKind.FAIR
+    rounds = 30 if args.rounds is None else args.rounds
+    target = first_round + rounds if rounds and not through_bad_shoe else 10**9
     extra = {"supervisor_key": pit_key} if pit_key is not None else {}  # only a game with a bank needs the pit
     dealer = dealer_class(api, dealer_key, sim.control_path, seed=args.seed, pace=pace / 3, max_boxes=4, **extra)
     result: dict[str, Any] = {}
@@ -217,7 +236,11 @@ async def _play(args: argparse.Namespace, settings: Any, api: str, dealer_key: s
     thread = threading.Thread(target=play, name="virtual-dealer", daemon=True)
     thread.start()
     ages = asyncio.create_task(_keep_ages_counting(printer, service, demo_stop)) if screen.live else None
+    third = asyncio.create_task(_until_third_shoe(service, service.table.shoes_loaded + 3, demo_stop)) \
+        if through_bad_shoe else None
     await demo_stop.wait()
+    if third is not None:
+        third.cancel()
     if ages is not None:
         ages.cancel()
     dealer.stop.set()  # wakes the dealer out of any wait; an HTTP call in flight answers at once
@@ -232,6 +255,15 @@ async def _play(args: argparse.Namespace, settings: Any, api: str, dealer_key: s
           + (f"; journal kept in {kept}" if kept else ""), flush=True)
     print(json.dumps(summary), flush=True)
     return 1 if "error" in result else 0
+
+
+async def _until_third_shoe(service: Any, shoes: int, stop: asyncio.Event) -> None:
+    """Stop the demo once the shoe the virtual shoe shuffled badly (its second) is out and a third shoe is in
+    (``shoes``: the table's shoes loaded by then)."""
+    while not stop.is_set():
+        await asyncio.sleep(0.05)
+        if service.table.shoes_loaded >= shoes and service.table.round is None:
+            stop.set()
 
 
 async def _keep_ages_counting(printer: "_Printer", service: Any, stop: asyncio.Event) -> None:

@@ -76,6 +76,9 @@ def run(args: argparse.Namespace) -> int:
     except (ValueError, OSError, PdfUnavailable) as exc:  # (a ConfigError is a ValueError)
         print(f"tablectl dispute: {exc}", file=sys.stderr)
         return EXIT_CANNOT
+    if record.imported is not None:
+        print(f"tablectl dispute: IMPORTED: this journal is not a live table's record (imported at "
+              f"{record.imported['at']} from {record.imported['source']}); the record says so", file=sys.stderr)
     if args.out:
         print(f"wrote the record of round {args.round} ({record.exported.copy} copy, {args.format}) to {args.out}: "
               f"rows {record.verification.first_seq} to {record.verification.last_seq}, verified to the head row "

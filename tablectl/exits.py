@@ -40,4 +40,8 @@ def exit_status(exc: BaseException | None) -> int:
         return EXIT_HARDWARE
     if isinstance(exc, JournalError):
         return EXIT_JOURNAL if type(exc) is not JournalError else EXIT_INTERNAL
+    from .config import ConfigError  # (a config the journal refuses, its rules not the table's; only then)
+
+    if isinstance(exc, ConfigError):
+        return EXIT_CONFIG
     return EXIT_INTERNAL

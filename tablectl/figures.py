@@ -12,10 +12,13 @@ From the table's journal alone: the table's API serves them (`GET /api/figures`)
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from decimal import Decimal
 from typing import Any
 
+from controller.effects import Effect, RoundSettled
 from controller.engine import Table
 from controller.events import Shuffle
 from controller.event_codec import dump_event
@@ -138,31 +141,81 @@ def _buckets(points: list[dict[str, Any]], now: datetime, hours: float, count: i
     return out
 
 
-def dealer_book(reader: JournalReader, since: datetime | None = None) -> DealerBook:
+@dataclass(frozen=True)
+class Window:
+    """Which part of a journal a protection report reads (``--since``, ``--until``, ``--rounds A-B``).
+
+    The journal is always replayed from its first row (the count, the dealer on duty and the previous shoe
+    are known from before the window); it is read up to ``until`` (rows received before it) and up to the
+    settlement of round ``last_round``: "flagged by round 200" is the report of the journal as it stood
+    then. ``since`` and ``first_round`` say where the booking starts. Round numbers are the table's, as
+    `tablectl dispute --round N` and the replay number them.
+    """
+
+    since: datetime | None = None
+    until: datetime | None = None
+    first_round: int | None = None
+    last_round: int | None = None
+
+    def replay(self, entries: Iterable[JournalEntry], apply: Any) -> Iterator[tuple[JournalEntry, list[Effect]]]:
+        """Apply (``apply(event)``, the effects) each entry the window reaches, in order; yield it with its effects."""
+        settled = 0
+        for entry in entries:
+            if self.until is not None and entry.received_at >= self.until:
+                return
+            if self.last_round is not None and settled >= self.last_round:
+                return
+            effects = apply(entry.event)
+            for effect in effects:
+                if isinstance(effect, RoundSettled):
+                    settled = max(settled, effect.round.number)
+            yield entry, effects
+
+
+def dealer_book(reader: JournalReader, since: datetime | None = None, window: Window | None = None) -> DealerBook:
     """Replay the whole journal (the dealer on duty at ``since`` is known from before it) into a DealerBook.
 
     Each accepted event is applied to a table whose effects the book reads; each refused action is booked
-    at its time; at the end every shoe's shuffle score goes to the dealer who shuffled it in.
+    at its time; at the end every shoe's shuffle score goes to the dealer who shuffled it in. ``window``
+    (``--until``, a round range) cuts the journal where it ends and starts the booking with its first round.
     """
+    window = window or Window(since=since)
     entries = list(reader.entries())
     refusals = _refusal_rows(reader)
-    book = DealerBook(since)
+    # booking starts at ``since``, or (a round range) when round ``first_round`` starts: until then, at no time
+    waiting = window.first_round is not None
+    book = DealerBook(_NEVER if waiting else window.since)
     if not entries:
         return book
     table = Table(_journal_rules(entries), shoes_watched=None)
     r = 0
+    cut = False  # the window ended before the journal did: the refusals after it are not booked
     for entry in entries:
+        if window.until is not None and entry.received_at >= window.until:
+            cut = True
+            break
+        if waiting and table.round is None and table.rounds_played + 1 >= (window.first_round or 0) \
+                and entry.event.type in ("bet", "card"):  # round ``first_round``'s first bet or card
+            waiting = False
+            book.since = max(entry.received_at, window.since) if window.since else entry.received_at
         while r < len(refusals) and refusals[r][0] < entry.seq:
             book.refused(refusals[r][1])
             r += 1
         effects = table.apply(entry.event)
         shoe_in = table.shoe.shoe_id if isinstance(entry.event, Shuffle) and table.shoe is not None else None
         book.event(entry.received_at, effects, shoe_in)
-    for _, at in refusals[r:]:
+        if window.last_round is not None and any(
+                isinstance(e, RoundSettled) and e.round.number >= window.last_round for e in effects):
+            cut = True
+            break
+    for _, at in refusals[r:] if not cut else ():
         book.refused(at)
     for shoe in examine(table.shoe_watch.book.shoes):
         book.shoe_scored(shoe.shoe, shoe.quality.p, shoe.quality.weak)
     return book
+
+
+_NEVER = datetime.max.replace(tzinfo=timezone.utc)  # a booking not started yet (a round range's first round)
 
 
 def _journal_rules(entries: list[JournalEntry]) -> Rules:
@@ -202,18 +255,50 @@ def dealer_json(line: DealerShift) -> dict[str, Any]:
     }
 
 
-def player_book(reader: JournalReader, since: datetime | None = None) -> AdvantageBook:
-    """Replay the whole journal (the count of the shoe in play at ``since`` is known from before it) into an
-    AdvantageBook: each player's and box's advantage-play evidence from ``since`` on (docs/protection.md)."""
-    entries = list(reader.entries())
-    if not entries:
-        return AdvantageBook(since=since)
-    rules = _journal_rules(entries)
-    book = AdvantageBook(decks=rules.decks, pack=rules.pack, since=since)
-    table = Table(rules)  # the live table's watch of two shoes: the book needs none of it
-    for entry in entries:
-        feed(book, table, entry.event)
+def player_book(reader: JournalReader, since: datetime | None = None, window: Window | None = None) -> AdvantageBook:
+    """Each player's and box's advantage-play evidence from ``since`` on (docs/protection.md), the journal's rows
+    streamed through the engine into an AdvantageBook; ``window`` (``--until``, a round range) cuts the journal
+    where it ends and books only its rounds.
+
+    The book's count is the one the players keep, from the shuffle of the shoe in play at ``since``: with only
+    ``since``, the replay starts from the newest state the table kept (a snapshot, its MAC checked) at or before
+    that shuffle, the shuffle resets the count, and every round from ``since`` on is booked exactly as a replay
+    from the first row books it, in work bounded by the window, not the journal (issue 37). Otherwise, or with
+    no state kept before it, the journal is read from its first row.
+    """
+    window = window or Window(since=since)
+    start = _start_before(reader, window.since) if window.since is not None and window.first_round is None else None
+    if start is not None:
+        table, after = start
+    else:
+        first = next(reader.entries(), None)
+        if first is None:
+            return AdvantageBook(since=window.since)
+        table, after = Table(_journal_rules([first])), 0
+    rules = table.rules
+    book = AdvantageBook(decks=rules.decks, pack=rules.pack, since=window.since, first_round=window.first_round)
+    book.replayed_from = after
+    for _ in window.replay(reader.entries(after), lambda event: feed(book, table, event)):  # (a cursor: a row at a time)
+        pass
     return book
+
+
+def _start_before(reader: JournalReader, since: datetime) -> tuple[Table, int] | None:
+    """The table as the newest state kept before the shuffle of the shoe in play at ``since`` restores it, and
+    that state's row; None when there is no such shuffle or state (or it cannot be restored)."""
+    from controller.errors import SnapshotError  # (the snapshot's own error: only here)
+
+    boundary = reader.first_seq_at(since)
+    shuffle = reader.last_row_before(boundary, "shuffle", within=boundary)
+    if shuffle is None:
+        return None
+    snapshot = reader.snapshot_at_or_before(shuffle.seq - 1)
+    if snapshot is None:
+        return None
+    try:
+        return Table.from_snapshot(snapshot[1]), snapshot[0]
+    except SnapshotError:
+        return None
 
 
 def _p(p: float | None) -> float | None:

@@ -1,9 +1,10 @@
-"""The journal tools: `tablectl journal export|verify|keygen|init|backup` and `tablectl status`.
+"""The journal tools: `tablectl journal export|verify|keygen|init|rules|backup|import` and `tablectl status`.
 
 Every tool that reads a journal opens it read-only (SQLite ``mode=ro``): it
 never changes a byte of the file it inspects, and never writes an output file
 over the journal or the files beside it. `init` makes a journal only where
-nothing is; `backup` reads the journal through SQLite's online backup. With the table's key (``--key``, by
+nothing is, its first row the config's rules; `rules` writes one row, the config's rules, through the
+engine's own check and the journal's writer lock (the service stopped: one writer); `backup` reads the journal through SQLite's online backup. With the table's key (``--key``, by
 default the key beside the journal, ``key_beside``) the journal is verified before anything is
 read from it; `status` and `export` without one say it is unverified, `verify` needs it.
 A missing key is never answered with a new one: a journal verifies only with the key that signed it.
@@ -18,6 +19,7 @@ import os
 import sys
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 from controller.authority import ReplayRefused, check_round_records, export_session, replay_journal
 from controller.journal import (JournalError, JournalKey, JournalKeyError, JournalNotFound, JournalReader,
@@ -56,6 +58,11 @@ def configure_parser(p: argparse.ArgumentParser) -> None:
     init.add_argument("--key", help="key file (without --config; default: the journal's path with .key appended)")
     init.add_argument("--rules", default="ru-standard", help="rule profile of the first row (without --config)")
     init.set_defaults(_run=run_init)
+    rules = sub.add_parser("rules", help="change the table's rules to the config's [table] profile and options, "
+                                         "between rounds: one journalled row (the service stopped)")
+    rules.add_argument("--config", required=True, help="the table's config: its [journal] and its [table] rules")
+    rules.add_argument("--by", help="who changes them, journalled as technician:NAME (default: the login name)")
+    rules.set_defaults(_run=run_rules)
     backup = sub.add_parser("backup", help="copy the journal into a folder (SQLite's online backup, safe while the "
                                            "service writes), then verify the copy with the key")
     backup.add_argument("--to", required=True, metavar="DIR", help="folder for the copy (a USB stick, a share)")
@@ -65,6 +72,16 @@ def configure_parser(p: argparse.ArgumentParser) -> None:
     backup.add_argument("--keep", type=int, default=0, metavar="N",
                         help="keep the newest N copies of this journal in DIR, remove older ones (default: keep all)")
     backup.set_defaults(_run=run_backup)
+    imp = sub.add_parser("import", help="make a keyed journal from a session file or a recorded shoe sequence, "
+                                        "marked imported (docs/session-format.md, \"Importing\")")
+    imp.add_argument("source", metavar="FILE", help="a session file (JSON Lines, as journal export writes) or a "
+                                                   "recorded shoe sequence (its first line {\"recorded\": \"shoes\", ...})")
+    imp.add_argument("--db", required=True, help="the new journal (never over an existing file)")
+    imp.add_argument("--key", help="its key file (default: beside it, DB.key; made when missing)")
+    imp.add_argument("--said", metavar="TEXT", help="where the file came from, in the journal's import row "
+                                                   "(e.g. 'table 7, 2026-12-01, Acme recorder export')")
+    imp.add_argument("--rules", metavar="PROFILE", help="the rule profile, over the file's own")
+    imp.set_defaults(_run=run_import)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -235,20 +252,37 @@ def run_keygen(args: argparse.Namespace) -> int:
     return 0
 
 
-def _target(args: argparse.Namespace) -> tuple[Path, Path, str, str]:
-    """(journal, key file, rule profile, the table's name) from --config, or from --db/--key/--rules."""
+def _target(args: argparse.Namespace) -> tuple[Path, Path, Any, str]:
+    """(journal, key file, its rules, the table's name) from --config (its [table] profile and options), or from
+    --db/--key/--rules (a profile as it is)."""
+    from controller.rules import build_rules
+
     if args.config:
         if args.db or args.key:
             raise ValueError("give --config, or --db (and --key), not both")
         from tablectl.config import load_settings  # (pydantic-settings: only for the tools that read a config)
 
         settings = load_settings(args.config)
-        return (settings.journal.path, settings.journal.key_path, settings.table.profile, settings.table.name)
+        return (settings.journal.path, settings.journal.key_path, settings.table.rules(), settings.table.name)
     if not args.db:
         raise ValueError("give --config FILE (the table's config) or --db JOURNAL")
     db = Path(args.db)
     key = Path(args.key) if args.key else key_beside(db)
-    return db, key, getattr(args, "rules", "ru-standard"), db.stem
+    return db, key, build_rules(getattr(args, "rules", "ru-standard")), db.stem
+
+
+def rules_in_force(reader: JournalReader) -> Any:
+    """The rules the journal's table plays now: its last accepted rules row (the first row is one)."""
+    from controller.events import SetRules
+    from controller.rules import build_rules
+
+    last: SetRules | None = None
+    for entry in reader.entries():
+        if isinstance(entry.event, SetRules):
+            last = entry.event
+    if last is None:
+        raise reader.empty()
+    return build_rules(last.profile, last.options)
 
 
 def _owned_like_its_folder(path: Path) -> str:
@@ -270,17 +304,24 @@ def run_init(args: argparse.Namespace) -> int:
     arguments, config, the key file, storage), 3 (the journal there is refused).
     """
     from controller.authority import TableAuthority
-    from controller.rules import RuleError, build_rules
+    from controller.rules import RuleError
 
     from controller.journal import journal_exists
 
     try:
-        db, key_path, profile, _ = _target(args)
-        rules = build_rules(profile)
+        db, key_path, rules, _ = _target(args)
         if journal_exists(db):
             with open_verified(str(db), str(key_path), "journal init") as reader:
                 seq, mac = reader.head()
+                have = rules_in_force(reader) if args.config else rules
             print(f"journal {db} exists and verifies ({seq} rows, head MAC {mac}): nothing done")
+            from tablectl.config import RULES_COMMAND
+            from controller.rules import differences
+
+            found = differences(have, rules)
+            if found:  # (run and run --check refuse such a config: said here already)
+                print(f"tablectl journal init: its rules are not the config's: {_differences(found)}; "
+                      f"`{RULES_COMMAND}` changes the table's rules between rounds (journalled)", file=sys.stderr)
             return 0
         made_key = not (key_path.exists() or key_path.is_symlink())
         if made_key:
@@ -293,11 +334,86 @@ def run_init(args: argparse.Namespace) -> int:
         seq, mac = authority.journal.head()
         authority.journal.close()
         owner = _owned_like_its_folder(db)
-        print(f"made the journal {db}{owner}: {seq} row (the rules: {rules.name}), head MAC {mac}")
+        print(f"made the journal {db}{owner}: {seq} row (the rules: {rules.name}{_options_said(rules)}), "
+              f"head MAC {mac}")
     except (JournalError, RuleError, ValueError, OSError) as exc:
         print(f"tablectl journal init: {exc}", file=sys.stderr)
         return tool_status(exc) if isinstance(exc, JournalError) else EXIT_CANNOT
     return 0
+
+
+def _differences(found: list[tuple[str, Any, Any]]) -> str:
+    return "; ".join(f"{what} {have} in the journal, {want} in the config" for what, have, want in found)
+
+
+def _options_said(rules: Any) -> str:
+    """The options a config set apart from its profile's own, for the line `init` prints."""
+    from controller.rules import build_rules, differences
+
+    changed = [f"{what} {want}" for what, _, want in differences(build_rules(rules.name), rules)]
+    return f"; {', '.join(changed)}" if changed else ""
+
+
+def run_rules(args: argparse.Namespace) -> int:
+    """The config's [table] rules made the table's: one SetRules row, through the engine's check, journalled.
+
+    The service must be stopped (the journal's writer lock: one writer). The engine takes new rules only
+    between rounds with no bet down and no alert waiting (`Table.check_rules`); refused, the attempt is
+    journalled as every refused action is. Exit 0 (changed, or the journal's rules are the config's already),
+    1 (refused by the table now: the reason said), 2 (cannot: config, key, no journal, the service running,
+    storage), 3 (the journal is refused).
+    """
+    import getpass
+
+    from controller.authority import TableAuthority
+    from controller.engine import IllegalAction
+    from controller.events import SetRules
+    from controller.journal import journal_exists
+    from controller.rules import RuleError, differences
+
+    from tablectl.config import ConfigError, load_settings
+    from tablectl.journal_lock import JournalBusy, writer_lock
+
+    tool = "tablectl journal rules"
+    try:
+        settings = load_settings(args.config)
+        want, db = settings.table.rules(), settings.journal.path
+        if not journal_exists(db):
+            raise ValueError(f"no journal at {db}: a new table's journal is made with its config's rules by "
+                             "`tablectl journal init --config FILE`")
+        key = _load_key(settings.journal.key_path, "journal rules", db)
+        by = args.by or getpass.getuser()
+        with writer_lock(db, required=True):
+            now = datetime.now(timezone.utc)
+            authority = TableAuthority.open(db, key, want, now=now, create=False)
+            try:
+                found = differences(authority.table.rules, want)
+                if not found:
+                    print(f"the journal's rules are the config's already ({want.name}): nothing done")
+                    return 0
+                event = SetRules(profile=want.name, options=want.options(), actor=f"technician:{by}")
+                try:
+                    seq, _ = authority.submit(event, now)
+                except IllegalAction as exc:
+                    print(f"{tool}: refused ({exc.refusal.code}): {exc.refusal.message}; the attempt is journalled. "
+                          "Rules change between rounds with no bet down and no alert waiting: finish or void the "
+                          "round, then run this again", file=sys.stderr)
+                    return EXIT_NOT_VERIFIED  # (1: refused, as a verify that fails: a person acts, then again)
+                head = authority.journal.head()
+            finally:
+                authority.journal.close()
+        print(f"the table's rules are the config's from the next round: {_differences(found)} (row {seq}, by "
+              f"technician:{by}; head {head[0]} {head[1]})")
+        return 0
+    except JournalBusy as exc:  # (the service is running)
+        print(f"{tool}: {exc}", file=sys.stderr)
+        return EXIT_CANNOT
+    except JournalError as exc:
+        print(f"{tool}: {exc}", file=sys.stderr)
+        return tool_status(exc)
+    except (ConfigError, RuleError, ValueError, OSError) as exc:
+        print(f"{tool}: {exc}", file=sys.stderr)
+        return EXIT_CANNOT
 
 
 def run_backup(args: argparse.Namespace) -> int:
@@ -379,12 +495,55 @@ def _prune(folder: Path, name: str, keep: int) -> list[Path]:
     return old
 
 
-def parse_time(text: str) -> datetime:
-    """``--since``'s ISO-8601 time (UTC when it names no zone); ValueError says what is wrong."""
+def run_import(args: argparse.Namespace) -> int:
+    """A session file or a recorded shoe sequence as a new keyed journal, marked imported: exit 0, or 2 with the
+    line that stopped it (nothing is left behind)."""
+    from controller.rules import RuleError
+
+    from .journal_import import ImportError_, describe, import_file
+
+    db = Path(args.db)
+    key = Path(args.key) if args.key else key_beside(db)
+    try:
+        made = import_file(Path(args.source), db, key, said=args.said, now=datetime.now(timezone.utc),
+                           profile=args.rules)
+    except (ImportError_, JournalError, RuleError, ValueError, OSError) as exc:
+        print(f"tablectl journal import: {args.source}: {exc}", file=sys.stderr)
+        return EXIT_CANNOT
+    print(describe(made))
+    return EXIT_OK
+
+
+def imported_from(reader: JournalReader) -> dict[str, Any] | None:
+    """Where an imported journal came from (its `imported` row: source, format, sha256, at, and the row), or None
+    for a table's own journal. The row is the journal's second (after the rules) or, at the latest, before its
+    first shuffle."""
+    from controller.events import Imported, Shuffle
+
+    for entry in reader.entries():
+        if isinstance(entry.event, Imported):
+            e = entry.event
+            return {"source": e.source, "format": e.format, "sha256": e.sha256,
+                    "at": e.at.isoformat() if e.at else None, "row": entry.seq}
+        if isinstance(entry.event, Shuffle) or entry.seq > 10:
+            return None
+    return None
+
+
+def imported_line(provenance: dict[str, Any] | None) -> str | None:
+    """The line every tool prints first for an imported journal (None for a table's own)."""
+    if provenance is None:
+        return None
+    return (f"IMPORTED: not a live table's record: imported by `tablectl journal import` at {provenance['at']} from "
+            f"{provenance['source']} ({provenance['format']}, sha256 {provenance['sha256']}; row {provenance['row']})")
+
+
+def parse_time(text: str, option: str = "--since") -> datetime:
+    """An option's ISO-8601 time (UTC when it names no zone); ValueError says what is wrong."""
     try:
         t = datetime.fromisoformat(text)
     except ValueError:
-        raise ValueError(f"--since {text!r} is not an ISO-8601 time (e.g. 2026-11-30T20:00:00Z)") from None
+        raise ValueError(f"{option} {text!r} is not an ISO-8601 time (e.g. 2026-11-30T20:00:00Z)") from None
     return t if t.tzinfo else t.replace(tzinfo=timezone.utc)
 
 

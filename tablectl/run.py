@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import gc
 import json
 import logging
 import signal
@@ -12,8 +14,9 @@ from typing import Any, Callable, TextIO
 
 from controller.journal import JournalError
 
-from .config import ConfigError, Settings, load_settings
+from .config import ConfigError, Settings, load_settings, rules_differ
 from .exits import EXIT_CONFIG, EXIT_INTERNAL, EXIT_OK, exit_status
+from .journal_lock import JournalBusy, writer_lock
 from .listening import ListenError, scheme
 from .logs import one_line, setup_logging
 from .service import TableService
@@ -93,10 +96,9 @@ async def serve(settings: Settings, *, gpio: bool = True, api: bool = True,
     """Run the service (and its API) until SIGTERM or SIGINT, or until ``stop`` is set.
 
     A caller that passes ``stop`` owns the signals (the demo stops its dealer first). Returns
-    the journal's failure if it stopped the table.
+    the journal's failure if it stopped the table. The journal's writer lock is held throughout
+    (tablectl.journal_lock: one writer), unless the caller made the service and holds the journal.
     """
-    loop = asyncio.get_running_loop()
-    sys.setswitchinterval(SWITCH_INTERVAL_SECONDS)
     pin_factory = None
     if gpio and service is None:
         # The pin factory first: a Pi that cannot drive its pins (no lgpio, not a Pi) stops here,
@@ -104,7 +106,31 @@ async def serve(settings: Settings, *, gpio: bool = True, api: bool = True,
         from display.factory import make_pin_factory
 
         pin_factory = make_pin_factory(settings.gpio.pin_factory)
+    locked = writer_lock(settings.journal.path, required=False) if service is None else contextlib.nullcontext()
+    try:
+        with locked:
+            return await _serve(settings, gpio=gpio, api=api, on_ready=on_ready, service=service, announce=announce,
+                                stop=stop, terminal_stream=terminal_stream, pin_factory=pin_factory)
+    except JournalBusy:
+        if pin_factory is not None:
+            pin_factory.close()
+        raise
+
+
+async def _serve(settings: Settings, *, gpio: bool, api: bool, on_ready: Callable[[TableService], None] | None,
+                 service: TableService | None, announce: bool, stop: asyncio.Event | None,
+                 terminal_stream: TextIO | None, pin_factory: Any) -> JournalError | None:
+    loop = asyncio.get_running_loop()
+    sys.setswitchinterval(SWITCH_INTERVAL_SECONDS)
     service = service or TableService(settings)
+    # The journal's rules are the table's: a config that names others would have the table play rules it does
+    # not say, so it is refused, each difference named (a new table's journal was just made with the config's).
+    differ = rules_differ(service.table.rules, settings)
+    if differ is not None:
+        service.authority.journal.close()
+        if pin_factory is not None:
+            pin_factory.close()
+        raise differ
     # The head in the log lets a copy taken off the table show later whether rows were cut from the tail;
     # its MAC is withheld while a card is face down, as below supervisor in the API (controller.view.head_view).
     log.info("table %s: journal %s, %d events replayed, phase %s, journal head %s", settings.table.name,
@@ -155,6 +181,7 @@ async def serve(settings: Settings, *, gpio: bool = True, api: bool = True,
     watchdog = asyncio.create_task(_watchdog(notify), name="watchdog") if notify is not None else None
 
     def ready() -> None:
+        settle_startup()
         if notify is not None:
             notify.ready()
         if announce:  # one JSON line on stdout: what a supervising process waits for
@@ -205,6 +232,19 @@ async def serve(settings: Settings, *, gpio: bool = True, api: bool = True,
         for handler in logging.getLogger().handlers:
             handler.removeFilter(context)
     return service.failure
+
+
+def settle_startup() -> None:
+    """What the table made to start (the modules, the app, its models, the engine's tables) lives as long as
+    the process: its garbage collected once, and the rest moved out of the collector's sight (`gc.freeze`).
+
+    A full collection walks every object the collector tracks; the ~90,000 made at start-up are never
+    garbage, and walking them was most of the CPU the service spent stopping (interpreter finalization
+    collects several times: 0.5 s natively, ten times that under arm64 emulation; benchmarks/soak.py)
+    and of each full collection during the shift, which pauses the writer.
+    """
+    gc.collect()
+    gc.freeze()
 
 
 def _logged_head(service: TableService) -> str:
@@ -271,7 +311,7 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         failure = asyncio.run(serve(settings, gpio=not args.no_gpio, api=not args.no_api))
-    except (JournalError, ListenError, GpioUnavailable) as exc:
+    except (JournalError, ListenError, GpioUnavailable, ConfigError) as exc:
         log.error("%s", exc)
         print(f"tablectl run: {exc}", file=sys.stderr)
         return exit_status(exc)

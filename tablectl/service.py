@@ -22,20 +22,31 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 import time
 from collections import deque
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any, AsyncIterator, Callable, Protocol, runtime_checkable
+from typing import Any, AsyncIterator, Callable, Iterator, Protocol, runtime_checkable
 
 import firmware_bridge as fb
 from controller import events as ev
-from controller.event_codec import dump_event
-from controller.authority import TableAuthority
+from controller.authority import ImportedJournal, TableAuthority
+from controller.closed import ClosedCards
 from controller.effects import Effect, RoundSettled
+from controller.engine import BETWEEN_ROUNDS, IllegalAction, SnapshotError, Table
+from controller.event_codec import dump_event
 from controller.game import ShoeFigure
-from controller.engine import BETWEEN_ROUNDS, IllegalAction, Table
-from controller.journal import JournalError, JournalKey, JournalKeyError, JournalReader, StorageError, journal_exists
+from controller.journal import (
+    JournalEntry,
+    JournalError,
+    JournalKey,
+    JournalKeyError,
+    JournalReader,
+    StorageError,
+    journal_exists,
+)
+from controller.rules import build_rules
 
 from .config import Settings
 from .outputs import Output, ShoeLockOutput
@@ -123,14 +134,18 @@ class Health:
 
 
 DEFAULT_SUBSCRIBER_QUEUE = 1_000  # items a subscriber may fall behind before it is let go
+# Ledger rows a catch-up replays at most (from the snapshot it starts at to the head): about 1,100 rounds of
+# blackjack; a reader further behind reloads the table instead (`CatchUp`).
+CATCH_UP_ROWS = 20_000
+CATCH_UP_CHUNK = 256  # items rebuilt in one go in the worker thread
 
 
 class SubscriberLagged(Exception):
     """A subscriber fell its queue's length behind the table and was let go (what it had came first).
 
     The table never waits for a reader: a slow one is dropped rather than slowing the writer, or
-    being handed a stream with a hole in it. Subscribe again (and catch up from the journal, or
-    from `TableService.recent`) to go on.
+    being handed a stream with a hole in it. Subscribe again (and catch up from the journal:
+    `TableService.catch_up`, or its rows) to go on.
     """
 
 
@@ -189,6 +204,114 @@ class Subscription:
 
     async def __aexit__(self, *exc: object) -> None:
         self.close()
+
+
+class CatchUp:
+    """The stream items a reader missed, rebuilt from the journal exactly as they were streamed.
+
+    The service keeps no copy of what it streamed (10,000 items of it were 12 MiB of a table's RSS):
+    the journal holds every input, and the engine, replaying them from the newest snapshot at or before
+    `after`, gives each its phase, effects and whether its card was closed, as the writer did. It reads
+    through a read-only connection of its own and does the work in a worker thread (`open` and `chunk`
+    block: call them with `asyncio.to_thread`), so the writer never waits for a reader coming back.
+
+    The journal keeps every snapshot (`Journal.save_snapshot`), so the replay starts at most
+    `snapshot_every_rounds` rounds before `after`. A reader with more than `CATCH_UP_ROWS` rows to
+    replay is told to reload the table (`open` returns False).
+    """
+
+    def __init__(self, reader: Callable[[], JournalReader], after: int, head: int, masked: frozenset[int]) -> None:
+        self.after = after
+        self.head = head
+        self._masked = masked  # closed now: masked whatever the replay says (a row is closed at its commit first)
+        self._open_reader = reader
+        self._reader: JournalReader | None = None
+        self._entries: Iterator[JournalEntry] | None = None
+        self._table: Table | None = None
+        self._closed = ClosedCards()
+        self._lock = threading.Lock()  # held by the worker thread while it reads
+        self._ended = False
+        self.replayed = 0  # rows applied, those before `after` included
+        self.failed = False  # the rows could not all be rebuilt: the reader is to reload the table
+
+    def open(self) -> bool:
+        """Find where to replay from (blocking); False when the journal cannot give what was missed."""
+        with self._lock:
+            try:
+                return self._open()
+            finally:
+                if self._ended:
+                    self._release()
+
+    def _open(self) -> bool:
+        if self._ended:
+            return False
+        if self.after >= self.head:
+            return True
+        try:
+            reader = self._reader = self._open_reader()
+            start, table = 0, Table(build_rules())  # (the journal's first row sets its rules)
+            snapshot = reader.latest_snapshot(at_most=self.after)
+            if snapshot is not None:
+                try:
+                    table, start = Table.from_snapshot(snapshot[1]), snapshot[0]
+                except SnapshotError:
+                    pass
+        except JournalError as exc:
+            log.warning("a reader coming back after row %d is told to reload the table: %s", self.after, exc)
+            return False
+        if self.head - start > CATCH_UP_ROWS:
+            return False
+        self._table, self._entries = table, reader.entries(start)
+        return True
+
+    def chunk(self, size: int = CATCH_UP_CHUNK) -> list[StreamItem]:
+        """The next items, at most `size` (blocking); an empty list once the head is reached."""
+        with self._lock:
+            out = self._chunk(size)
+            if self._ended:
+                self._release()
+            return out
+
+    def _chunk(self, size: int) -> list[StreamItem]:
+        table, entries = self._table, self._entries
+        if table is None or entries is None:
+            return []
+        out: list[StreamItem] = []
+        try:
+            for entry in entries:
+                if entry.seq > self.head:
+                    break
+                effects = table.apply(entry.event)
+                self.replayed += 1
+                seq = entry.seq
+                self._closed.track(seq, effects)
+                if seq > self.after:
+                    out.append(StreamItem(seq, dump_event(entry.event), table.phase.value,
+                                          [_effect_dict(e) for e in effects],
+                                          self._closed.is_closed(seq) or seq in self._masked))
+                    if len(out) >= size:
+                        return out
+        except (JournalError, IllegalAction) as exc:  # the service replayed these rows itself: never expected
+            log.error("the stream after row %d cannot be rebuilt from the journal: %s", self.after, exc)
+            self.failed = True
+        self._ended = True  # at the head: what follows comes live
+        return out
+
+    def close(self) -> None:
+        """End the catch-up and release its read connection (at once, or as the worker thread finishes)."""
+        self._ended = True
+        if self._lock.acquire(blocking=False):  # else the worker thread reads still: it releases it after
+            try:
+                self._release()
+            finally:
+                self._lock.release()
+
+    def _release(self) -> None:
+        self._table = self._entries = None
+        if self._reader is not None:
+            self._reader.close()
+            self._reader = None
 
 
 @dataclass(slots=True)
@@ -278,6 +401,13 @@ class TableService:
         self.authority = TableAuthority.open(
             settings.journal.path, key or journal_key(settings), settings.table.rules(),
             settings.journal.snapshot_every_rounds, now=clock())
+        imported = self.authority.table.imported
+        if imported is not None:
+            self.authority.journal.close()
+            raise ImportedJournal(
+                f"{settings.journal.path} was made by `tablectl journal import` from {imported['source']} at "
+                f"{imported['at']}: it is evidence brought in from elsewhere, not this table's journal, and the "
+                "table never writes to it (give [journal] path a journal of the table's own)")
         journal = self.authority.journal
         last = journal.last_card()
         # The last card stored, and what each position of the shoe in play held (to tell a resent card
@@ -292,7 +422,6 @@ class TableService:
         # The outputs' optional hooks, gathered once as each output is added (one is called per card).
         self._published_hooks: list[Callable[[ev.Event, float], object]] = []
         self._committed_hooks: list[Callable[[float], object]] = []
-        self.recent: deque[StreamItem] = deque(maxlen=10_000)
         self._subscriptions: set[Subscription] = set()
         self.last_status: fb.Status | None = None
         self.cards_received = 0
@@ -379,6 +508,12 @@ class TableService:
     def masked_seqs(self) -> set[int]:
         """Rows holding a closed card not yet turned: hidden from every role below supervisor (controller.closed)."""
         return set(self.authority.closed_rows)
+
+    def catch_up(self, after: int) -> CatchUp:
+        """What a reader that comes back missed: every `StreamItem` after row `after` up to the head now, rebuilt
+        from the journal (`CatchUp`). Call it in the event loop, with no ``await`` between it and the
+        `subscribe` whose items follow it, so that nothing falls between the two."""
+        return CatchUp(self.reader, after, self.head()[0], frozenset(self.authority.closed_rows))
 
     # ------------------------------------------------------------------ the writer
     async def _writer(self) -> None:
@@ -483,7 +618,6 @@ class TableService:
                 if name not in self.health.outputs_failed:
                     log.exception("output %s failed", name)
                 self.health.outputs_failed[name] = str(exc)
-        self.recent.append(item)
         for subscription in list(self._subscriptions):
             subscription.offer(item)
         if self._published_hooks:  # the metrics' card-to-display latency: every output and reader has it now

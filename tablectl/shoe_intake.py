@@ -143,7 +143,10 @@ def intake(message: fb.ShoeMessage, table: TableSide, memory: ShoeMemory) -> lis
         case fb.Status():
             caught_up: list[Step] = []
             if message.shoe_id:  # a heartbeat with no shoe loaded says nothing of shuffles or counts
-                caught_up += reconcile(message.shoe_id, message.position, message.cut_card_out, table)
+                # The heartbeat's cards left, at the shoe's first card, is the count it loaded: the shuffle it
+                # records carries it, so a pack of the wrong size raises what SHOE_LOADED's count raises.
+                loaded = message.cards_left + message.position if message.cards_left is not None else None
+                caught_up += reconcile(message.shoe_id, message.position, message.cut_card_out, table, loaded)
                 caught_up += check_count(message.shoe_id, message.position, message.unacked, table, memory)
             return [*caught_up, *cleared_faults(message.jammed, message.lid_open, table)]
         case fb.LinkUp():
@@ -170,9 +173,11 @@ def intake(message: fb.ShoeMessage, table: TableSide, memory: ShoeMemory) -> lis
             assert_never(message)
 
 
-def reconcile(shoe_id: str, position: int, cut_card_out: bool, table: TableSide) -> list[Step]:
+def reconcile(shoe_id: str, position: int, cut_card_out: bool, table: TableSide,
+              card_count: int | None = None) -> list[Step]:
     """Catch up from the shoe's heartbeat (its shoe, position and cut card) on a shuffle or cut card whose
-    own message was lost.
+    own message was lost; ``card_count``: the cards the shoe says it loaded (its cards left and dealt), which
+    the shuffle carries for the engine to check against the pack, as SHOE_LOADED's count is (None: unknown).
 
     Only card events are held by the shoe until the journal has them; a SHOE_LOADED or CUT_CARD
     delivered just before a crash is gone, but the shoe's STATUS still says it.
@@ -183,7 +188,8 @@ def reconcile(shoe_id: str, position: int, cut_card_out: bool, table: TableSide)
     if table.shoe_id != shoe_id and position == 0 and (table.between_rounds or replaces_spent):
         return [Say(logging.INFO, f"shoe {shoe_id} is loaded (its STATUS came before, or instead of, SHOE_LOADED): "
                                   "recording the shuffle"),
-                Submit(ev.Shuffle(shoe_id=shoe_id), SHOE_STATUS, refused=f"the table refused the shuffle of shoe {shoe_id}")]
+                Submit(ev.Shuffle(shoe_id=shoe_id, card_count=card_count if card_count else None), SHOE_STATUS,
+                       refused=f"the table refused the shuffle of shoe {shoe_id}")]
     if table.shoe_id == shoe_id and cut_card_out and not table.cut_card_out and table.has_cut_card:
         return [Say(logging.WARNING, f"the cut card of shoe {shoe_id} is out but its CUT_CARD was not journalled: "
                                      "recording it now"),

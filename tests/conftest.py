@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Callable, Generator, Iterator
 
 import pytest
 
 from simulators.shoe.process import SimProcess
 from tests.support.clock import DATES, frozen
+from tests.support.processes import env_of, kill_all, new_mark, survivors
 
 
 @pytest.fixture
@@ -100,3 +102,57 @@ def _group_module_harnesses(items: list[pytest.Item]) -> None:
                      for defs in infos.name2fixturedefs.values())
         if shared and not any(True for _ in item.iter_markers("xdist_group")):
             item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::", 1)[0]))
+
+
+# The test run ends with no process of its own left (issue 36, item 2). Every process the run starts carries
+# RUN_MARK (set once, by the process that runs the session, and inherited by xdist's workers and all they
+# start) and TEST_MARK, the test that was running when it was started: after the session, whatever still
+# carries this run's mark is named, with its test, the run fails, and the processes are ended.
+RUN_MARK = "TABLECTL_TEST_RUN"
+TEST_MARK = "TABLECTL_TEST_NODE"
+SURVIVOR_GRACE = 15.0  # seconds (scaled) for a process that is ending as the session ends: a wait on its end
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The run's mark, set by the session's own process (an xdist worker inherits it)."""
+    if not hasattr(config, "workerinput"):
+        os.environ[RUN_MARK] = new_mark()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item) -> Generator[None, object, object]:
+    """Each process a test starts (its fixtures' too) carries the test's id."""
+    os.environ[TEST_MARK] = item.nodeid
+    return (yield)
+
+
+LEFT = pytest.StashKey[list[str]]()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_sessionfinish(session: pytest.Session) -> Generator[None, object, object]:
+    """After the session (xdist's workers are gone by then): fail the run on a survivor, and end it."""
+    result = yield
+    if hasattr(session.config, "workerinput"):
+        return result
+    mark = os.environ.get(RUN_MARK)
+    if not mark:
+        return result
+    left = survivors(RUN_MARK, mark, SURVIVOR_GRACE, exclude={os.getpid(), os.getppid()})
+    if left:
+        lines = [f"{p}\n    started during {env_of(p.pid, TEST_MARK) or '(the session itself)'}" for p in left]
+        kill_all(left, RUN_MARK, mark)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        session.config.stash[LEFT] = lines
+        if session.config.pluginmanager.get_plugin("terminalreporter") is None:
+            print("\n".join(lines))
+    return result
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
+    """The survivors, named with the test that started each (printed after the session, before the totals)."""
+    lines = config.stash.get(LEFT, [])
+    if lines:
+        terminalreporter.section("processes left by the test run (a failure: now ended)", sep="=", red=True)
+        for line in lines:
+            terminalreporter.write_line(line, red=True)

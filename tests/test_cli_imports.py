@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from controller.journal import key_beside
+from tests.support.deadlines import scaled
 from tests.support.journals import key_for, open_authority, play_rounds
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "tablectl" / "examples" / "session.jsonl"
@@ -35,7 +36,7 @@ print(json.dumps({"code": code, "loaded": sorted({m.split('.')[0] for m in sys.m
 
 
 def _loaded(*argv: str) -> tuple[int, set[str]]:
-    out = subprocess.run([sys.executable, "-c", PROBE, *argv], capture_output=True, text=True, timeout=60)
+    out = subprocess.run([sys.executable, "-c", PROBE, *argv], capture_output=True, text=True, timeout=scaled(60))
     report = json.loads(out.stderr.strip().splitlines()[-1])
     return report["code"], set(report["loaded"])
 
@@ -73,7 +74,7 @@ def test_an_offline_subcommand_does_not_import_the_api(command: str, journal: Pa
 def test_the_service_subcommand_still_gets_its_options() -> None:
     """The lazy parser registers the chosen subcommand's own options (here `run --help`)."""
     out = subprocess.run([sys.executable, "-m", "tablectl.cli", "run", "--help"], capture_output=True,
-                         text=True, timeout=60)
+                         text=True, timeout=scaled(60))
     assert out.returncode == 0
     assert "--config" in out.stdout
 

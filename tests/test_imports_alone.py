@@ -10,6 +10,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+from tests.support.deadlines import scaled
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -32,6 +33,6 @@ def test_each_engine_module_imports_first() -> None:
                    for package in ("controller", "games") for p in (ROOT / package).rglob("*.py"))
     assert "games.blackjack.rules" in names and "controller.rules" in names
     done = subprocess.run([sys.executable, "-c", _SCRIPT, *names], cwd=ROOT, capture_output=True, text=True,
-                          timeout=120)
+                          timeout=scaled(120))
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == ""

@@ -12,12 +12,13 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+from tests.support.deadlines import scaled
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", *args], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    return subprocess.run([sys.executable, "-m", *args], cwd=ROOT, capture_output=True, text=True, timeout=scaled(600))
 
 
 def test_mypy_finds_no_error() -> None:

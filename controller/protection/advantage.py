@@ -34,8 +34,10 @@ The signals, each with its null (docs/protection.md, "Advantage play"):
   For each situation the player met, whether they took the index's play against whether the true count
   was at the index; the sum over situations of the agreeing cells is tested exactly (each situation's
   cell is hypergeometric given its margins, the situations convolved: a stratified Fisher test),
-  one-sided. Null: the choice between the two plays is independent of the count. A basic-strategy
-  player, who never changes play, gives no evidence at all.
+  one-sided; and for each common count (`COUNT_SYSTEMS`: Hi-Lo, KO, Hi-Opt II, Omega II) a stratified
+  rank test of that count's level at the deviations, whatever its indices; the smallest p times the
+  number of tests (issue 38). Null: the choice between the two plays is independent of the count. A
+  basic-strategy player, who never changes play, gives no evidence at all.
 * ``wonging``: entering and leaving by the count. Over the table's rounds from a player's first to their
   last, the true count of the rounds they came in against those they stayed out, and of the rounds they
   left against those they stayed (Mann-Whitney each, one-sided, combined by Stouffer). Null: sitting a
@@ -119,6 +121,34 @@ _INDEX_BY_HAND = {(p.total, p.up): p for p in INDEX_PLAYS if p.total}
 def index_play(total: int, up: int) -> IndexPlay | None:
     """The index play for a hard ``total`` against ``up``, if the table has one."""
     return _INDEX_BY_HAND.get((total, up))
+
+
+@dataclass(frozen=True, slots=True)
+class CountSystem:
+    """A card-counting system a player may keep: its tags by value (index 1 = ace ... 10 = tens).
+
+    A balanced count's level is its true count (running count per 52 cards not yet seen); an unbalanced one's
+    (KO) its running count from the initial running count ``4 - 4 x decks``, which KO's players use as it
+    stands (the key count, not a division)."""
+
+    name: str
+    tags: tuple[int, ...]
+    balanced: bool = True
+
+    def level(self, running: int, left: int, decks: int) -> float:
+        """The count a player of this system decides by, from its running count of the cards seen."""
+        if self.balanced:
+            return running / (max(left, 1) / 52)
+        return running + 4 - 4 * decks
+
+
+# The common counts (issue 38): Hi-Lo; Knock-Out (Vancura and Fuchs), unbalanced; Hi-Opt II and Omega II, level 2.
+COUNT_SYSTEMS: tuple[CountSystem, ...] = (
+    CountSystem("Hi-Lo", HI_LO),
+    CountSystem("KO", (0, -1, 1, 1, 1, 1, 1, 1, 0, 0, -1), balanced=False),
+    CountSystem("Hi-Opt II", (0, 0, 1, 1, 2, 2, 1, 1, 0, 0, -2)),
+    CountSystem("Omega II", (0, 0, 1, 1, 2, 2, 2, 1, 0, -1, -2)),
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -222,8 +252,9 @@ class _Round:
 @dataclass(slots=True)
 class _Subject:
     rounds: list[_Round] = field(default_factory=list)
-    # index plays: (situation, the count at or above its index, took the index's "above" play)
-    index: list[tuple[str, bool, bool]] = field(default_factory=list)
+    # index plays: (situation, the Hi-Lo count at or above its index, took the index's "above" play, each count
+    # system's level then (COUNT_SYSTEMS' order))
+    index: list[tuple[str, bool, bool, tuple[float, ...]]] = field(default_factory=list)
     # hole-card deviations: (chance the hole card makes it right, it did); and the opportunities
     hole: list[tuple[float, bool]] = field(default_factory=list)
     hole_opportunities: int = 0
@@ -237,6 +268,7 @@ class _Pending:
     decision: Decision
     kind: str  # an index play's name, or "hole"
     at_index: bool = False
+    levels: tuple[float, ...] = ()
     above: bool = False
     right: bool | None = None  # hole: None when the player did not deviate
     chance: float = 0.0
@@ -251,24 +283,29 @@ class AdvantageBook:
     """
 
     def __init__(self, decks: int = 6, pack: int = 52, edge: Callable[[Sequence[int]], float] | None = None,
-                 since: datetime | None = None) -> None:
-        """``since``: book only the rounds started at or after it (the count is kept from the start all the same)."""
+                 since: datetime | None = None, first_round: int | None = None) -> None:
+        """``since``: book only the rounds started at or after it; ``first_round``: only the rounds numbered from it
+        on (the count is kept from the start all the same)."""
         self.decks, self.pack = decks, pack
         self.since = since
+        self.first_round = first_round
         self.edge = edge
         self.subjects: dict[str, _Subject] = {}
         self.table_rounds = 0  # rounds settled at the table (voids not counted)
         self.shoes = 0
         self._seen = [0] * 11  # cards seen face up in this shoe, by value
         self._running = 0
+        self._runs = [0] * len(COUNT_SYSTEMS)  # each count system's running count of them
         self._size = decks * pack
         self._round_count: float = 0.0
         self._round_edge: float | None = None
         self._round_unseen: list[int] = []
         self._first: dict[int, int] = {}  # box -> its first card's value this round
         self._insurance_count: float | None = None
+        self._insurance_levels: tuple[float, ...] = ()
         self._pending: list[_Pending] = []  # the round's decisions, booked when it settles (a void drops them)
         self.round_counts: dict[int, float] = {}  # the true count at bet time of every round settled
+        self.replayed_from = 0  # the ledger row after which the caller's replay began (0: the journal's first)
         self._in_round = False
 
     # ---------------------------------------------------------------- the count
@@ -282,10 +319,18 @@ class AdvantageBook:
         left = max(self._size - sum(self._seen), 1)
         return self._running / (left / 52)
 
+    def levels(self) -> tuple[float, ...]:
+        """Each count system's level now (COUNT_SYSTEMS' order): a balanced count's true count, KO's running count."""
+        left = self._size - sum(self._seen)
+        decks = max(1, round(self._size / 52))
+        return tuple(system.level(run, left, decks) for system, run in zip(COUNT_SYSTEMS, self._runs))
+
     def _see(self, code: str) -> None:
         value = _VALUE[code[0]]
         self._seen[value] += 1
         self._running += HI_LO[value]
+        for i, system in enumerate(COUNT_SYSTEMS):
+            self._runs[i] += system.tags[value]
 
     # ---------------------------------------------------------------- fed in order
     def event(self, event: Event, effects: Sequence[Effect], before: Decision | None = None) -> None:
@@ -293,6 +338,7 @@ class AdvantageBook:
         if isinstance(event, Shuffle):
             self.shoes += 1
             self._seen, self._running = [0] * 11, 0
+            self._runs = [0] * len(COUNT_SYSTEMS)
             self._size = event.card_count or self.decks * self.pack
         if before is not None:
             self._decision(event, effects, before)
@@ -309,6 +355,7 @@ class AdvantageBook:
                     self._start_round()
                 elif effect.new is Phase.INSURANCE:
                     self._insurance_count = self.true_count()
+                    self._insurance_levels = self.levels()
             elif isinstance(effect, RoundSettled):
                 self._settle(effect)
 
@@ -345,7 +392,7 @@ class AdvantageBook:
         if play is not None and action in (play.above, play.below) and (
                 not play.two_cards or (d.cards == 2 and d.can_double)):
             self._pending.append(_Pending(d, play.name, at_index=self.true_count() >= play.threshold,
-                                          above=action == play.above))
+                                          above=action == play.above, levels=self.levels()))
 
     def _hole_chance(self, d: Decision, deviation: str) -> tuple[float, bool]:
         """The chance, from the unseen cards (the hole card among them), that the hole card makes the
@@ -369,7 +416,8 @@ class AdvantageBook:
         self._in_round = False
         if r.voided:
             return  # every bet went back: nothing was played
-        if self.since is not None and r.started_at is not None and r.started_at < self.since:
+        if (self.since is not None and r.started_at is not None and r.started_at < self.since) or (
+                self.first_round is not None and r.number < self.first_round):
             self._pending = []
             return
         self.table_rounds += 1
@@ -393,7 +441,8 @@ class AdvantageBook:
                 insured = box.insurance is not None or any(h.outcome == "even_money" for h in box.hands)
                 for name in self._names(box.number, box.owner):
                     self.subjects.setdefault(name, _Subject()).index.append(
-                        ("insurance", self._insurance_count >= INDEX_PLAYS[0].threshold, insured))
+                        ("insurance", self._insurance_count >= INDEX_PLAYS[0].threshold, insured,
+                         self._insurance_levels))
         for name, (stake, share, high) in played.items():
             subject = self.subjects.setdefault(name, _Subject())
             subject.rounds.append(_Round(self.table_rounds, self.shoes, self._round_count, self._round_edge,
@@ -407,7 +456,7 @@ class AdvantageBook:
                     if pending.right is not None:
                         subject.hole.append((pending.chance, pending.right))
                 else:
-                    subject.index.append((pending.kind, pending.at_index, pending.above))
+                    subject.index.append((pending.kind, pending.at_index, pending.above, pending.levels))
         self._pending = []
 
     @staticmethod
@@ -660,10 +709,20 @@ def bet_change_after_push(rounds: Sequence[_Round]) -> Signal:
                   f"after {len(pairs)} pushes the bet moved {moved} times, Spearman {rho:+.2f} with the count's change")
 
 
-def index_plays(decisions: Sequence[tuple[str, bool, bool]]) -> Signal:
-    """The stratified exact test of taking each index's play against the count being at its index."""
+def index_plays(decisions: Sequence[tuple[str, bool, bool, tuple[float, ...]]]) -> Signal:
+    """Whether the player takes the index plays by a count: Hi-Lo's published indices, and each common count.
+
+    Two kinds of test, and the smallest p times their number (Bonferroni, issue 38): the stratified exact test
+    of taking each index's play against Hi-Lo's true count being at its published index (Schlesinger's
+    Illustrious 18); and, for each count system of ``COUNT_SYSTEMS`` (Hi-Lo, KO, Hi-Opt II, Omega II), a
+    stratified rank test (Mann-Whitney within each situation, summed: van Elteren's without weights) of that
+    count's level when the player took the index's play against when they did not, one-sided. The rank tests
+    assume no index: a KO, Hi-Opt II or Omega II player deviates at that count's own indices (which differ by
+    book and by rules), and whatever they are, the deviations come at higher counts of that system. The best
+    fitting count is named. A basic-strategy player, who never changes play, gives no evidence: p = 1.
+    """
     strata: dict[str, list[int]] = {}
-    for name, at_index, above in decisions:
+    for name, at_index, above, _ in decisions:
         cell = strata.setdefault(name, [0, 0, 0, 0])  # [above & at, below & at, above & under, below & under]
         cell[(0 if above else 1) + (0 if at_index else 2)] += 1
     tables = [(c[0], c[2], c[1], c[3]) for c in strata.values()]  # rows: took "above"; columns: at the index
@@ -671,10 +730,50 @@ def index_plays(decisions: Sequence[tuple[str, bool, bool]]) -> Signal:
     n = len(decisions)
     if not n:
         return Signal("index_plays", None, 0, None, "no test: no decision an index play covers")
-    observed, expected, p = stratified_exact_greater(tables)
+    observed, expected, p_hilo = stratified_exact_greater(tables)
+    ranks: list[tuple[float, str]] = []
+    for i, system in enumerate(COUNT_SYSTEMS):
+        by_situation: dict[str, tuple[list[float], list[float]]] = {}
+        for name, _, above, levels in decisions:
+            if len(levels) > i:
+                took, other = by_situation.setdefault(name, ([], []))
+                (took if above else other).append(levels[i])
+        z = stratified_rank_z(list(by_situation.values()))
+        if z is not None:
+            ranks.append((z, system.name))
+    tests = 1 + len(ranks)
+    best = max(ranks, default=None)
+    p_best = normal_upper(best[0]) if best is not None else 1.0
+    p = min(1.0, tests * min(p_hilo, p_best))
+    fits = (f"; the deviations fit {best[1]}'s count best (stratified rank z {best[0]:+.2f}); p the smaller of "
+            f"{tests} tests times {tests}") if best is not None else ""
     return Signal("index_plays", round(agree / n, 4), n, p,
-                  f"played the count's way in {agree} of {n} index decisions; the index play at the index "
-                  f"{observed} times ({expected:.1f} expected if the count did not matter)")
+                  f"played Hi-Lo's way in {agree} of {n} index decisions; the index play at Hi-Lo's index "
+                  f"{observed} times ({expected:.1f} expected if the count did not matter){fits}")
+
+
+def stratified_rank_z(strata: Sequence[tuple[Sequence[float], Sequence[float]]]) -> float | None:
+    """Mann-Whitney within each stratum (the first group above the second), summed: (Σ U - E) / sqrt(Σ Var), with
+    the ties' correction; None when no stratum has both groups (or no variance)."""
+    total = expected = variance = 0.0
+    for high, low in strata:
+        n1, n2 = len(high), len(low)
+        if not n1 or not n2:
+            continue
+        values = list(high) + list(low)
+        ranks = midranks(values)
+        u = sum(ranks[:n1]) - n1 * (n1 + 1) / 2
+        n = n1 + n2
+        ties = 0.0
+        for value in set(values):
+            t = values.count(value)
+            ties += t ** 3 - t
+        total += u
+        expected += n1 * n2 / 2
+        variance += n1 * n2 / 12 * ((n + 1) - ties / (n * (n - 1)))
+    if variance <= 0:
+        return None
+    return (total - expected) / math.sqrt(variance)
 
 
 def wonging(played: Sequence[int], table_counts: dict[int, float]) -> Signal:

@@ -21,10 +21,9 @@ from datetime import datetime
 from typing import Any
 
 from controller.cards import Card, parse_card
-from controller.protection.discards import PickUp, discard_order, other_discard_orders
-from controller.protection.findings import Finding, Key, Reference, SlugAlarm
-from controller.protection.quality import shuffle_quality
-from controller.protection.shoes import ShoeBook, ShoeCards
+from controller.protection.discards import PickUp
+from controller.protection.findings import Finding, Key, Order, SlugAlarm
+from controller.protection.shoes import ShoeBook, ShoeCards, previous_orders, score
 from controller.protection.slug import SlugThresholds, SlugWatch
 
 
@@ -62,13 +61,7 @@ class ShoeWatch:
             ended = self.book.shoes[-1]
             before = self.book.shoes[-2] if len(self.book.shoes) > 1 else None
             if len(ended.dealt) >= ended.pack:
-                quality = shuffle_quality(ended.dealt, previous_dealt=before.dealt if before else (),
-                                          previous_discards=self._discards(before) if before else (),
-                                          other_discards=other_discard_orders(
-                                              before.rounds, self.settings.pick_up, burnt=before.burnt,
-                                              bottom_card=before.bottom) if before else (),
-                                          decks=ended.decks, pack=ended.pack)
-                weak = quality.finding()
+                weak = score(ended, before, self.settings.pick_up).finding()
                 if weak is not None:
                     found.append(weak)
         self.book.shuffle(shoe, at, decks=decks, pack=pack, cut_card_at=cut_card_at)
@@ -110,7 +103,8 @@ class ShoeWatch:
             "shoes": [_shoe_out(s) for s in self.book.shoes],
             "hands": [{"box": box, "hand": hand, "cards": [c.code for c in cards]} for (box, hand), cards in hands.items()],
             "dealer": [c.code for c in dealer],
-            "held": [{"key": a.key.value, "reference": a.reference.value, "length": a.length,
+            "held": [{"key": a.key.value, "reference": a.order.gathered, "turned": a.order.turned,
+                      "split_as_played": a.order.split_as_played, "length": a.length,
                       "new_start": a.new_start, "previous_start": a.previous_start, "at_card": a.at_card}
                      for a in self.held],
         }
@@ -128,22 +122,24 @@ class ShoeWatch:
             for card in watch.book.shoes[-1].dealt:
                 watch._slug.push(card)  # the alarms it raised are on the board already, or held below
             watch._rung = bool(watch._slug.summary().alarms)
-        watch.held = [SlugAlarm(Key(a["key"]), Reference(a["reference"]), a["length"], a["new_start"],
+        watch.held = [SlugAlarm(Key(a["key"]), _order(a, watch.settings.pick_up), a["length"], a["new_start"],
                                 a["previous_start"], a["at_card"]) for a in data["held"]]
         return watch
 
     # ------------------------------------------------------------------ inside
-    def _discards(self, shoe: ShoeCards) -> list[Card]:
-        return discard_order(shoe.rounds, self.settings.pick_up, burnt=shoe.burnt, bottom_card=shoe.bottom)
-
     def _watch_new_shoe(self) -> None:
         shoes = self.book.shoes
         if len(shoes) < 2:
             self._slug = None  # the table's first shoe: nothing to compare with
             return
-        previous = shoes[-2]
-        self._slug = SlugWatch(previous.dealt, self._discards(previous), thresholds=self.settings.thresholds,
-                               pack=shoes[-1].pack)
+        self._slug = SlugWatch(previous_orders(shoes[-2]), thresholds=self.settings.thresholds, pack=shoes[-1].pack)
+
+
+def _order(held: dict[str, Any], pick_up: PickUp) -> Order:
+    """A held alarm's order from the snapshot; an older build's ``discards`` was the table's own pick-up."""
+    gathered = held["reference"]
+    return Order(pick_up.value if gathered == "discards" else gathered, bool(held.get("turned", False)),
+                 bool(held.get("split_as_played", False)))
 
 
 def _shoe_out(s: ShoeCards) -> dict[str, Any]:
@@ -151,7 +147,7 @@ def _shoe_out(s: ShoeCards) -> dict[str, Any]:
         "shoe": s.shoe, "shuffled_at": s.shuffled_at.isoformat() if s.shuffled_at else None, "decks": s.decks,
         "pack": s.pack, "cut_card_at": s.cut_card_at, "dealt": [c.code for c in s.dealt],
         "burnt": [c.code for c in s.burnt], "bottom": s.bottom.code if s.bottom else None,
-        "rounds": [[[c.code for c in hand] for hand in hands] for hands in s.rounds],
+        "rounds": [[[c.code for c in hand] for hand in hands] for hands in s.rounds], "boxes": s.boxes,
         "round_ends": list(s.round_ends), "cut_card_out": s.cut_card_out,
     }
 
@@ -161,5 +157,5 @@ def _shoe_in(d: dict[str, Any]) -> ShoeCards:
         d["shoe"], datetime.fromisoformat(d["shuffled_at"]) if d["shuffled_at"] else None, d["decks"], d["pack"],
         d["cut_card_at"], [parse_card(c) for c in d["dealt"]], [parse_card(c) for c in d["burnt"]],
         parse_card(d["bottom"]) if d["bottom"] else None,
-        [[[parse_card(c) for c in hand] for hand in hands] for hands in d["rounds"]], list(d["round_ends"]),
-        d["cut_card_out"])
+        [[[parse_card(c) for c in hand] for hand in hands] for hands in d["rounds"]],
+        [list(b) for b in d.get("boxes") or []], list(d["round_ends"]), d["cut_card_out"])

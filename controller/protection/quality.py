@@ -12,9 +12,9 @@ cards are the first ``m`` cards of a uniformly random order of the shoe's known 
   after each card, guess that the next is the card that followed it in the previous shoe. Under a
   fair shuffle each guess is right with probability (copies left of the guess) / (cards left),
   whatever the guesser did before, so the hits' mean is exactly the sum of those chances.
-* ``zone_persistence``: whether cards stay in their zone (one deck's worth of cards) from the
-  previous shoe to this one, the weakness shuffle trackers play; a linear permutation statistic
-  with exact mean 0 and exact variance.
+* ``zone_persistence``: whether cards stay together in zones from the previous shoe to this one,
+  the weakness shuffle trackers play, whatever the cut and the zones' order: a table of blocks by
+  zones whose covariance is exact, read as a chi-square.
 * ``rising``: the rising sequences a riffle leaves (``rising.py``): a forecaster's likelihood ratio
   against a fair shuffle, whose p-value holds exactly by Ville's inequality.
 
@@ -25,7 +25,7 @@ cards are the first ``m`` cards of a uniformly random order of the shoe's known 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
 
@@ -229,32 +229,224 @@ def guessing(dealt: Sequence[Card], reference: Sequence[Card], counts: Sequence[
 
 
 def zone_persistence(dealt: Sequence[Card], reference: Sequence[Card], counts: Sequence[int],
-                     zone: int = 52) -> Statistic | None:
-    """Whether cards stay in their zone from the previous shoe's ``reference`` order to this shoe.
+                     zone: int = 39) -> Statistic | None:
+    """Whether the cards stay together in zones from the previous shoe's ``reference`` order to this shoe, however
+    the pile was cut (the weakness shuffle trackers play; issue 38: a player's cut hid the zones from a linear
+    statistic).
 
-    Each card code scores the mean zone (0, 1, ...: ``zone`` cards each) of its copies in the
-    reference; the statistic is the sum over the dealt cards of (their zone here - the mean zone)
-    times their score. Under a fair shuffle the dealt cards are a sample without replacement of
-    the composition's scores, so the mean is 0 and the variance sigma^2 * sum(c^2) * N / (N - 1)
-    exactly (sigma^2: the scores' variance over the N cards). Two-sided: a zone kept in order
-    scores high, zones restacked in reverse (a strip) low. None when it cannot be computed.
+    The reference is cut into zones of ``zone`` cards (three quarters of a pack; a short last one joins the one
+    before); the cards never read (behind the previous cut card) are one more zone, the *rest*. Each card code
+    belongs to each zone by the share of its copies that lie there (``share[code][zone]``). Two statistics of the
+    dealt cards, each exact in its mean and covariance under a fair shuffle (the dealt cards are the first ``m`` of
+    a random order of the shoe: linear permutation statistics, Hoeffding's moments):
+
+    * **zones in order, wherever the cut**: for every place the cut may have been (each of the shoe's ``N``
+      rotations, the pile as it lies and turned over), the sum over the dealt cards of their share of the zone the
+      uncut pile held at their place; its largest z-score, with Bonferroni's correction over the 2N places tried.
+      A zone shuffle that keeps its zones in order and a strip (which turns them over) score here, cut or not;
+    * **zones in any order**: the table of blocks of dealt cards (``zone`` each) by zones, read as a chi-square
+      (its covariance is the Kronecker product of the blocks' and the zones' Gram matrices): blocks that each come
+      from a few zones score, however the zones were moved (the A/B grab shuffle).
+
+    ``p`` is twice the smaller of the two (Bonferroni): valid whatever their dependence. One-sided (more
+    concentration than chance). ``observed`` is the larger z. None when it cannot be computed.
     """
-    if not reference or len(dealt) <= zone:
-        return None
-    zones: dict[int, list[int]] = {}
-    for j, card in enumerate(reference):
-        zones.setdefault(card.index, []).append(j // zone)
-    overall = sum(j // zone for j in range(len(reference))) / len(reference)
-    score = [sum(zones[i]) / len(zones[i]) if i in zones else overall for i in range(52)]
     n = sum(counts)
-    mu = sum(counts[i] * score[i] for i in range(52)) / n
-    sigma2 = sum(counts[i] * (score[i] - mu) ** 2 for i in range(52)) / n
-    here = [t // zone for t in range(len(dealt))]
-    centre = sum(here) / len(here)
-    weights = [h - centre for h in here]
-    observed = sum(w * score[card.index] for w, card in zip(weights, dealt))
-    variance = sigma2 * sum(w * w for w in weights) * n / (n - 1)
-    return _statistic("zone persistence", observed, 0.0, variance)
+    m = len(dealt)
+    zones = max(1, round(len(reference) / zone))
+    if not reference or m < 2 * zone or zones < 2 or len(reference) > n:
+        return None
+    where: dict[int, list[int]] = {}
+    for j, card in enumerate(reference):
+        where.setdefault(card.index, [0] * (zones + 1))[min(j // zone, zones - 1)] += 1
+    share = {}
+    for c in range(52):
+        if counts[c]:
+            its = where.get(c, [0] * (zones + 1))
+            its[zones] = max(0, counts[c] - sum(its))  # the copies never read: the rest
+            share[c] = [k / counts[c] for k in its]
+    columns = zones + 1 if len(reference) < n else zones  # no rest: the whole shoe was read
+    mean = [sum(counts[c] * share[c][z] for c in share) / n for z in range(columns)]
+    centred = {c: [share[c][z] - mean[z] for z in range(columns)] for c in share}
+    gram = [[sum(counts[c] * centred[c][z] * centred[c][y] for c in share) for y in range(columns)]
+            for z in range(columns)]
+    ordered = _zones_in_order(dealt, share, mean, gram, len(reference), zones, zone, n)
+    table = _zones_in_any_order(dealt, share, mean, gram[:zones], zones, zone, n)
+    found = [x for x in (ordered, table) if x is not None]
+    if not found:
+        return None
+    p = min(1.0, len(found) * min(p for _, p in found))
+    z = max(z for z, _ in found)
+    return Statistic("zone persistence", z, 0.0, 1.0, z, p, True)
+
+
+def _layouts(zone_at: list[int]) -> list[list[list[int]]]:
+    """The ways the uncut new shoe's places map to the pile's zones, each a list of stacks (the zone of each new
+    place in each): the pile as it lies and turned over, shuffled as one stack (a place came from the same place),
+    or as two (the pile split in two, grabs from each riffled together, as most casinos' procedures do: place ``u``
+    came from place ``u / 2`` of either half). Where the cards never read lie (on top of the pile or under it) is a
+    rotation of the pile: for one stack a cut, for two the same pairs of places."""
+    n = len(zone_at)
+    half = n // 2
+    out: list[list[list[int]]] = []
+    for way in (zone_at, zone_at[::-1]):
+        out.append([way])
+        out.append([[way[u // 2] for u in range(n)], [way[min(half + u // 2, n - 1)] for u in range(n)]])
+    return out
+
+
+def _zones_in_order(dealt: Sequence[Card], share: dict[int, list[float]], mean: list[float],
+                    gram: list[list[float]], known: int, zones: int, zone: int, n: int) -> tuple[float, float] | None:
+    """The cut-searched statistic of ``zone_persistence``: (its largest z, its p with Bonferroni over every layout
+    and place tried).
+
+    For a layout (``_layouts``) and a cut, each dealt card scores its share of the zones its place held in the
+    uncut pile; under a fair shuffle that sum is a linear permutation statistic with mean the window's zones'
+    means and variance (Σ_u Σ_stacks² gram - κᵀ gram κ / n) / (n - 1), κ the window's zone counts (Hoeffding).
+    The window is moved one place a cut, its terms kept up as one place leaves it and one joins."""
+    m = len(dealt)
+    columns = len(mean)
+    # the pile's zone at each of its n places: the reference's zones, then the rest
+    zone_at = [min(j // zone, zones - 1) if j < known else zones for j in range(n)]
+    if columns == zones:
+        zone_at = [min(z, zones - 1) for z in zone_at]
+    prefix = [[0.0] * (m + 1) for _ in range(columns)]  # prefix[z][t]: the first t dealt cards' share of zone z
+    for t, card in enumerate(dealt):
+        its = share.get(card.index)
+        for z in range(columns):
+            prefix[z][t + 1] = prefix[z][t] + (its[z] if its is not None else mean[z])
+    best = -math.inf
+    layouts = _layouts(zone_at)
+    step = max(1, zone // 4)  # the cuts tried: every few places (a zone's quarter), each a test Bonferroni counts
+    for stacks in layouts:
+        for total, expected, variance in _window_sums(prefix, stacks, gram, mean, m, step):
+            if variance > 0:
+                best = max(best, (total - expected) / math.sqrt(variance))
+    if best == -math.inf:
+        return None
+    return best, min(1.0, len(layouts) * -(-n // step) * _normal_p(best, one_sided=True))
+
+
+def _window_sums(prefix: list[list[float]], stacks: list[list[int]], gram: list[list[float]], mean: list[float],
+                 m: int, step: int = 1) -> Iterator[tuple[float, float, float]]:
+    """For each ``step``-th cut (0 to n - 1) of one layout: the dealt cards' summed share of the zones their places
+    held, and its mean and variance under a fair shuffle (``_zones_in_order``)."""
+    n = len(stacks[0])
+    columns = len(mean)
+    # runs of one zone along each stack's places: (start, end, zone), to cut the dealt window into few pieces
+    runs: list[tuple[int, int, int]] = []
+    for way in stacks:
+        for j, z in enumerate(way):
+            if runs and runs[-1][2] == z and runs[-1][1] == j:
+                runs[-1] = (runs[-1][0], j + 1, z)
+            else:
+                runs.append((j, j + 1, z))
+    own = [sum(gram[a[u]][b[u]] for a in stacks for b in stacks) for u in range(n)]  # a place's own variance
+    counts = [0] * columns  # κ: the window's zones, over every stack
+    for u in range(m):
+        for way in stacks:
+            counts[way[u % n]] += 1
+    g_counts = [sum(gram[z][y] * counts[y] for y in range(columns)) for z in range(columns)]
+    quad = sum(counts[z] * g_counts[z] for z in range(columns))
+    linear = sum(own[u % n] for u in range(m))
+    expected = sum(counts[z] * mean[z] for z in range(columns))
+    for cut in range(n):  # dealt card t lay at place (t + cut) mod n of the uncut shoe
+        if cut:  # the window moves one place: one leaves it, one joins
+            gone, came = cut - 1, (cut - 1 + m) % n
+            linear += own[came] - own[gone]
+            for way in stacks:
+                for z, sign in ((way[came], 1), (way[gone], -1)):
+                    quad += sign * (2 * g_counts[z] + sign * gram[z][z])
+                    for y in range(columns):
+                        g_counts[y] += sign * gram[y][z]
+                    counts[z] += sign
+                    expected += sign * mean[z]
+        if cut % step:
+            continue
+        total = 0.0
+        for start, end, z in runs:
+            for a, b in ((start - cut, end - cut), (start - cut + n, end - cut + n)):
+                lo, hi = max(a, 0), min(b, m)
+                if lo < hi:
+                    total += prefix[z][hi] - prefix[z][lo]
+        yield total, expected, (linear - quad / n) / (n - 1)
+
+
+def _zones_in_any_order(dealt: Sequence[Card], share: dict[int, list[float]], mean: list[float],
+                        gram: list[list[float]], zones: int, zone: int, n: int) -> tuple[float, float] | None:
+    """The chi-square of blocks by zones of ``zone_persistence`` (the rest's column left out: the columns of a
+    card sum to one): (its z, its p)."""
+    m = len(dealt)
+    blocks = max(1, round(m / zone))
+    inverse = _inverse([row[:zones] for row in gram])
+    if inverse is None:
+        return None
+    sizes = [0] * blocks
+    table = [[0.0] * zones for _ in range(blocks)]
+    for t, card in enumerate(dealt):
+        b = min(t // zone, blocks - 1)
+        sizes[b] += 1
+        row, its = table[b], share.get(card.index)
+        for z in range(zones):
+            row[z] += its[z] if its is not None else mean[z]
+    for b in range(blocks):
+        for z in range(zones):
+            table[b][z] -= sizes[b] * mean[z]
+    rest = n - m
+    if rest <= 0:  # the whole shoe dealt: the blocks' rows sum to zero, one is dropped
+        blocks -= 1
+        table, sizes, rest = table[:blocks], sizes[:blocks], sizes[blocks]
+    if blocks < 1 or rest <= 0:
+        return None
+    # the blocks' Gram matrix is diag(sizes) - sizes sizesᵀ / n: its inverse, diag(1 / sizes) + 1 1ᵀ / rest
+    weighted = [[sum(table[b][z] * inverse[z][y] for z in range(zones)) for y in range(zones)] for b in range(blocks)]
+    cross = [[sum(weighted[b][y] * table[c][y] for y in range(zones)) for c in range(blocks)] for b in range(blocks)]
+    q = (n - 1) * (sum(cross[b][b] / sizes[b] for b in range(blocks))
+                   + sum(cross[b][c] for b in range(blocks) for c in range(blocks)) / rest)
+    df = blocks * zones
+    p = chi_square_tail(q, df)
+    normal = -NormalDist().inv_cdf(p) if 1e-300 < p < 1.0 else (0.0 if p >= 1.0 else math.sqrt(q))
+    return normal, p
+
+
+def _inverse(matrix: Sequence[Sequence[float]]) -> list[list[float]] | None:
+    """The inverse of a small square matrix (Gauss-Jordan with partial pivoting); None when it is singular."""
+    size = len(matrix)
+    rows = [list(row) + [1.0 if i == j else 0.0 for j in range(size)] for i, row in enumerate(matrix)]
+    scale = max((abs(x) for row in matrix for x in row), default=0.0)
+    for col in range(size):
+        pivot = max(range(col, size), key=lambda r: abs(rows[r][col]))
+        if abs(rows[pivot][col]) <= 1e-12 * scale:
+            return None
+        rows[col], rows[pivot] = rows[pivot], rows[col]
+        lead = rows[col][col]
+        rows[col] = [x / lead for x in rows[col]]
+        for r in range(size):
+            factor = rows[r][col]
+            if r != col and factor:
+                rows[r] = [x - factor * y for x, y in zip(rows[r], rows[col])]
+    return [row[size:] for row in rows]
+
+
+def chi_square_tail(x: float, df: int) -> float:
+    """P(chi-square with ``df`` degrees of freedom > x), exactly (the regularized upper gamma of df / 2, x / 2)."""
+    if x <= 0 or df <= 0:
+        return 1.0
+    half = x / 2
+    if df % 2 == 0:
+        term = total = math.exp(-half)
+        for i in range(1, df // 2):
+            term *= half / i
+            total += term
+        return min(1.0, total)
+    total = math.erfc(math.sqrt(half))  # one degree of freedom; each two more add a term of the series
+    a = 0.5
+    term = math.exp(a * math.log(half) - half - math.lgamma(a + 1))
+    while a + 1 <= df / 2:
+        total += term
+        a += 1
+        term *= half / a
+    return min(1.0, total)
 
 
 def rising(dealt: Sequence[Card], references: Sequence[Sequence[Card]], counts: Sequence[int]) -> Statistic | None:

@@ -14,8 +14,8 @@ from datetime import datetime
 from typing import Sequence
 
 from ..cards import Card, rank_value
-from .discards import PickUp, discard_order, other_discard_orders
-from .findings import SlugAlarm
+from .discards import PickUp, discard_order, other_discard_orders, slug_orders
+from .findings import Order, SlugAlarm
 from .preferential import RoundCount, ShuffleRecord
 from .quality import ShuffleQuality, shuffle_quality
 from .slug import SlugSummary, SlugThresholds, SlugWatch
@@ -44,6 +44,7 @@ class ShoeCards:
     burnt: list[Card] = field(default_factory=list)
     bottom: Card | None = None
     rounds: list[list[list[Card]]] = field(default_factory=list)  # each round's hands in table order, dealer last
+    boxes: list[list[int]] = field(default_factory=list)  # each round's hands' boxes, as ``rounds`` (the dealer's 0)
     round_ends: list[int] = field(default_factory=list)  # cards dealt when each round settled
     cut_card_out: bool = False
 
@@ -96,8 +97,11 @@ class ShoeBook:
         if not self.shoes:
             return
         shoe = self.shoes[-1]
-        hands = [cards for _, cards in sorted(self._hands.items())]
+        placed = sorted(self._hands.items())
+        hands = [cards for _, cards in placed]
         shoe.rounds.append(hands + ([self._dealer] if self._dealer else []))
+        if len(shoe.boxes) == len(shoe.rounds) - 1:  # kept in step (a shoe from an older snapshot has none)
+            shoe.boxes.append([box for (box, _), _ in placed] + ([0] if self._dealer else []))
         shoe.round_ends.append(len(shoe.dealt))
         self._hands, self._dealer = {}, []
 
@@ -139,28 +143,45 @@ def _count(cards: Sequence[Card], decks: int, pack: int) -> tuple[int, float]:
     return running, round(running / (left / pack), 2)
 
 
+def previous_orders(shoe: ShoeCards) -> list[tuple[Order, list[Card]]]:
+    """Every order of ``shoe`` the slug watch follows in the shoe after it (``discards.slug_orders``)."""
+    boxes = shoe.boxes if len(shoe.boxes) == len(shoe.rounds) else None
+    return slug_orders(shoe.dealt, shoe.rounds, burnt=shoe.burnt, bottom_card=shoe.bottom, boxes=boxes)
+
+
 def examine(shoes: Sequence[ShoeCards], *, thresholds: SlugThresholds = SlugThresholds(),
             pick_up: PickUp = PickUp.THIRD_BASE_FIRST) -> list[ShoeReport]:
     """Each shoe against the one before it: the slug watch, the shuffle's quality, the count at its end."""
     reports = []
-    previous: tuple[list[Card], list[Card], list[list[Card]]] | None = None  # dealt, discards, other pick-ups
+    before: ShoeCards | None = None
     for shoe in shoes:
         slug = None
-        if previous is not None:
-            watch = SlugWatch(previous[0], previous[1], thresholds=thresholds, pack=shoe.pack)
+        if before is not None:
+            watch = SlugWatch(previous_orders(before), thresholds=thresholds, pack=shoe.pack)
             for card in shoe.dealt:
                 watch.push(card)
             slug = watch.summary()
-        quality = shuffle_quality(shoe.dealt, previous_dealt=previous[0] if previous else (),
-                                  previous_discards=previous[1] if previous else (),
-                                  other_discards=previous[2] if previous else (), decks=shoe.decks, pack=shoe.pack)
+        quality = score(shoe, before, pick_up)
         running, true = _count(shoe.dealt, shoe.decks, shoe.pack)
         before_cut = 0 if shoe.cut_card_out else shoe.cut_card_at - len(shoe.dealt)
         reports.append(ShoeReport(shoe.shoe, shoe.shuffled_at, len(shoe.dealt), len(shoe.rounds), slug, quality,
                                   running, true, before_cut))
-        previous = (shoe.dealt, discard_order(shoe.rounds, pick_up, burnt=shoe.burnt, bottom_card=shoe.bottom),
-                    other_discard_orders(shoe.rounds, pick_up, burnt=shoe.burnt, bottom_card=shoe.bottom))
+        before = shoe
     return reports
+
+
+def score(shoe: ShoeCards, before: ShoeCards | None, pick_up: PickUp = PickUp.THIRD_BASE_FIRST) -> ShuffleQuality:
+    """``shoe``'s shuffle score against the shoe ``before`` it (None: the table's first, the within-shoe
+    statistics only), its discards rebuilt as ``pick_up`` gathers them, the other pick-ups followed too."""
+    if before is None:
+        return shuffle_quality(shoe.dealt, decks=shoe.decks, pack=shoe.pack)
+    boxes = before.boxes if len(before.boxes) == len(before.rounds) else None
+    return shuffle_quality(shoe.dealt, previous_dealt=before.dealt,
+                           previous_discards=discard_order(before.rounds, pick_up, burnt=before.burnt,
+                                                           bottom_card=before.bottom, boxes=boxes),
+                           other_discards=other_discard_orders(before.rounds, pick_up, burnt=before.burnt,
+                                                               bottom_card=before.bottom),
+                           decks=shoe.decks, pack=shoe.pack)
 
 
 def shuffle_records(table: str, shoes: Sequence[ShoeCards]) -> tuple[list[ShuffleRecord], list[RoundCount]]:

@@ -38,7 +38,8 @@ from controller.effects import CardPlaced, Effect, HoleCardTurned
 from controller.engine import Phase, Table
 from controller.hand import Outcome
 from controller.legality import Action
-from controller.protection.advantage import AdvantageBook, feed, hole_deviation, hole_makes_right, index_play
+from controller.protection.advantage import (COUNT_SYSTEMS, AdvantageBook, feed, hole_deviation, hole_makes_right,
+                                            index_play)
 from simulators.strategy import BasicStrategy, strategy_for
 
 from .events import CloseInsurance, EvenMoney, Insure
@@ -54,10 +55,12 @@ class Seen:
         self.running = 0
         self.seen = 0
         self.size = 312
+        self.runs = [0] * len(COUNT_SYSTEMS)  # each common count's running count (issue 38)
 
     def shuffle(self, size: int) -> None:
         """A new shoe of ``size`` cards."""
         self.running, self.seen, self.size = 0, 0, size
+        self.runs = [0] * len(COUNT_SYSTEMS)
 
     def effects(self, effects: list[Effect]) -> None:
         """Count the cards the effects show."""
@@ -68,8 +71,23 @@ class Seen:
                 self._see(e.card)
 
     def _see(self, code: str) -> None:
-        self.running += HI_LO[rank_value(code[0])]
+        value = rank_value(code[0])
+        self.running += HI_LO[value]
         self.seen += 1
+        for i, system in enumerate(COUNT_SYSTEMS):
+            self.runs[i] += system.tags[value]
+
+    def equivalent(self, system: int) -> float:
+        """The count ``system`` (COUNT_SYSTEMS' index) keeps, as a Hi-Lo true count: a level-2 count's true count
+        halved; KO's running count from its start, 4 - 4 x decks, read as (R - 4 + 4 d) / d with d decks unseen
+        (the KO pivot: at +4 the true count is +4 whatever the decks left)."""
+        left = max(self.size - self.seen, 1) / 52
+        system_of = COUNT_SYSTEMS[system]
+        if not system_of.balanced:
+            running = self.runs[system] + 4 - 4 * round(self.size / 52)
+            return (running - 4 + 4 * left) / left
+        level = 2 if max(abs(t) for t in system_of.tags) == 2 else 1
+        return self.runs[system] / left / level
 
     @property
     def true_count(self) -> float:
@@ -141,15 +159,39 @@ class FlatBettor(SimPlayer):
 
 @dataclass
 class Counter(SimPlayer):
-    """Hi-Lo: bets by the true count, plays the index plays, insures at +3; ``wong``: enters and leaves by it."""
+    """Hi-Lo: bets by the true count, plays the index plays, insures at +3; ``wong``: enters and leaves by it.
+
+    ``system``: the count it keeps (COUNT_SYSTEMS' index; 0 Hi-Lo), so its decisions follow its count, not Hi-Lo's
+    (issue 38): a Hi-Opt II or Omega II counter compares its own true count with twice Hi-Lo's indices (a level-2
+    count runs about twice as far); a KO counter never divides: it compares its running count (from 4 - 4 x
+    decks) with fixed running-count indices, 2 x the Hi-Lo index - 4 (the pivot, +4, where Hi-Lo's is +4; the
+    key count, -4, where it is 0: KO Preferred's way of a few fixed points), and bets one unit up to the key
+    count and one more for every 2 above it."""
 
     spread: int = 12
     wong: bool = False
     inside: bool = False
+    system: int = 0
+
+    def count(self, seen: Seen) -> int:
+        """The count it decides by, floored, on Hi-Lo's scale (KO's running count stays as it is)."""
+        if self.system == 0:
+            return seen.floored
+        if not COUNT_SYSTEMS[self.system].balanced:
+            return seen.runs[self.system] + 4 - 4 * round(seen.size / 52)
+        return math.floor(seen.equivalent(self.system))
+
+    def at_index(self, seen: Seen, index: int) -> bool:
+        """Its count at or above the Hi-Lo ``index`` as its own system reads it."""
+        if self.system and not COUNT_SYSTEMS[self.system].balanced:
+            return self.count(seen) >= 2 * index - 4
+        return self.count(seen) >= index
 
     def bet(self, seen: Seen, next_card: Card) -> int:
         """2 x (true count - 1) minimum bets between 1 and the spread; a wonger sits out under +1 until in."""
-        tc = seen.floored
+        if self.system and not COUNT_SYSTEMS[self.system].balanced:
+            return max(1, min(self.spread, 1 + (self.count(seen) + 4) // 2))
+        tc = self.count(seen)
         if self.wong:
             if seen.seen == 0:
                 self.inside = False  # a new shoe: back-count it from the top
@@ -169,12 +211,12 @@ class Counter(SimPlayer):
         index = index_play(hand.hard, hand.up)
         if index is None or (index.two_cards and (len(hand.values) != 2 or Action.DOUBLE not in hand.legal)):
             return basic
-        play = Action(index.above if seen.floored >= index.threshold else index.below)
+        play = Action(index.above if self.at_index(seen, index.threshold) else index.below)
         return Action.STAND if play is Action.HIT and Action.HIT not in hand.legal else play
 
     def insure(self, seen: Seen) -> bool:
         """Insurance at a true count of +3 or more (the first index play)."""
-        return seen.floored >= 3
+        return self.at_index(seen, 3)
 
 
 @dataclass
@@ -391,6 +433,9 @@ PLAYERS: dict[str, Callable[[str, BasicStrategy, random.Random], SimPlayer]] = {
     "flat": FlatBettor,
     "counter": Counter,
     "wonger": lambda name, s, rng: Counter(name, s, rng, spread=8, wong=True),
+    "ko-counter": lambda name, s, rng: Counter(name, s, rng, system=1),
+    "hi-opt-ii-counter": lambda name, s, rng: Counter(name, s, rng, system=2),
+    "omega-ii-counter": lambda name, s, rng: Counter(name, s, rng, system=3),
     "casual": Casual,
     "parlay": Parlay,
     "hole-carder": HoleCarder,

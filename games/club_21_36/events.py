@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from controller.events import BoxNumber, Event, Money, Name
+from controller.events import BoxNumber, Event, Money, PersonId
 
 
 @dataclass(slots=True, kw_only=True)
@@ -17,7 +17,7 @@ class DealIn(Event):
 
     type: Literal["deal_in"] = "deal_in"
     box: BoxNumber
-    player: Name | None = None
+    player: PersonId | None = None
 
 
 @dataclass(slots=True, kw_only=True)

@@ -14,6 +14,7 @@ from typing import Any, Callable, Protocol
 from simulators.shoe.core import DealRefused, Released, ShoeCore, ShoeFault
 
 Reply = dict[str, Any]
+MAX_STACK = 8 * 52  # a stack is at most a whole shoe of eight decks (and the cards left in this one)
 
 
 class ControlTarget(Protocol):
@@ -137,9 +138,10 @@ def _unplug(sim: ControlTarget, req: dict[str, Any]) -> Reply:
 
 def _stack(sim: ControlTarget, req: dict[str, Any]) -> Reply:
     cards = req.get("cards")
-    if (not isinstance(cards, list) or not cards or len(cards) > 64
+    # At most a whole shoe (8 decks): the request is bounded by what a shoe can hold, and by the cards left in it.
+    if (not isinstance(cards, list) or not cards or len(cards) > MAX_STACK
             or not all(isinstance(c, str) and 1 <= len(c) <= 2 for c in cards)):
-        raise BadRequest("stack needs \"cards\": a list of 1 to 64 card codes (AS) or ranks (A)")
+        raise BadRequest(f"stack needs \"cards\": a list of 1 to {MAX_STACK} card codes (AS) or ranks (A)")
     core = sim.core
     if len(cards) > core.cards_left:
         raise BadRequest(f"only {core.cards_left} cards are left in the shoe")

@@ -70,7 +70,10 @@ class ShoeConfig:
     seed: int = 1
     decks: int = 6
     pack: int = 52  # cards in one pack: 52, or 36 (six to ace) for club-21-36
-    cut_at: int | None = None  # position of the card behind the cut card; None: 75 % in
+    # The cut card sits before card ``cut_at``: cut_at - 1 cards come out before it (docs/shoe-protocol.md 7 and 13).
+    # None: drawn per shoe (seeded) so that a number of cards in ``cut_zone`` comes out before it.
+    cut_at: int | None = None
+    cut_zone: tuple[int, int] | None = None  # cards dealt before the cut card, least and most; None: ``default_cut_zone``
     boot_id: int = 1
     firmware: str = "sim-1.0"
     serial: str = "SIM-0001"
@@ -79,6 +82,11 @@ class ShoeConfig:
     window: int = 32
     unreadable: float = 0.0  # probability that a released card cannot be read
     shuffle: ShuffleSpec = ShuffleSpec()  # how the dealer shuffles from the second shoe on (fair by default)
+
+
+def default_cut_zone(size: int) -> tuple[int, int]:
+    """ru-standard's cut card (rules.md: 200 to 220 of 312 cards dealt before it), scaled to a shoe of ``size``."""
+    return max(1, round(size * 200 / 312)), max(1, round(size * 220 / 312))
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,14 +158,14 @@ class ShoeCore:
         previous, dealt = self.cards, self.cards[:self.position]
         self.shoe_number += 1
         self.shoe_id = shoe_id or f"{self.config.boot_id:08X}.{self.shoe_number}"
-        self.cards = self._shuffle(previous, dealt)
+        cut = self._cut_for(self.config.decks * self.config.pack - len(kept))
+        self.cards = self._shuffle(previous, dealt, cut - 1)
         for card in kept:
             self.cards.remove(card)  # in the shoe's order, the card stays on the table
         self._shoes[self.shoe_id] = self.cards
         while len(self._shoes) > 4:
             del self._shoes[next(iter(self._shoes))]
         self.position = 0
-        cut = self.config.cut_at or max(1, round(len(self.cards) * 0.75))
         self.cut_at = cut
         self.cut_card_out = False
         self._emit(ShoeLoadedEvent(self._next_seq, len(self.cards), self.shoe_id, self.config.pack))
@@ -165,8 +173,18 @@ class ShoeCore:
             self._cut_card_out()
         return self.shoe_id
 
-    def _shuffle(self, previous: list[str], dealt: list[str]) -> list[str]:
-        """The new shoe's order: the seeded fair shuffle, or the configured bad one of the previous shoe.
+    def _cut_for(self, size: int) -> int:
+        """The card the new shoe's cut card sits before: ``cut_at``, or drawn (seeded by the shoe's number) so that a
+        number of cards in the cut zone comes out before it."""
+        if self.config.cut_at is not None:
+            return self.config.cut_at
+        least, most = self.config.cut_zone or default_cut_zone(size)
+        rng = random.Random(f"{self.config.seed}:{self.shoe_number}:cut")
+        return rng.randint(min(least, size), min(most, size)) + 1
+
+    def _shuffle(self, previous: list[str], dealt: list[str], within: int) -> list[str]:
+        """The new shoe's order: the seeded fair shuffle, or the configured bad one of the previous shoe (``within``:
+        the cards dealt before its cut card, where a false slug is put).
 
         A bad shuffle needs the previous shoe's order, so the first shoe, a shoe after the pack or
         decks changed, and a shoe after a club reshuffle that kept cards on the table are fair. The
@@ -178,7 +196,6 @@ class ShoeCore:
         if config.shuffle.kind is ShuffleKind.FAIR or not dealt or sorted(previous) != sorted(fair):
             return fair
         rng = random.Random(f"{config.seed}:{self.shoe_number}:{config.shuffle}")
-        within = (config.cut_at or max(1, round(len(fair) * 0.75))) - 1
         return shuffle(config.shuffle, dealt + previous[len(dealt):], rng, discards=dealt, within=within)
 
     def _card_at(self, shoe_id: str, position: int) -> str:

@@ -8,6 +8,8 @@ The child is ``python -m tablectl.cli shoe-sim --pty --link DIR/shoe ...``; it
 is stopped with SIGTERM (then SIGKILL) on exit. With ``own_group=True`` it runs in
 its own process group, so a terminal's Ctrl-C (or a signal to the owner's whole
 group) reaches only the owner, which stops the table first and then the shoe.
+Whatever ends the owner (a SIGKILL too), the shoe ends with it (`simulators.lifeline`):
+start it from a thread that lives as long as it does (the main thread, as a rule).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import sys
 from pathlib import Path
 from typing import IO, Any
 
+from simulators.lifeline import child_env
 from simulators.shoe.client import ShoeControl
 
 
@@ -42,7 +45,7 @@ class SimProcess:
         cmd = [sys.executable, "-m", "tablectl.cli", "shoe-sim", "--pty", "--link", self.link, "--control", self.control_path]
         self._stderr = open(self.stderr_path, "wb")
         self.proc = subprocess.Popen(cmd + self.args, stdout=subprocess.PIPE, stderr=self._stderr, stdin=subprocess.DEVNULL,
-                                     process_group=0 if self.own_group else None)
+                                     process_group=0 if self.own_group else None, env=child_env())
         assert self.proc.stdout is not None
         line = self.proc.stdout.readline()  # the child prints it as soon as it serves
         if not line:

@@ -12,6 +12,7 @@ it is turned (`controller.closed`).
 
 from __future__ import annotations
 
+import threading
 from typing import TYPE_CHECKING, Any
 
 from fastapi import FastAPI
@@ -40,6 +41,7 @@ def create_app(service: "TableService", *, metrics: "TableMetrics | None" = None
     app.state.service = service
     app.state.edge = edge
     app.state.keys = KeyRing(service.settings.api)
+    app.state.report_lock = threading.Lock()  # one report at a time (tables.one_report)
     install_error_handlers(app)
     for router in (tables.make_router(), tables.router, ledger.router, actions.make_router(), stream.router,
                    dashboard.router):

@@ -56,11 +56,6 @@ async def post_action(event: ev.Event, who: Dealer, service: Service) -> ActionR
         # The cards loaded are the shoe's to count: a person's count would hide a short pack from the integrity check.
         raise ApiError(422, "invalid_request", "card_count is given by the shoe, not by a person",
                        "shuffle.card_count")
-    for field, whose in (("player", "a player's name"), ("dealer", "a dealer's id")):
-        name = getattr(event, field, None)
-        if isinstance(name, str) and not name.isprintable():
-            # A name is quoted in refusals and log lines: a newline in it could forge a line of the log.
-            raise ApiError(422, "invalid_request", f"{whose} is one line of printable characters", f"{kind}.{field}")
     if isinstance(event, ev.CutCardOut) and service.table.link_up:
         # The smart shoe reports its own cut card (CUT_CARD, docs/shoe-protocol.md 7) and owns its shoes: a
         # person's would end the shoe early. Refused here, not by the engine, which cannot tell it from the

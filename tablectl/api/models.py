@@ -243,6 +243,8 @@ class EdgeModel(BaseModel):
     shoe: str | None = None
     next_round: int | None = Field(None, description="the round the figure is for")
     cards_left: int | None = None
+    play: str | None = Field(None, description="the play the figure values: basic (the table's basic strategy; "
+                                               "the analyser's optimal plays, cdp1 and cdz-, are not the table's)")
     player_edge_pct: float | None = Field(None, description="the player's exact expectation under the table's basic "
                                                             "strategy, per cent of the initial bet")
     house_edge_pct: float | None = None

@@ -29,7 +29,8 @@ async def events(request: Request, who: Viewer, service: Service,
                  last_event_id: Annotated[str | None, Header()] = None) -> StreamingResponse:
     """Server-Sent Events: every journalled input as it happens; the id is the journal sequence.
 
-    Reconnect with `Last-Event-ID` to get everything after it (from the recent buffer).
+    Reconnect with `Last-Event-ID` to get everything after it (rebuilt from the journal; a reader further
+    behind than the journal's older snapshot is sent `reset`: reload the table).
     """
     reveal = who.sees_closed_cards
     try:
@@ -37,20 +38,28 @@ async def events(request: Request, who: Viewer, service: Service,
     except ValueError:
         raise ApiError(422, "bad_last_event_id", "Last-Event-ID must be a journal sequence number",
                        "Last-Event-ID") from None
-    # Subscribed and the backlog read with no await between: nothing committed falls in between.
+    # Subscribed and the catch-up's head taken with no await between: nothing committed falls in between.
     items = service.subscribe()
-    backlog = [i for i in service.recent if after is not None and i.seq > after]
-    gap = after is not None and service.recent and service.recent[0].seq > after + 1
+    missed = service.catch_up(after) if after is not None else None
 
     async def stream() -> AsyncIterator[bytes]:
         try:
             yield b"retry: 1000\n\n"
-            if gap:
-                yield b"event: reset\ndata: {}\n\n"  # too far behind: reload the table
             last = after or 0
-            for item in backlog:
-                last = item.seq
-                yield _sse(item, reveal)
+            if missed is not None:
+                if after is not None and after > missed.head:
+                    # A sequence this journal never reached (the reader followed another journal): start afresh.
+                    yield b"event: reset\ndata: {}\n\n"
+                    last = missed.head
+                elif not await asyncio.to_thread(missed.open):
+                    yield b"event: reset\ndata: {}\n\n"  # too far behind: reload the table
+                else:
+                    while batch := await asyncio.to_thread(missed.chunk):
+                        for item in batch:
+                            last = item.seq
+                            yield _sse(item, reveal)
+                    if missed.failed:
+                        yield b"event: reset\ndata: {}\n\n"
             while True:
                 try:
                     item = await asyncio.wait_for(anext(items), timeout=15)
@@ -61,7 +70,7 @@ async def events(request: Request, who: Viewer, service: Service,
                     continue
                 except SubscriberLagged:
                     # A reader this far behind is let go: reload the table; the browser reconnects
-                    # (after `retry`) with Last-Event-ID and resumes from the recent buffer.
+                    # (after `retry`) with Last-Event-ID and resumes from the journal.
                     yield b"event: reset\ndata: {}\n\n"
                     return
                 except StopAsyncIteration:
@@ -71,6 +80,8 @@ async def events(request: Request, who: Viewer, service: Service,
                     yield _sse(item, reveal)
         finally:
             items.close()
+            if missed is not None:
+                missed.close()
 
     return StreamingResponse(stream(), media_type="text/event-stream",
                              headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})

@@ -8,23 +8,21 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
+from collections.abc import Callable
 from datetime import timedelta, timezone
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 from fastapi import APIRouter, Path, Query, Request
 from fastapi.responses import Response
 from pydantic import BaseModel, Field
 
 from controller.authority import export_shoe
-from controller.dispute import Copy, DisputeOptions, NoSuchRound, RoundNotSettled, RoundStillClosed
 from controller.journal import JournalError
 from controller import registry
-from controller.protection.advantage import FLAG_ALPHA
 from controller.rules import DEFAULT_GAME
 from controller.view import head_view, table_view
 
-from tablectl.dispute import MEDIA_TYPES, PdfUnavailable, make_record, render
-from tablectl.figures import dealer_book, dealer_json, figures, player_book, player_json
 from tablectl.web.auth import Supervisor, Viewer
 from tablectl.zones import zone_of
 from tablectl.web.errors import ERRORS, ApiError, ErrorResponse
@@ -34,9 +32,46 @@ from .models import (AlertModel, DealersModel, EdgeModel, FiguresModel, PlayersM
                      record_model, rounds_page_model, table_model)
 
 router = APIRouter()
+T = TypeVar("T")
 
 # Every number a route takes is bounded, so nothing out of range reaches SQLite or the engine.
 RoundNumber = Annotated[int, Path(ge=1, le=2**62)]
+
+
+# A report replays rows of the journal (a dispute record, the players' evidence, the dealers' figures, an export):
+# one at a time on a table (issue 37), in a worker thread with its own SQLite connection, never on the event loop
+# where the card path runs. Another asked meanwhile is answered 429 `busy` with Retry-After, at once.
+REPORT_RETRY_AFTER_S = 5
+_BUSY: dict[int | str, dict[str, Any]] = {
+    429: {"model": ErrorResponse, "description": "another report is being made on this table: ask again after "
+                                                 "Retry-After seconds"}}
+
+
+async def one_report(request: Request, work: Callable[[], T]) -> T:
+    """Run ``work`` in a worker thread, the table's one report at a time; ApiError 429 while another runs.
+
+    The gate is a thread lock released by the worker itself, so a client that goes away does not free it while
+    its report still runs."""
+    lock: threading.Lock = request.app.state.report_lock
+    if not lock.acquire(blocking=False):
+        raise ApiError(429, "busy", "another report is being made on this table (a dispute record, the players' or "
+                       f"dealers' figures, an export): ask again in {REPORT_RETRY_AFTER_S} seconds",
+                       headers={"Retry-After": str(REPORT_RETRY_AFTER_S)})
+    started = threading.Event()
+
+    def run() -> T:
+        started.set()
+        try:
+            return work()
+        finally:
+            lock.release()
+
+    try:
+        return await asyncio.to_thread(run)
+    except BaseException:
+        if not started.is_set():  # (never handed to a thread: nobody else will release it)
+            lock.release()
+        raise
 
 
 def _as_read(record: dict[str, Any], settled_at: str | None) -> dict[str, Any]:
@@ -130,9 +165,10 @@ async def get_alerts(who: Viewer, service: Service) -> list[dict[str, Any]]:
     return [a.as_dict(who.sees_closed_cards) for a in service.table.open_alerts()]
 
 
-@router.get("/api/export", tags=["read"], responses={**ERRORS, 404: {"description": "no such round or shoe"}},
+@router.get("/api/export", tags=["read"], responses={**ERRORS, **_BUSY, 404: {"description": "no such round or shoe"}},
             response_class=Response)
-async def export(who: Viewer, service: Service, round: Annotated[int | None, Query(ge=1, le=2**62)] = None,
+async def export(who: Viewer, service: Service, request: Request,
+                 round: Annotated[int | None, Query(ge=1, le=2**62)] = None,
                  shoe: Annotated[str | None, Query(min_length=1, max_length=64)] = None) -> Response:
     """One round (`?round=N`) or one shoe (`?shoe=ID`) as a session file (JSON Lines) that replays alone."""
     if (round is None) == (shoe is None):
@@ -143,7 +179,7 @@ async def export(who: Viewer, service: Service, round: Annotated[int | None, Que
         with service.reader() as journal:
             return export_shoe(journal, round_number=round, shoe_id=shoe, masked=masked)
 
-    lines = await asyncio.to_thread(read)
+    lines = await one_report(request, read)
     if not lines:
         what = f"round {round} has not been settled" if round is not None else f"shoe {shoe!r} is not in the journal"
         raise ApiError(404, "not_found", what)
@@ -161,6 +197,8 @@ async def get_figures(who: Viewer, service: Service,
     now = service.clock()
 
     def read() -> dict[str, Any]:  # a shift of rounds is read: off the event loop, where the writer runs
+        from tablectl.figures import figures  # (loaded with the first figures asked for: see get_dispute)
+
         with service.reader() as journal:
             return figures(journal, now, hours)
 
@@ -180,8 +218,8 @@ async def get_edge(who: Supervisor, request: Request) -> dict[str, Any]:
     return {"available": True, **latest}
 
 
-@router.get("/api/dealers", tags=["read"], responses=ERRORS, response_model=DealersModel)
-async def get_dealers(who: Supervisor, service: Service,
+@router.get("/api/dealers", tags=["read"], responses={**ERRORS, **_BUSY}, response_model=DealersModel)
+async def get_dealers(who: Supervisor, service: Service, request: Request,
                       hours: Annotated[float, Query(gt=0, le=24)] = 8) -> dict[str, Any]:
     """Supervisor: each dealer's pace, corrections and shoes per shift over the last ``hours``.
 
@@ -191,14 +229,16 @@ async def get_dealers(who: Supervisor, service: Service,
     since = service.clock() - timedelta(hours=hours)
 
     def read() -> dict[str, Any]:
+        from tablectl.figures import dealer_book, dealer_json
+
         with service.reader() as journal:
             return {"hours": hours, "dealers": [dealer_json(line) for line in dealer_book(journal, since).report()]}
 
-    return await asyncio.to_thread(read)
+    return await one_report(request, read)
 
 
 @router.get("/api/rounds/{number}/dispute", tags=["read"], response_class=Response,
-            responses={**ERRORS, 200: {"content": {"text/html": {}, "application/pdf": {}, "application/json": {}},
+            responses={**ERRORS, **_BUSY, 200: {"content": {"text/html": {}, "application/pdf": {}, "application/json": {}},
                                        "description": "the record, in the format asked for"},
                        404: {"model": ErrorResponse, "description": "the journal holds no such round"},
                        409: {"model": ErrorResponse, "description": "the round is not settled yet, or a card of it is "
@@ -206,7 +246,7 @@ async def get_dealers(who: Supervisor, service: Service,
                        500: {"model": ErrorResponse, "description": "the table's journal does not verify"},
                        503: {"model": ErrorResponse, "description": "no PDF can be made on this table (no pango): "
                                                                     "ask for html or json"}})
-async def get_dispute(number: RoundNumber, who: Supervisor, service: Service,
+async def get_dispute(number: RoundNumber, who: Supervisor, service: Service, request: Request,
                       format: Annotated[Literal["html", "pdf", "json"], Query()] = "html") -> Response:
     """Supervisor: the record of a disputed round (docs/dispute.md), the pit's copy (no count).
 
@@ -218,38 +258,45 @@ async def get_dispute(number: RoundNumber, who: Supervisor, service: Service,
     zone_name = settings.table.time_zone or None
     exported_at = service.clock()
 
-    def make() -> bytes:
+    def make() -> tuple[bytes, str]:
+        # The record's code is loaded with the first record asked for, in this thread (a disputed round is
+        # rare), as the figures' with the first figures: a table nobody watches deals its shift without them
+        # (1.3 MiB of its RSS; benchmarks/soak.py), and a first import never holds the writer's loop.
+        from controller.dispute import Copy, DisputeOptions, NoSuchRound, RoundNotSettled, RoundStillClosed
+        from tablectl.dispute import MEDIA_TYPES, PdfUnavailable, make_record, render
+
         options = DisputeOptions(
             round_number=number, table=settings.table.name, exported_by=who.actor, exported_at=exported_at,
             time_zone=zone_of(zone_name) if zone_name else timezone.utc, time_zone_name=zone_name,
             camera=settings.dispute.camera or None, recorder_offset_s=settings.dispute.recorder_offset_s,
             copy=Copy.PIT)
-        with service.reader() as journal:
-            record = make_record(journal, options)
-        return render(record, format)  # (a PDF takes a second or two: off the loop too)
+        try:
+            with service.reader() as journal:
+                record = make_record(journal, options)
+            return render(record, format), MEDIA_TYPES[format]  # (a PDF takes a second or two: off the loop too)
+        except NoSuchRound as exc:
+            raise ApiError(404, "no_such_round", str(exc)) from None
+        except RoundNotSettled as exc:
+            raise ApiError(409, "not_settled", str(exc)) from None
+        except RoundStillClosed as exc:
+            raise ApiError(409, "card_still_closed", str(exc)) from None
+        except PdfUnavailable as exc:
+            raise ApiError(503, "pdf_unavailable", str(exc)) from None
 
     try:
-        data = await asyncio.to_thread(make)
-    except NoSuchRound as exc:
-        raise ApiError(404, "no_such_round", str(exc)) from None
-    except RoundNotSettled as exc:
-        raise ApiError(409, "not_settled", str(exc)) from None
-    except RoundStillClosed as exc:
-        raise ApiError(409, "card_still_closed", str(exc)) from None
+        data, media_type = await one_report(request, make)
     except JournalError as exc:
         raise ApiError(500, "journal_refused", str(exc)) from None
-    except PdfUnavailable as exc:
-        raise ApiError(503, "pdf_unavailable", str(exc)) from None
     name = f"{_safe(settings.table.name)}-round-{number}-dispute.{format}"
     headers = {"Content-Disposition": f'{"inline" if format == "html" else "attachment"}; filename="{name}"'}
     if format == "html":
         # The page is self-contained: nothing on it may load or run anything (its values are escaped already).
         headers["Content-Security-Policy"] = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'"
-    return Response(data, media_type=MEDIA_TYPES[format], headers=headers)
+    return Response(data, media_type=media_type, headers=headers)
 
 
-@router.get("/api/players", tags=["read"], responses=ERRORS, response_model=PlayersModel)
-async def get_players(who: Supervisor, service: Service,
+@router.get("/api/players", tags=["read"], responses={**ERRORS, **_BUSY}, response_model=PlayersModel)
+async def get_players(who: Supervisor, service: Service, request: Request,
                       hours: Annotated[float, Query(gt=0, le=24)] = 8) -> dict[str, Any]:
     """Supervisor: each player's and box's advantage-play evidence over the last ``hours`` (evidence, not a verdict).
 
@@ -260,12 +307,15 @@ async def get_players(who: Supervisor, service: Service,
     since = service.clock() - timedelta(hours=hours)
 
     def read() -> dict[str, Any]:
+        from controller.protection.advantage import FLAG_ALPHA
+        from tablectl.figures import player_book, player_json
+
         with service.reader() as journal:
             reports = player_book(journal, since).report()
         return {"hours": hours, "note": "advantage-play evidence, not a verdict", "flag_alpha": FLAG_ALPHA,
                 "players": [player_json(r) for r in reports]}
 
-    return await asyncio.to_thread(read)
+    return await one_report(request, read)
 
 
 def _safe(text: str) -> str:

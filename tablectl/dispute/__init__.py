@@ -11,6 +11,7 @@ what the record holds.
 from __future__ import annotations
 
 import json
+import logging
 from datetime import datetime
 from functools import lru_cache
 from importlib import resources
@@ -19,7 +20,10 @@ from typing import Any
 from markupsafe import Markup
 
 from controller.cards import HIDDEN
-from controller.dispute import CardLine, DisputeBook, DisputeOptions, DisputeRecord, JournalHead, KeptRecord
+from controller.dispute import (BookStart, CardLine, DisputeBook, DisputeOptions, DisputeRecord, JournalHead,
+                                KeptRecord)
+from controller.engine import Table
+from controller.errors import SnapshotError
 from controller.journal import JournalKeyError, JournalReader
 
 __all__ = ["FORMATS", "MEDIA_TYPES", "PdfUnavailable", "make_record", "render", "to_html", "to_json", "to_pdf"]
@@ -27,6 +31,7 @@ __all__ = ["FORMATS", "MEDIA_TYPES", "PdfUnavailable", "make_record", "render", 
 FORMATS = ("html", "pdf", "json")
 MEDIA_TYPES = {"html": "text/html; charset=utf-8", "pdf": "application/pdf", "json": "application/json"}
 _PAGE = 1000  # ledger rows read at a time: a long journal streams through the builder
+log = logging.getLogger(__name__)
 
 
 class PdfUnavailable(RuntimeError):
@@ -34,35 +39,72 @@ class PdfUnavailable(RuntimeError):
 
 
 def make_record(reader: JournalReader, options: DisputeOptions) -> DisputeRecord:
-    """Verify the journal with its key and build the record of ``options.round_number`` from it.
+    """Build the record of ``options.round_number`` from the journal, verified with its key as it is made, in work
+    bounded by the round and not by the journal's length (issue 37).
 
-    Every row up to the head is verified first (JournalTampered names the first that fails); the rows
-    are then replayed from the first until the round is settled, and the round records it keeps are
-    read, all in the same read transaction. NoSuchRound, RoundNotSettled and RoundStillClosed
-    (controller.dispute) say why no record can be made.
+    All in one read transaction. The replay starts from the newest state the table kept (a snapshot, its MAC
+    bound to its ledger row's) at or before the settlement of the round before the recalled ones, else from
+    the first row; every row from there to the round's end is checked as it is fed (each MAC covering the
+    one before); the chain is then followed on to the head through the checkpoints (`JournalReader.link_to_head`);
+    the round records compared are each checked. JournalTampered names what fails. NoSuchRound,
+    RoundNotSettled and RoundStillClosed (controller.dispute) say why no record can be made.
     """
-    if reader.key is None:
+    key = reader.key
+    if key is None:
         raise JournalKeyError("a dispute record is made from a verified journal only: give its key (--key FILE)")
     with reader.read_transaction():
-        verified = reader.verify()
-        book = DisputeBook(options)
-        after = 0
-        while not book.done and after < verified.head_seq:
-            rows = reader.ledger_rows(after, _PAGE)
+        head_seq, head_mac = reader.head()
+        if head_seq == 0:
+            raise reader.empty()
+        start = _start(reader, options.round_number - max(options.recall, 0) - 1)
+        book = DisputeBook(options, start)
+        last, mac = (start.seq, start.mac) if start is not None else (0, "")
+        while not book.done and last < head_seq:
+            rows = reader.ledger_rows(last, _PAGE)
             if not rows:
                 break
             for row in rows:
-                if row.seq > verified.head_seq or book.done:
+                if row.seq > head_seq or book.done:
                     break
+                reader.check_row(row, mac)  # (the book checks that the rows come in order, none missing)
                 book.feed(row)
-            after = rows[-1].seq
+                last, mac = row.seq, row.mac
+        checkpoints, linked = reader.link_to_head(last, mac, head_seq)
         kept = {}
         for number in book.wanted:
-            found = reader.kept_round(number)
+            found = reader.verified_round(number)
             if found is not None:
-                seq, record, mac = found
-                kept[number] = KeptRecord(record, seq, mac)
-        return book.record(kept, JournalHead(verified.head_seq, verified.head_mac, reader.key.key_id))
+                seq, record, kept_mac = found
+                kept[number] = KeptRecord(record, seq, kept_mac)
+        begun = (f"the state the table kept after row {start.seq} (its MAC binds it to that row's MAC), then every "
+                 f"row from {start.seq + 1} to {last}" if start is not None else f"every row from 1 to {last}")
+        onward = (f"rows {last + 1} to {head_seq}: {linked} of them read and verified, and {checkpoints} checkpoints "
+                  "between them, each bound by the key to the one before" if last < head_seq else "none")
+        note = (f"Verified with the table's key (id {key.key_id}) as this record was made: {begun}, each row's MAC "
+                f"covering the one before; and the chain from row {last} on to the head, row {head_seq} ({onward}). "
+                "The journal's other rows were not read for this record: `tablectl journal verify` checks every row")
+        return book.record(kept, JournalHead(head_seq, head_mac, key.key_id, note))
+
+
+def _start(reader: JournalReader, before_round: int) -> BookStart | None:
+    """Where the replay of a record starts: the newest kept state at or before the settlement of round
+    ``before_round`` (the round before the recalled ones), with the last shuffle and supervisor's act before it;
+    None (the journal's first row) when there is no such round or state, or the state cannot be restored."""
+    if before_round < 1:
+        return None
+    found = reader.round_before(before_round)
+    snapshot = reader.snapshot_at_or_before(found[1]) if found is not None else None
+    if snapshot is None:
+        return None
+    seq, state, mac = snapshot
+    try:
+        table = Table.from_snapshot(state)
+    except SnapshotError as exc:
+        log.warning("journal %s: the state kept after row %s cannot be restored (%s): the record replays the "
+                    "journal from its first row", reader.path, seq, exc)
+        return None
+    return BookStart(table, seq, mac, shuffle=reader.last_row_before(seq, "shuffle", within=seq),
+                     supervisor_before=reader.last_row_before(seq, "supervisor"))
 
 
 def render(record: DisputeRecord, fmt: str) -> bytes:
@@ -102,7 +144,8 @@ def to_html(record: DisputeRecord) -> str:
 
 
 def to_pdf(record: DisputeRecord) -> bytes:
-    """The record as a PDF: WeasyPrint lays out the very page `to_html` makes (A4, page numbers in the footer).
+    """The record as a PDF: WeasyPrint lays out the very page `to_html` makes (A4 landscape, page numbers in the
+    footer: the cards' table, with its three times a card, and the rows' MACs need the width).
 
     The page is self-contained, and WeasyPrint is given a fetcher that allows no protocol at all, so
     nothing named in a record (a player's name, a camera's reference) can make it fetch a file or a URL.
@@ -158,6 +201,12 @@ def _wall(t: datetime) -> str:
     return t.strftime("%Y-%m-%d %H:%M:%S") + (f".{t.microsecond // 1000:03d}" if t.microsecond else "")
 
 
+def _when(text: str) -> Markup:
+    """A time as its parts (date, clock, offset) each kept whole: a narrow column wraps between them, never
+    inside one (``2026-12-07`` would otherwise break at a hyphen, and a clock cut short misleads a reader)."""
+    return Markup(" ").join(Markup('<span class="nowrap">{}</span>').format(part) for part in str(text).split())
+
+
 def _signed(value: float | int | None) -> str:
     if value is None:
         return ""
@@ -176,7 +225,8 @@ def _template() -> Any:
     from jinja2 import Environment, StrictUndefined  # (on the first record asked for: the service starts without it)
 
     env = Environment(autoescape=True, undefined=StrictUndefined, trim_blocks=False, lstrip_blocks=False)
-    env.filters.update(card=_card, placed=_placed, moment=_moment, utc=_utc, local=_local, signed=_signed, css=_css)
+    env.filters.update(card=_card, placed=_placed, moment=_moment, utc=_utc, local=_local, when=_when, signed=_signed,
+                       css=_css)
     text = resources.files(__package__).joinpath("record.html.j2").read_text(encoding="utf-8")
     return env.from_string(text)
 

@@ -42,5 +42,10 @@ class BrokerUnavailable(FleetError, ConnectionError):
     """The broker cannot be reached, refused us, or the connection broke."""
 
 
+class SubscriptionRefused(FleetError):
+    """The broker refused a subscription in its SUBACK (a reason code of 0x80 or above): its access rules, not the
+    network; trying again changes nothing until they do."""
+
+
 class BadMessage(FleetError, ValueError):
     """A message from the broker that is not what the wire format says (dropped and reported)."""

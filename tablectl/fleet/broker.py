@@ -21,7 +21,7 @@ import aiomqtt
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
-from . import BrokerUnavailable, FleetConfigError
+from . import BrokerUnavailable, FleetConfigError, SubscriptionRefused
 from .settings import BrokerSettings
 
 log = logging.getLogger(__name__)
@@ -58,6 +58,22 @@ def _password(s: BrokerSettings) -> str | None:
         raise FleetConfigError(f"broker password_file {s.password_file}: {exc.strerror}") from None
 
 
+# MQTT 5's SUBACK reason codes that refuse (3.9.3), as an operator reads them.
+REFUSALS = {0x80: "unspecified error", 0x83: "implementation specific error", 0x87: "not authorized",
+            0x8F: "topic filter invalid", 0x91: "packet identifier in use", 0x97: "quota exceeded",
+            0x9E: "shared subscriptions not supported", 0xA1: "subscription identifiers not supported",
+            0xA2: "wildcard subscriptions not supported"}
+
+
+def granted(topics: list[str], codes: list[int], client_id: str) -> None:
+    """SubscriptionRefused, naming each filter refused and why, unless the broker granted every one of `topics`."""
+    refused = [f"{t} ({REFUSALS.get(c, 'refused')}, 0x{c:02X})" for t, c in zip(topics, codes) if c >= 0x80]
+    if len(codes) != len(topics):
+        refused.append(f"{len(topics)} filters asked, {len(codes)} answered")
+    if refused:
+        raise SubscriptionRefused(f"the broker refused client {client_id} the subscription to {', '.join(refused)}")
+
+
 def check(settings: BrokerSettings) -> None:
     """Raise FleetConfigError now for TLS files or a password file that cannot be read."""
     _tls_context(settings)
@@ -78,12 +94,14 @@ class Connection:
         except aiomqtt.MqttError as exc:
             raise BrokerUnavailable(f"publish to {topic}: {exc}") from None
 
-    async def subscribe(self, topics: list[str], qos: int = 1) -> None:
-        """Subscribe to every topic filter in `topics`."""
+    async def subscribe(self, topics: list[str], qos: int = 1) -> list[int]:
+        """Subscribe to every topic filter in `topics`; the broker's answer, one reason code a filter, in order
+        (MQTT 5's SUBACK: the QoS granted, 0 to 2, or a refusal, 0x80 and above: 0x87 not authorized)."""
         try:
-            await self._client.subscribe([(t, qos) for t in topics])
+            codes = await self._client.subscribe([(t, qos) for t in topics])
         except aiomqtt.MqttError as exc:
             raise BrokerUnavailable(f"subscribe: {exc}") from None
+        return [int(c.value) if hasattr(c, "value") else int(c) for c in codes]
 
     async def unsubscribe(self, topics: list[str]) -> None:
         """Drop these subscriptions (one the session does not have is no error)."""

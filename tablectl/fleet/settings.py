@@ -77,7 +77,8 @@ class FleetSettings(BaseModel):
     feeds: list[Feed] = Field(
         default_factory=lambda: list(FEEDS),
         description="feeds besides the floor's (ledger, state, status): surveillance (the count and protection "
-                    "findings) and public (each round once settled, without money); the broker's ACL says who "
+                    "findings) and public (each box's result once a round is settled: no card, total, money or "
+                    "name); the broker's access rules say who "
                     "reads each (docs/floor.md, \"Feeds by audience\")")
     broker: BrokerSettings = Field(default_factory=BrokerSettings)
 

@@ -22,6 +22,7 @@ import json
 import math
 import re
 from datetime import datetime
+from decimal import Decimal
 from typing import Annotated, Any, Collection, Iterable, Literal
 from urllib.parse import urlsplit
 
@@ -293,23 +294,46 @@ def parse_status(payload: bytes) -> str:
 
 # ---------------------------------------------------------------- feeds by audience (docs/floor.md)
 SURVEILLANCE = "surveillance"  # retained: the count, protection findings, the dealer on duty: surveillance only
-PUBLIC_ROUND = "public/round"  # each round once settled, whole, without money: player-facing displays
-
-# What a public round keeps of a round record: a whitelist, so that a field added to the record later
-# (a stake, a player's name) stays off the public feed until someone decides it belongs there.
-_PUBLIC_KEYS = frozenset({"number", "game", "shoe_id", "dealer", "hands", "box", "hand", "cards", "total",
-                          "outcome", "void", "void_reason", "duels", "banker", "settled_at"})
+PUBLIC_ROUND = "public/round"  # each round once settled, each box's result: player-facing displays
+# The public round's shape. 1 (until issue 37): the round record whitelisted, every card, totals and outcomes.
+# 2: no card, total or outcome name at all (those let a reader keep the count); each box's result only.
+PUBLIC_ROUND_VERSION = 2
 
 
 def public_round(record: dict[str, Any], settled_at: str | None) -> dict[str, Any]:
-    """A settled round as the public feed carries it: cards, totals and outcomes, no money and no names."""
-    def keep(value: Any) -> Any:
-        if isinstance(value, dict):
-            return {k: keep(v) for k, v in value.items() if k in _PUBLIC_KEYS}
-        if isinstance(value, list):
-            return [keep(v) for v in value]
-        return value
-    return {**keep(record), "settled_at": settled_at}
+    """A settled round as a public results board shows it (version 2): each box won, lost or came out even (or
+    the round was voided), with no card, no total, no outcome name, no money and no name.
+
+    Built field by field, never by filtering the record: a field added to the round record later stays off the
+    public feed until someone decides it belongs there. What is left off, and why (docs/floor.md, "Feeds by
+    audience"): the cards, and the totals (a two-card 21 is an ace and a ten, a bust bounds the card drawn: a
+    count is made of such small facts); the outcome names (blackjack, natural, three sevens, bust name cards);
+    the hands of a box (a split names a pair); stakes, amounts and names (a player's money is not for a public
+    screen). Insurance counts in its box's result: the box's result is what it won or lost on the round.
+    """
+    void = bool(record.get("void"))
+    nets: dict[int, Decimal] = {}
+    for part in (*record.get("hands", []), *record.get("insurance", [])):
+        box = part.get("box")
+        if isinstance(box, int) and not isinstance(box, bool):
+            nets[box] = nets.get(box, Decimal(0)) + _amount(part.get("net"))
+    boxes = [{"box": box, "result": "void" if void else "won" if net > 0 else "lost" if net < 0 else "even"}
+             for box, net in sorted(nets.items())]
+    out: dict[str, Any] = {"version": PUBLIC_ROUND_VERSION, "number": record.get("number"),
+                           "shoe_id": record.get("shoe_id"), "boxes": boxes, "void": void, "settled_at": settled_at}
+    if isinstance(record.get("game"), str):
+        out["game"] = record["game"]
+    if void and isinstance(record.get("void_reason"), str):
+        out["void_reason"] = record["void_reason"]
+    return out
+
+
+def _amount(value: Any) -> Decimal:
+    """A record's money (a decimal string) as a Decimal; anything else counts as nothing."""
+    try:
+        return Decimal(str(value)) if value is not None else Decimal(0)
+    except ArithmeticError:
+        return Decimal(0)
 
 
 def topic(prefix: str, table: str, leaf: str) -> str:

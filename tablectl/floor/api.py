@@ -22,7 +22,7 @@ from tablectl.web.guard import edge_app
 
 from . import ExportError, StoreError
 from .export import export_text
-from .service import FloorService, pits, totals, with_alerts
+from .service import EXPORT_WAIT, FloorService, pits, totals, with_alerts
 
 log = logging.getLogger("tablectl.floor")
 STATIC = FsPath(__file__).with_name("static")
@@ -33,9 +33,11 @@ NOT_FOUND = {**ERRORS, 404: {"model": ErrorResponse, "description": "no such tab
 router = APIRouter()
 
 
-def _floor(request: Request) -> FloorService:
+async def _floor(request: Request) -> FloorService:
     floor: FloorService = request.app.state.floor
-    floor.refresh()  # with several workers: what the others stored too (at most REFRESH_SECONDS old)
+    # With several workers: what the others stored too (at most REFRESH_SECONDS old), if the store answers in
+    # time; the store is read on its own thread, so a database that stalls stalls no route (store_thread.py).
+    await floor.refreshed()
     return floor
 
 
@@ -44,17 +46,24 @@ def _known(floor: FloorService, table: str) -> None:
         raise ApiError(404, "unknown_table", f"the floor has heard nothing from table {table!r}")
 
 
-def _open_gaps(floor: FloorService) -> list[dict[str, Any]]:
-    return [g for g in floor.store.open_gaps() if floor.is_known(g["table"])]
+async def _open_gaps(floor: FloorService) -> list[dict[str, Any]]:
+    return [g for g in await floor.read(floor.store.open_gaps) if floor.is_known(g["table"])]
 
 
 @router.get("/healthz", tags=["health"])
 async def healthz(request: Request) -> dict[str, Any]:
-    """Is the floor connected to the broker? (no key needed)"""
-    floor = _floor(request)
-    return {"ok": floor.connected, "broker": floor.connected, "tables": len(floor.tables()),
-            "open_gaps": len(_open_gaps(floor)), "messages": floor.messages,
-            "ledger_rows": floor.ledger_rows, "dropped": floor.dropped,
+    """Is the floor connected to the broker, does its store answer? (no key needed)
+
+    Never waits on the store: everything here is what this process holds (issue 37: with the database stalled
+    this route hung with it). `ok`: connected and the store answering."""
+    floor: FloorService = request.app.state.floor
+    tables = floor.tables()
+    tracks = floor.store.tracks
+    store = floor.store_status()
+    return {"ok": floor.connected and store["available"], "broker": floor.connected,
+            "store": "ok" if store["available"] else "unavailable", "store_since": store["since"],
+            "tables": len(tables), "open_gaps": sum(len(t.gaps) for tid in tables if (t := tracks.get(tid))),
+            "messages": floor.messages, "ledger_rows": floor.ledger_rows, "dropped": floor.dropped,
             "client_id": floor.settings.floor.client_id, "shared_group": floor.shared_group or None}
 
 
@@ -62,33 +71,37 @@ async def healthz(request: Request) -> dict[str, Any]:
 async def get_floor(who: Viewer, request: Request) -> dict[str, Any]:
     """Every table's tile (alarms first, then the tables waiting, then by name), the floor's totals, and the
     tables grouped by pit."""
-    floor = _floor(request)
+    floor = await _floor(request)
     tiles = floor.tiles()
-    return {"floor": floor.settings.floor.name, "connected": floor.connected, "tables": tiles,
-            "with_alerts": with_alerts(tiles), "totals": totals(tiles), "pits": pits(tiles)}
+    # `store`: whether the store answers; while it does not, the tiles are as last read (`read_at`), and the page
+    # says so.
+    return {"floor": floor.settings.floor.name, "connected": floor.connected, "store": floor.store_status(),
+            "tables": tiles, "with_alerts": with_alerts(tiles), "totals": totals(tiles), "pits": pits(tiles)}
 
 
 @router.get("/api/tables/{table}", tags=["read"], responses=NOT_FOUND)
 async def get_table(who: Viewer, request: Request, table: TableId) -> dict[str, Any]:
     """One table's tile, its open gaps and its retained state as published."""
-    floor = _floor(request)
+    floor = await _floor(request)
     _known(floor, table)
     state = floor.store.tracks[table].state
-    return {**floor.tile(table), "open_gaps": floor.store.open_gaps(table),
+    tile = floor.tile(table)
+    return {**tile, "open_gaps": await floor.read(floor.store.open_gaps, table),
             "state": state.as_published() if state is not None else None}
 
 
 @router.get("/api/gaps", tags=["read"], responses=ERRORS)
 async def get_gaps(who: Viewer, request: Request) -> dict[str, Any]:
     """Every gap not (yet) filled, on any table."""
-    return {"gaps": _open_gaps(_floor(request))}
+    return {"gaps": await _open_gaps(await _floor(request))}
 
 
 @router.get("/api/incidents", tags=["read"], responses=ERRORS)
 async def get_incidents(who: Viewer, request: Request,
                         limit: Annotated[int, Query(ge=1, le=1000)] = 100) -> dict[str, Any]:
     """What the floor reported (gaps, bad MACs, conflicts, dropped messages), newest first."""
-    return {"incidents": _floor(request).store.incidents(limit)}
+    floor = await _floor(request)
+    return {"incidents": await floor.read(floor.store.incidents, limit)}
 
 
 @router.get("/api/tables/{table}/rows", tags=["read"], responses=NOT_FOUND)
@@ -96,9 +109,9 @@ async def get_rows(who: Supervisor, request: Request, table: TableId,
                    after: Annotated[int, Query(ge=0, le=2**62)] = 0,
                    limit: Annotated[int, Query(ge=1, le=1000)] = 100) -> dict[str, Any]:
     """A table's ledger rows after seq `after`, as the floor holds them, with their MAC check."""
-    floor = _floor(request)
+    floor = await _floor(request)
     _known(floor, table)
-    return {"table": table, "rows": [r.as_dict() for r in floor.store.rows(table, after, limit)]}
+    return {"table": table, "rows": [r.as_dict() for r in await floor.read(floor.store.rows, table, after, limit)]}
 
 
 @router.get("/api/tables/{table}/export", tags=["read"], responses={**NOT_FOUND, 409: {"model": ErrorResponse}})
@@ -107,10 +120,10 @@ async def get_export(who: Supervisor, request: Request, table: TableId) -> Respo
 
     `X-Tablectl-Verified: yes` when every row verified against the table's key, `no-key` when the floor has none.
     """
-    floor = _floor(request)
+    floor = await _floor(request)
     _known(floor, table)
     try:
-        text = export_text(floor.store, table)
+        text = await floor.read(export_text, floor.store, table, wait=EXPORT_WAIT)
     except ExportError as exc:
         raise ApiError(409, "incomplete", str(exc)) from None
     # Whether every row verified against the table's key, or the floor had none to check them with.

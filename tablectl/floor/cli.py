@@ -13,6 +13,8 @@ from . import ExportError, FloorError
 
 log = logging.getLogger(__name__)
 
+REFUSED = 4  # exit status: the broker refused one of the floor's subscriptions (its access rules), docs/floor.md
+
 
 def configure_parser(p: argparse.ArgumentParser) -> None:
     """Register floor's arguments (and its `export` subcommand)."""
@@ -61,10 +63,13 @@ def run(args: argparse.Namespace) -> int:
         broker.check(settings.broker)
         if args.leave:
             return _leave(settings)
-        asyncio.run(_serve(settings))
+        failure = asyncio.run(_serve(settings))
     except (FloorError, FleetError, OSError) as exc:
         print(f"tablectl floor: {exc}", file=sys.stderr)
         return 2
+    if failure is not None:  # the broker refused a subscription: taking nothing, the floor stopped
+        print(f"tablectl floor: {failure}", file=sys.stderr)
+        return REFUSED
     return 0
 
 
@@ -102,7 +107,8 @@ def _leave(settings) -> int:  # noqa: ANN001 - FloorSettings
     return 0
 
 
-async def _serve(settings) -> None:  # noqa: ANN001 - FloorSettings
+async def _serve(settings) -> str | None:  # noqa: ANN001 - FloorSettings
+    """Serve until SIGTERM or SIGINT (None), or until the floor cannot go on (why, for the exit status REFUSED)."""
     from tablectl.web.guard import ListenError, scheme, serving
 
     from .api import create_floor_app
@@ -125,20 +131,34 @@ async def _serve(settings) -> None:  # noqa: ANN001 - FloorSettings
             raise OSError(f"the floor API could not listen on {settings.api.host}:{settings.api.port}")
         await asyncio.sleep(0.01)
     runner = asyncio.create_task(floor.run(stop), name="floor")
-    try:  # ready once subscribed, so nothing published from now on is missed; a broker down delays no one
-        await asyncio.wait_for(floor.subscribed.wait(), 5.0)
-    except asyncio.TimeoutError:
+    # Ready once subscribed, so nothing published from now on is missed; a broker down delays no one. A broker
+    # that refuses a subscription is no outage: the floor would take nothing, so it never says it is ready.
+    subscribed = asyncio.create_task(floor.subscribed.wait())
+    failed = asyncio.create_task(floor.failed.wait())
+    await asyncio.wait([subscribed, failed], timeout=5.0, return_when=asyncio.FIRST_COMPLETED)
+    subscribed.cancel()
+    if floor.failed.is_set():
+        failed.cancel()
+        server.should_exit = True
+        stop.set()
+        await asyncio.gather(runner, api, return_exceptions=True)
+        return floor.failure
+    if not floor.subscribed.is_set():
         log.warning("not subscribed yet (the broker is unreachable); serving the store meanwhile")
     log.info("floor %s: store %s, %d table keys, API http://%s:%d/", settings.floor.name,
              settings.floor.describe_store(), len(floor.keys), settings.api.host, settings.api.port)
     print(json.dumps({"ready": True, "api": f"{scheme(settings.api)}://{settings.api.host}:{settings.api.port}",
                       "store": settings.floor.describe_store()}), flush=True)
+    stopping = asyncio.create_task(stop.wait())
     try:
-        await stop.wait()
+        await asyncio.wait([stopping, failed], return_when=asyncio.FIRST_COMPLETED)
     finally:
+        stopping.cancel()
+        failed.cancel()
         server.should_exit = True
         stop.set()
         await asyncio.gather(runner, api, return_exceptions=True)
+    return floor.failure
 
 
 __all__ = ["configure_parser", "run", "ExportError"]

@@ -15,8 +15,11 @@ only when a floor is configured for it, so the table's Pi and an SQLite floor ne
 from __future__ import annotations
 
 import hashlib
+import logging
+import os
 import re
 import sqlite3
+import stat
 from abc import ABC, abstractmethod
 from functools import lru_cache
 from pathlib import Path
@@ -28,7 +31,14 @@ from .settings import FloorSection, PostgresStore
 if TYPE_CHECKING:
     import psycopg
 
+log = logging.getLogger(__name__)
+
 APPLICATION_NAME = "tablectl-floor"
+# PostgreSQL ends a session left idle inside a transaction this long (a worker stopped mid-batch), and its locks.
+IDLE_IN_TRANSACTION_SECONDS = 60
+# SQLite: how long a statement waits for another connection's lock on the file before it fails (the batch then
+# fails unacknowledged and comes again); Python's default, said here.
+SQLITE_BUSY_SECONDS = 5.0
 # Taken inside the transaction that creates the schema: two floors started at once on a new database
 # create it once (the second finds it made). Any constant agreed by every floor process will do.
 _SCHEMA_LOCK = 0x7461626C65  # "table"
@@ -136,7 +146,10 @@ class SqliteDatabase(Database):
             raise StoreError(f"no floor store at {self.path}")
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self.connection = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            # check_same_thread off: the floor calls its store from one thread at a time, its store thread's
+            # (store_thread.py), not always the one that opened it.
+            self.connection = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False,
+                                              timeout=SQLITE_BUSY_SECONDS)
             self.connection.execute("PRAGMA journal_mode=WAL")
             self.connection.execute("PRAGMA synchronous=FULL")
         except (OSError, sqlite3.DatabaseError) as exc:
@@ -240,7 +253,16 @@ class PostgresDatabase(Database):
         if self._password is not None:
             params["password"] = self._password
         try:
-            return self._psycopg.connect(s.dsn, autocommit=True, **params)
+            conn = self._psycopg.connect(s.dsn, autocommit=True, **params)
+            # Bounds on the server's side: a statement that runs long, a batch waiting on a table's lock that
+            # another worker keeps, a session idle in a transaction (a worker stopped mid-batch holds its
+            # tables' locks until the server ends it). Each fails the batch, which is not acknowledged and comes
+            # again. A server that does not answer at all is the floor's store thread's to outlast
+            # (store_thread.py): no statement of it can time itself out then.
+            conn.execute(f"SET statement_timeout = '{s.statement_timeout_seconds}s'")
+            conn.execute(f"SET lock_timeout = '{s.lock_timeout_seconds}s'")
+            conn.execute(f"SET idle_in_transaction_session_timeout = '{IDLE_IN_TRANSACTION_SECONDS}s'")
+            return conn
         except self._psycopg.Error as exc:
             raise StoreError(f"cannot connect to the floor store {self.name}: {str(exc).strip()}") from None
 
@@ -281,8 +303,12 @@ class PostgresDatabase(Database):
         self.connection.execute("COMMIT", prepare=False)
 
     def begin_schema(self) -> None:
-        """BEGIN, and the schema's advisory lock until the end of the transaction."""
+        """BEGIN, and the schema's advisory lock until the end of the transaction; no statement or lock timeout in
+        it: a floor waits for another creating the schema, and an index built at a first start on a long store
+        takes its time."""
         self.begin()
+        self.execute("SET LOCAL statement_timeout = 0", ())
+        self.execute("SET LOCAL lock_timeout = 0", ())
         self.execute("SELECT pg_advisory_xact_lock(?)", (_SCHEMA_LOCK,))
 
     def begin_snapshot(self) -> None:
@@ -344,9 +370,20 @@ def _password(settings: PostgresStore) -> str | None:
         return None
     try:
         with open(settings.password_file, encoding="utf-8") as f:
+            warn_if_others_read(f.fileno(), settings.password_file, "[floor.postgresql] password_file",
+                                "can log in to the floor's database as the floor and rewrite its evidence")
             return f.read(4096).strip()
     except OSError as exc:
         raise FloorConfigError(f"[floor.postgresql] password_file {settings.password_file}: {exc.strerror}") from None
+
+
+def warn_if_others_read(fd: int, path: object, what: str, harm: str) -> None:
+    """A secret's file open to more than its owner is taken, with a warning, as the journal's key is
+    (controller.journal.JournalKey.load): mode 0600 wanted."""
+    mode = stat.S_IMODE(os.fstat(fd).st_mode)
+    if mode & 0o177:
+        log.warning("%s %s has mode %04o: whoever it lets read it %s; chmod 600 %s (readable by the floor alone)",
+                    what, path, mode, harm, path)
 
 
 def connect(settings: FloorSection, *, create: bool = True) -> Database:

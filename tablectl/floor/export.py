@@ -54,7 +54,7 @@ def export_table(store: FloorStore, table: str) -> Iterator[dict[str, Any]]:
         if row.kind != "event":
             continue
         try:  # through the engine's own event model, so the file is what `journal export` writes
-            yield dump_event(parse_event(json.loads(row.body)))
+            yield dump_event(parse_event(json.loads(row.body), recorded=True))
         except BadEvent as exc:
             raise ExportError(f"table {table}: row {row.seq} is not an event this build knows: {exc}") from None
 

@@ -29,7 +29,7 @@ import random
 import ssl
 import time
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Any, Awaitable, Callable
 
 import httpx
 from pydantic import ValidationError
@@ -40,6 +40,7 @@ from tablectl.logs import one_line
 from tablectl.web.errors import ErrorResponse
 
 from . import FloorConfigError
+from .database import warn_if_others_read
 from .settings import FloorSettings, TableApi
 from .store import FloorStore
 
@@ -84,8 +85,12 @@ class Target:
 def read_api_key(entry: TableApi) -> str:
     """The floor key in `entry.api_key_file`: one line of visible ASCII; FloorConfigError says what is wrong."""
     where = f"[[floor.tables]] {entry.id}: api_key_file {entry.api_key_file}"
+    if entry.api_key_file is None:
+        raise FloorConfigError(f"[[floor.tables]] {entry.id}: an api_url needs its api_key_file")
     try:
         with open(entry.api_key_file, "rb") as f:
+            warn_if_others_read(f.fileno(), entry.api_key_file, f"[[floor.tables]] {entry.id}: api_key_file",
+                                "can read the table's ledger through its API")
             raw = f.read(MAX_KEY_CHARS + 2)
     except OSError as exc:
         raise FloorConfigError(f"{where}: {exc.strerror}") from None
@@ -118,8 +123,12 @@ class Recovery:
         r = settings.floor.recovery
         self.page_rows, self.timeout, self.backoff_max = r.page_rows, r.timeout_seconds, r.backoff_max_seconds
         # Every key and certificate is read now: a file that cannot be used stops the floor at start, named.
-        self.targets = {e.id: Target(e.id, e.api_url, read_api_key(e), _tls(e)) for e in settings.floor.tables}
+        self.targets = {e.id: Target(e.id, e.api_url, read_api_key(e), _tls(e)) for e in settings.floor.tables
+                        if e.api_url}
         self._slots = asyncio.Semaphore(CONCURRENCY)
+        # How a call to the store is made: the running floor sets its store thread's (FloorService.in_store), so
+        # that a database that stalls holds no table's answer and no tick; alone (tests), a direct call.
+        self.on_store: Callable[..., Awaitable[Any]] = _direct
 
     # ------------------------------------------------------------------ running
     async def run(self) -> None:
@@ -128,7 +137,9 @@ class Recovery:
             while True:
                 await asyncio.sleep(min(1.0, self.grace / 2))
                 try:
-                    self.poll()
+                    self._start(await self.on_store(self._due))
+                except self.store.outages as exc:  # the store away: the consumer says so; next tick again
+                    log.debug("gap recovery waits for the floor store: %s", exc)
                 except Exception:  # a bug: logged, and the next tick tries again
                     log.exception("gap recovery failed")
         finally:
@@ -139,23 +150,34 @@ class Recovery:
 
         Returns the tables an attempt was started for.
         """
-        now = self.clock()
-        started: list[str] = []
         try:
-            if not self.store.lead(RECOVERY_ROLE):
-                return started  # another worker asks the tables
-            self.store.refresh()  # with several workers, the gaps the others' rows left or filled
+            due = self._due()
         except self.store.outages as exc:  # the store away: the consumer says so; next tick again
             log.debug("gap recovery waits for the floor store: %s", exc)
-            return started
+            return []
+        return self._start(due)
+
+    def _due(self) -> list[tuple[Target, list[tuple[int, int]]]]:
+        """The store's part of a tick (on the store's thread when the floor runs): each table to ask, and what.
+        An outage of the store is raised (the caller waits for the next tick; the floor notes the store away)."""
+        now = self.clock()
+        due: list[tuple[Target, list[tuple[int, int]]]] = []
+        if not self.store.lead(RECOVERY_ROLE):
+            return due  # another worker asks the tables
+        self.store.refresh()  # with several workers, the gaps the others' rows left or filled
         for t in self.targets.values():
             if (t.task is not None and not t.task.done()) or now < t.next_try or not self.known(t.table):
                 continue
             ranges = self.wanted(t)
             if ranges:
-                t.task = asyncio.create_task(self.attempt(t, ranges), name=f"floor-recover-{t.table}")
-                started.append(t.table)
-        return started
+                due.append((t, ranges))
+        return due
+
+    def _start(self, due: list[tuple[Target, list[tuple[int, int]]]]) -> list[str]:
+        """The loop's part: an attempt (a task) for each table due."""
+        for t, ranges in due:
+            t.task = asyncio.create_task(self.attempt(t, ranges), name=f"floor-recover-{t.table}")
+        return [t.table for t, _ in due]
 
     def wanted(self, t: Target) -> list[tuple[int, int]]:
         """What the floor lacks of `t`'s rows for longer than the grace, as ranges in order:
@@ -214,15 +236,15 @@ class Recovery:
             try:
                 await self._fetch(t, ranges, stored)
             except RecoveryFailed as exc:
-                self._failed(t, str(exc), stored)
+                await self._failed(t, str(exc), stored)
                 return
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # a bug, met with this table alone: reported as a failure, not raised
                 log.exception("table %s: asking its API for rows failed", t.table)
-                self._failed(t, f"the floor could not handle the answer: {exc!r}"[:500], stored)
+                await self._failed(t, f"the floor could not handle the answer: {exc!r}"[:500], stored)
                 return
-            self._succeeded(t, stored)
+            await self._succeeded(t, stored)
 
     async def _fetch(self, t: Target, ranges: list[tuple[int, int]], stored: list[tuple[int, int]]) -> None:
         """Fetch and store the rows of `ranges`, page by page, noting in `stored` the seqs stored."""
@@ -239,7 +261,8 @@ class Recovery:
                     raise RecoveryFailed(f"the table's API has no row {after + 1}: its journal ends before the "
                                          "floor's highest row of it (a row on the floor the table never wrote, "
                                          "see the incidents, or a journal replaced)")
-                res = self.store.ingest(rows, self.wall())  # the broker rows' path: MACs, bad_mac, conflicts
+                # The broker rows' path: MACs, bad_mac, conflicts (on the store's thread).
+                res = await self.on_store(self.store.ingest, rows, self.wall())
                 if res.inserted or res.replaced:
                     stored.append((rows[0].seq, rows[-1].seq))
                     t.rows += res.inserted + res.replaced
@@ -300,7 +323,7 @@ class Recovery:
         return rows
 
     # ------------------------------------------------------------------ outcomes
-    def _failed(self, t: Target, why: str, stored: list[tuple[int, int]]) -> None:
+    async def _failed(self, t: Target, why: str, stored: list[tuple[int, int]]) -> None:
         why = one_line(why)  # it may quote the table's answer: no newline of it reaches the log or the tile
         t.failures += 1
         delay = min(self.backoff_max, BACKOFF_FIRST * 2 ** min(t.failures - 1, 30))
@@ -308,14 +331,17 @@ class Recovery:
         first = t.error is None
         t.error = why
         if first:  # one incident an outage: a table away for hours is not a line a retry
-            with self.store.batch():
-                self.store.incident(t.table, "recovery_failed", f"asking the table's API ({t.url}) for the rows of "
-                                    f"its gaps failed: {why}{_stored_note(stored)}; the floor asks again with "
-                                    f"back-off (up to {self.backoff_max:g} s) and says when it answers")
+            await self.on_store(self._incident, t.table, "recovery_failed", f"asking the table's API ({t.url}) for "
+                                f"the rows of its gaps failed: {why}{_stored_note(stored)}; the floor asks again "
+                                f"with back-off (up to {self.backoff_max:g} s) and says when it answers")
         else:
             log.debug("table %s: recovery attempt %d failed: %s", t.table, t.failures, why)
 
-    def _succeeded(self, t: Target, stored: list[tuple[int, int]]) -> None:
+    def _incident(self, table: str, kind: str, detail: str) -> None:
+        with self.store.batch():
+            self.store.incident(table, kind, detail)
+
+    async def _succeeded(self, t: Target, stored: list[tuple[int, int]]) -> None:
         if t.error is not None:
             log.info("table %s: its API answers again (after %d failed attempts)", t.table, t.failures)
         t.failures, t.error, t.next_try = 0, None, 0.0
@@ -325,9 +351,13 @@ class Recovery:
         if t.quiet:
             t.next_try = self.clock() + min(self.backoff_max, BACKOFF_FIRST * 2 ** min(t.quiet - 1, 30))
         if stored:  # evidence of where these rows came from, beside the gap incident they close
-            with self.store.batch():
-                self.store.incident(t.table, "recovered", f"rows {_ranges(stored)} fetched from the table's API "
-                                    f"({t.url}) and stored, their MACs checked as the broker's rows are")
+            await self.on_store(self._incident, t.table, "recovered", f"rows {_ranges(stored)} fetched from the "
+                                f"table's API ({t.url}) and stored, their MACs checked as the broker's rows are")
+
+
+async def _direct(fn: Callable[..., Any], *args: Any) -> Any:
+    """A store call made where it is asked (a Recovery not run by a floor: tests)."""
+    return fn(*args)
 
 
 async def _refusal(resp: httpx.Response) -> str:

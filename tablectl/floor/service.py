@@ -26,14 +26,15 @@ import re
 import time
 from datetime import datetime, timezone
 from decimal import Decimal
-from typing import Any
+from typing import Any, Callable, TypeVar
 
 from controller.alerts import ALERT_LEVEL, AlertKind, AlertLevel
-from tablectl.fleet import BadMessage, BrokerUnavailable
+from tablectl.fleet import BadMessage, BrokerUnavailable, SubscriptionRefused
 from tablectl.fleet import broker as mqtt
 from tablectl.fleet.wire import (
     MAX_STATE_BYTES,
     AlertState,
+    TableState,
     WireRow,
     parse_ledger,
     parse_state,
@@ -42,13 +43,16 @@ from tablectl.fleet.wire import (
     split_topic,
 )
 
-from . import FloorConfigError
+from . import FloorConfigError, StoreError
 from .keys import load_keys
 from .recovery import Recovery, Target
 from .settings import FloorSettings
 from .store import open_store
+from .store_thread import StoreThread
+from .throttle import SteadyGaps
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 BATCH = 500
 REFRESH_SECONDS = 0.5  # with several workers, the dashboard and API read the store at most this long ago
@@ -56,6 +60,11 @@ LEAVE_IDLE_SECONDS = 3.0  # a worker leaving its group has stored everything onc
 BATCH_WINDOW_MAX = 0.02  # seconds: the longest a message waits for others to share its commit
 BATCH_WINDOW_MIN = 0.002
 RECEIVE_MAXIMUM = 1000  # unacknowledged messages the broker may have in flight to us
+# The store is called on its own thread (store_thread.py). A call running longer than this counts as stalled: the
+# routes that read the store answer 503 at once instead of queueing behind it, and the page says the store is away.
+STALL_SECONDS = 2.0
+READ_WAIT = 3.0  # the longest a route waits for the store to answer a read (then 503 store_unavailable)
+EXPORT_WAIT = 120.0  # the same for a table's export, which reads every row of the table
 
 
 class FloorService:
@@ -66,6 +75,7 @@ class FloorService:
         self.shared_group = settings.floor.shared_group
         self.keys = load_keys(settings.floor.keys_dir)
         self.known_tables = frozenset(settings.floor.known_tables)
+        self.dashboards = {t.id: t.dashboard_url for t in settings.floor.tables if t.dashboard_url}
         self.store = open_store(settings.floor, self.keys, max_seq_jump=settings.floor.max_seq_jump)
         self.prefix = settings.floor.topic_prefix
         self.connected = False
@@ -77,16 +87,32 @@ class FloorService:
         # When the floor last took a valid message of each table (its clock): an offline table's "since".
         # Not stored: after a restart the store's state_at stands in for it.
         self.heard: dict[str, float] = {}
-        self.subscribed = asyncio.Event()  # set once the broker has our subscriptions
+        self.subscribed = asyncio.Event()  # set once the broker has granted our subscriptions
+        # Set when the floor cannot go on (the broker refused a subscription): `failure` says why. A floor refused
+        # takes nothing, so it never reports ready and stops (`tablectl floor` exits 4), rather than look healthy.
+        self.failed = asyncio.Event()
+        self.failure: str | None = None
+        self.steady_gaps = SteadyGaps()
+        # The store's calls, on a thread of their own: a database that stops answering stops none of the loop.
+        self.db_thread = StoreThread()
+        self.store_down_since: float | None = None  # wall clock: a store call failed (the database away) since
+        self.store_read_at: float | None = None  # wall clock: the store last answered
         self._commit_seconds = 0.001  # recent time a batch's commit takes (sizes the batching window)
         self._refreshed = -1e9  # monotonic: when the tracks were last read back from a shared store
         self._refresh_failed = False
         self._store_outage_logged = False
         try:  # the tables' API keys and certificates are read now: one that cannot be used stops the floor
-            self.recovery = Recovery(settings, self.store, self.is_known) if settings.floor.tables else None
+            asks = any(t.api_url for t in settings.floor.tables)
+            self.recovery = Recovery(settings, self.store, self.is_known) if asks else None
         except FloorConfigError:
             self.store.close()
             raise
+        if self.shared_group and self.recovery is None:
+            # Several workers lose rows the broker cannot give back (a worker away is still dealt its share;
+            # Mosquitto forgets shared subscriptions at its restart): the tables' APIs are where they are filled.
+            log.warning("shared_group %s without [[floor.tables]]: rows dealt to a worker while it is away, or "
+                        "published while the broker restarts, stay gaps; list every table under [[floor.tables]] "
+                        "(docs/floor.md, \"Several workers\")", self.shared_group)
 
     # ------------------------------------------------------------------ running
     async def run(self, stop: asyncio.Event) -> None:
@@ -94,6 +120,7 @@ class FloorService:
         tasks = [asyncio.create_task(self._consume_forever(), name="floor-consumer"),
                  asyncio.create_task(self._watch_gaps(), name="floor-gaps")]
         if self.recovery is not None:  # its own task: a table's slow answer never holds the consumer
+            self.recovery.on_store = self.in_store
             tasks.append(asyncio.create_task(self.recovery.run(), name="floor-recovery"))
         try:
             await stop.wait()
@@ -101,13 +128,27 @@ class FloorService:
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
-            self.store.close()
+            closing: tuple[type[BaseException], ...] = (TimeoutError, *self.store.outages)
+            try:  # after whatever the thread is doing; a database that never answers is left, not waited for
+                await asyncio.wait_for(self.db_thread.call(self.store.close, limit=5.0), 5.0)
+            except closing:
+                log.warning("the floor store did not close within 5 s (its database does not answer); leaving it")
+            self.db_thread.stop()
 
     async def _consume_forever(self) -> None:
         backoff = 0.5
         while True:
             try:
                 await self._consume()
+            except SubscriptionRefused as exc:
+                self.connected = False
+                self.failure = (f"{exc}: this floor would take nothing, and stops. The broker's access rules must let "
+                                f"{self.settings.floor.client_id} subscribe to them (on the shipped broker: `tablectl "
+                                f"broker access`{' --workers N' if self.shared_group else ''}, docs/floor.md, \"The "
+                                "broker\")")
+                log.error("%s", self.failure)
+                self.failed.set()
+                return
             except BrokerUnavailable as exc:
                 if not self._outage_logged:
                     log.warning("broker unavailable (%s); retrying, the broker keeps our queue meanwhile", exc)
@@ -139,14 +180,18 @@ class FloorService:
                 # dropped (a session without them is told so, and nothing changes).
                 await conn.unsubscribe([ledger, state])
                 ledger, state = (f"$share/{self.shared_group}/{ledger}", f"$share/{self.shared_group}/{state}")
-            await conn.subscribe([ledger, state, f"{self.prefix}/+/status"])
+            # Every filter must be granted: a refused one (SUBACK 0x80 and above: the broker's access rules) would
+            # leave this floor connected, looking healthy, and taking nothing (SubscriptionRefused: it stops).
+            filters = [ledger, state, f"{self.prefix}/+/status"]
+            mqtt.granted(filters, await conn.subscribe(filters), s.floor.client_id)
             if self.shared_group:
                 # A shared subscription is sent no retained message (MQTT 5, 4.8.2), and a quiet table publishes
                 # no new state: a plain subscription, taken and dropped at once, brings each table's retained
                 # state, queued for this session before the broker takes the unsubscribe. One that overtakes a
                 # newer state another worker stored is not kept (FloorStore.set_state).
-                await conn.subscribe([f"{self.prefix}/+/state"])
-                await conn.unsubscribe([f"{self.prefix}/+/state"])
+                plain = [f"{self.prefix}/+/state"]
+                mqtt.granted(plain, await conn.subscribe(plain), s.floor.client_id)
+                await conn.unsubscribe(plain)
             self.connected = True
             self.subscribed.set()
             if self._outage_logged:
@@ -161,7 +206,7 @@ class FloorService:
                 while True:
                     batch = await self._next_batch(inbox)
                     started = time.perf_counter()
-                    self.handle(batch)
+                    await self.in_store(self.handle, batch)
                     if self._store_outage_logged:
                         log.info("floor store available again")
                         self._store_outage_logged = False
@@ -261,6 +306,9 @@ class FloorService:
         """
         now = time.time() if now is None else now
         rows: list[WireRow] = []
+        # States are kept after the batch's rows: a state is bounded and ordered by the rows on the floor
+        # (FloorStore.set_state), those of the same batch included.
+        states: list[tuple[str, TableState]] = []
         with self.store.batch(_tables_named(self.prefix, messages)):
             for m in messages:
                 self.messages += 1
@@ -281,7 +329,7 @@ class FloorService:
                         self.heard[table] = now
                     elif leaf == "state":
                         if payload:  # an empty retained message clears the topic; the floor keeps the last state
-                            self.store.set_state(table, parse_state(payload, table), now)
+                            states.append((table, parse_state(payload, table)))
                             self.heard[table] = now
                     else:
                         if payload:
@@ -301,10 +349,13 @@ class FloorService:
                                       f"not handle: {exc!r}"[:2000], now)
             if rows:
                 self.store.ingest(rows, now)
+            for table, parsed in states:
+                self.store.set_state(table, parsed, now)
 
-    def refresh(self, max_age: float = REFRESH_SECONDS) -> None:
+    def refresh(self, max_age: float = REFRESH_SECONDS, raise_outage: bool = False) -> None:
         """Where other workers write the store too, read every table's track back (at most `max_age` seconds ago),
-        for the dashboard and API; a database away leaves the last known in place, said once in the log."""
+        for the dashboard and API; a database away leaves the last known in place, said once in the log (and
+        raised, with `raise_outage`)."""
         if not self.store.shared:
             return
         now = time.monotonic()
@@ -317,11 +368,62 @@ class FloorService:
                 log.warning("cannot read the floor store back (%s); the dashboard shows what it last read",
                             str(exc).strip())
                 self._refresh_failed = True
+            if self.store_down_since is None:
+                self.store_down_since = time.time()
+            if raise_outage:
+                raise
             return
         if self._refresh_failed:
             log.info("the floor store answers again")
             self._refresh_failed = False
+        self.store_down_since, self.store_read_at = None, time.time()
         self._refreshed = now
+
+    # ------------------------------------------------------------------ the store, off the event loop
+    async def in_store(self, fn: Callable[..., T], *args: Any, limit: float = STALL_SECONDS) -> T:
+        """`fn(*args)` on the store's thread (every store call of the running floor goes there, in order); an
+        outage it raises marks the store away until a call succeeds."""
+        try:
+            result = await self.db_thread.call(fn, *args, limit=limit)
+        except self.store.outages:
+            if self.store_down_since is None:
+                self.store_down_since = time.time()
+            raise
+        self.store_down_since, self.store_read_at = None, time.time()
+        return result
+
+    def store_status(self) -> dict[str, Any]:
+        """For `/healthz` and the dashboard: whether the store answers, since when it does not (wall clock), and
+        when it last answered (what the tiles show was read then)."""
+        stalled = self.db_thread.stalled()
+        since = self.store_down_since
+        if stalled is not None:
+            since = min(since or time.time(), time.time() - (time.monotonic() - stalled))
+        return {"available": since is None, "since": since, "read_at": self.store_read_at}
+
+    async def read(self, fn: Callable[..., T], *args: Any, wait: float = READ_WAIT) -> T:
+        """A read of the store for the API: StoreError at once while a store call hangs, or when this one has not
+        answered within `wait` seconds, or the database's own error (the route answers 503 store_unavailable:
+        never a hang). A store that failed but does not hang is asked again: its answer is the news."""
+        if self.db_thread.stalled() is not None:  # queued behind a call that hangs, it would hang too
+            raise StoreError("the floor's store is not answering (a call to its database has hung)")
+        try:
+            return await asyncio.wait_for(self.in_store(fn, *args, limit=wait), wait)
+        except TimeoutError:
+            raise StoreError(f"the floor's store did not answer within {wait:g} s") from None
+
+    async def refreshed(self) -> None:
+        """With several workers, the tracks read back for the dashboard (at most REFRESH_SECONDS old), if the
+        store answers within READ_WAIT; else the tiles stay as last read (the page says so)."""
+        if not self.store.shared or self.db_thread.stalled() is not None:
+            return
+        if time.monotonic() - self._refreshed < REFRESH_SECONDS:
+            return
+        away: tuple[type[BaseException], ...] = (TimeoutError, *self.store.outages)
+        try:
+            await asyncio.wait_for(self.in_store(self.refresh, REFRESH_SECONDS, True), READ_WAIT)
+        except away:
+            pass
 
     def is_known(self, table: str) -> bool:
         """Is this a table of the floor: its key in keys_dir, or its id in known_tables?"""
@@ -329,7 +431,8 @@ class FloorService:
 
     def tables(self) -> list[str]:
         """The known tables the floor holds something of."""
-        return [tid for tid in self.store.tracks if self.is_known(tid)]
+        # list() of the dict is one step under the GIL: the store's thread may be adding a table meanwhile.
+        return [tid for tid in list(self.store.tracks) if self.is_known(tid)]
 
     def _accepts(self, table: str, now: float) -> bool:
         """Is `table` known (loading its key if it was copied into keys_dir since)?"""
@@ -367,19 +470,42 @@ class FloorService:
         while True:
             await asyncio.sleep(min(1.0, grace / 2))
             try:
-                self.store.report_gaps(grace)
-                self.store.report_held()
+                await self.in_store(self.check_gaps)
             except self.store.outages:
                 pass  # the database away: the consumer says so once; the gaps wait for it
             except Exception:
                 log.exception("gap check failed")
+
+    def check_gaps(self, now: float | None = None) -> None:
+        """Report the gaps open longer than the grace, sum up what was held back, and say so when gaps keep coming
+        (`steady_gaps`: rows dealt somewhere else, docs/floor.md, "What the floor raises itself")."""
+        now = time.time() if now is None else now
+        reported = self.store.report_gaps(self.settings.floor.gap_grace_seconds, now)
+        steady = self.steady_gaps.note([table for table, _, _ in reported], now)
+        if steady is not None:
+            count, tables, minutes = steady
+            if self.shared_group:
+                where = (f"another client subscribed to the workers' shared group ($share/{self.shared_group}/"
+                         f"{self.prefix}/+/ledger: on the shipped broker only the workers named by `tablectl broker "
+                         "access` may join it), or a worker away whose session the broker still deals its share "
+                         "(start it again, or retire it: --leave)")
+            else:
+                where = (f"another client connected as this floor ({self.settings.floor.client_id}), or a broker "
+                         "dropping rows (its queue limits)")
+            named = ", ".join(tables[:5]) + (f" and {len(tables) - 5} more" if len(tables) > 5 else "")
+            with self.store.batch():
+                self.store.incident(None, "steady_gaps", f"{count} gaps on {len(tables)} tables ({named}) in "
+                                    f"{minutes} different minutes of the last {self.steady_gaps.window / 60:g}: "
+                                    f"rows keep going missing, as when they are dealt somewhere else: {where}. "
+                                    "The tables' APIs fill what they can ([[floor.tables]])", now)
+        self.store.report_held(now)
 
     # ------------------------------------------------------------------ reading
     def tiles(self, now: float | None = None) -> list[dict[str, Any]]:
         """One tile per table: alarms first (an offline table is one), then the tables waiting (action), then
         the others (a notice, a due shuffle, is routine: it does not push a table up), each by table name."""
         now = time.time() if now is None else now
-        return sorted((self.tile(tid, now) for tid in self.tables()), key=tile_order)
+        return sorted((self.tile(tid, now) for tid in self.tables() if tid in self.store.tracks), key=tile_order)
 
     def tile(self, table: str, now: float | None = None) -> dict[str, Any]:
         """What the floor shows of one table (from its last state that validated, and its rows)."""
@@ -413,7 +539,16 @@ class FloorService:
         if mac == "no_key":
             floor_alerts.append(_floor_alert("no_key", AlertLevel.ACTION, "no key for this table: its evidence "
                                              "cannot be verified", None, now))
-        total = max(head_seq, t.max_seq)
+        if table in self.keys:
+            # With the key, a row counts as received once it is in the chain (every row before it is here, so it
+            # is verified or about to be): rows past a gap may be anyone's on an open broker until the gap closes
+            # and the chain reaches them (a thousand forged rows far apart once counted as received, and their
+            # seqs as the table's length). The table's head, from a state bounded like a row, gives the length.
+            total, received = max(head_seq, t.contiguous), t.contiguous
+            past_gap = max(0, t.rows - t.contiguous)
+        else:  # nothing tells the table's rows from others': every row counts, as it is kept
+            total = max(head_seq, t.max_seq)
+            received, past_gap = min(t.rows, total), 0
         return {
             "id": table,
             "name": (state.name if state is not None else None) or table,
@@ -440,7 +575,9 @@ class FloorService:
             "status_since": t.status_at,
             "heard_at": heard,
             "offline_since": offline_since,
-            "dashboard_url": (state.dashboard_url if state is not None else None) or None,
+            # Only the dashboard the floor's config names for the table ([[floor.tables]] dashboard_url): a link
+            # a message names would send the pit's browsers wherever anyone on the broker says.
+            "dashboard_url": self.dashboards.get(table),
             "rows": t.rows,
             "contiguous": t.contiguous,
             "max_seq": t.max_seq,
@@ -449,7 +586,7 @@ class FloorService:
             "masked": len(t.masked),
             "gaps": len(t.gaps),
             "mac": mac,
-            "evidence": _evidence(mac, t.contiguous, t.rows, total),
+            "evidence": _evidence(mac, t.contiguous, received, total, past_gap),
             "verified_upto": t.verified_upto,
             "bad_macs": t.bad_macs,
             "conflicts": t.conflicts,
@@ -555,8 +692,9 @@ def _floor_alert(kind: str, level: AlertLevel, message: str, since: float | None
             "age_s": round(max(0.0, now - since), 1) if since is not None else None}
 
 
-def _evidence(mac: str, contiguous: int, received: int, total: int) -> dict[str, Any]:
-    """The table's rows as evidence, in one word and its numbers (the page words it, docs/floor.md):
+def _evidence(mac: str, contiguous: int, received: int, total: int, past_gap: int = 0) -> dict[str, Any]:
+    """The table's rows as evidence, in one word and its numbers (the page words it, docs/floor.md); `past_gap`:
+    rows held beyond a gap, not counted as received until the gap closes (where the floor has the table's key):
 
     - ``bad``: a row that does not verify arrived (a forgery, or a wrong key: the incidents say which);
     - ``missing``: rows below the table's head are not on the floor (yet);
@@ -579,7 +717,7 @@ def _evidence(mac: str, contiguous: int, received: int, total: int) -> dict[str,
         state = "verifying"
     received = min(received, total)
     return {"state": state, "received": received, "total": total, "missing": total - received,
-            "verified": mac == "ok", "key": mac != "no_key"}
+            "past_gap": past_gap, "verified": mac == "ok", "key": mac != "no_key"}
 
 
 def _alert(a: AlertState, now: float) -> dict[str, Any]:

@@ -48,18 +48,42 @@ class RecoverySettings(_Section):
                                        description="the longest wait between two attempts at a table that fails")
 
 
+def _dashboard_link(value: str) -> str:
+    """Empty, or http(s)://HOST[:PORT][/PATH...]: the link on the table's tile, for a person's browser."""
+    if not value:
+        return value
+    try:
+        parts = urlsplit(value)
+        parts.port  # noqa: B018 - raises ValueError for a port that is not a number from 0 to 65535
+    except ValueError as exc:
+        raise ValueError(f"not a usable URL: {exc}") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError("only http:// and https:// links with a host")
+    if parts.username or parts.password:
+        raise ValueError("no user name or password in a link")
+    return value
+
+
 class TableApi(_Section):
-    """One table whose API the floor may ask for the rows of a gap: configured here, never taken from the broker."""
+    """One table as the floor's config knows it: the API it may ask for the rows of a gap, and the dashboard its
+    tile links to. Configured here, never taken from the broker."""
 
     id: str = Field(pattern=TABLE_ID, description="the table's id (its [fleet] table_id)")
     api_url: Annotated[str, Field(max_length=300), AfterValidator(_table_api_url)] = Field(
-        description="the table's API, e.g. https://10.1.2.31:8080 (its [api] host and port)")
-    api_key_file: Path = Field(description="a file holding the table's floor key (an [[api.keys]] of role floor)")
+        "", description="the table's API, e.g. https://10.1.2.31:8080 (its [api] host and port); empty: its gaps "
+                        "are not asked of it")
+    api_key_file: Path | None = Field(None, description="a file holding the table's floor key (an [[api.keys]] of "
+                                                        "role floor); with api_url")
     ca_file: Path | None = Field(None, description="CA certificate(s) that signed the table's (https; "
                                                    "default: the system's)")
+    dashboard_url: Annotated[str, Field(max_length=300), AfterValidator(_dashboard_link)] = Field(
+        "", description="the table's dashboard as the pit's PCs reach it, linked from its tile (never an address a "
+                        "table publishes); empty: no link")
 
     @model_validator(mode="after")
     def _ca_for_https(self) -> "TableApi":
+        if (self.api_key_file is None) != (not self.api_url):
+            raise ValueError("api_url and api_key_file go together (the floor asks the table's API with the key)")
         if self.ca_file is not None and not self.api_url.startswith("https:"):
             raise ValueError("ca_file goes with an https:// api_url (http:// has no certificate to check)")
         return self
@@ -109,6 +133,10 @@ class PostgresStore(_Section):
         "prefer", description="libpq's sslmode: verify-full checks the server's certificate and name")
     ca_file: str = Field("", description="CA certificate(s) that signed the server's (libpq's sslrootcert)")
     connect_timeout_seconds: int = Field(10, ge=1, le=300, description="how long connecting may take")
+    statement_timeout_seconds: int = Field(30, ge=1, le=3600, description="the server ends a statement that runs "
+                                           "longer (the batch fails unacknowledged and comes again)")
+    lock_timeout_seconds: int = Field(10, ge=1, le=3600, description="the longest a batch waits for a table's lock "
+                                      "another worker holds (then it fails unacknowledged and comes again)")
 
     @model_validator(mode="after")
     def _dsn_or_fields(self) -> "PostgresStore":

@@ -73,3 +73,34 @@ class Throttle:
 
     def __len__(self) -> int:
         return len(self._held)
+
+
+class SteadyGaps:
+    """Gaps that keep coming: the sign of rows dealt somewhere else than this floor, not of an outage.
+
+    An outage (the broker restarted, a worker killed and back) leaves gaps in a burst; a client that takes a
+    share of the rows (another subscriber in the workers' shared group) or a worker's session dealt rows while
+    it is away leaves gaps minute after minute. `note` takes the gaps reported (after the grace) and says when
+    they have come in at least `minutes` different minutes of the last `window` seconds, at most once a window.
+    Pure bookkeeping, bounded: at most `max_kept` gaps are remembered.
+    """
+
+    def __init__(self, window: float = 600.0, minutes: int = 3, max_kept: int = 10_000) -> None:
+        self.window = window
+        self.minutes = minutes
+        self.max_kept = max_kept
+        self._seen: list[tuple[float, str]] = []  # (when reported, table), oldest first
+        self._said = -1e18
+
+    def note(self, reported: list[str], now: float) -> tuple[int, list[str], int] | None:
+        """`reported`: the tables of the gaps reported now. None, or (gaps in the window, their tables, the
+        number of different minutes they came in) when it is time to say so."""
+        self._seen += [(now, t) for t in reported]
+        self._seen = [s for s in self._seen if now - s[0] < self.window][-self.max_kept:]
+        if not reported or now - self._said < self.window:
+            return None
+        minutes = len({int(at // 60) for at, _ in self._seen})
+        if minutes < self.minutes:
+            return None
+        self._said = now
+        return len(self._seen), sorted({t for _, t in self._seen}), minutes

@@ -43,9 +43,11 @@ ERRORS: dict[int | str, dict[str, Any]] = {  # the type of FastAPI's `responses`
 class ApiError(Exception):
     """An error answer raised from inside a handler or a dependency."""
 
-    def __init__(self, status: int, code: str, message: str, field: str | None = None) -> None:
+    def __init__(self, status: int, code: str, message: str, field: str | None = None,
+                 headers: dict[str, str] | None = None) -> None:
         super().__init__(message)
         self.status, self.code, self.message, self.field = status, code, message, field
+        self.headers = headers  # e.g. Retry-After on a 429
 
 
 def error_response(status: int, code: str, message: str, field: str | None = None,
@@ -69,7 +71,7 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(ApiError)
     async def _api_error(request: Request, exc: ApiError) -> JSONResponse:
-        return error_response(exc.status, exc.code, exc.message, exc.field)
+        return error_response(exc.status, exc.code, exc.message, exc.field, exc.headers)
 
     @app.exception_handler(RequestValidationError)
     async def _validation(request: Request, exc: RequestValidationError) -> JSONResponse:

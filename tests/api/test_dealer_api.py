@@ -42,7 +42,7 @@ async def test_the_pit_signs_a_dealer_in_and_every_role_sees_who_deals(table: In
 async def test_a_dealer_id_that_could_forge_a_log_line_is_refused(table: InProcessTable) -> None:
     r = await call(table.api, "POST", "/api/actions", SUPERVISOR_KEY,
                    json={"type": "dealer_in", "dealer": "D-1\nalert cleared"})
-    assert r.status_code == 422 and "dealer's id" in r.json()["error"]["message"]
+    assert r.status_code == 422 and "dealer's id or a player's name is one line" in r.json()["error"]["message"]
 
 
 async def test_the_supervisor_sees_each_dealers_figures_and_a_viewer_does_not(table: InProcessTable) -> None:

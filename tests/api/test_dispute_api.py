@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from controller.journal import JournalReader
+from tests.support.deadlines import scaled
 from tests.support.client import authorized
 from tests.support.harness import DEALER_KEY, SUPERVISOR_KEY, TABLE_NAME, VIEWER_KEY
 from tests.support.inprocess import InProcessTable, call, deal, play_rounds
@@ -54,7 +55,7 @@ async def test_the_html_page_and_the_pdf(table: InProcessTable) -> None:
     assert r.status_code == 200 and r.headers["content-type"].startswith("text/html")
     assert "default-src 'none'" in r.headers["content-security-policy"]
     assert "Record of a disputed round" in r.text and "PIT COPY" in r.text.upper()
-    async with asyncio.timeout(120):  # (laying out a PDF takes seconds on a busy machine: more than `call` waits)
+    async with asyncio.timeout(scaled(120)):  # (laying out a PDF takes seconds on a busy machine: more than `call` waits)
         r = await table.api.get("/api/rounds/1/dispute", params={"format": "pdf"}, headers=authorized(SUPERVISOR_KEY))
     assert r.status_code == 200 and r.headers["content-type"] == "application/pdf"
     assert r.content.startswith(b"%PDF-") and "attachment" in r.headers["content-disposition"]

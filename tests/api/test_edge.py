@@ -14,6 +14,7 @@ import time
 import httpx
 import pytest
 
+from tests.support.deadlines import scaled
 from tests.support.client import call
 from tests.support.harness import DEALER_KEY, VIEWER_KEY, Table
 
@@ -25,7 +26,7 @@ def table(tmp_path_factory):
 
 
 def _raw(port: int, head: bytes, timeout: float = 10) -> bytes:
-    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as s:
+    with socket.create_connection(("127.0.0.1", port), timeout=scaled(timeout)) as s:
         s.sendall(head)
         out = b""
         while b"\r\n\r\n" not in out:
@@ -43,7 +44,7 @@ def test_a_huge_body_without_a_key_is_refused_before_it_is_read(table):
     answer = _raw(table.port, head)
     assert answer.startswith(b"HTTP/1.1 413"), answer[:200]
     chunked = httpx.post(table.api + "/api/actions", content=iter([b"x" * 40_000, b"y" * 40_000]),
-                         headers={"Authorization": f"Bearer {DEALER_KEY}"}, timeout=10)
+                         headers={"Authorization": f"Bearer {DEALER_KEY}"}, timeout=scaled(10))
     assert chunked.status_code == 413 and chunked.json()["error"]["code"] == "too_large"
 
 
@@ -69,16 +70,16 @@ def test_every_framework_error_has_the_documented_shape(table):
 
 
 def test_metrics_need_a_key_where_reads_are_closed(table):
-    assert httpx.get(table.api + "/metrics").status_code == 401
+    assert httpx.get(table.api + "/metrics", timeout=scaled(10)).status_code == 401
     assert call(table.api, "GET", "/metrics", VIEWER_KEY).status_code == 200
 
 
 def test_where_reads_are_open_only_loopback_names_are_answered(tmp_path):
     with Table(tmp_path, seed=9, api_options="open_reads_on_loopback = true\n") as t:
-        assert httpx.get(t.api + "/api/table").status_code == 200
-        evil = httpx.get(t.api + "/api/table", headers={"Host": "tables.evil.example"})
+        assert httpx.get(t.api + "/api/table", timeout=scaled(10)).status_code == 200
+        evil = httpx.get(t.api + "/api/table", headers={"Host": "tables.evil.example"}, timeout=scaled(10))
         assert evil.status_code == 400 and evil.json()["error"]["code"] == "bad_host"
-        assert httpx.get(f"http://localhost:{t.port}/healthz").status_code == 200
+        assert httpx.get(f"http://localhost:{t.port}/healthz", timeout=scaled(10)).status_code == 200
 
 
 @pytest.mark.long
@@ -91,17 +92,17 @@ def test_slow_clients_beyond_the_limit_do_not_starve_the_shoe_link(tmp_path):
         try:
             for _ in range(300):
                 try:
-                    s = socket.create_connection(("127.0.0.1", t.port), timeout=5)
+                    s = socket.create_connection(("127.0.0.1", t.port), timeout=scaled(5))
                     s.sendall(b"GET /api/table HTTP/1.1\r\nHost: 127.0.0.1\r\n")  # and nothing more
                     sockets.append(s)
                 except OSError:
                     break
             assert t.shoe.request("unplug", seconds=0.5)["ok"]
             time.sleep(1.0)
-            end = time.monotonic() + 20
+            end = time.monotonic() + scaled(20)
             while time.monotonic() < end:
                 try:
-                    health = httpx.get(t.api + "/healthz", timeout=2).json()
+                    health = httpx.get(t.api + "/healthz", timeout=scaled(2)).json()
                     if health["shoe_link"]:
                         break
                 except httpx.HTTPError:

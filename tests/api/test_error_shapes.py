@@ -12,6 +12,7 @@ import socket
 import httpx
 import pytest
 
+from tests.support.deadlines import scaled
 from tests.support.harness import DEALER_KEY, VIEWER_KEY, Table
 
 CAP = 8
@@ -25,7 +26,7 @@ def table(tmp_path_factory):
 
 def _raw(port: int, request: bytes) -> tuple[bytes, bytes]:
     """(head, body) of the answer to `request`, read until the server closes the connection."""
-    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+    with socket.create_connection(("127.0.0.1", port), timeout=scaled(10)) as s:
         s.sendall(request)
         out = b""
         try:
@@ -56,7 +57,7 @@ def test_an_announced_oversized_body_is_a_413_in_the_error_shape_at_once(table, 
 
 def test_a_body_that_grows_past_the_limit_is_a_413_in_the_error_shape(table):
     r = httpx.post(table.api + "/api/actions", content=iter([b"x" * 40_000, b"y" * 40_000]),
-                   headers={"Authorization": f"Bearer {DEALER_KEY}"}, timeout=10)
+                   headers={"Authorization": f"Bearer {DEALER_KEY}"}, timeout=scaled(10))
     assert r.status_code == 413 and _envelope(r.content)["code"] == "too_large"
 
 
@@ -65,7 +66,7 @@ def test_at_the_limit_of_requests_being_answered_the_503_is_in_the_error_shape(t
     streams = []
     try:
         for _ in range(CAP):
-            s = socket.create_connection(("127.0.0.1", table.port), timeout=10)
+            s = socket.create_connection(("127.0.0.1", table.port), timeout=scaled(10))
             s.sendall(f"GET /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {VIEWER_KEY}\r\n"
                       "\r\n".encode())
             assert s.recv(4096).startswith(b"HTTP/1.1 200")  # a stream being answered
@@ -79,5 +80,5 @@ def test_at_the_limit_of_requests_being_answered_the_503_is_in_the_error_shape(t
         for s in streams:
             s.close()
     # The streams gone, the API answers again.
-    r = httpx.get(table.api + "/api/table", headers={"Authorization": f"Bearer {VIEWER_KEY}"}, timeout=10)
+    r = httpx.get(table.api + "/api/table", headers={"Authorization": f"Bearer {VIEWER_KEY}"}, timeout=scaled(10))
     assert r.status_code == 200

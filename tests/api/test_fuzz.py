@@ -13,6 +13,7 @@ import schemathesis
 from hypothesis import HealthCheck, given, settings
 from schemathesis.python.asgi import shutdown_lifespans
 
+from tests.support.deadlines import scaled
 from tests.support.harness import SUPERVISOR_KEY
 from tests.support.inprocess import InProcessTable
 
@@ -32,7 +33,7 @@ def test_no_request_gets_a_server_error(tmp_path):
             @settings(max_examples=30, deadline=None, suppress_health_check=list(HealthCheck), database=None)
             def check(case) -> None:
                 for headers in ({"Authorization": f"Bearer {SUPERVISOR_KEY}"}, {}):
-                    response = case.call(headers=headers, timeout=10)
+                    response = case.call(headers=headers, timeout=scaled(10))
                     assert response.status_code < 500, (case.method, case.path, case.body, response.text[:300])
                     if response.status_code >= 400 and response.status_code != 405:
                         assert "error" in response.json()  # every error has the documented body

@@ -15,6 +15,7 @@ import pytest
 
 from controller.replay import replay_lines
 from simulators.virtual_dealer import VirtualDealer
+from tests.support.deadlines import scaled
 from tests.support.client import call, deal
 from tests.support.client import sse_events as _sse_events
 from tests.support.club import ClubCroupier, assert_no_closed_card_leaks, card_strings, holds, sse_until
@@ -65,7 +66,7 @@ def test_a_few_hundred_rounds_match_the_replay_of_the_exported_journal(table):
     listener = threading.Thread(target=listen, daemon=True)
     listener.start()
     dealer = VirtualDealer(table.api, DEALER_KEY, table.shoe.control_path, seed=2, max_boxes=4)
-    final = dealer.run(200, timeout=400)
+    final = dealer.run(200, timeout=scaled(400))
     assert final["rounds_played"] >= 200
     alerts = {a["kind"] for a in final["alerts"]}
     assert alerts <= {"shuffle_due"}, final["alerts"]  # nothing but the cut card's shuffles
@@ -88,7 +89,7 @@ def test_a_few_hundred_rounds_match_the_replay_of_the_exported_journal(table):
     assert replayed.rounds == api_rounds
     one = call(table.api, "GET", f"/api/rounds/{api_rounds[5]['number']}", VIEWER_KEY).json()
     assert one.pop("settled_at") and one.pop("dealer_title") and one == api_rounds[5]
-    listener.join(10)
+    listener.join(scaled(10))
     ids = [e["id"] for e in stream]
     assert ids == list(range(first_seq + 1, first_seq + 1 + len(ids)))  # the live stream has no gaps
 
@@ -97,7 +98,7 @@ def test_sse_resumes_from_last_event_id_without_gaps(table):
     if call(table.api, "GET", "/api/table", VIEWER_KEY).json()["last_seq"] < 40:
         # Alone (or first on its worker) the table is fresh: play until the stream has 30 events to resume in,
         # else the reads below would wait for events that never come.
-        VirtualDealer(table.api, DEALER_KEY, table.shoe.control_path, seed=5, max_boxes=2).run(4, timeout=120)
+        VirtualDealer(table.api, DEALER_KEY, table.shoe.control_path, seed=5, max_boxes=2).run(4, timeout=scaled(120))
     last = call(table.api, "GET", "/api/table", VIEWER_KEY).json()["last_seq"]
     assert last >= 40
     first = _sse_events(table.api, VIEWER_KEY, last - 30, want=10)

@@ -15,6 +15,7 @@ import time
 import httpx
 import pytest
 
+from tests.support.deadlines import scaled
 from tests.support.harness import VIEWER_KEY, Table
 
 CAP = 16
@@ -32,7 +33,7 @@ def table(tmp_path_factory):
 
 def _trickler(port: int) -> socket.socket | None:
     try:
-        s = socket.create_connection(("127.0.0.1", port), timeout=5)
+        s = socket.create_connection(("127.0.0.1", port), timeout=scaled(5))
         s.sendall(SLOW_HEAD)
         return s
     except OSError:
@@ -69,7 +70,7 @@ def test_a_viewer_is_answered_while_trickling_bodies_hold_every_connection(table
                 except OSError:
                     pass
             try:
-                r = httpx.get(table.api + "/api/table", headers={"Authorization": f"Bearer {VIEWER_KEY}"}, timeout=5)
+                r = httpx.get(table.api + "/api/table", headers={"Authorization": f"Bearer {VIEWER_KEY}"}, timeout=scaled(5))
                 answered += r.status_code == 200
             except httpx.HTTPError:
                 pass
@@ -83,7 +84,7 @@ def test_a_viewer_is_answered_while_trickling_bodies_hold_every_connection(table
 def test_a_body_that_does_not_arrive_in_time_is_answered_408_and_closed(table):
     s = _trickler(table.port)
     assert s is not None
-    s.settimeout(DEADLINE * 5)  # a bound for the test only: the server answers at its deadline
+    s.settimeout(scaled(DEADLINE * 5))  # a bound for the test only: the server answers at its deadline
     try:
         answer = _answer(s)
     finally:
@@ -96,7 +97,7 @@ def test_a_body_that_does_not_arrive_in_time_is_answered_408_and_closed(table):
 
 def test_a_body_that_trickles_in_within_its_deadline_is_taken(table):
     body = json.dumps({"type": "call_pit"}).encode()
-    with socket.create_connection(("127.0.0.1", table.port), timeout=10) as s:
+    with socket.create_connection(("127.0.0.1", table.port), timeout=scaled(10)) as s:
         s.sendall(b"POST /api/actions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                   b"Authorization: Bearer dealer-key\r\nConnection: close\r\n"
                   + f"Content-Length: {len(body)}\r\n\r\n".encode())

@@ -10,6 +10,7 @@ import subprocess
 import httpx
 import pytest
 
+from tests.support.deadlines import scaled
 from tests.support.harness import VIEWER_KEY, ServiceProcess, free_port, write_config
 
 
@@ -17,7 +18,7 @@ def _certificate(directory) -> tuple[str, str]:  # noqa: ANN001 - a Path
     cert, key = directory / "table.crt", directory / "table.key"
     subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=127.0.0.1",
                     "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", str(key), "-out", str(cert)],
-                   check=True, capture_output=True, timeout=60)
+                   check=True, capture_output=True, timeout=scaled(60))
     return str(cert), str(key)
 
 
@@ -31,12 +32,12 @@ def test_the_api_serves_https_with_the_configured_certificate_and_nothing_in_cle
         ready = service.start()
         assert ready["api"] == f"https://127.0.0.1:{port}"
         r = httpx.get(ready["api"] + "/api/table", headers={"Authorization": f"Bearer {VIEWER_KEY}"}, verify=ssl.create_default_context(cafile=cert),
-                      timeout=10)
+                      timeout=scaled(10))
         assert r.status_code == 200 and r.json()["phase"] == "waiting_for_shuffle"
         with pytest.raises(httpx.HTTPError):  # the same port never answers in clear
-            httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=5).raise_for_status()
+            httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=scaled(5)).raise_for_status()
         with pytest.raises(httpx.ConnectError):  # and a client that does not trust the certificate stops
-            httpx.get(ready["api"] + "/healthz", timeout=5)
+            httpx.get(ready["api"] + "/healthz", timeout=scaled(5))
     finally:
         service.stop()
 

@@ -9,33 +9,25 @@ to test-output/dashboard-load.json.
 from __future__ import annotations
 
 import json
-import os
 import time
 from pathlib import Path
 
 import httpx
 import pytest
+from tests.support.browser import launch
+from tests.support.deadlines import scaled, scaled_ms, wait_until
 from tests.support.harness import DEALER_KEY, SUPERVISOR_KEY
 
 from simulators.virtual_dealer import VirtualDealer
 
 OUTPUT = Path(__file__).resolve().parents[2] / "test-output"  # gitignored; CI keeps it as an artefact
 SCREENSHOTS = OUTPUT / "screenshots"
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-
 
 
 @pytest.fixture(scope="module")
 def browser():
     # No skip: scripts/test installs Debian's chromium (scripts/system-packages.txt) before any test runs.
-    assert os.path.exists(CHROMIUM), f"{CHROMIUM} is missing: run ./scripts/test, which installs it"
-    from playwright import sync_api
-    with sync_api.sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        yield b
-        b.close()
+    yield from launch()  # every page's waits scaled (tests.support.deadlines)
 
 
 def _shot(page, name: str) -> None:
@@ -44,7 +36,7 @@ def _shot(page, name: str) -> None:
 
 
 def _view(table) -> dict:
-    return httpx.get(table.api + "/api/table").json()
+    return httpx.get(table.api + "/api/table", timeout=scaled(10)).json()
 
 
 def _cards_in(view: dict) -> int:
@@ -56,12 +48,7 @@ def _page_cards(page) -> int:
 
 
 def _wait(cond, timeout: float = 30.0, what: str = "condition") -> None:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if cond():
-            return
-        time.sleep(0.02)
-    raise AssertionError(f"timed out waiting for {what}")
+    wait_until(cond, timeout, what)
 
 
 def _deal(table) -> None:
@@ -112,7 +99,7 @@ def test_load_time_and_weight(browser, table):
 
 def test_a_round_card_by_card_then_an_alert_acknowledged_and_resolved(browser, table):
     # Past the first shuffle and burn: two rounds by the virtual dealer.
-    VirtualDealer(table.api, DEALER_KEY, table.shoe.control_path, seed=2, max_boxes=3).run(2, timeout=120)
+    VirtualDealer(table.api, DEALER_KEY, table.shoe.control_path, seed=2, max_boxes=3).run(2, timeout=scaled(120))
     _wait(lambda: _view(table)["phase"] == "betting", what="betting")
     page = browser.new_page(viewport={"width": 1440, "height": 1000})
     errors: list[str] = []
@@ -123,7 +110,7 @@ def test_a_round_card_by_card_then_an_alert_acknowledged_and_resolved(browser, t
     # A round, card by card: one bet on box 2 and one on box 5; the page follows every card.
     for box in (2, 5):
         r = httpx.post(table.api + "/api/actions", json={"type": "bet", "box": box, "amount": "10"},
-                       headers={"Authorization": f"Bearer {DEALER_KEY}"})
+                       headers={"Authorization": f"Bearer {DEALER_KEY}"}, timeout=scaled(10))
         assert r.status_code == 200, r.text
     seen = []
     for step in range(40):
@@ -132,17 +119,17 @@ def test_a_round_card_by_card_then_an_alert_acknowledged_and_resolved(browser, t
             break
         if view["phase"] in ("players", "surrender") and view["legal_actions"] and not view["next_card"]:
             r = httpx.post(table.api + "/api/actions", json={"type": "stand"},
-                           headers={"Authorization": f"Bearer {DEALER_KEY}"})
+                           headers={"Authorization": f"Bearer {DEALER_KEY}"}, timeout=scaled(10))
             assert r.status_code == 200, r.text
             continue
         if view["phase"] in ("players", "surrender") and view["legal_actions"]:
             r = httpx.post(table.api + "/api/actions", json={"type": "stand"},
-                           headers={"Authorization": f"Bearer {DEALER_KEY}"})
+                           headers={"Authorization": f"Bearer {DEALER_KEY}"}, timeout=scaled(10))
             assert r.status_code == 200, r.text
             continue
         if view["phase"] == "insurance":
             httpx.post(table.api + "/api/actions", json={"type": "close_insurance"},
-                       headers={"Authorization": f"Bearer {DEALER_KEY}"})
+                       headers={"Authorization": f"Bearer {DEALER_KEY}"}, timeout=scaled(10))
             continue
         assert view["next_card"], view
         _deal(table)
@@ -163,7 +150,7 @@ def test_a_round_card_by_card_then_an_alert_acknowledged_and_resolved(browser, t
     _assert_same_totals(page, _view(table)) if _view(table)["boxes"] else None
     page.click(f"#history details[data-round='{last}'] summary")
     _shot(page, "02-round-settled-history-open")
-    api_round = httpx.get(table.api + f"/api/rounds/{last}").json()
+    api_round = httpx.get(table.api + f"/api/rounds/{last}", timeout=scaled(10)).json()
     shown = page.eval_on_selector_all(f"#history details[data-round='{last}'] tbody tr td:nth-child(2)",
                                       "tds => tds.map(td => [...td.querySelectorAll('.card')].map(c => c.dataset.card))")
     assert shown[:len(api_round["hands"])] == [h["cards"] for h in api_round["hands"]]
@@ -171,7 +158,7 @@ def test_a_round_card_by_card_then_an_alert_acknowledged_and_resolved(browser, t
     # An unexpected card: nobody has bet, yet a card leaves the shoe.
     _wait(lambda: _view(table)["phase"] == "betting" and not _view(table)["boxes"], what="an empty table")
     assert table.shoe.request("deal")["ok"]
-    alert = page.wait_for_selector("#alert-list [data-kind=unexpected_card]", timeout=30_000)
+    alert = page.wait_for_selector("#alert-list [data-kind=unexpected_card]", timeout=scaled_ms(30))
     assert "unexpected card" in alert.text_content().lower()
     assert page.text_content("#phase").startswith("attention")
     _shot(page, "03-unexpected-card-alert")
@@ -200,13 +187,13 @@ def test_follows_the_stream_through_a_service_restart_without_a_reload(browser, 
     page.evaluate("window.__marker = 'same page'")
     start_seq = page.evaluate("window.tablectl.sseSeq")
     table.service.stop()
-    page.wait_for_selector("#live.off", timeout=30_000)
+    page.wait_for_selector("#live.off", timeout=scaled_ms(30))
     table.service.start()
-    page.wait_for_selector("#live.on", timeout=60_000)
+    page.wait_for_selector("#live.on", timeout=scaled_ms(60))
     VirtualDealer(table.api, DEALER_KEY, table.shoe.control_path, seed=3, max_boxes=4).run(
-        _view(table)["rounds_played"] + 2, timeout=120)
+        _view(table)["rounds_played"] + 2, timeout=scaled(120))
     final = _view(table)["last_seq"]
-    page.wait_for_function(f"window.tablectl.sseSeq === {final}", timeout=30_000)
+    page.wait_for_function(f"window.tablectl.sseSeq === {final}", timeout=scaled_ms(30))
     st = page.evaluate("({marker: window.__marker, events: window.tablectl.events, gaps: window.tablectl.gaps,"
                        " reconnects: window.tablectl.reconnects})")
     assert st["marker"] == "same page"  # no reload

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import httpx
 import pytest
+from tests.support.deadlines import scaled
 from tests.support.browser import launch, shot, watch
 from tests.support.club import ClubCroupier
 from tests.support.harness import SUPERVISOR_KEY, Table
@@ -94,7 +95,7 @@ def test_the_round_list_shows_each_duel_with_its_banker_cards_and_a_void_round_s
 
 
 def test_a_blackjack_table_s_shoe_panel_keeps_its_cut_card_and_count(table, browser):
-    shoe = httpx.get(table.api + "/api/shoe").json()
+    shoe = httpx.get(table.api + "/api/shoe", timeout=scaled(10)).json()
     assert shoe["shoe_figures"] == ["dealt", "burned", "penetration", "cut_card", "right_to_cut", "count",
                                     "ranks_left"]
     page, problems = _page(browser, table.api)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import httpx
 import pytest
+from tests.support.deadlines import scaled, scaled_ms
 from tests.support.browser import DESKTOP, TABLET, act, deal, launch, shot, view, wait, watch
 from tests.support.harness import DEALER_KEY, SUPERVISOR_KEY, Table
 
@@ -124,7 +125,7 @@ def _banner(page, *words: str) -> str:
 
 
 def _no_banner(page) -> None:
-    page.wait_for_selector("#stopped[hidden]", state="attached", timeout=20_000)
+    page.wait_for_selector("#stopped[hidden]", state="attached", timeout=scaled_ms(20))
 
 
 def test_the_banner_on_a_jam_a_lock_attention_and_a_lost_link(browser, table):
@@ -145,9 +146,9 @@ def test_the_banner_on_a_jam_a_lock_attention_and_a_lost_link(browser, table):
     assert table.shoe.request("clear")["ok"]
     _no_banner(page)
 
-    assert httpx.post(table.api + "/api/shoe/lock", json={"locked": True}, headers=sup).status_code == 200
+    assert httpx.post(table.api + "/api/shoe/lock", json={"locked": True}, headers=sup, timeout=scaled(10)).status_code == 200
     assert "gate is locked" in _banner(page, "gate is locked")
-    assert httpx.post(table.api + "/api/shoe/lock", json={"locked": False}, headers=sup).status_code == 200
+    assert httpx.post(table.api + "/api/shoe/lock", json={"locked": False}, headers=sup, timeout=scaled(10)).status_code == 200
     _no_banner(page)
 
     card = table.shoe.request("deal")["card"]  # no bets: the card is held, the table needs attention
@@ -176,8 +177,8 @@ def test_the_banner_on_a_jam_a_lock_attention_and_a_lost_link(browser, table):
 def test_history_pages_through_the_shift_with_times_and_the_keyboard(browser, table):
     played = view(table)["rounds_played"]
     if played < 23:
-        VirtualDealer(table.api, DEALER_KEY, table.shoe.control_path, seed=4, max_boxes=3).run(23, timeout=240)
-    total = httpx.get(table.api + "/api/rounds?size=1").json()["total"]
+        VirtualDealer(table.api, DEALER_KEY, table.shoe.control_path, seed=4, max_boxes=3).run(23, timeout=scaled(240))
+    total = httpx.get(table.api + "/api/rounds?size=1", timeout=scaled(10)).json()["total"]
     page, problems = _page(browser, table)
     page.wait_for_selector("#history details time")
     assert len(page.query_selector_all("#history details")) == 20

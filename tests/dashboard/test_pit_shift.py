@@ -21,6 +21,7 @@ import re
 
 import httpx
 import pytest
+from tests.support.deadlines import scaled, scaled_ms
 from tests.support.browser import act, deal, launch, shot, view, wait, watch
 from tests.support.harness import DEALER_KEY, SUPERVISOR_KEY
 
@@ -52,7 +53,7 @@ def _between_rounds(table) -> None:
         act(table, {"type": "discard_card"}, SUPERVISOR_KEY)
     if view(table)["round"] is not None:  # the round in progress is played to its end
         VirtualDealer(table.api, DEALER_KEY, table.shoe.control_path, seed=6, max_boxes=4).run(
-            view(table)["rounds_played"], timeout=120)
+            view(table)["rounds_played"], timeout=scaled(120))
     for alert in view(table)["alerts"]:
         if not alert["acknowledged"]:
             act(table, {"type": "ack_alert", "alert_id": alert["id"]}, SUPERVISOR_KEY)
@@ -63,7 +64,7 @@ def _between_rounds(table) -> None:
 def _play(table, rounds: int = 1) -> None:
     _between_rounds(table)
     VirtualDealer(table.api, DEALER_KEY, table.shoe.control_path, seed=6, max_boxes=4).run(
-        view(table)["rounds_played"] + rounds, timeout=180)
+        view(table)["rounds_played"] + rounds, timeout=scaled(180))
 
 
 def _filled(page) -> None:
@@ -197,15 +198,15 @@ def test_the_shift_loads_and_follows_in_seven_tabs_of_one_table(browser, table):
     assert rph != "–" and float(rph) > 0
     _play(table)
     last = view(table)["rounds_played"]
-    total = httpx.get(table.api + "/api/figures").json()["rounds"]
+    total = httpx.get(table.api + "/api/figures", timeout=scaled(10)).json()["rounds"]
     for page in pages:  # every tab follows: one holds the stream, the others hear it from that one
-        page.wait_for_selector(f"#history details[data-round='{last}']", timeout=30_000)
+        page.wait_for_selector(f"#history details[data-round='{last}']", timeout=scaled_ms(30))
         page.wait_for_function(f"document.querySelector('#fig-rounds').textContent.startsWith('{total} ')")
     pages[0].close()  # a tab that held the stream goes: another takes it over
     _play(table)
     last = view(table)["rounds_played"]
     for page in pages[1:]:
-        page.wait_for_selector(f"#history details[data-round='{last}']", timeout=30_000)
+        page.wait_for_selector(f"#history details[data-round='{last}']", timeout=scaled_ms(30))
     context.close()
 
 

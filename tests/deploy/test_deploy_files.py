@@ -12,6 +12,7 @@ import pytest
 
 from tablectl.config import load_settings, settings_from_dict
 from display.wiring import PinFactoryName
+from tests.support.deadlines import scaled
 
 REPO = Path(__file__).resolve().parents[2]
 DEPLOY = REPO / "deploy"
@@ -172,7 +173,7 @@ def test_unit_verifies_cleanly(tmp_path):
     exe.chmod(0o755)
     r = subprocess.run(
         ["systemd-analyze", "verify", f"--root={root}", "tablectl.service"],
-        capture_output=True, text=True, timeout=60,
+        capture_output=True, text=True, timeout=scaled(60),
     )
     # verify exits 0 even on unknown keys: any message at all is a failure
     assert r.returncode == 0 and r.stdout + r.stderr == "", r.stdout + r.stderr
@@ -181,7 +182,7 @@ def test_unit_verifies_cleanly(tmp_path):
 def test_unit_security_rating_is_ok_or_better():
     r = subprocess.run(
         ["systemd-analyze", "security", "--offline=true", "--no-pager", str(UNIT)],
-        capture_output=True, text=True, timeout=60,
+        capture_output=True, text=True, timeout=scaled(60),
     )
     m = re.search(r"Overall exposure level for tablectl.service: ([\d.]+) (\w+)", r.stdout)
     assert m, r.stdout + r.stderr
@@ -233,7 +234,7 @@ def _fake_udevadm(tmp_path: Path, props: str) -> dict[str, str]:
 def test_shoe_rule_helper(tmp_path, props, args, want):
     r = subprocess.run(
         ["bash", str(DEPLOY / "shoe-rule.sh"), "/dev/ttyUSB0", *args],
-        env=_fake_udevadm(tmp_path, props), capture_output=True, text=True, timeout=10,
+        env=_fake_udevadm(tmp_path, props), capture_output=True, text=True, timeout=scaled(10),
     )
     assert r.returncode == 0, r.stderr
     (rule,) = [line for line in r.stdout.splitlines() if line.startswith("SUBSYSTEM")]
@@ -245,7 +246,7 @@ def test_shoe_rule_keeps_a_hostile_devices_quotes_out_of_the_rule(tmp_path):
     props = ('ID_VENDOR_ID=0403\nID_MODEL_ID=6001\nID_SERIAL=x\nID_SERIAL_SHORT=A1", RUN+="/bin/sh -c evil\n'
              "ID_PATH=p")
     r = subprocess.run(["bash", str(DEPLOY / "shoe-rule.sh"), "/dev/ttyUSB0"], env=_fake_udevadm(tmp_path, props),
-                       capture_output=True, text=True, timeout=10)
+                       capture_output=True, text=True, timeout=scaled(10))
     assert r.returncode == 0, r.stderr
     (rule,) = [line for line in r.stdout.splitlines() if line.startswith("SUBSYSTEM")]
     assert 'ENV{ID_SERIAL_SHORT}=="A1RUN+binsh-cevil"' in rule and "RUN+=" not in rule
@@ -282,7 +283,7 @@ def test_backup_units_verify_cleanly(tmp_path):
     exe.chmod(0o755)
     (root / "mnt/tablectl-backup").mkdir(parents=True)
     r = subprocess.run(["systemd-analyze", "verify", f"--root={root}", *BACKUP_UNITS],
-                       capture_output=True, text=True, timeout=60)
+                       capture_output=True, text=True, timeout=scaled(60))
     assert r.returncode == 0 and r.stdout + r.stderr == "", r.stdout + r.stderr
 
 
@@ -302,6 +303,6 @@ def test_backup_service_runs_the_verified_backup_as_the_service_user_locked_down
     timer = (DEPLOY / "systemd" / "tablectl-backup.timer").read_text()
     assert "OnCalendar=" in timer and "Persistent=true" in timer
     r = subprocess.run(["systemd-analyze", "security", "--offline=true", "--no-pager", str(unit)],
-                       capture_output=True, text=True, timeout=60)
+                       capture_output=True, text=True, timeout=scaled(60))
     m = re.search(r"Overall exposure level for tablectl-backup.service: ([\d.]+) (\w+)", r.stdout)
     assert m and m.group(2) in ("PERFECT", "SAFE", "OK"), r.stdout[-500:]

@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from tests.support.deadlines import scaled
 
 REPO = Path(__file__).resolve().parents[2]
 WHEELHOUSE = REPO / "test-output" / "wheelhouse"
@@ -33,7 +34,8 @@ def make_source(dest: Path, version: str = "0.1.0") -> Path:
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
     for name in PACKAGES + ["deploy"]:
         shutil.copytree(REPO / name, dest / name, ignore=ignore)
-    shutil.copy(REPO / "README.md", dest / "README.md")
+    for name in ("README.md", "_build_stamp.py"):
+        shutil.copy(REPO / name, dest / name)
     text = (REPO / "pyproject.toml").read_text()
     (dest / "pyproject.toml").write_text(text.replace('version = "0.1.0"', f'version = "{version}"', 1))
     return dest
@@ -43,7 +45,7 @@ def install(src: Path, root: Path, *args: str, check: bool = True, timeout: int 
     r = subprocess.run(
         ["bash", str(src / "deploy/install.sh"), "--root", str(root), "--no-system",
          "--python", sys.executable, *args],
-        capture_output=True, text=True, timeout=timeout,
+        capture_output=True, text=True, timeout=scaled(timeout),
     )
     if check:
         assert r.returncode == 0, r.stdout + r.stderr
@@ -205,10 +207,10 @@ def test_shoe_option_writes_the_rule_and_later_runs_keep_it(src, tmp_path):
     env = {**os.environ, "UDEVADM": str(tool)}
     cmd = ["bash", str(src / "deploy/install.sh"), "--root", str(root), "--no-system",
            "--python", sys.executable, "--skip-venv"]
-    subprocess.run([*cmd, "--shoe", "/dev/ttyUSB0"], env=env, check=True, capture_output=True, timeout=60)
+    subprocess.run([*cmd, "--shoe", "/dev/ttyUSB0"], env=env, check=True, capture_output=True, timeout=scaled(60))
     rule = (root / "etc/udev/rules.d/70-tablectl-shoe.rules").read_text()
     assert 'ENV{ID_VENDOR_ID}=="10c4"' in rule and 'SYMLINK+="tablectl-shoe"' in rule
-    subprocess.run(cmd, env=env, check=True, capture_output=True, timeout=60)
+    subprocess.run(cmd, env=env, check=True, capture_output=True, timeout=scaled(60))
     assert (root / "etc/udev/rules.d/70-tablectl-shoe.rules").read_text() == rule
 
 
@@ -217,7 +219,7 @@ def test_uninstall_keeps_journal_and_config(src, tmp_path):
     install(src, root, "--skip-venv")
     journal = make_journal(root, 10)
     r = subprocess.run(["bash", str(src / "deploy/uninstall.sh"), "--root", str(root), "--no-system"],
-                       capture_output=True, text=True, timeout=60)
+                       capture_output=True, text=True, timeout=scaled(60))
     assert r.returncode == 0, r.stderr
     assert "would run: systemctl disable --now tablectl.service" in r.stdout
     assert not (root / "opt/tablectl").exists()
@@ -253,24 +255,24 @@ def test_real_venv_offline_refuses_a_bad_config_then_runs(src, tmp_path):
                                "install.sh: compiled engine: the build of these very sources copied from ")), made
     release = root / "opt/tablectl/current/venv"
     sim = subprocess.run([str(release / "bin/tablectl"), "simulate", "--rounds", "300", "--workers", "1", "--json"],
-                         capture_output=True, text=True, timeout=120, cwd=tmp_path)
+                         capture_output=True, text=True, timeout=scaled(120), cwd=tmp_path)
     assert sim.returncode == 0 and json.loads(sim.stdout)["engine"] == "compiled", sim.stdout + sim.stderr
     assert subprocess.run([str(release / "bin/python"), "-c", "import mypy"], capture_output=True).returncode != 0
     key = root / "var/lib/tablectl/journal.sqlite.key"  # the config names no key_file: beside the journal
     assert mode_owner(key) == ("0o400", *ids(root)) and len(key.read_text().strip()) == 64
-    again = install(src, root, "--wheelhouse", str(WHEELHOUSE))
+    again = install(src, root, "--wheelhouse", str(WHEELHOUSE), timeout=600)
     assert "created the table's journal key" not in again.stdout  # a key is never replaced
     assert "compiled engine" not in again.stdout  # current: nothing to say
     exe = root / "opt/tablectl/current/venv/bin/tablectl"
-    out = subprocess.run([str(exe), "hash-key"], input="k\n", capture_output=True, text=True, timeout=60)
+    out = subprocess.run([str(exe), "hash-key"], input="k\n", capture_output=True, text=True, timeout=scaled(60))
     assert out.returncode == 0 and out.stdout == f'sha256 = "{hashlib.sha256(b"k").hexdigest()}"\n'
     py = root / "opt/tablectl/current/venv/bin/python"
-    check = subprocess.run([str(py), "-m", "pip", "check"], capture_output=True, text=True, timeout=60)
+    check = subprocess.run([str(py), "-m", "pip", "check"], capture_output=True, text=True, timeout=scaled(60))
     assert check.returncode == 0, check.stdout
     # the installed unit, against the installed tree
     shutil.copytree("/usr/lib/systemd/system", root / "usr/lib/systemd/system", symlinks=True)
     v = subprocess.run(["systemd-analyze", "verify", f"--root={root}", "tablectl.service"],
-                       capture_output=True, text=True, timeout=60)
+                       capture_output=True, text=True, timeout=scaled(60))
     assert v.returncode == 0 and v.stdout + v.stderr == "", v.stdout + v.stderr
 
 
@@ -325,13 +327,13 @@ fi""")
         env = {**os.environ, "PATH": f"{self.bin}:{os.environ['PATH']}"}
         return subprocess.run(
             ["bash", str(src / "deploy/install.sh"), "--root", str(root), "--python", str(self.python), *args],
-            capture_output=True, text=True, timeout=180, env=env,
+            capture_output=True, text=True, timeout=scaled(600), env=env,
         )
 
 
 def venv_python(root: Path, code: str) -> subprocess.CompletedProcess:
     return subprocess.run([str(root / "opt/tablectl/current/venv/bin/python"), "-c", code],
-                          capture_output=True, text=True, timeout=60)
+                          capture_output=True, text=True, timeout=scaled(60))
 
 
 @pytest.mark.long

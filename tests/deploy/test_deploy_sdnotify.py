@@ -9,6 +9,7 @@ import uuid
 import pytest
 
 from tablectl import sdnotify
+from tests.support.deadlines import scaled
 
 
 @pytest.fixture
@@ -17,7 +18,7 @@ def notify_socket(tmp_path, monkeypatch):
     path = tmp_path / "notify"
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
     sock.bind(str(path))
-    sock.settimeout(2)
+    sock.settimeout(scaled(2))
     monkeypatch.setenv("NOTIFY_SOCKET", str(path))
     yield lambda: sock.recv(4096).decode()
     sock.close()
@@ -28,7 +29,7 @@ def abstract_socket(monkeypatch):
     name = f"tablectl-test-{uuid.uuid4().hex}"
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
     sock.bind(b"\0" + name.encode())
-    sock.settimeout(2)
+    sock.settimeout(scaled(2))
     monkeypatch.setenv("NOTIFY_SOCKET", "@" + name)
     yield lambda: sock.recv(4096).decode()
     sock.close()

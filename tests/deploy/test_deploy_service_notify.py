@@ -15,6 +15,7 @@ import sys
 import time
 
 import pytest
+from tests.support.deadlines import scaled
 
 
 def _free_port() -> int:
@@ -32,14 +33,14 @@ def test_service_notifies_ready_watchdog_and_stopping(tmp_path):
     )
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
     sock.bind(str(tmp_path / "notify"))
-    sock.settimeout(20)
+    sock.settimeout(scaled(20))
     env = {**os.environ, "NOTIFY_SOCKET": str(tmp_path / "notify"), "WATCHDOG_USEC": "400000"}
     env.pop("WATCHDOG_PID", None)
     proc = subprocess.Popen([sys.executable, "-m", "tablectl.cli", "run", "--config", str(config)],
                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     got: list[str] = []
     try:
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + scaled(20)
         while time.monotonic() < deadline:
             got.append(sock.recv(4096).decode())
             ready_at = next((i for i, m in enumerate(got) if m.startswith("READY=1")), None)
@@ -54,7 +55,7 @@ def test_service_notifies_ready_watchdog_and_stopping(tmp_path):
         if proc.poll() is None:
             proc.send_signal(signal.SIGTERM)
             try:
-                proc.wait(timeout=5)
+                proc.wait(timeout=scaled(5))
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()

@@ -9,6 +9,7 @@ from freezegun import freeze_time
 from gpiozero.pins.mock import MockFactory
 
 from display.bell import DEFAULT_PATTERNS, Bell, BellPlayer, BellSignal, TowerLight, TowerState, check_pattern
+from tests.support.deadlines import scaled
 
 
 def levels(player: BellPlayer, start: float) -> list[tuple[float, bool]]:
@@ -100,7 +101,7 @@ def test_bell_thread_rings_by_itself(factory: MockFactory) -> None:
     pin = factory.pin(17)
     try:
         bell.ring(BellSignal.SHUFFLE_DUE)
-        deadline = time.monotonic() + 5
+        deadline = time.monotonic() + scaled(5)
         while len(pin.states) < 3 and time.monotonic() < deadline:
             time.sleep(0.005)  # waiting for the thread, not timing it
         assert [s.state for s in pin.states] == [False, True, False]

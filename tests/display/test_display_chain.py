@@ -13,6 +13,7 @@ from display.drivers.recording import RecordingDisplay
 from display.drivers.terminal import TerminalDisplay, draw_cells
 from display.glyphs import encode
 from display.model import BoxView, HandView, TableView
+from tests.support.deadlines import scaled
 
 IDS = ["box1", "box2", "dealer"]
 
@@ -129,7 +130,7 @@ class SlowDisplay(RecordingDisplay):
 
     def write(self, texts):  # type: ignore[no-untyped-def]
         self.entered.set()
-        assert self.release.wait(5)
+        assert self.release.wait(scaled(5))
         super().write(texts)
 
 
@@ -138,7 +139,7 @@ def test_the_engine_never_waits_for_a_stuck_bus() -> None:
     chain = DisplayChain(driver, reinit_interval=None)
     try:
         chain.show({"box1": "       1"})
-        assert driver.entered.wait(5)  # the worker is stuck inside write()
+        assert driver.entered.wait(scaled(5))  # the worker is stuck inside write()
         for n in range(2, 10):
             chain.show({"box1": f"       {n}"})  # returns although the bus is stuck
         driver.release.set()

@@ -19,6 +19,7 @@ from display.console import (
     asyncio_action_sink,
 )
 from display.testing import bounce, press
+from tests.support.deadlines import scaled
 
 PINS = {
     FunctionButton.STAND: 5, FunctionButton.DOUBLE: 6, FunctionButton.SPLIT: 13,
@@ -211,7 +212,7 @@ def test_ticker_thread_settles_presses_in_real_time(factory: MockFactory) -> Non
     con = DealerConsole(PINS, on_action, boxes=3, pin_factory=factory, debounce=0.01)
     try:
         con.pin(FunctionButton.STAND).drive_low()  # held: only the ticker can settle it
-        assert got.wait(5)
+        assert got.wait(scaled(5))
         assert [a.kind for a in actions] == [ConsoleKind.STAND]
         con.pin(FunctionButton.STAND).drive_high()
     finally:
@@ -234,7 +235,7 @@ def test_asyncio_sink_delivers_from_a_foreign_thread() -> None:
         )
         caller.start()
         caller.join()
-        first = await asyncio.wait_for(queue.get(), 5)
+        first = await asyncio.wait_for(queue.get(), scaled(5))
         for _ in range(100):
             if received:
                 break

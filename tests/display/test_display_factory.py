@@ -13,11 +13,11 @@ from display.bell import BellSignal
 from display.clock import ManualClock
 from display.console import ConsoleAction, ConsoleKind, FunctionButton
 from display.drivers.terminal import TerminalDisplay
-from display.factory import build_outputs
+from display.factory import MOCK_PIN_HISTORY, build_outputs, make_pin_factory
 from display.glyphs import canonical
 from display.model import BoxView, DealerView, HandView, TableMessage, TableView
 from display.testing import Max7219Emulator, press
-from display.wiring import GpioWiring
+from display.wiring import GpioWiring, PinFactoryName
 
 
 def test_a_table_on_mock_pins_shows_totals_rings_and_reads_buttons(factory: MockFactory, clock: ManualClock) -> None:
@@ -119,3 +119,25 @@ def test_terminal_driver_writes_to_the_log_by_default(factory: MockFactory, cloc
         io_.close()
     captured = capsys.readouterr()
     assert captured.out == "" and "box1[  --]" in captured.err
+
+
+def test_the_services_mock_pins_keep_a_bounded_history(clock: ManualClock) -> None:
+    """A table served on mock pins (the demo, the arm64 proof, a machine that is no Pi) drives its MAX7219
+    chain by software SPI: gpiozero's MockPin kept every change of level, about 1 MiB a round, for ever."""
+    from gpiozero import Device
+
+    factory = make_pin_factory(PinFactoryName.MOCK)  # the one `tablectl run` makes for pin_factory = "mock"
+    previous, Device.pin_factory = Device.pin_factory, factory  # its software SPI bus needs a default
+    wiring = GpioWiring.model_validate({"pin_factory": "mock", "boxes": 3, "buttons": {"boxes": [4, 12, 16]}})
+    io_ = build_outputs(wiring, on_action=lambda a: None, pin_factory=factory, clock=clock, start_threads=False)
+    try:
+        for total in range(4, 22):  # a round or two of totals on every box
+            io_.show(TableView(tuple(BoxView(b, True, (HandView(2, total),)) for b in (1, 2, 3))))
+            io_.displays.pump()
+        clock_pin = factory.pin(wiring.spi.clock)  # (no emulator on the bus: it would make the pin a test's own)
+        assert clock_pin.state is False and len(clock_pin.states) == MOCK_PIN_HISTORY  # it did clock the words out
+        assert max(len(pin.states) for pin in factory.pins.values()) <= MOCK_PIN_HISTORY
+    finally:
+        io_.close()
+        factory.reset()
+        Device.pin_factory = previous

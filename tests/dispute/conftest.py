@@ -40,11 +40,11 @@ def _plain_round(k: int) -> list[str]:
     return [f"9{s(0)}", f"6{s(2)}", f"9{s(1)}", f"4{s(3)}", f"7{s(0)}"]
 
 
-def play_disputed(path: Path) -> Played:
-    """The journal at ``path`` (with its key beside it), played as the module says."""
+def play_disputed(path: Path, start: datetime = T0) -> Played:
+    """The journal at ``path`` (with its key beside it), played as the module says, a second a row from ``start``."""
     authority = open_authority(path)
     played = Played(path, key_for(path))
-    t = T0
+    t = start
     position = 0
 
     def at() -> datetime:

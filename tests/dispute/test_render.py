@@ -1,5 +1,5 @@
 """The record's HTML page escapes everything a person typed, and its PDF is a real page: rendered to PNG here
-(PDFium, pypdfium2) and looked at as a picture: an A4 page, ink where the title's words are, a green banner when
+(PDFium, pypdfium2) and looked at as a picture: a landscape A4 page, ink where the title's words are, a green banner when
 the settlement agrees and a red one when it differs, nothing in the margin."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from controller.journal import JournalReader
 from tablectl.dispute import make_record, to_html, to_pdf
 from tests.dispute.conftest import DISPUTED, HOSTILE, Played
 
-A4 = (595.28, 841.89)  # points
+A4 = (841.89, 595.28)  # points: landscape (the cards' three times a row, the rows' MACs)
 SCALE = 2  # pixels per point in the rendering
 HOSTILE_TABLE = 'pit"; } </style><script>alert(1)</script>'
 

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from tablectl import compiled_engine
+from tests.support.deadlines import scaled
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -43,7 +44,7 @@ def _python(code: str, path: Path | None) -> str:
     env = {k: v for k, v in os.environ.items() if k not in ("TABLECTL_COMPILED", "TABLECTL_ENGINE")}
     env["PYTHONPATH"] = os.pathsep.join([str(path), str(ROOT)] if path is not None else [str(ROOT)])
     out = subprocess.run([sys.executable, "-c", code], cwd=path or ROOT, env=env, capture_output=True,
-                         text=True, timeout=600)
+                         text=True, timeout=scaled(600))
     assert out.returncode == 0, out.stderr
     return out.stdout
 
@@ -75,7 +76,7 @@ def test_compiled_simulation_gives_the_same_figures(compiled: Path) -> None:
 def _simulate(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
     clean = {k: v for k, v in os.environ.items() if k not in ("TABLECTL_COMPILED", "TABLECTL_ENGINE")}
     return subprocess.run([sys.executable, "-m", "tablectl.cli", "simulate", *args], cwd=ROOT,
-                          env={**clean, **env}, capture_output=True, text=True, timeout=300)
+                          env={**clean, **env}, capture_output=True, text=True, timeout=scaled(300))
 
 
 def test_simulate_runs_the_current_build_and_says_so(compiled: Path) -> None:
@@ -111,6 +112,6 @@ def test_scenarios_snapshots_and_protection_pass_on_the_compiled_engine(compiled
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist", "--import-mode=append",
          "-o", f"pythonpath={compiled} {ROOT}",
          str(which), *[str(ROOT / t) for t in tests], "-k", "not every_kind"],
-        cwd=ROOT, capture_output=True, text=True, timeout=900)
+        cwd=ROOT, capture_output=True, text=True, timeout=scaled(900))
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-2000:]
     assert " passed" in out.stdout and "failed" not in out.stdout

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from tablectl import compiled_engine
+from tests.support.deadlines import scaled
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -37,7 +38,7 @@ def _fake_build(path: Path, stamp: str) -> Path:
 def _simulate(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     clean = {k: v for k, v in os.environ.items() if k not in ("TABLECTL_COMPILED", "TABLECTL_ENGINE")}
     return subprocess.run([sys.executable, "-m", "tablectl.cli", "simulate", "--rounds", "300", "--workers", "1"],
-                          cwd=ROOT, env={**clean, **env}, capture_output=True, text=True, timeout=120)
+                          cwd=ROOT, env={**clean, **env}, capture_output=True, text=True, timeout=scaled(120))
 
 
 def test_an_out_of_date_build_is_never_run_and_simulate_says_so(tmp_path: Path) -> None:

@@ -63,9 +63,45 @@ def test_a_club_banker_card_twin_of_a_closed_box_card_does_not_name_it():
     assert alert["message"]  # it still says what is wrong, without the card
 
 
-def test_a_duplicate_with_no_twin_face_down_still_names_the_card():
-    t = Table(build_rules("us-holecard", {"decks": 1}))
+def test_a_duplicate_while_no_card_is_face_down_still_names_the_card():
+    t = Table(build_rules("ru-standard", {"decks": 1}))  # no hole card: the dealer's second card comes face up
     _apply(t, ev.Shuffle(shoe_id="S1"), ev.PlaceBet(box=1, amount=10))
-    _cards(t, "2H", "9C", "3D", "KD", "2H")  # the box's twin of its own face-up 2H
+    _cards(t, "2H", "9C", "3D", "2H")  # the box's twin of its own face-up 2H
+    assert not t.game.hidden_cards(t)
     (alert,) = _integrity(t)
     assert "2H seen 2 times" in str(alert["message"])
+
+
+def _after(*codes: str) -> Table:
+    """A one-deck us-holecard round, box 1: ``codes`` dealt in order (box, dealer up, box, hole, then hits)."""
+    t = Table(build_rules("us-holecard", {"decks": 1}))
+    _apply(t, ev.Shuffle(shoe_id="S1"), ev.PlaceBet(box=1, amount=10))
+    _cards(t, *codes)
+    assert t.dealer_card_closed
+    return t
+
+
+def _seen_below_supervisor(t: Table) -> list[dict[str, object]]:
+    """The integrity alerts as a viewer's answers carry them, and their size in bytes."""
+    from controller.view import table_view
+    import json
+
+    alerts = [a for a in table_view(t, reveal_closed=False)["alerts"] if a["kind"] == "integrity"]
+    return [{**a, "bytes": len(json.dumps(a))} for a in alerts]
+
+
+def test_a_twin_of_the_hole_card_looks_the_same_below_supervisor_as_any_other_impossible_card():
+    """Issue 37: the wording for a face-up twin of the closed card was used only for that case, so a viewer who saw
+    it knew the hole card was the card just dealt. While a card lies face down every impossible card gets the one
+    wording, level, kind, count and size; only the supervisor's detail says which card it was."""
+    hole_twin = _after("2H", "9C", "3D", "KD", "KD")  # the box's hit is a twin of the hole card KD
+    open_twin = _after("2H", "9C", "3D", "KD", "2H")  # the box's hit is a twin of its own face-up 2H
+    hole_itself = _after("2H", "9C", "3D", "2H")  # the hole card itself is the twin of the box's 2H
+    seen = [_seen_below_supervisor(t) for t in (hole_twin, open_twin, hole_itself)]
+    assert seen[0] == seen[1] == seen[2] and len(seen[0]) == 1
+    assert "KD" not in str(seen[0]) and "2H" not in str(seen[0])
+    details = [[a.as_dict(reveal=True)["detail"] for a in t.open_alerts() if a.kind is AlertKind.INTEGRITY]
+               for t in (hole_twin, open_twin, hole_itself)]
+    assert details == [["KD seen 2 times in shoe S1, but 1 deck(s) hold only 1"],
+                       ["2H seen 2 times in shoe S1, but 1 deck(s) hold only 1"],
+                       ["2H seen 2 times in shoe S1, but 1 deck(s) hold only 1"]]

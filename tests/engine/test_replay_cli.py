@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.support.deadlines import scaled
 from tests.support.engine_dsl import session
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "tablectl" / "examples" / "session.jsonl"
@@ -14,7 +15,7 @@ EXAMPLE = Path(__file__).resolve().parents[2] / "tablectl" / "examples" / "sessi
 
 def tablectl(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "tablectl.cli", *args], capture_output=True, text=True,
-                          input=stdin, timeout=60)
+                          input=stdin, timeout=scaled(60))
 
 
 def test_example_session_matches_the_documented_output():

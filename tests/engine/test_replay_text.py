@@ -11,6 +11,7 @@ from pathlib import Path
 
 from controller.replay import replay_lines
 from controller.replay_cli import format_rounds
+from tests.support.deadlines import scaled
 
 T = "2026-12-01T20:%02d:%02d+00:00"
 
@@ -84,7 +85,7 @@ def test_the_json_keeps_every_field_and_its_meaning_and_adds_the_incidents_and_t
     assert kinds == ["shoe_fault", "shoe_fault_cleared", "ack_alert", "card", "call_pit", "discard_card",
                      "void_round"]
     assert doc["incidents"][0] == {"at": "2026-12-01T20:00:08+00:00", "type": "shoe_fault", "round": 1,
-                                   "after_rounds": 0, "level": "action",
+                                   "after_rounds": 0, "level": "action", "alert": "shoe_fault",
                                    "text": "shoe fault jam: card stuck at the gate"}
 
 
@@ -92,6 +93,6 @@ def test_replay_as_a_command_prints_the_house_text(tmp_path: Path):
     f = tmp_path / "s.jsonl"
     f.write_text("\n".join(SESSION) + "\n")
     out = subprocess.run([sys.executable, "-m", "tablectl.cli", "replay", str(f)], capture_output=True, text=True,
-                         timeout=60)
+                         timeout=scaled(60))
     assert out.returncode == 0, out.stderr
     assert "  House +80" in out.stdout and "Total: 1 round settled, 1 voided; House +80" in out.stdout

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Callable
 
 from simulators.shoe.process import SimProcess
+from tests.support.deadlines import scaled
 
 
 def test_full_six_deck_shoe_arrives_exactly_once_in_order_despite_faults(
@@ -25,7 +26,7 @@ def test_full_six_deck_shoe_arrives_exactly_once_in_order_despite_faults(
         [sys.executable, "-m", "tablectl.cli", "shoe-monitor", "--port", sim.link, "--count", "312", "--json"],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=scaled(60),
     )
     assert monitor.returncode == 0, monitor.stderr
     printed = [json.loads(line) for line in monitor.stdout.splitlines()]

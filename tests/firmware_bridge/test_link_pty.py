@@ -26,9 +26,10 @@ from firmware_bridge import (
     UnknownCodec,
 )
 from simulators.shoe.process import SimProcess
+from tests.support.deadlines import scaled
 
 M = TypeVar("M")
-DEADLINE = 15.0  # generous: a deadline against hanging, not a speed check
+DEADLINE = scaled(15.0)  # generous: a deadline against hanging, not a speed check
 
 
 async def next_of(messages: AsyncIterator[ShoeMessage], kind: type[M]) -> M:

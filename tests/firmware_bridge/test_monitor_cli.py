@@ -12,11 +12,12 @@ from pathlib import Path
 from typing import Callable
 
 from simulators.shoe.process import SimProcess
+from tests.support.deadlines import scaled
 
 
 def monitor(*args: str, timeout: float = 30) -> subprocess.CompletedProcess[str]:
     cmd = [sys.executable, "-m", "tablectl.cli", "shoe-monitor", *args]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=scaled(timeout), stdin=subprocess.DEVNULL)
 
 
 def test_a_port_that_cannot_be_opened_is_a_clear_error(tmp_path: Path) -> None:
@@ -41,7 +42,7 @@ def test_monitor_acks_and_prints_json_then_exits_after_count(start_sim: Callable
     assert [m["type"] for m in lines if m["type"] != "status"][0] == "shoe_loaded"
     assert "link_up" in result.stderr
     # Everything was acknowledged (the last ACK is flushed on exit): the shoe keeps nothing.
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + scaled(10)
     while (status := sim.request("status"))["unacked"] and time.monotonic() < deadline:
         time.sleep(0.02)
     assert status["position"] == 20 and status["unacked"] == 0
@@ -60,7 +61,7 @@ def test_monitor_reads_a_line_reader(tmp_path: Path) -> None:
         assert proc.stderr is not None
         assert "link_up" in proc.stderr.readline()  # the port is open: the reader may talk
         os.write(master, b"QS\nbad line\n2C\n")
-        out, err = proc.communicate(timeout=30)
+        out, err = proc.communicate(timeout=scaled(30))
         assert proc.returncode == 0, err
         printed = [json.loads(line) for line in out.splitlines()]
         assert printed[0] == {"type": "card", "shoe_id": "lines", "position": 1, "code": "QS"}

@@ -9,6 +9,7 @@ from typing import Iterator
 import pytest
 from tests.support.broker import Mosquitto
 from tests.support.floor import PostgresAt, SqliteAt, StoreAt
+from tests.support.mqtt_tls import start_tls_broker
 from tests.support.postgres import PostgresServer
 
 
@@ -18,6 +19,15 @@ def broker(tmp_path: Path) -> Iterator[Mosquitto]:
     b = Mosquitto(tmp_path / "broker")
     b.start()
     yield b
+    b.stop()
+
+
+@pytest.fixture
+def tls_broker(tmp_path: Path) -> Iterator[tuple[Mosquitto, Path]]:
+    """The shipped broker (deploy/mosquitto: TLS, the access rules of `tablectl broker access`), and the folder of
+    its CA and every identity's certificate (tests/support/mqtt_tls.py)."""
+    b, d = start_tls_broker(tmp_path)
+    yield b, d
     b.stop()
 
 

@@ -1,67 +1,34 @@
-"""deploy/mosquitto: the example broker as shipped (TLS with client certificates, the ACL) on a real
-Mosquitto: each table publishes only under its own prefix and reads nothing, the floor reads all,
-and a client without a certificate from the floor's CA is refused."""
+"""deploy/mosquitto: the example broker as shipped (TLS with client certificates, the access rules of
+`tablectl broker access` in Mosquitto's dynamic-security plugin) on a real Mosquitto: each table publishes only
+under its own prefix and reads nothing, the floor reads the ledger, states and statuses, each reader its tier, a
+subscription beyond a client's rights is refused when it is made, and a client without a certificate from the
+floor's CA is refused."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import getpass
 import json
-import subprocess
+import re
 from pathlib import Path
 
 import aiomqtt
 import pytest
+from tests.support.deadlines import scaled, until
 from tests.support.broker import Mosquitto
-from tests.support.harness import free_port
+from tests.support.mqtt_tls import identity
 
 from tablectl.fleet import BrokerUnavailable
 from tablectl.fleet_sim import SimTable, SimTableConfig
 from tablectl.fleet import broker as mqtt
 from tablectl.fleet.settings import BrokerSettings
 
-DEPLOY = Path(__file__).resolve().parents[2] / "deploy" / "mosquitto"
 
-
-def _openssl(*args: str, cwd: Path) -> None:
-    subprocess.run(["openssl", *args], cwd=cwd, check=True, capture_output=True)
-
-
-def _certs(d: Path) -> None:
-    ec = ("-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes")
-    _openssl("req", "-x509", *ec, "-keyout", "ca.key", "-out", "ca.crt", "-days", "2", "-subj", "/CN=floor CA", cwd=d)
-    (d / "san.ext").write_text("subjectAltName=IP:127.0.0.1\n")
-    for name, cn in (("broker", "127.0.0.1"), ("table-001", "table-001"), ("table-002", "table-002"),
-                     ("floor", "tablectl-floor"), ("floor-1", "tablectl-floor-1"), ("floor-2", "tablectl-floor-2"),
-                     ("surveillance", "tablectl-surveillance"),
-                     ("pit", "tablectl-pit"), ("public", "tablectl-public")):
-        _openssl("req", *ec, "-keyout", f"{name}.key", "-out", f"{name}.csr", "-subj", f"/CN={cn}", cwd=d)
-        extra = ("-extfile", "san.ext") if name == "broker" else ()
-        _openssl("x509", "-req", "-in", f"{name}.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial",
-                 "-out", f"{name}.crt", "-days", "2", *extra, cwd=d)
-
-
-@pytest.fixture
-def tls_broker(tmp_path):
-    d = tmp_path / "pki"
-    d.mkdir()
-    _certs(d)
-    (d / "acl").write_text((DEPLOY / "acl").read_text())
-    port = free_port()
-    conf = (DEPLOY / "tablectl.conf").read_text().replace("/etc/mosquitto/tablectl/", f"{d}/")
-    conf = conf.replace("listener 8883", f"listener {port} 127.0.0.1")
-    conf = conf.replace("persistence_location /var/lib/mosquitto/", f"persistence_location {d}/")
-    conf = f"user {getpass.getuser()}\nlog_dest file {d}/mosquitto.log\n" + conf
-    b = Mosquitto(tmp_path / "broker", port=port, config=conf).start()
-    yield b, d
-    b.stop()
+FLOOR_FILTERS = ["tablectl/+/ledger", "tablectl/+/state", "tablectl/+/status"]
 
 
 def _identity(b: Mosquitto, d: Path, name: str) -> BrokerSettings:
-    """How the client `name` connects to the TLS broker: its certificate and key from the test's CA."""
-    return BrokerSettings(url=f"mqtts://127.0.0.1:{b.port}", ca_file=str(d / "ca.crt"),
-                          cert_file=str(d / f"{name}.crt"), key_file=str(d / f"{name}.key"))
+    return identity(b, d, name)
 
 
 def test_the_example_broker_config_and_acl(tls_broker):
@@ -71,21 +38,24 @@ def test_the_example_broker_config_and_acl(tls_broker):
     def who(name: str) -> BrokerSettings:
         return _identity(b, d, name)
 
-    async def forge(topic: str) -> None:
-        # Mosquitto refuses a publish outside the client's ACL; with MQTT 5 it may also drop the client.
+    async def forge(topic: str, name: str = "table-001") -> None:
+        # Mosquitto refuses a publish outside the client's rights; with MQTT 5 it may also drop the client.
         try:
-            async with mqtt.connect(who("table-001"), "table-001-forger") as conn:
+            async with mqtt.connect(who(name), "table-001-forger") as conn:
                 await conn.publish(topic, b"forged")
         except BrokerUnavailable:
             pass
+
+    refused: dict[str, list[int]] = {}
 
     async def scenario() -> tuple[list[str], list[str]]:
         floor_got: list[str] = []
         table_got: list[str] = []
         async with mqtt.connect(who("floor"), "tablectl-floor") as floor, \
                 mqtt.connect(who("table-001"), "table-001") as table:
-            await floor.subscribe(["tablectl/#"])
-            await table.subscribe(["tablectl/#"])  # granted, but a table may read nothing
+            assert await floor.subscribe(FLOOR_FILTERS) == [1, 1, 1]
+            refused["floor"] = await floor.subscribe(["tablectl/#", "#", "tablectl/table-001/surveillance"])
+            refused["table"] = await table.subscribe(["tablectl/#", "tablectl/table-001/ledger"])  # reads nothing
 
             async def collect(conn: mqtt.Connection, into: list[str]) -> None:
                 async for m in conn.messages():
@@ -96,7 +66,11 @@ def test_the_example_broker_config_and_acl(tls_broker):
             await table.publish("tablectl/table-001/status", b"online", retain=True)
             await forge("tablectl/table-002/ledger")  # another table's prefix
             await forge("tablectl/table-001/commands")  # not a table's topic
-            await asyncio.sleep(1.0)
+            # A certificate of the floor's CA that the access rules do not name may do nothing, not even publish
+            # under its own name: a table is on the floor once `tablectl broker access` names it.
+            await forge("tablectl/table-999/ledger", "stranger")
+            await until(lambda: len(floor_got) >= 2, 20, "the table's own messages at the floor")
+            await asyncio.sleep(1.0)  # room for a forged one to arrive, were the rules to let it through
             for t in tasks:
                 t.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
@@ -105,10 +79,11 @@ def test_the_example_broker_config_and_acl(tls_broker):
     floor_got, table_got = asyncio.run(scenario())
     assert floor_got == ["tablectl/table-001/ledger=mine", "tablectl/table-001/status=online"]
     assert table_got == []
+    assert refused == {"floor": [0x87] * 3, "table": [0x87] * 2}  # beyond its rights: refused when asked
 
     async def anonymous() -> None:
         # Refused at the TLS handshake, the client only gives up at its timeout: 3 s, not the default 10.
-        async with mqtt.connect(BrokerSettings(url=url, ca_file=str(d / "ca.crt")), "intruder", timeout=3):
+        async with mqtt.connect(BrokerSettings(url=url, ca_file=str(d / "ca.crt")), "intruder", timeout=scaled(3)):
             pass
 
     with pytest.raises(BrokerUnavailable):
@@ -142,7 +117,7 @@ def test_a_table_certificate_cannot_take_the_floor_or_another_table_s_client_id(
     async def scenario() -> tuple[list[str], list[str]]:
         durable = {"clean_start": False, "session_expiry": 3600}
         async with mqtt.connect(who("floor"), "tablectl-floor", **durable) as floor:
-            await floor.subscribe(["tablectl/#"])
+            assert await floor.subscribe(FLOOR_FILTERS) == [1, 1, 1]
         async with mqtt.connect(who("table-001"), "table-001") as table:  # the floor is away: rows queue
             for n in (5, 6, 7):
                 await table.publish("tablectl/table-001/ledger", str(n).encode(), qos=1)
@@ -151,13 +126,13 @@ def test_a_table_certificate_cannot_take_the_floor_or_another_table_s_client_id(
         live: list[str] = []
         async with mqtt.connect(who("floor"), "tablectl-floor", **durable) as floor:
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(receive(floor, 3, queued), 5)
+                await asyncio.wait_for(receive(floor, 3, queued), scaled(5))
             await claim("tablectl-floor")  # a live floor is not kicked off either
             async with mqtt.connect(who("table-001"), "table-001") as table:
                 await claim("table-001")  # nor a live table
                 await table.publish("tablectl/table-001/ledger", b"8", qos=1)
             with contextlib.suppress(TimeoutError, aiomqtt.MqttError):
-                await asyncio.wait_for(receive(floor, 1, live), 5)
+                await asyncio.wait_for(receive(floor, 1, live), scaled(5))
         return queued, live
 
     queued, live = asyncio.run(scenario())
@@ -165,17 +140,21 @@ def test_a_table_certificate_cannot_take_the_floor_or_another_table_s_client_id(
     assert live == ["8"]  # and both the floor and the table stayed connected through the claims
 
 
+LEAVES = ("ledger", "state", "status", "surveillance", "public/round")
+
+
 def test_each_audience_reads_only_its_feed(tls_broker, tmp_path):
     """Issue 26, feeds by audience: a real table publishes through the shipped broker config and ACL, and
     three identities subscribed to everything get what their tier allows: surveillance all of it (the count
     and findings included), the pit the state and status only (no count in the state, no ledger, whose cards
-    would give it), the public whole settled rounds only, without money."""
+    would give it), the public each box's result only, without cards, totals or money."""
     b, d = tls_broker
 
     def who(name: str) -> BrokerSettings:
         return _identity(b, d, name)
 
     got: dict[str, list[tuple[str, bytes]]] = {"surveillance": [], "pit": [], "public": [], "floor": []}
+    codes: dict[str, list[int]] = {}
 
     async def scenario() -> None:
         identity = {"ca_file": str(d / "ca.crt"), "cert_file": str(d / "table-001.crt"),
@@ -186,7 +165,8 @@ def test_each_audience_reads_only_its_feed(tls_broker, tmp_path):
             listeners = []
             for name in got:
                 conn = await stack.enter_async_context(mqtt.connect(who(name), f"tablectl-{name}"))
-                await conn.subscribe(["tablectl/#"])  # granted to each; the ACL decides what arrives
+                # Each asks for every leaf a table publishes: what it may not read is refused then and there.
+                codes[name] = await conn.subscribe([f"tablectl/+/{leaf}" for leaf in LEAVES])
 
                 async def collect(conn: mqtt.Connection = conn, into: list = got[name]) -> None:
                     async for m in conn.messages():
@@ -194,17 +174,19 @@ def test_each_audience_reads_only_its_feed(tls_broker, tmp_path):
 
                 listeners.append(asyncio.create_task(collect()))
             await sim.run(rounds=4, pace=0.0, stop=asyncio.Event())
-            await asyncio.sleep(1.0)
+            await until(lambda: all({t.split("/", 2)[2] for t, _ in got[name]} >= want for name, want in FEEDS.items())
+                        and sum(t.endswith("/public/round") for t, _ in got["public"]) >= 4,
+                        30, "each audience's feeds, and the four rounds")
             for t in listeners:
                 t.cancel()
             await asyncio.gather(*listeners, return_exceptions=True)
 
     asyncio.run(scenario())
-    leaves = {name: {t.split("/", 2)[2] for t, _ in msgs} for name, msgs in got.items()}
-    assert leaves["surveillance"] == {"ledger", "state", "status", "surveillance", "public/round"}
-    assert leaves["floor"] == {"ledger", "state", "status"}
-    assert leaves["pit"] == {"state", "status"}
-    assert leaves["public"] == {"public/round"}
+    granted = {name: {leaf for leaf, c in zip(LEAVES, cs) if c < 0x80} for name, cs in codes.items()}
+    assert granted == {"surveillance": set(LEAVES), "floor": {"ledger", "state", "status"},
+                       "pit": {"state", "status"}, "public": {"public/round"}}
+    assert all(c in (1, 0x87) for cs in codes.values() for c in cs)
+    assert {name: {t.split("/", 2)[2] for t, _ in msgs} for name, msgs in got.items()} == FEEDS
     count = [json.loads(p)["count"] for t, p in got["surveillance"] if t.endswith("/surveillance")]
     assert count[-1] is not None and {"running", "true", "cards_left"} <= set(count[-1])
     for t, p in got["pit"]:
@@ -215,8 +197,20 @@ def test_each_audience_reads_only_its_feed(tls_broker, tmp_path):
             assert "count" not in state
     rounds = [json.loads(p) for _, p in got["public"]]
     assert [r["number"] for r in rounds] == [1, 2, 3, 4]
-    money = {"bet", "net", "insurance", "amount", "player", "bets"}
-    assert not any(money & set(h) for r in rounds for h in r["hands"]) and not any(money & set(r) for r in rounds)
+    # Issue 37: the public feed (version 2) carries each box's result and nothing a count is made of: no card, no
+    # total, no outcome name, no money, no name, in any message.
+    for r in rounds:
+        assert r["version"] == 2 and set(r) <= {"version", "number", "game", "shoe_id", "boxes", "void",
+                                                 "void_reason", "settled_at"}
+        assert r["boxes"] and all(set(b) == {"box", "result"} and b["result"] in {"won", "lost", "even", "void"}
+                                  for b in r["boxes"])
+    text = b"\n".join(p for _, p in got["public"]).decode()
+    assert not re.search(r'"(10|[2-9TJQKA])[SHDC]"|"XX"|cards|total|outcome|dealer|bet|net|player', text), text
+
+
+# What each audience hears: a table's feeds under its prefix.
+FEEDS = {"surveillance": {"ledger", "state", "status", "surveillance", "public/round"},
+         "pit": {"state", "status"}, "public": {"public/round"}, "floor": {"ledger", "state", "status"}}
 
 
 def test_two_floor_workers_share_the_ledger_under_the_shipped_acl(tls_broker):
@@ -242,10 +236,7 @@ def test_two_floor_workers_share_the_ledger_under_the_shipped_acl(tls_broker):
             async with mqtt.connect(_identity(b, d, "table-001"), "table-001") as table:
                 for n in range(6):
                     await table.publish("tablectl/table-001/ledger", str(n).encode(), qos=1)
-            for _ in range(100):
-                if sum(map(len, got.values())) == 6:
-                    break
-                await asyncio.sleep(0.05)
+            await until(lambda: sum(map(len, got.values())) >= 6, 20, "the six rows at the workers")
             for r in readers:
                 r.cancel()
             await asyncio.gather(*readers, return_exceptions=True)

@@ -10,6 +10,7 @@ import time
 
 import httpx
 import pytest
+from tests.support.deadlines import scaled
 from tests.support.fleet import FleetSimProcess, FloorProcess, journal_ledger, until_true, write_floor_config
 from tests.support.harness import SUPERVISOR_KEY, free_port, tablectl
 
@@ -18,7 +19,7 @@ ROUNDS = 36
 
 
 def _tiles(api: str) -> dict[str, dict]:
-    r = httpx.get(api + "/api/floor", headers={"Authorization": f"Bearer {SUPERVISOR_KEY}"}, timeout=10)
+    r = httpx.get(api + "/api/floor", headers={"Authorization": f"Bearer {SUPERVISOR_KEY}"}, timeout=scaled(10))
     return {t["id"]: t for t in r.json()["tables"]} if r.status_code == 200 else {}
 
 
@@ -27,7 +28,7 @@ def _floor_rows(api: str, table: str) -> list[dict]:
     while True:
         page = httpx.get(f"{api}/api/tables/{table}/rows", params={"after": out[-1]["seq"] if out else 0,
                                                                      "limit": 1000},
-                         headers={"Authorization": f"Bearer {SUPERVISOR_KEY}"}, timeout=10).json()["rows"]
+                         headers={"Authorization": f"Bearer {SUPERVISOR_KEY}"}, timeout=scaled(10)).json()["rows"]
         if not page:
             return out
         out += page
@@ -91,7 +92,7 @@ def test_broker_floor_and_table_restarts_lose_nothing_and_double_nothing(tmp_pat
             assert replayed.returncode == 0, replayed.stdout[-500:]
             assert replayed.stdout == tablectl("replay", str(theirs), "--json").stdout
         incidents = httpx.get(floor.api + "/api/incidents", headers={"Authorization": f"Bearer {SUPERVISOR_KEY}"},
-                              timeout=10).json()["incidents"]
+                              timeout=scaled(10)).json()["incidents"]
         assert not [i for i in incidents if i["kind"] in ("bad_mac", "conflict", "bad_message")], incidents
     finally:
         sim.stop()

@@ -11,6 +11,7 @@ import socket
 from pathlib import Path
 
 import httpx
+from tests.support.deadlines import scaled
 from tests.support.fleet import FleetSimProcess, until_true
 from tests.support.harness import free_port, tablectl
 
@@ -67,7 +68,7 @@ async def _statuses(url: str, count: int) -> dict[str, str]:
 
 def _rounds(port: int) -> int:
     try:
-        return int(httpx.get(f"http://127.0.0.1:{port}/api/table", timeout=5).json()["rounds_played"])
+        return int(httpx.get(f"http://127.0.0.1:{port}/api/table", timeout=scaled(5)).json()["rounds_played"])
     except (httpx.HTTPError, KeyError, ValueError):
         return 0
 
@@ -87,7 +88,7 @@ def test_rounds_0_plays_until_ctrl_c_which_stops_every_table_and_exits_0(tmp_pat
         sim.stop()
     assert summary["tables"] == TABLES and all(t["rounds"] > DEFAULT_ROUNDS for t in summary["per_table"])
     assert not any(_listening(port + i) for i in range(TABLES))
-    statuses = asyncio.run(asyncio.wait_for(_statuses(broker.url, TABLES), 30))
+    statuses = asyncio.run(asyncio.wait_for(_statuses(broker.url, TABLES), scaled(30)))
     assert statuses == {"table-001": "offline", "table-002": "offline"}  # each table said so as it stopped
     assert "Traceback" not in sim.log.read_text()
 

@@ -8,6 +8,7 @@ import json
 
 import httpx
 import pytest
+from tests.support.deadlines import scaled
 from tests.support.fleet import FloorProcess, make_rows, until_true, write_floor_config
 from tests.support.harness import SUPERVISOR_KEY, VIEWER_KEY, free_port, tablectl
 
@@ -29,7 +30,7 @@ def _publish(url: str, messages: list[tuple[str, bytes, bool]]) -> None:
 
 def _get(api: str, path: str, key: str | None = VIEWER_KEY) -> httpx.Response:
     headers = {"Authorization": f"Bearer {key}"} if key else {}
-    return httpx.get(api + path, headers=headers, timeout=10)
+    return httpx.get(api + path, headers=headers, timeout=scaled(10))
 
 
 def _floor(tmp_path, broker, store=None):  # noqa: ANN001, ANN202

@@ -13,6 +13,7 @@ import json
 import logging
 
 import httpx
+from tests.support.deadlines import scaled
 from tests.support.floor import NOW, api_client, floor_service, ledger, state, status
 from tests.support.fleet import FloorProcess, make_rows, until_true, write_floor_config
 from tests.support.harness import SUPERVISOR_KEY, VIEWER_KEY, free_port
@@ -120,7 +121,7 @@ def _publish(url: str, messages: list[tuple[str, bytes, bool]]) -> None:
 
 
 def _get(api: str, path: str, key: str = VIEWER_KEY) -> httpx.Response:
-    return httpx.get(api + path, headers={"Authorization": f"Bearer {key}"}, timeout=10)
+    return httpx.get(api + path, headers={"Authorization": f"Bearer {key}"}, timeout=scaled(10))
 
 
 def test_an_anonymous_client_on_an_open_broker_neither_adds_tables_nor_blocks_an_export(tmp_path, broker):

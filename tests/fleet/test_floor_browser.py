@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -18,6 +17,8 @@ from datetime import datetime, timezone
 
 import httpx
 import pytest
+from tests.support.browser import launch
+from tests.support.deadlines import scaled, scaled_ms
 from tests.support.fleet import FleetSimProcess, FloorProcess, until_true, write_floor_config
 from tests.support.harness import VIEWER_KEY, free_port
 
@@ -25,21 +26,11 @@ from tablectl.fleet import broker as mqtt
 from tablectl.fleet.settings import BrokerSettings
 
 OUTPUT = Path(__file__).resolve().parents[2] / "test-output" / "screenshots"
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
 
 @pytest.fixture(scope="module")
 def browser():
-    if not os.path.exists(CHROMIUM):
-        pytest.fail(f"Debian's chromium is not installed ({CHROMIUM}): apt-get install chromium")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        yield b
-        b.close()
+    yield from launch()  # Debian's chromium, every page's waits scaled (tests.support.deadlines)
 
 
 def _announce_alerting_table(url: str) -> None:
@@ -60,7 +51,7 @@ def _announce_alerting_table(url: str) -> None:
             await conn.publish("tablectl/table-900/status", b"online", retain=True)
 
     with ThreadPoolExecutor(1) as pool:  # Playwright's sync API holds this thread's event loop
-        pool.submit(asyncio.run, go()).result(timeout=20)
+        pool.submit(asyncio.run, go()).result(timeout=scaled(20))
 
 
 def _shot(page, name: str) -> None:
@@ -69,10 +60,13 @@ def _shot(page, name: str) -> None:
 
 
 def test_tiles_alerts_first_a_click_opens_the_table_and_offline_shows(browser, tmp_path, broker):
-    # table-900 has no key: the floor shows it because it is in known_tables.
-    floor = FloorProcess(write_floor_config(tmp_path, broker.url, free_port(), tmp_path / "sim" / "keys",
-                                            extra='known_tables = ["table-900"]\n'), tmp_path / "floor.log").start()
+    # table-900 has no key: the floor shows it because it is in known_tables. A tile links the dashboard the
+    # floor's config names for its table (never one a message names).
     table_port = free_port()
+    floor = FloorProcess(write_floor_config(tmp_path, broker.url, free_port(), tmp_path / "sim" / "keys",
+                                            extra='known_tables = ["table-900"]\n[[floor.tables]]\nid = "table-001"\n'
+                                                  f'dashboard_url = "http://127.0.0.1:{table_port}/"\n'),
+                         tmp_path / "floor.log").start()
     sim = FleetSimProcess(tmp_path, broker.url, 1, 10_000, "--step-seconds", "0.2",
                           "--api-port", str(table_port)).start()
     try:
@@ -92,8 +86,10 @@ def test_tiles_alerts_first_a_click_opens_the_table_and_offline_shows(browser, t
         assert alert.startswith("call pit · 1 min")
         assert "alerting" in page.get_attribute("#tiles .tile[data-table=table-900]", "class")
         live = "#tiles .tile[data-table=table-001]"
-        assert page.text_content(f"{live} .name") == "Table 1"
-        assert page.text_content(f"{live} .game") == "blackjack · ru-standard"
+        # The tile is there from the table's status; its name and game come with its first state, which may
+        # arrive later (the tile says table-001 until then): waited for, not read at once.
+        page.wait_for_function(f"document.querySelector('{live} .name').textContent === 'Table 1'")
+        page.wait_for_function(f"document.querySelector('{live} .game').textContent === 'blackjack · ru-standard'")
         page.wait_for_function(f"document.querySelector('{live} [data-testid=round]').textContent !== ''")
         _shot(page, "01-tiles")
 
@@ -103,14 +99,14 @@ def test_tiles_alerts_first_a_click_opens_the_table_and_offline_shows(browser, t
         table_page = popup_info.value
         table_page.wait_for_load_state()
         assert table_page.url == f"http://127.0.0.1:{table_port}/"
-        table_page.wait_for_selector("#live.on", timeout=15_000)
-        assert table_page.text_content("#table-name") == "Table 1"
+        table_page.wait_for_selector("#live.on", timeout=scaled_ms(15))
+        table_page.wait_for_function("document.querySelector('#table-name').textContent === 'Table 1'")
         _shot(table_page, "02-table-dashboard")
         table_page.close()
 
         # The table goes away: its tile says offline.
         sim.stop()
-        page.wait_for_selector(f"{live}.offline .offline-label", timeout=15_000)
+        page.wait_for_selector(f"{live}.offline .offline-label", timeout=scaled_ms(15))
         _shot(page, "03-table-offline")
         assert not errors, errors
         page.close()
@@ -144,7 +140,7 @@ def _announce(url: str, *tables: tuple[dict, bytes]) -> None:
                 await conn.publish(f"tablectl/{state['table']}/status", status, retain=True)
 
     with ThreadPoolExecutor(1) as pool:  # Playwright's sync API holds this thread's event loop
-        pool.submit(asyncio.run, go()).result(timeout=20)
+        pool.submit(asyncio.run, go()).result(timeout=scaled(20))
 
 
 def _table(table: str, pit: str | None, alerts: list[str], rph: float, result: str, seq: int = 0) -> dict:
@@ -172,9 +168,9 @@ def test_the_header_gives_the_floors_totals_and_the_tiles_are_grouped_by_pit(bro
                   (_table("table-901", "B", ["integrity"], 293.9, "-150"), b"online"),
                   (_table("table-902", None, [], 60.0, "610", seq=276), b"offline"))
         headers = {"Authorization": f"Bearer {VIEWER_KEY}"}
-        until_true(lambda: len(httpx.get(f"{floor.api}/api/floor", headers=headers, timeout=10).json()["tables"]) == 4,
+        until_true(lambda: len(httpx.get(f"{floor.api}/api/floor", headers=headers, timeout=scaled(10)).json()["tables"]) == 4,
                    what="four tables on the floor")
-        ghost = httpx.get(f"{floor.api}/api/tables/table-902", headers=headers, timeout=10).json()
+        ghost = httpx.get(f"{floor.api}/api/tables/table-902", headers=headers, timeout=scaled(10)).json()
         heard = datetime.fromtimestamp(ghost["heard_at"], timezone.utc).strftime("%H:%M")
 
         context = browser.new_context(viewport={"width": 1600, "height": 1000}, timezone_id="UTC")

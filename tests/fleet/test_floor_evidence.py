@@ -16,6 +16,7 @@ from typing import Any
 
 import httpx
 import pytest
+from tests.support.deadlines import scaled
 from tests.support.floor import NOW, api_client, floor_service, ledger
 from tests.support.fleet import FloorProcess, until_true, wire, write_floor_config
 from tests.support.harness import SUPERVISOR_KEY, free_port, tablectl
@@ -218,14 +219,14 @@ def test_through_the_broker_the_export_gives_the_tables_rows_not_the_forged_ones
         headers = {"Authorization": f"Bearer {SUPERVISOR_KEY}"}
 
         def tile(table: str) -> dict[str, Any]:
-            return httpx.get(f"{floor.api}/api/tables/{table}", headers=headers, timeout=10).json()
+            return httpx.get(f"{floor.api}/api/tables/{table}", headers=headers, timeout=scaled(10)).json()
 
         until_true(lambda: tile("t1").get("contiguous") == 20 and tile("t2").get("contiguous") == 20
                    and tile("t1").get("masked") == 0 and tile("t2").get("masked") == 0, what="every row on the floor")
-        export = httpx.get(floor.api + "/api/tables/t1/export", headers=headers, timeout=10)
+        export = httpx.get(floor.api + "/api/tables/t1/export", headers=headers, timeout=scaled(10))
         assert export.status_code == 200 and export.text.splitlines() == WHOLE
         assert tile("t1")["verified_upto"] == 20
-        refused = httpx.get(floor.api + "/api/tables/t2/export", headers=headers, timeout=10)
+        refused = httpx.get(floor.api + "/api/tables/t2/export", headers=headers, timeout=scaled(10))
         assert refused.status_code == 409 and "conflict" in refused.json()["error"]["message"]
     finally:
         floor.stop()

@@ -3,6 +3,7 @@ and the ranges stay exactly the seqs missing, through any order of arrival and a
 
 from __future__ import annotations
 
+import logging
 import random
 
 from hypothesis import given, settings
@@ -119,3 +120,58 @@ def test_gap_records_that_do_not_match_the_rows_are_rebuilt_from_the_rows_at_sta
     assert store.missing("t1") == [(2, 3), (6, 9)]
     assert sorted((g["first"], g["last"]) for g in store.open_gaps("t1")) == [(2, 3), (6, 9)]
     store.close()
+
+
+def test_a_worker_starting_while_another_writes_reads_one_snapshot_and_repairs_nothing_whole(postgres, caplog):
+    """Issue 37: a starting worker read each table's counts and then its gap records in separate statements while
+    another worker wrote: it saw the counts of one moment and the gaps of the next, warned "gap records do not
+    match", and rewrote the table's counts and gaps without its lock. Here the other worker commits a batch (a
+    gap opens) just after the starting one has read the tables' counts: nothing is out of order, nothing is
+    said, and both hold the same track. A table that does not add up is still put right, under its lock."""
+    from tests.support.floor import PostgresAt
+
+    from tablectl.floor.database import PostgresDatabase
+    from tablectl.floor.settings import floor_settings
+    from tablectl.floor.store import FloorStore
+
+    at = PostgresAt(postgres, postgres.database())
+    writer = at.open({"t1": KEY})
+    rows = make_rows(KEY, 20)
+    try:
+        writer.ingest([wire("t1", r) for r in rows[:10]], now=1.0)
+
+        class Between(PostgresDatabase):
+            """The starting worker's connection: the other worker commits right after the tables' counts are read."""
+
+            fired = False
+
+            def execute(self, sql, args=()):  # noqa: ANN001, ANN202
+                cursor = super().execute(sql, args)
+                if not self.fired and "FROM tables" in sql and "contiguous" in sql:
+                    self.fired = True
+                    writer.ingest([wire("t1", r) for r in rows[11:15]], now=2.0)  # 11 missing: a gap opens
+                return cursor
+
+        db = Between(floor_settings({"floor": at.settings()}).floor.postgresql)
+        with caplog.at_level(logging.WARNING, logger="tablectl.floor.store"):
+            starting = FloorStore(db, {"t1": KEY})
+        assert db.fired
+        assert not [r for r in caplog.records if "do not match" in r.getMessage()]
+        t = starting.tracks["t1"]
+        assert (t.rows, t.max_seq, t.contiguous) == (10, 10, 10)  # the snapshot's moment, whole
+        starting.ingest([wire("t1", rows[15])], now=3.0)  # its next batch reads the table back under the lock
+        t, w = starting.tracks["t1"], writer.tracks["t1"]
+        assert (t.rows, t.max_seq, t.contiguous, t.gaps.ranges()) == (15, 16, 10, [(11, 11)])
+        assert (w.rows, w.max_seq) == (14, 15)  # the writer's own memory, before it reads back the newer batch
+        starting.close()
+        # A gap record lost for real is still found and rebuilt, under the table's lock.
+        at.sql("DELETE FROM gaps WHERE first = 11")
+        with caplog.at_level(logging.WARNING, logger="tablectl.floor.store"):
+            again = FloorStore(PostgresDatabase(floor_settings({"floor": at.settings()}).floor.postgresql),
+                               {"t1": KEY})
+        assert [r for r in caplog.records if "do not match" in r.getMessage()]
+        assert again.missing("t1") == [(11, 11)] and again.open_gaps("t1")[0]["first"] == 11
+        again.close()
+    finally:
+        writer.close()
+        postgres.drop(at.database)

@@ -14,6 +14,7 @@ from typing import Any
 
 import httpx
 import pytest
+from tests.support.deadlines import scaled
 from tests.support.floor import NOW, api_client, floor_service, ledger, state, status
 from tests.support.fleet import FloorProcess, make_rows, until_true, write_floor_config
 from tests.support.harness import SUPERVISOR_KEY, VIEWER_KEY, free_port
@@ -123,7 +124,7 @@ def _publish(url: str, messages: list[tuple[str, bytes, bool]]) -> None:
 
 
 def _get(api: str, path: str, key: str = VIEWER_KEY) -> httpx.Response:
-    return httpx.get(api + path, headers={"Authorization": f"Bearer {key}"}, timeout=10)
+    return httpx.get(api + path, headers={"Authorization": f"Bearer {key}"}, timeout=scaled(10))
 
 
 def test_through_the_broker_poison_neither_blinds_the_floor_nor_stops_it_and_a_restart_finds_it_clean(tmp_path,

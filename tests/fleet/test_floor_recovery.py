@@ -17,6 +17,7 @@ from typing import Any, Awaitable, Callable
 
 import httpx
 import pytest
+from tests.support.deadlines import scaled
 from tests.support.fleet import FloorProcess, write_floor_config
 from tests.support.harness import FLOOR_KEY, SUPERVISOR_KEY, free_port, tablectl
 
@@ -57,7 +58,7 @@ def live_table(directory: Path, broker_url: str, api_port: int, dashboard_url: s
 
 def recovery_config(api_port: int, key_file: Path) -> str:
     """The [[floor.tables]] entry for table-001 (small pages, so a gap takes several)."""
-    return (f'[floor.recovery]\npage_rows = 10\ntimeout_seconds = 5.0\nbackoff_max_seconds = 2.0\n'
+    return (f'[floor.recovery]\npage_rows = 10\ntimeout_seconds = {scaled(5.0)}\nbackoff_max_seconds = 2.0\n'
             f'[[floor.tables]]\nid = "table-001"\napi_url = "http://127.0.0.1:{api_port}"\n'
             f'api_key_file = "{key_file}"\n')
 
@@ -65,7 +66,7 @@ def recovery_config(api_port: int, key_file: Path) -> str:
 async def until(check: Callable[[], Awaitable[bool]], what: str, timeout: float = 60.0) -> None:
     """Poll `check()` until true, or fail after `timeout` seconds (a bound on waiting, never an assertion)."""
     loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
+    end = loop.time() + scaled(timeout)
     while not await check():
         if loop.time() > end:
             raise AssertionError(f"timed out waiting for {what}")
@@ -99,7 +100,7 @@ async def _gap_filled(tmp_path: Path, broker_url: str) -> None:
                             tmp_path / "floor.log")
 
     floor = await asyncio.to_thread(floor_with("").start)  # no recovery configured: as before the fix
-    http = httpx.AsyncClient(base_url=floor.api, headers=HEADERS, timeout=10)
+    http = httpx.AsyncClient(base_url=floor.api, headers=HEADERS, timeout=scaled(10))
 
     async def tile() -> dict[str, Any]:
         answer = await http.get("/api/tables/table-001")
@@ -158,11 +159,11 @@ async def _gap_filled(tmp_path: Path, broker_url: str) -> None:
         await http.aclose()
         await trap.stop()
     try:
-        export = httpx.get(floor.api + "/api/tables/table-001/export", headers=HEADERS, timeout=10)
+        export = httpx.get(floor.api + "/api/tables/table-001/export", headers=HEADERS, timeout=scaled(10))
         assert export.status_code == 200 and export.headers["X-Tablectl-Verified"] == "yes"
         own = tablectl("journal", "export", "--db", str(tmp_path / "sim" / "table-001" / "journal.sqlite"))
         assert own.returncode == 0 and export.text == own.stdout  # the table's own rows, byte for byte
-        assert not [i for i in httpx.get(floor.api + "/api/incidents", headers=HEADERS, timeout=10).json()
+        assert not [i for i in httpx.get(floor.api + "/api/incidents", headers=HEADERS, timeout=scaled(10)).json()
                     ["incidents"] if i["kind"] in ("bad_mac", "conflict", "bad_message")]
     finally:
         floor.stop()
@@ -207,7 +208,7 @@ async def _bad_tables(tmp_path: Path, broker_url: str) -> None:
         (keys / f"{t}.key").write_text(key.hex() + "\n")
     floor = await asyncio.to_thread(FloorProcess(write_floor_config(tmp_path, broker_url, free_port(), keys,
                                                                     extra=extra), tmp_path / "floor.log").start)
-    http = httpx.AsyncClient(base_url=floor.api, headers=HEADERS, timeout=10)
+    http = httpx.AsyncClient(base_url=floor.api, headers=HEADERS, timeout=scaled(10))
 
     async def tile(table: str) -> dict[str, Any]:
         return (await http.get(f"/api/tables/{table}")).json()

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.support.deadlines import scaled
 from tests.support.floor import NOW, StoreAt, api_client, floor_service, ledger, state
 from tests.support.fleet import make_rows
 from tests.support.harness import FLOOR_KEY, tablectl
@@ -355,9 +356,10 @@ def test_a_head_beyond_the_tables_journal_is_one_failure_not_a_loop(tmp_path):
             floor = floor_service(tmp_path, {"t1": KEY}, tables=[
                 {"id": "t1", "api_url": api.url, "api_key_file": str(key_file)}])
             assert floor.recovery is not None
-            # A forged state (an open broker) names a head far beyond the table's twelve rows.
+            # A forged state (an open broker) names a head far beyond the table's twelve rows (within max_seq_jump:
+            # one beyond it is refused outright, test_floor_forged_state.py).
             floor.handle([ledger("t1", ledger_payload("t1", r)) for r in ROWS]
-                         + [state("t1", json.dumps({"table": "t1", "head": {"seq": 10**6, "mac": None}}).encode())],
+                         + [state("t1", json.dumps({"table": "t1", "head": {"seq": 50_000, "mac": None}}).encode())],
                          now=NOW)
             target = floor.recovery.targets["t1"]
             floor.recovery.wall = lambda: NOW
@@ -379,7 +381,7 @@ def test_over_https_the_table_s_certificate_is_checked_against_ca_file(tmp_path)
     cert, key = tmp_path / "table.crt", tmp_path / "table.key"
     subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=127.0.0.1",
                     "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", str(key), "-out", str(cert)],
-                   check=True, capture_output=True, timeout=60)
+                   check=True, capture_output=True, timeout=scaled(60))
     tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
     tls.load_cert_chain(cert, key)
     key_file = tmp_path / "floor-key"

@@ -166,7 +166,8 @@ def test_the_evidence_in_one_word_and_its_numbers(tmp_path):
     floor.handle([ledger("t2", ledger_payload("t2", r)) for r in rows[:40]], now=NOW)
     floor.handle([ledger("t3", ledger_payload("t3", r)) for r in rows], now=NOW)
     ev = {t: floor.tile(t, NOW)["evidence"] for t in ("t1", "t2", "t3", "t4")}
-    assert ev["t1"] == {"state": "verified", "received": 42, "total": 42, "missing": 0, "verified": True, "key": True}
+    assert ev["t1"] == {"state": "verified", "received": 42, "total": 42, "missing": 0, "past_gap": 0,
+                        "verified": True, "key": True}
     assert (ev["t2"]["state"], ev["t2"]["received"], ev["t2"]["missing"]) == ("missing", 40, 2)
     assert (ev["t3"]["state"], ev["t3"]["key"]) == ("no_key", False)
     assert (ev["t4"]["state"], ev["t4"]["received"], ev["t4"]["total"]) == ("missing", 0, 42)

@@ -14,6 +14,7 @@ import time
 
 import httpx
 import pytest
+from tests.support.deadlines import scaled, wait_steady
 from tests.support.floor import NOW, PostgresAt, api_client, floor_service, ledger, state
 from tests.support.fleet import make_rows, until_true, wire
 from tests.support.harness import tablectl
@@ -115,7 +116,7 @@ def test_a_batch_waits_for_a_table_another_worker_is_writing_and_then_reads_its_
             worker.start()
             _until_waiting_for_a_lock(at)  # b's batch waits for t1's lock, which a holds until it commits
             assert not done.is_set()
-        worker.join(30)
+        worker.join(scaled(30))
         assert done.is_set()
         t = b.tracks["t1"]  # b read a's rows back under the lock: one table, no gap, nothing counted twice
         assert (t.rows, t.contiguous, t.verified_upto, t.duplicates) == (10, 10, 10, 0)
@@ -129,7 +130,7 @@ def test_a_batch_waits_for_a_table_another_worker_is_writing_and_then_reads_its_
 def _until_waiting_for_a_lock(at: PostgresAt, timeout: float = 30.0) -> None:
     import psycopg
 
-    end = time.monotonic() + timeout
+    end = time.monotonic() + scaled(timeout)
     with psycopg.connect(at.server.dsn(at.database), autocommit=True) as conn:
         while time.monotonic() < end:
             found = conn.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = %s AND "
@@ -258,7 +259,7 @@ class _Member:
 
 async def _collect(members: list[_Member], total: int, ack: set, timeout: float = 20.0) -> None:
     """Take messages from the members until `total` have come (those of the members in `ack` acknowledged)."""
-    end = time.monotonic() + timeout
+    end = time.monotonic() + scaled(timeout)
     while sum(len(m.got) for m in members) < total:
         if time.monotonic() > end:
             raise AssertionError(f"{[m.got for m in members]}: fewer than {total} messages came")
@@ -375,11 +376,11 @@ def test_workers_share_the_states_and_each_learns_the_retained_state_of_a_quiet_
     auth = {"Authorization": f"Bearer {SUPERVISOR_KEY}"}
     try:
         def names(api: str) -> dict[str, str]:
-            r = httpx.get(api + "/api/floor", headers=auth, timeout=10)
+            r = httpx.get(api + "/api/floor", headers=auth, timeout=scaled(10))
             return {t["id"]: t["name"] for t in r.json()["tables"]} if r.status_code == 200 else {}
 
         def messages() -> list[int]:
-            return [httpx.get(w.api + "/healthz", timeout=10).json()["messages"] for w in workers]
+            return [httpx.get(w.api + "/healthz", timeout=scaled(10)).json()["messages"] for w in workers]
 
         want = {tid: f"Quiet {tid}" for tid in quiet}
         until_true(lambda: all(names(w.api) == want for w in workers), 30, "the quiet tables' retained states")
@@ -387,15 +388,13 @@ def test_workers_share_the_states_and_each_learns_the_retained_state_of_a_quiet_
         # which MQTT 5 leaves to a non-shared one (3.3.1.3); the plain subscription taken and dropped brings them
         # on any broker, and a state taken twice is stored once.
         until_true(lambda: all(n >= len(quiet) for n in messages()), 10, "each worker's retained states")
-        time.sleep(1.0)
-        before = messages()
+        before = wait_steady(messages, 1.0, 30, "the retained states")
         asyncio.run(publish(*[("table-001", _state_of("table-001", seq)) for seq in range(4, 24)]))
-        until_true(lambda: sum(messages()) - sum(before) == 20, 30, "the 20 new states")
-        time.sleep(1.0)  # and no more: each went to one worker
-        after = messages()
+        until_true(lambda: sum(messages()) - sum(before) >= 20, 30, "the 20 new states")
+        after = wait_steady(messages, 1.0, 30, "the new states")  # and no more: each went to one worker
         assert sum(after) - sum(before) == 20 and all(a > b for a, b in zip(after, before))
         until_true(lambda: all(names(w.api)["table-001"] == "Table 1" for w in workers), 10, "the last state")
-        assert all(httpx.get(w.api + "/api/tables/table-001", headers=auth, timeout=10).json()["head_seq"] == 23
+        assert all(httpx.get(w.api + "/api/tables/table-001", headers=auth, timeout=scaled(10)).json()["head_seq"] == 23
                    for w in workers)
     finally:
         for w in workers:

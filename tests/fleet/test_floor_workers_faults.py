@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 import httpx
 import pytest
+from tests.support.deadlines import scaled
 from tests.support.fleet import FleetSimProcess, FloorProcess, journal_ledger, until_true, write_floor_config
 from tests.support.floor import PostgresAt
 from tests.support.harness import SUPERVISOR_KEY, tablectl
@@ -63,7 +64,7 @@ def _free_ports(n: int) -> int:
 
 def _get(api: str, path: str, **params: object) -> dict:
     try:
-        r = httpx.get(api + path, params=params, headers=AUTH, timeout=10)
+        r = httpx.get(api + path, params=params, headers=AUTH, timeout=scaled(10))
     except httpx.HTTPError:
         return {}
     return r.json() if r.status_code == 200 else {}
@@ -111,7 +112,8 @@ def _faults(tmp_path, broker, postgres, size: Size) -> None:
     floor_key = tmp_path / "floor-key"
     floor_key.write_text("the-floor-key-of-this-test\n")
     tables_port = _free_ports(size.tables)
-    recovery = "[floor.recovery]\ntimeout_seconds = 5.0\nbackoff_max_seconds = 2.0\n" + "".join(
+    # (the floor's wait for a table's answer, in this test a bound like any other: scaled)
+    recovery = f"[floor.recovery]\ntimeout_seconds = {scaled(5.0)}\nbackoff_max_seconds = 2.0\n" + "".join(
         f'[[floor.tables]]\nid = "table-{i:03d}"\napi_url = "http://127.0.0.1:{tables_port + i - 1}"\n'
         f'api_key_file = "{floor_key}"\n' for i in range(1, size.tables + 1))
     cfg = write_floor_config(tmp_path, broker.url, _free_ports(size.workers), keys, store=at,
@@ -126,7 +128,7 @@ def _faults(tmp_path, broker, postgres, size: Size) -> None:
     sim = FleetSimProcess(tmp_path, broker.url, size.tables, size.rounds, *args).start()
     ahead = 10  # rows each table deals past a fault before the next
     try:
-        until_true(lambda: _past(one.api, size.tables, {}), 120, "rows from every table")
+        until_true(lambda: _past(one.api, size.tables, {}), 300, "rows from every table")
 
         # 1. Worker 2 dies mid-run; the broker keeps dealing it its share, queued for its session; it returns.
         until_true(lambda: _get(two.api, "/healthz").get("ledger_rows", 0) >= 20, 60, "rows through worker 2")
@@ -134,13 +136,13 @@ def _faults(tmp_path, broker, postgres, size: Size) -> None:
         time.sleep(1.0)
         before = _heads(one.api)
         two.start()
-        until_true(lambda: _past(two.api, size.tables, {t: h + ahead for t, h in before.items()}), 120,
+        until_true(lambda: _past(two.api, size.tables, {t: h + ahead for t, h in before.items()}), 300,
                    "rows after worker 2 came back")
 
         # 2. The database restarts under every worker: a batch it broke is not acknowledged, and comes again.
         before = _heads(one.api)
         postgres.restart()
-        until_true(lambda: _past(one.api, size.tables, {t: h + ahead for t, h in before.items()}), 120,
+        until_true(lambda: _past(one.api, size.tables, {t: h + ahead for t, h in before.items()}), 300,
                    "rows after the database came back")
 
         # 3. The broker stops and starts again (its store kept): every worker's session, and the tables, reconnect.
@@ -148,7 +150,7 @@ def _faults(tmp_path, broker, postgres, size: Size) -> None:
         time.sleep(1.0)
         broker.start()
         before = _heads(one.api)
-        until_true(lambda: _past(two.api, size.tables, {t: h + 4 * ahead for t, h in before.items()}), 180,
+        until_true(lambda: _past(two.api, size.tables, {t: h + 4 * ahead for t, h in before.items()}), 300,
                    "every table's rows up to its head, well after the broker came back")
         summary = sim.wait(timeout=600)  # each table ends after its last round: no card left face down
         assert summary["tables"] == size.tables and all(t["rounds"] == size.rounds for t in summary["per_table"])

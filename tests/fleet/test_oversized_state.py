@@ -16,6 +16,7 @@ from tablectl.fleet import broker as mqtt
 from tablectl.fleet.publisher import Publisher
 from tablectl.fleet.settings import BrokerSettings, FleetSettings
 from tablectl.fleet.wire import MAX_STATE_BYTES, parse_ledger
+from tests.support.deadlines import scaled
 from tests.support.broker import Mosquitto
 
 
@@ -103,7 +104,7 @@ async def _run(url: str) -> None:
                     states.append(len(m.payload))
 
     listener = asyncio.create_task(listen())
-    await asyncio.wait_for(subscribed.wait(), 10)
+    await asyncio.wait_for(subscribed.wait(), scaled(10))
     publisher = Publisher(source, settings)
     task = asyncio.create_task(publisher.run())
     source.add(10, padding=1000)  # a state that fits
@@ -113,8 +114,8 @@ async def _run(url: str) -> None:
         await _until(lambda: len(seqs) >= 20 + 10 * batch)
         await asyncio.sleep(0.3)  # room for a state publish (every 0.1 s) between the batches
     await publisher.aclose()
-    await asyncio.wait_for(task, 10)
-    await asyncio.sleep(0.3)
+    await asyncio.wait_for(task, scaled(10))
+    await _until(lambda: len(set(seqs)) >= 70 and statuses and statuses[-1] == b"offline")  # the last of it heard
     listener.cancel()
     await asyncio.gather(listener, return_exceptions=True)
 
@@ -127,7 +128,7 @@ async def _run(url: str) -> None:
 
 async def _until(predicate, timeout: float = 20.0) -> None:  # noqa: ANN001 - a zero-argument callable
     loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
+    end = loop.time() + scaled(timeout)
     while not predicate():
         assert loop.time() < end, "not reached"
         await asyncio.sleep(0.02)

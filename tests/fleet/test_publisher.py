@@ -7,6 +7,7 @@ import asyncio
 import json
 import logging
 
+from tests.support.deadlines import scaled, until
 from tests.support.fleet import journal_ledger
 from tests.support.harness import free_port
 
@@ -76,14 +77,14 @@ async def _hole_card(tmp_path, url: str) -> None:
                     finals[row.seq] = row.model_dump()
 
     listener = asyncio.create_task(listen())
-    await asyncio.wait_for(subscribed.wait(), 10)
+    await asyncio.wait_for(subscribed.wait(), scaled(10))
     await sim.run(rounds=8, pace=0.02, stop=asyncio.Event())  # slow enough for rows to go out mid-round
-    await asyncio.sleep(1.0)
+    ledger = journal_ledger(tmp_path / "table-001" / "journal.sqlite", tmp_path / "keys" / "table-001.key")
+    await until(lambda: set(finals) >= {r.seq for r in ledger}, 30, "every row of the journal at the listener")
     listener.cancel()
     await asyncio.gather(listener, return_exceptions=True)
 
     assert not leaks, leaks[:5]
-    ledger = journal_ledger(tmp_path / "table-001" / "journal.sqlite", tmp_path / "keys" / "table-001.key")
     assert sorted(finals) == [r.seq for r in ledger]  # every row, final
     assert [finals[r.seq]["mac"] for r in ledger] == [r.mac for r in ledger]
     assert [finals[r.seq]["body"] for r in ledger] == [r.body for r in ledger]  # byte for byte
@@ -102,7 +103,8 @@ async def _hole_card(tmp_path, url: str) -> None:
     assert {"rounds_per_hour", "hands_per_hour", "house_result"} <= set(last["figures"])
     assert "remaining_by_rank" not in last["view"]["shoe"]  # the pit's feed: no count, nor what gives it
     assert [r["number"] for r in public] == list(range(1, 9))  # each round once, whole, after settlement
-    assert all("net" not in h and "bet" not in h for r in public for h in r["hands"])  # no money in public
+    # The public feed (version 2): each box's result, no card, total or money (issue 37).
+    assert all(r["version"] == 2 and "hands" not in r and "dealer" not in r and r["boxes"] for r in public)
     assert surveillance and surveillance[-1]["count"]["shoe"] == last["view"]["shoe"]["id"]
 
 

@@ -15,6 +15,7 @@ from typing import Any
 from tablectl.fleet.publisher import Publisher
 from tablectl.fleet.settings import BrokerSettings, FleetSettings
 from tablectl.fleet.wire import LedgerRow
+from tests.support.deadlines import scaled
 
 TOTAL = 3000  # rows the table commits, without a pause
 
@@ -91,7 +92,7 @@ def test_a_table_that_never_pauses_gets_its_outbox_mark_and_state_on_time(broker
         while publisher.acked < TOTAL:
             await asyncio.sleep(0.01)
         await publisher.aclose()
-        await asyncio.wait_for(task, 10)
+        await asyncio.wait_for(task, scaled(10))
 
     asyncio.run(play())
     assert publisher.acked == TOTAL

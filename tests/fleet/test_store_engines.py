@@ -116,3 +116,40 @@ def test_a_postgresql_floor_without_psycopg_is_told_what_to_install(monkeypatch)
     settings = floor_settings({"floor": {"store": "postgresql"}}).floor.postgresql
     with pytest.raises(StoreError, match=r"pip install 'tablectl\[postgresql\]'.*libpq5"):
         PostgresDatabase(settings)
+
+
+def test_a_database_password_file_others_may_read_is_taken_with_a_warning_as_the_journal_key_is(tmp_path, postgres):
+    """Issue 37 (low): a world-readable password file was taken without a word, where the journal key gets a
+    warning; now the same warning (mode, what it lets a reader do, the chmod)."""
+    at = PostgresAt(postgres, postgres.database())
+    secret = tmp_path / "db-password"
+    secret.write_text("not-needed-with-trust\n")
+    cfg = tmp_path / "floor.toml"
+    dsn = at.settings()["postgresql"]["dsn"]
+    cfg.write_text(f'[floor]\nstore = "postgresql"\nkeys_dir = "{tmp_path}"\n[floor.postgresql]\ndsn = "{dsn}"\n'
+                   f'password_file = "{secret}"\n')
+    try:
+        at.open({}).close()  # a store to export from
+        for mode, warned in ((0o644, True), (0o640, True), (0o600, False)):
+            secret.chmod(mode)
+            result = tablectl("floor", "--config", str(cfg), "export", "--table", "t1")
+            said = f"[floor.postgresql] password_file {secret} has mode {mode:04o}: whoever it lets read it can log in"
+            assert (said in result.stderr) is warned, result.stderr
+            assert f"chmod 600 {secret}" in result.stderr or not warned
+    finally:
+        postgres.drop(at.database)
+
+
+def test_a_table_s_api_key_file_others_may_read_is_taken_with_a_warning(tmp_path, caplog):
+    import logging
+
+    from tests.support.floor import floor_service
+
+    key = tmp_path / "t1.key"
+    key.write_text("k" * 43 + "\n")
+    key.chmod(0o644)
+    with caplog.at_level(logging.WARNING, logger="tablectl.floor.database"):
+        floor = floor_service(tmp_path, {}, known_tables=["t1"], tables=[
+            {"id": "t1", "api_url": "http://127.0.0.1:1", "api_key_file": str(key)}])
+    floor.store.close()
+    assert any(f"api_key_file {key} has mode 0644" in r.getMessage() for r in caplog.records)

@@ -126,3 +126,28 @@ def test_a_refusal_says_what_is_wrong_without_pydantics_value_error_prefix():
     with pytest.raises(BadMessage) as caught:
         parse_ledger(ledger_payload("t1", body), "t1")
     assert str(caught.value) == "ledger body is not a session-format event: a: not a finite number"
+
+
+def test_a_public_round_is_each_box_s_result_and_nothing_a_count_is_made_of():
+    """Issue 37: the public feed carried every card, total and outcome of each round (version 1), so a display's
+    reader kept the exact count. Version 2: each box won, lost or came out even, or the round was voided."""
+    from tablectl.fleet.wire import public_round
+
+    record = {"number": 7, "shoe_id": "S1", "dealer": {"cards": ["AS", "KD"], "total": 21},
+              "hands": [{"box": 1, "cards": ["AH", "KS"], "bet": "10.00", "outcome": "blackjack", "net": "15.00"},
+                        {"box": 2, "cards": ["8S", "3D"], "bet": "10.00", "outcome": "lose", "net": "-10.00"},
+                        {"box": 2, "cards": ["8H", "KC"], "bet": "10.00", "outcome": "push", "net": "0.00"},
+                        {"box": 3, "cards": ["7S", "7D", "7C"], "bet": "5.00", "outcome": "three_sevens",
+                         "net": "10.00"},
+                        {"box": 4, "cards": ["9S", "9D"], "bet": "10.00", "outcome": "lose", "net": "-10.00"}],
+              "insurance": [{"box": 4, "amount": "5.00", "net": "10.00"}], "net": "5.00",
+              "player": "Ivan", "future_field": ["AS"]}
+    out = public_round(record, "2026-11-30T20:00:00+00:00")
+    assert out == {"version": 2, "number": 7, "shoe_id": "S1", "void": False,
+                   "settled_at": "2026-11-30T20:00:00+00:00",
+                   "boxes": [{"box": 1, "result": "won"}, {"box": 2, "result": "lost"}, {"box": 3, "result": "won"},
+                             {"box": 4, "result": "even"}]}  # box 4: the hand lost, its insurance paid it back
+    void = public_round({"number": 8, "game": "club-21", "void": True, "void_reason": "misdeal",
+                         "hands": [{"box": 2, "cards": ["2S"], "net": "0.00"}]}, None)
+    assert void == {"version": 2, "number": 8, "shoe_id": None, "game": "club-21", "void": True,
+                    "void_reason": "misdeal", "settled_at": None, "boxes": [{"box": 2, "result": "void"}]}

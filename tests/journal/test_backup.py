@@ -11,6 +11,7 @@ import threading
 from datetime import timedelta
 from pathlib import Path
 
+from tests.support.deadlines import scaled
 from tests.support.harness import tablectl, tablectl_process
 from tests.support.journals import open_authority, play_rounds
 
@@ -55,7 +56,7 @@ def test_it_copies_while_the_table_writes(tmp_path: Path) -> None:
     while proc.poll() is None and written < 200:  # (bounded: the backup ends long before)
         t = play_rounds(authority, 1, shoe_id=f"S{written + 2}", start=t + timedelta(seconds=1))
         written += 1
-    out, err = proc.communicate(timeout=60)
+    out, err = proc.communicate(timeout=scaled(60))
     authority.journal.close()
     assert proc.returncode == 0, out + err
     (copy,) = copies(stick)

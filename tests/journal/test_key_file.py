@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from controller.journal import JournalKey, JournalKeyError
+from tests.support.deadlines import scaled
 from tests.support.harness import free_port
 from tests.support.journals import open_authority, play_rounds
 
@@ -26,7 +27,7 @@ LIMIT = ["prlimit", "--as=2147483648"] if shutil.which("prlimit") else []
 
 def cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([*LIMIT, sys.executable, "-m", "tablectl.cli", *args], capture_output=True, text=True,
-                          timeout=60, stdin=subprocess.DEVNULL)
+                          timeout=scaled(60), stdin=subprocess.DEVNULL)
 
 
 def journal(tmp_path: Path) -> tuple[Path, Path]:

@@ -4,7 +4,8 @@ A WAL journal needs its ``-shm`` index to be read, and SQLite makes one beside t
 read-only media (or in a folder the reader may not write) ``verify``, ``status`` and ``export``
 failed with 'unable to open database file' or 'attempt to write a readonly database'. Read-only
 is made honestly here: as root (CI), a read-only bind mount, which refuses root too; as anyone
-else, file modes. A machine that can do neither skips with that reason.
+else, file modes. A machine that can do neither skips with that reason. The tool run by a user who
+may not write the folder runs as `nobody` when the suite runs as root (tests.support.nobody), never skipped.
 
 Each way a journal can be found on a card is checked: closed cleanly (no WAL), pulled from a
 running table (its WAL and -shm beside it), and copied with its WAL but without the -shm. The
@@ -25,6 +26,8 @@ from typing import Iterator
 
 import pytest
 
+from tests.support.deadlines import scaled
+from tests.support import nobody
 from tests.support.harness import tablectl
 from tests.support.journals import open_authority, play_rounds
 from controller.journal import key_beside
@@ -113,33 +116,27 @@ def test_a_journal_on_read_only_media_is_checked_as_on_a_writable_copy(tmp_path:
     assert {p.name: digest(p) for p in card.iterdir()} == before  # nothing made, nothing changed
 
 
-def _as_nobody() -> list[str]:
-    """The command prefix that runs this project's CLI as the unprivileged `nobody`, or a skip.
+@pytest.fixture(scope="module")
+def cli() -> Iterator[list[str]]:
+    """The command that runs this project's CLI as an unprivileged user.
 
-    The test's own interpreter may sit where `nobody` cannot reach it (a pyenv under /root): then
-    the system's interpreter of the same version runs the same source and the same packages.
+    As root: as `nobody`, with Debian's interpreter in an environment it may read (tests.support.nobody;
+    the suite's own may sit where `nobody` cannot reach it, a pyenv or a checkout under /root) on a copy of
+    the sources it may read. As anyone else, this user: the folder's mode is what stops the writes.
     """
-    if os.geteuid() != 0:  # already unprivileged: the folder's mode is what stops the writes
-        return [sys.executable, "-m", "tablectl.cli"]
-    if shutil.which("setpriv") is None:  # (util-linux: on every Debian)
-        pytest.skip("running a tool as another user needs setpriv")
-    root = Path(__file__).resolve().parents[2]
-    site = [p for p in sys.path if p.endswith("site-packages") and os.path.isdir(p)]
-    env = ["env", f"PYTHONPATH={os.pathsep.join([str(root), *site])}", "HOME=/nonexistent"]
-    prefix = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", *env]
-    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
-    for python in (sys.executable, f"/usr/bin/{version}"):
-        probe = subprocess.run([*prefix, python, "-c", "import controller.journal, tablectl.cli"],
-                               capture_output=True, text=True, cwd="/")
-        if probe.returncode == 0:
-            return [*prefix, python, "-m", "tablectl.cli"]
-    pytest.skip(f"no {version} that the user nobody can run with this project's packages")
+    if os.geteuid() != 0:
+        yield [sys.executable, "-m", "tablectl.cli"]
+        return
+    copy = nobody.sources()
+    try:
+        yield nobody.as_nobody(nobody.python(), copy)
+    finally:
+        shutil.rmtree(copy, ignore_errors=True)
 
 
 @pytest.mark.parametrize("how", ["closed", "running", "wal-only"])
-def test_a_user_who_may_not_write_the_folder_checks_the_journal(tmp_path: Path, how: str) -> None:
+def test_a_user_who_may_not_write_the_folder_checks_the_journal(tmp_path: Path, how: str, cli: list[str]) -> None:
     """The issue as reported: a non-root user verifying a journal in a folder he cannot write."""
-    cli = _as_nobody()
     shared = Path(tempfile.mkdtemp(prefix="tablectl-ro-"))  # (tmp_path's parents are closed to others)
     card = shared / "card"
     try:
@@ -153,7 +150,7 @@ def test_a_user_who_may_not_write_the_folder_checks_the_journal(tmp_path: Path, 
         before = {p.name: digest(p) for p in card.iterdir()}
         card.chmod(0o555)  # nobody (or this user, when not root) may not write the folder
         key = str(key_beside(journal))
-        runs = {name: subprocess.run([*cli, *args], capture_output=True, text=True, cwd="/", timeout=120)
+        runs = {name: subprocess.run([*cli, *args], capture_output=True, text=True, cwd="/", timeout=scaled(120))
                 for name, args in (("verify", ["journal", "verify", "--db", str(journal), "--key", key, "--json"]),
                                    ("status", ["status", "--db", str(journal), "--json"]),
                                    ("export", ["journal", "export", "--db", str(journal)]))}

@@ -140,7 +140,8 @@ def test_index_plays_and_wonging_and_hole_card_hold_their_level() -> None:
         for _ in range(60):
             name = rng.choice(["16 v 10", "12 v 3", "insurance", "11 v A"])
             decisions.append((name, rng.random() < 0.3, rng.random() < {"16 v 10": 0.3, "12 v 3": 0.1,
-                                                                           "insurance": 0.1, "11 v A": 0.6}[name]))
+                                                                           "insurance": 0.1, "11 v A": 0.6}[name],
+                              tuple(float(rng.randint(-6, 6)) for _ in range(4))))
         result = index_plays(decisions)
         assert result.p is not None
         index_ps.append(result.p)
@@ -294,3 +295,17 @@ def test_the_shoe_edge_hook_gives_its_own_signal_when_a_function_is_given() -> N
     signals = {s.name: s for s in book.subject_report("counter").signals}
     assert signals["bet_vs_shoe_edge"].n == 150 and signals["bet_vs_shoe_edge"].p is not None
     assert signals["bet_vs_shoe_edge"].p < 0.01  # the counter bets up when tens and aces are left
+
+
+@pytest.mark.parametrize(("kind", "system"), [("ko-counter", "KO"), ("hi-opt-ii-counter", "Hi-Opt II"),
+                                              ("omega-ii-counter", "Omega II")])
+def test_the_index_plays_of_other_counts_are_found_and_their_count_named(kind: str, system: str) -> None:
+    """Issue 38: a KO, Hi-Opt II or Omega II counter deviates at its own count's indices; the index-play signal
+    tests each common count and names the one that fits, Bonferroni over its five tests; a flat bettor beside it
+    still gives nothing (p = 1). One seeded table of 400 rounds each (docs/protection.md gives the rates)."""
+    book = _session("ru-standard", {1: kind, 2: "flat"}, f"idx:{kind}:0", rounds=400)
+    reports = {r.subject: r for r in book.report()}
+    index = {s.name: s for s in reports[kind].signals}["index_plays"]
+    assert index.p is not None and index.p < 0.001, index
+    assert f"fit {system}'s count best" in index.explanation and "p the smaller of 5 tests" in index.explanation
+    assert {s.name: s for s in reports["flat"].signals}["index_plays"].p == 1.0

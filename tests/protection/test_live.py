@@ -9,12 +9,14 @@ raises neither; an alarm that would name a closed card waits until it is turned.
 
 from __future__ import annotations
 
+import json
 import random
 from datetime import timedelta
 from collections.abc import Callable
 from pathlib import Path
 
 from controller import events as ev
+from controller.event_codec import dump_event
 from controller.closed import closed_cards
 from controller.effects import AlertCleared, AlertRaised, CardPlaced, HoleCardTurned, RoundSettled, ShoeLock
 from controller.engine import Table
@@ -174,3 +176,32 @@ def test_a_table_watching_no_shoes_plays_the_slug_alike_and_rings_nothing() -> N
 
     assert played(unwatched) == played(watched)
     assert unwatched.rounds_played == watched.rounds_played
+
+
+def test_a_long_replay_lists_every_weak_shuffle_notice_the_board_could_not_hold() -> None:
+    """Twelve shoes each riffled once from the one before, nobody acknowledging: the board holds at most 8 alerts of a
+    kind (the last counting the rest), but `replay --json` lists each notice in its own words among its incidents,
+    notices included (issue 38: a long replay dropped weak-shuffle notices)."""
+    from controller.replay import replay_lines
+
+    rng = random.Random(38)
+    table = Table(build_rules("ru-standard"))
+    lines: list[str] = []
+
+    def submit(event: ev.Event) -> object:
+        lines.append(json.dumps(dump_event(event)))
+        return table.apply(event)
+
+    shoe = fresh_shoe(rng)
+    deal_shoe(table, submit, "S1", shoe, T0)
+    for n in range(2, 14):
+        shoe = riffle(shoe, rng)  # the whole previous shoe, as it lay, riffled once
+        deal_shoe(table, submit, f"S{n}", shoe, T0 + timedelta(hours=n))
+    submit(ev.Shuffle(shoe_id="S14", at=T0 + timedelta(hours=15)))
+    weak_on_board = [a for a in table.alerts if a.kind.value == "weak_shuffle"]
+    assert len(weak_on_board) == 8 and weak_on_board[-1].count > 1  # the board counts the rest on its last
+    doc = replay_lines(lines).as_dict()
+    notices = [i for i in doc["incidents"] if i["alert"] == "weak_shuffle"]
+    assert len(notices) == 12 and all(i["level"] == "notice" and i["text"].startswith("weak shuffle: this shoe")
+                                      for i in notices)
+    assert len({i["text"] for i in notices}) == 12  # each in its own words, none the board's count

@@ -22,6 +22,7 @@ from simulators.shuffles import (
     strip,
     zone_shuffle,
 )
+from tests.support.deadlines import scaled
 
 
 @pytest.mark.parametrize(("text", "spec"), [
@@ -108,6 +109,6 @@ def test_fair_stays_the_seeded_shoe() -> None:
 
 def test_shoe_sim_refuses_a_bad_shuffle() -> None:
     cmd = [sys.executable, "-m", "tablectl.cli", "shoe-sim", "--pty", "--shuffle", "riffle:x"]
-    result = subprocess.run(cmd, capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL)
+    result = subprocess.run(cmd, capture_output=True, text=True, timeout=scaled(30), stdin=subprocess.DEVNULL)
     assert result.returncode == 2
     assert "needs a whole number" in result.stderr and "Traceback" not in result.stderr

@@ -6,7 +6,6 @@ service's ordered path as `dealer_in`, or `dealer_out` for the badge of the deal
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 import pytest
@@ -15,6 +14,7 @@ from controller.events import DealerIn, DealerOut
 from controller.journal import JournalReader
 from display.console import BadgeReader, ConsoleAction, ConsoleKind
 from tablectl.console_actions import handle_console_action
+from tests.support.deadlines import until
 from tests.support.inprocess import InProcessTable
 
 
@@ -31,9 +31,10 @@ def test_the_reader_gives_one_id_per_line_and_drops_noise() -> None:
 @pytest.mark.anyio
 async def test_a_badge_signs_its_dealer_in_and_the_same_badge_signs_them_out(tmp_path: Path) -> None:
     async with InProcessTable(tmp_path) as t:
-        for badge in ("D-1042", "D-7", "D-7"):
+        for badge, on_duty in (("D-1042", "D-1042"), ("D-7", "D-7"), ("D-7", None)):
             handle_console_action(ConsoleAction(ConsoleKind.BADGE, badge=badge), t.service)
-            await asyncio.sleep(0.05)
+            # the next badge is read against this one's outcome: wait for it, on the table itself
+            await until(lambda: t.service.table.dealer_on_duty == on_duty, what=f"{on_duty} on duty")
         await t.settled()
         assert t.service.table.dealer_on_duty is None
     events = [e.event for e in JournalReader(t.journal).entries() if isinstance(e.event, (DealerIn, DealerOut))]

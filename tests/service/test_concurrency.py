@@ -16,6 +16,7 @@ import pytest
 
 from controller.replay import replay_lines
 from simulators.virtual_dealer import VirtualDealer
+from tests.support.deadlines import scaled
 from tests.support.harness import DEALER_KEY, SUPERVISOR_KEY, Table, tablectl
 
 ACTIONS = (
@@ -33,7 +34,7 @@ def _client(api: str, index: int, requests: int) -> list[int]:
     rng = random.Random(index)
     statuses = []
     headers = {"Authorization": f"Bearer {SUPERVISOR_KEY if index % 4 == 0 else DEALER_KEY}"}
-    with httpx.Client(base_url=api, headers=headers, timeout=30) as http:
+    with httpx.Client(base_url=api, headers=headers, timeout=scaled(30)) as http:
         for _ in range(requests):
             if rng.random() < 0.3:
                 statuses.append(http.get("/api/table").status_code)
@@ -47,21 +48,21 @@ def test_clients_posting_together_get_200_or_409_and_the_journal_stays_whole(tmp
     with Table(tmp_path, seed=clients) as table:
         dealer = VirtualDealer(table.api, DEALER_KEY, table.shoe.control_path, seed=clients, max_boxes=3)
         played: dict[str, object] = {}
-        worker = threading.Thread(target=lambda: played.update(t=dealer.run(15, timeout=240)), daemon=True)
+        worker = threading.Thread(target=lambda: played.update(t=dealer.run(15, timeout=scaled(240))), daemon=True)
         worker.start()  # the shoe deals all along
         with ThreadPoolExecutor(clients) as pool:
             results = list(pool.map(lambda i: _client(table.api, i, 30), range(clients)))
-        worker.join(300)
+        worker.join(scaled(300))
         assert "t" in played, "the virtual dealer did not finish its rounds"
         statuses = [s for r in results for s in r]
         assert len(statuses) == clients * 30
         assert set(statuses) <= {200, 409, 422}, sorted(set(statuses))
         assert statuses.count(200) > 0 and statuses.count(409) > 0  # both verdicts were really given
-        health = httpx.get(table.api + "/healthz").json()
+        health = httpx.get(table.api + "/healthz", timeout=scaled(10)).json()
         assert health["journal"] and health["engine"]
         api_rounds = httpx.get(table.api + "/api/rounds", params={"size": 200},
-                               headers={"Authorization": f"Bearer {DEALER_KEY}"}).json()["rounds"]
-        head = httpx.get(table.api + "/api/table", headers={"Authorization": f"Bearer {DEALER_KEY}"}).json()["head"]
+                               headers={"Authorization": f"Bearer {DEALER_KEY}"}, timeout=scaled(10)).json()["rounds"]
+        head = httpx.get(table.api + "/api/table", headers={"Authorization": f"Bearer {DEALER_KEY}"}, timeout=scaled(10)).json()["head"]
     key = str(table.journal.with_name("journal.sqlite.key"))
     verified = tablectl("journal", "verify", "--db", str(table.journal), "--key", key)
     assert verified.returncode == 0, verified.stdout + verified.stderr

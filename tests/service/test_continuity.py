@@ -13,17 +13,18 @@ from pathlib import Path
 
 import httpx
 
+from tests.support.deadlines import scaled
 from tests.support.harness import DEALER_KEY, SUPERVISOR_KEY, Table
 
 AUTH = {"Authorization": f"Bearer {SUPERVISOR_KEY}"}
 
 
 def view(table: Table) -> dict:
-    return httpx.get(table.api + "/api/table", headers=AUTH, timeout=10).json()
+    return httpx.get(table.api + "/api/table", headers=AUTH, timeout=scaled(10)).json()
 
 
 def wait(predicate, what: str, timeout: float = 20.0) -> dict:  # noqa: ANN001 - a callable on the view
-    end = time.monotonic() + timeout
+    end = time.monotonic() + scaled(timeout)
     while time.monotonic() < end:
         v = view(table_ref[0])
         if predicate(v):
@@ -37,7 +38,7 @@ table_ref: list[Table] = []
 
 def deal(table: Table) -> dict:
     seq = view(table)["last_seq"]
-    end = time.monotonic() + 20
+    end = time.monotonic() + scaled(60)
     # The table's view opens the gate at once; the shoe's own gate opens when its UNLOCK arrives.
     while (answer := table.shoe.request("deal")).get("error") == "locked" and time.monotonic() < end:
         time.sleep(0.02)
@@ -49,7 +50,7 @@ def deal(table: Table) -> dict:
 def start_round(table: Table) -> None:
     wait(lambda v: v["phase"] == "betting" and not v["locked"], "the table is ready for bets")
     r = httpx.post(table.api + "/api/actions", json={"type": "bet", "box": 1, "amount": 10},
-                   headers={"Authorization": f"Bearer {DEALER_KEY}"}, timeout=10)
+                   headers={"Authorization": f"Bearer {DEALER_KEY}"}, timeout=scaled(10))
     assert r.status_code == 200, r.text
 
 
@@ -73,17 +74,17 @@ def test_a_gap_a_repeated_position_and_a_garbled_frame_each_raise_an_alert_and_l
         assert any("integrity alert" in r for r in view(table)["lock_reasons"])
         for alert in view(table)["alerts"]:
             httpx.post(table.api + "/api/actions", json={"type": "ack_alert", "alert_id": alert["id"]},
-                       headers=AUTH, timeout=10)
+                       headers=AUTH, timeout=scaled(10))
         wait(lambda v: not v["locked"], "acknowledged, the gate opens")
 
         assert table.shoe.request("misbehave", how="repeat", card="KH")["ok"]  # position 4 again, another card
         v = wait(lambda v: v["phase"] == "attention", "the repeated position is held")
         assert v["held_cards"] == ["KH"]
         assert any(f"card 4 of shoe {shoe} came again (KH)" in m for m in integrity(v))
-        httpx.post(table.api + "/api/actions", json={"type": "void_round"}, headers=AUTH, timeout=10)
+        httpx.post(table.api + "/api/actions", json={"type": "void_round"}, headers=AUTH, timeout=scaled(10))
         for alert in view(table)["alerts"]:
             httpx.post(table.api + "/api/actions", json={"type": "ack_alert", "alert_id": alert["id"]},
-                       headers=AUTH, timeout=10)
+                       headers=AUTH, timeout=scaled(10))
 
         start_round(table)
         assert table.shoe.request("misbehave", how="garble")["ok"]
@@ -96,7 +97,7 @@ def test_a_gap_a_repeated_position_and_a_garbled_frame_each_raise_an_alert_and_l
                                 "missing (a journal put back from a copy, or cards lost)"]
         for alert in v["alerts"]:
             httpx.post(table.api + "/api/actions", json={"type": "ack_alert", "alert_id": alert["id"]},
-                       headers=AUTH, timeout=10)
+                       headers=AUTH, timeout=scaled(10))
         wait(lambda v: not v["locked"], "acknowledged, the gate opens")
         deal(table)  # the link moved on: card 6 arrives, and is not taken for a second gap
         assert integrity(view(table)) == []

@@ -13,6 +13,7 @@ import sys
 from decimal import Decimal
 
 import pytest
+from tests.support.deadlines import scaled
 from tests.support.harness import tablectl
 
 from controller.replay import replay_lines
@@ -66,7 +67,7 @@ def test_ctrl_c_or_sigterm_end_the_demo_with_its_summary(tmp_path, sig):
         pass  # pragma: no cover - the folder exists before the header is printed
     proc.send_signal(sig)
     try:
-        out, err = proc.communicate(timeout=60)  # a guard against a hang, not a measure of the 2 s
+        out, err = proc.communicate(timeout=scaled(60))  # a guard against a hang, not a measure of the 2 s
     finally:
         proc.kill()
     assert proc.returncode == 0, err
@@ -92,7 +93,7 @@ def test_ctrl_c_at_the_terminal_is_a_stop_not_an_unplugged_shoe(tmp_path, sig):
             if line.startswith("round "):
                 break
         os.killpg(proc.pid, sig)
-        out, _ = proc.communicate(timeout=60)  # a guard against a hang, not a measure
+        out, _ = proc.communicate(timeout=scaled(60))  # a guard against a hang, not a measure
     finally:
         proc.kill()
     text = "".join(lines) + out
@@ -112,7 +113,7 @@ def test_a_port_in_use_is_one_line_before_any_url_or_key(tmp_path):
         port = holder.getsockname()[1]
         env = {**os.environ, "TMPDIR": str(tmp_path)}
         out = subprocess.run([sys.executable, "-m", "tablectl.cli", "demo", "--port", str(port), "--rounds", "1",
-                              "--pace", "fast"], capture_output=True, text=True, timeout=60, env=env)
+                              "--pace", "fast"], capture_output=True, text=True, timeout=scaled(60), env=env)
     assert out.returncode == EXIT_LISTEN, out
     assert out.stdout == ""  # no URL, no key for a table that never starts
     (line,) = out.stderr.splitlines()

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.deadlines import scaled
 from tests.support.harness import free_port, tablectl
 
 REPO = Path(__file__).resolve().parents[2]
@@ -48,7 +49,7 @@ def run_with(env_path: Path | None, *args: str) -> subprocess.CompletedProcess[s
     if env_path is not None:
         env["PYTHONPATH"] = os.pathsep.join([str(env_path), str(REPO)])
     return subprocess.run([sys.executable, "-m", "tablectl.cli", *args], capture_output=True, text=True,
-                          timeout=120, env=env, cwd=REPO)
+                          timeout=scaled(120), env=env, cwd=REPO)
 
 
 @pytest.fixture
@@ -178,7 +179,7 @@ def test_the_spi_check_names_a_missing_or_odd_device(tmp_path: Path) -> None:
     from tablectl.checks import _check_spi
 
     missing = _check_spi(str(tmp_path / "spidev0.0"))
-    assert missing.status == 7 and "raspi-config nonint do_spi 0" in missing.text
+    assert missing.status == 7 and "raspi-config nonint do_spi 0" in missing.text and "dtparam=spi=on" in missing.text
     plain = tmp_path / "plain"
     plain.write_text("")
     assert _check_spi(str(plain)).status == 7 and "not a device" in _check_spi(str(plain)).text

@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import logging
 from dataclasses import replace
+from datetime import datetime, timezone
 
 import firmware_bridge as fb
 from controller import events as ev
 from controller.cards import parse_card
+from controller.engine import Table
+from controller.rules import build_rules
 from tablectl.shoe_intake import (
     Ack,
     CountReported,
@@ -129,6 +132,23 @@ def test_a_quiet_heartbeat_asks_nothing():
 
 def test_a_heartbeat_of_a_new_shoe_between_rounds_records_its_shuffle():
     assert [e.type for e in submitted(intake(status("S2"), BETTING, memory()))] == ["shuffle"]
+
+
+def test_a_heartbeat_of_a_new_shoe_carries_the_count_it_loaded_into_the_shuffle():
+    """Issue 37: a 6-deck shoe at a 1-deck table said nothing when the table learnt the shoe from STATUS; its count
+    (cards left at position 0) now goes with the shuffle, as SHOE_LOADED's does, and the engine checks it."""
+    heartbeat = fb.Status("S2", 0, 312, False, False, False, False, 0)
+    (shuffle,) = submitted(intake(heartbeat, BETTING, memory()))
+    assert shuffle == ev.Shuffle(shoe_id="S2", card_count=312)
+    one_deck = Table(build_rules("ru-standard", {"decks": 1}))
+    shuffle.at = datetime(2026, 12, 1, 20, 0, tzinfo=timezone.utc)
+    one_deck.apply(shuffle)
+    loaded = ev.Shuffle(shoe_id="S3", card_count=312, at=shuffle.at)  # the same shoe told by SHOE_LOADED
+    other = Table(build_rules("ru-standard", {"decks": 1}))
+    other.apply(loaded)
+    said = [(a.kind, a.level, a.message.replace("S2", "S")) for a in one_deck.open_alerts()]
+    assert said and said == [(a.kind, a.level, a.message.replace("S3", "S")) for a in other.open_alerts()]
+    assert "reports 312 cards loaded" in said[0][2]
 
 
 def test_a_heartbeat_of_a_new_shoe_replaces_a_spent_one_mid_round():

@@ -20,6 +20,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.support.deadlines import scaled
 from tests.support.harness import DEALER_KEY, ServiceProcess, free_port, tablectl
 from simulators.shoe.process import SimProcess
 from tablectl.config import ApiKey
@@ -73,16 +74,16 @@ def test_a_card_that_meets_a_full_disk_stops_the_table_and_is_journalled_after_t
         service = ServiceProcess(_config(tmp_path, journal, sim.link), tmp_path / "service.log")
         try:
             api = service.start()["api"]
-            deadline = time.monotonic() + 30
-            while not httpx.get(api + "/healthz").json()["shoe_link"] and time.monotonic() < deadline:
+            deadline = time.monotonic() + scaled(30)
+            while not httpx.get(api + "/healthz", timeout=scaled(10)).json()["shoe_link"] and time.monotonic() < deadline:
                 time.sleep(0.05)  # the link is up and journalled before the disk fills
             bet = httpx.post(api + "/api/actions", json={"type": "bet", "box": 1, "amount": 10},
-                             headers={"Authorization": f"Bearer {DEALER_KEY}"}, timeout=10)
+                             headers={"Authorization": f"Bearer {DEALER_KEY}"}, timeout=scaled(10))
             assert bet.status_code == 200, bet.text
             filler = _fill(disk)
             assert service.proc is not None
             released = 0
-            deadline = time.monotonic() + 60
+            deadline = time.monotonic() + scaled(60)
             while service.proc.poll() is None and time.monotonic() < deadline:
                 if sim.request("deal").get("ok"):
                     released += 1
@@ -101,7 +102,7 @@ def test_a_card_that_meets_a_full_disk_stops_the_table_and_is_journalled_after_t
 
             filler.unlink()  # the technician frees space: systemd's restart now succeeds
             service.start()
-            deadline = time.monotonic() + 30
+            deadline = time.monotonic() + scaled(30)
             while sim.request("status")["unacked"] and time.monotonic() < deadline:
                 time.sleep(0.05)
             assert sim.request("status")["unacked"] == 0
@@ -166,16 +167,16 @@ def test_a_bet_that_meets_a_full_disk_gets_a_clear_503_and_the_service_exits(tmp
                                  tmp_path / "service.log")
         try:
             api = service.start()["api"]
-            deadline = time.monotonic() + 30
+            deadline = time.monotonic() + scaled(30)
             while "link_down" not in httpx.get(api + "/api/table", headers={"Authorization": f"Bearer {DEALER_KEY}"},
-                                               timeout=10).text and time.monotonic() < deadline:
+                                               timeout=scaled(10)).text and time.monotonic() < deadline:
                 time.sleep(0.05)  # the missing shoe's link_down is journalled before the disk fills
             _fill(disk)
             r = httpx.post(api + "/api/actions", json={"type": "bet", "box": 1, "amount": 10},
-                           headers={"Authorization": f"Bearer {DEALER_KEY}"}, timeout=10)
+                           headers={"Authorization": f"Bearer {DEALER_KEY}"}, timeout=scaled(10))
             assert r.status_code == 503
             assert r.json()["error"]["code"] == "table_stopped" and "disk is full" in r.json()["error"]["message"]
-            assert service.proc is not None and service.proc.wait(30) == 4
+            assert service.proc is not None and service.proc.wait(scaled(30)) == 4
         finally:
             service.stop()
     finally:

@@ -16,6 +16,7 @@ from tablectl.api import create_app
 from tablectl.config import settings_from_dict
 from tablectl.metrics import MetricsOutput, wire_metrics
 from tablectl.service import StreamItem, SubscriberLagged, Subscription, TableService
+from tests.support.deadlines import scaled
 from tests.support.harness import DEALER_KEY
 from tests.support.inprocess import InProcessTable, WiredShoe, call
 
@@ -73,7 +74,7 @@ async def test_the_service_hands_each_commit_to_every_subscriber_and_a_slow_one_
             for box in (1, 2):
                 r = await call(t.api, "POST", "/api/actions", DEALER_KEY, json={"type": "bet", "box": box, "amount": 10})
                 assert r.status_code == 200, r.text
-            heard = [await asyncio.wait_for(anext(fast), 5), await asyncio.wait_for(anext(fast), 5)]
+            heard = [await asyncio.wait_for(anext(fast), scaled(5)), await asyncio.wait_for(anext(fast), scaled(5))]
             assert [(i.event["type"], i.event["box"]) for i in heard] == [("bet", 1), ("bet", 2)]
             assert heard[1].seq == heard[0].seq + 1 == t.service.head()[0]
             assert (await anext(slow)).seq == heard[0].seq  # it had the first; the second found it full
@@ -102,8 +103,6 @@ async def test_the_live_stream_of_a_reader_let_go_says_reset_and_ends():
     subscribers: set[Subscription] = set()
 
     class Table:  # the service as the stream route reads it
-        recent: list[StreamItem] = []
-
         def subscribe(self) -> Subscription:
             return Subscription(subscribers, maxsize=1)
 

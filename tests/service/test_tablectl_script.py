@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from tests.support.deadlines import scaled
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -31,7 +32,7 @@ def _script(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "TABLECTL_VENV": str(_ready_venv(tmp_path)), "TABLECTL_ENGINE": "pure",
            "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
     return subprocess.run([str(ROOT / "scripts" / "tablectl"), *args], capture_output=True, text=True,
-                          timeout=60, env=env, cwd=tmp_path)
+                          timeout=scaled(60), env=env, cwd=tmp_path)
 
 
 def test_scripts_tablectl_help_lists_the_subcommands(tmp_path):

@@ -12,6 +12,7 @@ from typing import Iterator
 import pytest
 
 from simulators.virtual_dealer import DealerStopped, VirtualDealer
+from tests.support.deadlines import scaled
 
 DONE = {"rounds_played": 3, "round": None, "phase": "betting"}
 
@@ -62,7 +63,7 @@ def flaky() -> Iterator[str]:
 def test_every_kind_of_broken_answer_is_retried(flaky: str) -> None:
     _Flaky.answers = ["503", "cut", "badjson", "503"]
     dealer = VirtualDealer(flaky, "k", "/nonexistent.control")
-    assert dealer.run(3, timeout=60) == DONE  # it waited through all four
+    assert dealer.run(3, timeout=scaled(60)) == DONE  # it waited through all four
     assert _Flaky.answers == []
 
 
@@ -73,4 +74,4 @@ def test_a_refused_connection_is_retried_until_told_to_stop() -> None:
     dealer = VirtualDealer(f"http://127.0.0.1:{port}", "k", "/nonexistent.control")
     threading.Timer(0.5, dealer.stop.set).start()
     with pytest.raises(DealerStopped):
-        dealer.run(3, timeout=60)
+        dealer.run(3, timeout=scaled(60))

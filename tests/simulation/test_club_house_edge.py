@@ -20,6 +20,7 @@ from simulators.club_strategy import (
     parse_banker_rule,
     parse_players_rule,
 )
+from tests.support.deadlines import scaled
 
 # What each outcome pays, per unit of the hand's stake (after any double).
 PAYS = {"natural": 2, "banker_bust": 2, "win": 1, "push": 0, "void": 0, "lose": -1, "bust": -1, "fold": -1}
@@ -138,7 +139,7 @@ def test_the_optimal_banker_is_club_21_s_and_parses() -> None:
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "tablectl.cli", "simulate", *args], capture_output=True, text=True,
-                          timeout=120, stdin=subprocess.DEVNULL)
+                          timeout=scaled(120), stdin=subprocess.DEVNULL)
 
 
 def test_the_command_prints_the_edge_for_the_stated_strategies() -> None:

@@ -13,6 +13,7 @@ standard error, so it is as sound, only less sharp); the 150,000-round runs are
 from __future__ import annotations
 
 import pytest
+from tests.support.deadlines import scaled
 from tests.support.edges import BUILT_IN_EDGE_PCT
 
 from controller.rules import build_rules, profiles
@@ -56,13 +57,13 @@ def test_simulate_cli_prints_the_documented_fields():
     import subprocess
     import sys
     out = subprocess.run([sys.executable, "-m", "tablectl.cli", "simulate", "--rules", "us-holecard",
-                          "--rounds", "2000", "--seed", "3", "--json"], capture_output=True, text=True, timeout=120)
+                          "--rounds", "2000", "--seed", "3", "--json"], capture_output=True, text=True, timeout=scaled(120))
     assert out.returncode == 0, out.stderr
     doc = json.loads(out.stdout)
     assert doc["rounds"] == 2000
     assert {"house_edge_pct", "stderr_pct", "rounds_per_second"} <= doc.keys()
     bad = subprocess.run([sys.executable, "-m", "tablectl.cli", "simulate", "--rules", "nope"],
-                         capture_output=True, text=True, timeout=60)
+                         capture_output=True, text=True, timeout=scaled(60))
     assert bad.returncode == 2 and "unknown rule profile" in bad.stderr and "Traceback" not in bad.stderr
 
 
@@ -90,7 +91,7 @@ def test_simulate_cli_workers_and_no_progress_bar_off_a_terminal():
     for workers in ("1", "2"):
         # Two chunks (one full, one short): with two workers each plays one.
         out = subprocess.run([sys.executable, "-m", "tablectl.cli", "simulate", "--rounds", str(CHUNK_ROUNDS + 10_000),
-                              "--seed", "3", "--workers", workers, "--json"], capture_output=True, text=True, timeout=300)
+                              "--seed", "3", "--workers", workers, "--json"], capture_output=True, text=True, timeout=scaled(300))
         assert out.returncode == 0 and out.stderr == "", out.stderr  # stderr is a pipe: no bar
         doc = json.loads(out.stdout)
         assert doc.pop("workers") == int(workers)

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.deadlines import scaled
 from tests.support.harness import DEALER_KEY, Table
 
 from simulators.virtual_dealer import VirtualDealer
@@ -35,7 +36,7 @@ def _ran_out(journal: Path) -> bool:
 def test_the_fleet_sim_dealer_loads_a_new_shoe_when_one_deck_runs_out(tmp_path: Path) -> None:
     sim = SimTable(SimTableConfig(2, tmp_path, "mqtt://127.0.0.1:9", "tablectl", 1, "us-holecard", None,
                                   fleet=False))
-    result = asyncio.run(asyncio.wait_for(sim.run(ROUNDS, 0.0, asyncio.Event()), 120))
+    result = asyncio.run(asyncio.wait_for(sim.run(ROUNDS, 0.0, asyncio.Event()), scaled(120)))
     assert result["rounds"] == ROUNDS
     assert _ran_out(tmp_path / "table-002" / "journal.sqlite")  # the case really happened
 
@@ -44,5 +45,5 @@ def test_the_fleet_sim_dealer_loads_a_new_shoe_when_one_deck_runs_out(tmp_path: 
 def test_the_virtual_dealer_loads_a_new_shoe_when_one_deck_runs_out(tmp_path: Path) -> None:
     with Table(tmp_path, seed=1, profile="us-holecard", decks=1) as table:
         dealer = VirtualDealer(table.api, DEALER_KEY, table.shoe.control_path, seed=1, max_boxes=7)  # seven boxes: a round can outrun the cut card
-        dealer.run(ROUNDS, timeout=120)
+        dealer.run(ROUNDS, timeout=scaled(120))
         assert _ran_out(table.journal)

@@ -10,6 +10,7 @@ from typing import Callable
 
 from simulators.shoe.deck import shuffled_shoe
 from simulators.shoe.process import SimProcess
+from tests.support.deadlines import scaled
 
 
 def test_deal_follows_the_seeded_shoe_and_logs_every_card(start_sim: Callable[..., SimProcess], tmp_path: Path) -> None:
@@ -30,7 +31,9 @@ def test_shuffle_status_button_fault_clear(start_sim: Callable[..., SimProcess])
     with sim.control() as ctl:
         ctl.request("deal")
         shuffled = ctl.request("shuffle", shoe_id="table7-0002")
-        assert shuffled == {"ok": True, "shoe_id": "table7-0002", "cards": 104, "cut_at": 78, "pack": 52, "decks": 2}
+        cut_at = shuffled.pop("cut_at")
+        assert shuffled == {"ok": True, "shoe_id": "table7-0002", "cards": 104, "pack": 52, "decks": 2}
+        assert 67 <= cut_at - 1 <= 73  # ru-standard's cut, 200-220 of 312 cards before it, scaled to 104
         first = ctl.request("deal")
         assert first["position"] == 1 and first["card"] == shuffled_shoe(2, 2, 2)[0]
         status = ctl.request("status")
@@ -90,7 +93,7 @@ def test_unplug_makes_a_new_pty_and_repoints_the_link(start_sim: Callable[..., S
 def test_quit_stops_the_simulator_and_cleans_up(start_sim: Callable[..., SimProcess]) -> None:
     sim = start_sim()
     assert sim.request("quit") == {"ok": True}
-    assert sim.proc is not None and sim.proc.wait(10) == 0
+    assert sim.proc is not None and sim.proc.wait(scaled(10)) == 0
     assert not os.path.lexists(sim.link) and not os.path.exists(sim.control_path)
 
 
@@ -125,3 +128,27 @@ def test_shoe_sim_pack_36_deals_six_to_ace_and_the_dealer_can_load_other_packs(
         assert "decks" in ctl.request("shuffle", decks=0)["error"]
         assert "whole number" in ctl.request("shuffle", pack="36")["error"]
         assert ctl.request("status")["pack"] == 52  # a refused load changes nothing
+
+
+def test_cut_at_means_the_card_the_cut_card_lies_before_everywhere(start_sim: Callable[..., SimProcess]) -> None:
+    """Issue 38: `--cut-at 234` places the cut card before card 234: 233 cards come out before it. The deal that
+    brings it out is card 233's, the status and a shuffle's answer say 234, and the wire's CUT_CARD names card 234
+    as the one now next (docs/shoe-protocol.md 7 and 13)."""
+    sim = start_sim("--seed", "5", "--cut-at", "234")
+    with sim.control() as ctl:
+        answers = [ctl.request("deal") for _ in range(233)]
+        assert [a["position"] for a in answers if a.get("cut_card")] == [233]
+        status = ctl.request("status")
+        assert status["cut_at"] == 234 and status["cut_card_out"] is True and status["position"] == 233
+
+
+def test_the_default_cut_card_falls_where_ru_standard_puts_it(start_sim: Callable[..., SimProcess]) -> None:
+    """Without --cut-at, each shoe's cut card is drawn (seeded) so that 200 to 220 of 312 cards come out before it, as
+    ru-standard's rules place it (rules.md), not at 75 % (card 234); --cut-zone sets another zone."""
+    sim = start_sim("--seed", "6")
+    with sim.control() as ctl:
+        cuts = [ctl.request("status")["cut_at"]] + [ctl.request("shuffle")["cut_at"] for _ in range(12)]
+    assert all(200 <= cut - 1 <= 220 for cut in cuts) and len(set(cuts)) > 3, cuts
+    other = start_sim("--seed", "6", "--cut-zone", "150-151")
+    with other.control() as ctl:
+        assert ctl.request("status")["cut_at"] - 1 in (150, 151)

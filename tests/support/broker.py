@@ -16,6 +16,8 @@ import subprocess
 import time
 from pathlib import Path
 
+from tests.support.deadlines import scaled
+
 MOSQUITTO = "/usr/sbin/mosquitto"
 
 
@@ -63,7 +65,7 @@ class Mosquitto:
         """Start the broker and wait until it accepts connections."""
         self.proc = subprocess.Popen([MOSQUITTO, "-c", str(self.config)], stdin=subprocess.DEVNULL,
                                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        deadline = time.monotonic() + timeout
+        deadline = time.monotonic() + scaled(timeout)
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 err = self.proc.stderr.read().decode(errors="replace") if self.proc.stderr else ""
@@ -74,14 +76,14 @@ class Mosquitto:
                     return self
             except OSError:
                 time.sleep(0.05)
-        raise RuntimeError(f"mosquitto did not listen on port {self.port} within {timeout} s")
+        raise RuntimeError(f"mosquitto did not listen on port {self.port} within {scaled(timeout)} s")
 
     def stop(self) -> None:
         """SIGTERM: the broker saves its store (sessions and queued messages) and exits."""
         if self.proc is not None and self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
             try:
-                self.proc.wait(10)
+                self.proc.wait(scaled(10))
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()

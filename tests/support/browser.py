@@ -4,12 +4,12 @@ and small helpers to drive a whole table (tests.support.harness.Table) into a st
 from __future__ import annotations
 
 import os
-import time
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
 import httpx
 
+from tests.support.deadlines import scaled, scaled_ms, wait_until
 from tests.support.harness import DEALER_KEY, SUPERVISOR_KEY, Table
 
 OUTPUT = Path(__file__).resolve().parents[2] / "test-output"  # gitignored; CI keeps it as an artefact
@@ -19,6 +19,29 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-f
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 DESKTOP = {"width": 1920, "height": 1080}
 TABLET = {"width": 1024, "height": 768}
+PAGE_WAIT_MS = scaled_ms(30)  # every wait of a page (a selector, a function, a click, a load): Playwright's 30 s, scaled
+
+
+class ScaledBrowser:
+    """Playwright's Browser, whose every page and context waits up to `PAGE_WAIT_MS` (tests.support.deadlines)."""
+
+    def __init__(self, browser: Any) -> None:
+        self._browser = browser
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._browser, name)
+
+    def new_context(self, **kw: Any) -> Any:
+        """A context whose pages wait `PAGE_WAIT_MS`."""
+        context = self._browser.new_context(**kw)
+        context.set_default_timeout(PAGE_WAIT_MS)
+        return context
+
+    def new_page(self, **kw: Any) -> Any:
+        """A page (in a context of its own) that waits `PAGE_WAIT_MS`."""
+        page = self._browser.new_page(**kw)
+        page.set_default_timeout(PAGE_WAIT_MS)
+        return page
 
 
 def launch() -> Iterator[Any]:
@@ -27,8 +50,8 @@ def launch() -> Iterator[Any]:
     from playwright import sync_api
 
     with sync_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        yield browser
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True, timeout=PAGE_WAIT_MS)
+        yield ScaledBrowser(browser)
         browser.close()
 
 
@@ -52,22 +75,18 @@ def watch(page: Any) -> list[str]:
 def view(table: Table) -> dict[str, Any]:
     """The table as the API shows a supervisor."""
     return httpx.get(table.api + "/api/table", headers={"Authorization": f"Bearer {SUPERVISOR_KEY}"},
-                     timeout=10).json()
+                     timeout=scaled(10)).json()
 
 
 def wait(cond: Callable[[], Any], timeout: float = 15.0, what: str = "condition") -> None:
-    """Poll until cond() is true, or fail naming what never happened."""
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if cond():
-            return
-        time.sleep(0.02)
-    raise AssertionError(f"timed out waiting for {what}")
+    """Poll until cond() is true, or fail naming what never happened (after `scaled(timeout)` seconds)."""
+    wait_until(cond, timeout, what)
 
 
 def act(table: Table, body: dict[str, Any], key: str = DEALER_KEY) -> dict[str, Any]:
     """One action through the API; it must be accepted."""
-    r = httpx.post(table.api + "/api/actions", json=body, headers={"Authorization": f"Bearer {key}"}, timeout=10)
+    r = httpx.post(table.api + "/api/actions", json=body, headers={"Authorization": f"Bearer {key}"},
+                   timeout=scaled(10))
     assert r.status_code == 200, (body, r.text)
     return r.json()
 

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Callable
 from typing import Any
 
 import httpx
 
+from tests.support.deadlines import scaled, wait_until
 
-# How long a test waits for one answer before it fails.
-TIMEOUT = 10
+# How long a test waits for one answer before it fails (tests.support.deadlines: scaled by the knob).
+TIMEOUT = scaled(10)
 
 
 def authorized(key: str | None, headers: dict[str, str] | None = None) -> dict[str, str]:
@@ -41,7 +41,7 @@ def sse_read(api: str, key: str, last_id: int | None, enough: Callable[[list[dic
     if last_id is not None:
         headers["Last-Event-ID"] = str(last_id)
     got: list[dict[str, Any]] = []
-    with httpx.stream("GET", api + "/api/events", headers=headers, timeout=timeout) as resp:
+    with httpx.stream("GET", api + "/api/events", headers=headers, timeout=scaled(timeout)) as resp:
         assert resp.status_code == 200
         current: dict[str, Any] = {}
         for line in resp.iter_lines():
@@ -63,15 +63,17 @@ def deal(api: str, shoe: Any, key: str, cards: int) -> list[str]:
     """
     dealt = []
     for _ in range(cards):
-        while call(api, "GET", "/api/table", key).json()["locked"]:
-            time.sleep(0.01)
+        wait_until(lambda: not call(api, "GET", "/api/table", key).json()["locked"], 20, "the gate to open")
         seq = call(api, "GET", "/api/table", key).json()["last_seq"]
-        end = time.monotonic() + 20
         # The view opens the gate at once; the shoe's own gate opens when its UNLOCK arrives.
-        while (answer := shoe.request("deal")).get("error") == "locked" and time.monotonic() < end:
-            time.sleep(0.02)
+        answer = wait_until(lambda: _unless_locked(shoe.request("deal")), 20, "the shoe's gate to open")
         assert answer["ok"], answer
         dealt.append(answer["card"])
-        while call(api, "GET", "/api/table", key).json()["last_seq"] == seq:
-            time.sleep(0.01)
+        wait_until(lambda: call(api, "GET", "/api/table", key).json()["last_seq"] != seq, 20,
+                   f"the card {answer['card']} journalled")
     return dealt
+
+
+def _unless_locked(answer: dict[str, Any]) -> dict[str, Any] | None:
+    """The shoe's answer to a deal, or None while its gate is still locked (asked again)."""
+    return None if answer.get("error") == "locked" else answer

@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-import time
 from collections.abc import AsyncIterator, Callable, Generator
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -19,6 +18,7 @@ from typing import Any, TypeVar
 import firmware_bridge as fb
 
 from tests.support.client import call, sse_read
+from tests.support.deadlines import wait_until
 from tests.support.harness import DEALER_KEY, FLOOR_KEY, SUPERVISOR_KEY, tablectl_in_process
 
 from controller.replay import replay_lines
@@ -202,14 +202,7 @@ def finish_round_play(draw_below: int = 17) -> Play[dict[str, Any]]:
 
 def _wait(predicate: Callable[[], Any], what: str, timeout: float = 20.0) -> Any:
     """Poll until ``predicate()`` is truthy (its value is returned), or fail naming what never came."""
-    end = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > end:
-            raise AssertionError(f"{what}: not reached in {timeout} s")
-        time.sleep(0.01)
+    return wait_until(predicate, timeout, what, interval=0.01)
 
 
 class ClubCroupier:

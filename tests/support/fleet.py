@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tests.support.deadlines import scaled
 from tests.support.harness import ServiceProcess
 from tablectl.fleet.wire import LedgerRow, WireRow, ledger_payload, parse_ledger, row_mac
 
@@ -92,11 +93,13 @@ class FleetSimProcess:
                      broker_url, "--rounds", str(rounds), "--dir", str(directory / "sim"), "--log-level", "INFO",
                      *args]
         self.log = directory / "fleet-sim.log"
+        self.env: dict[str, str] | None = None  # its environment (None: this process's)
         self.proc: subprocess.Popen[bytes] | None = None
 
     def start(self) -> "FleetSimProcess":
         with open(self.log, "ab") as err:
-            self.proc = subprocess.Popen(self.argv, stdout=subprocess.PIPE, stderr=err, stdin=subprocess.DEVNULL)
+            self.proc = subprocess.Popen(self.argv, stdout=subprocess.PIPE, stderr=err, stdin=subprocess.DEVNULL,
+                                         env=self.env)
         assert self.proc.stdout is not None
         line = self.proc.stdout.readline()
         if not line.startswith(b"{"):
@@ -106,7 +109,7 @@ class FleetSimProcess:
     def wait(self, timeout: float) -> dict[str, Any]:
         """Wait for the end and return its summary."""
         assert self.proc is not None and self.proc.stdout is not None
-        out, _ = self.proc.communicate(timeout=timeout)
+        out, _ = self.proc.communicate(timeout=scaled(timeout))
         assert self.proc.returncode == 0, self.log.read_text()[-3000:]
         return json.loads(out.splitlines()[-1])
 
@@ -123,7 +126,7 @@ class FleetSimProcess:
         if self.proc is not None and self.proc.poll() is None:
             self.proc.terminate()
             try:
-                self.proc.wait(20)
+                self.proc.wait(scaled(20))
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
@@ -132,8 +135,8 @@ class FleetSimProcess:
 
 
 def until_true(predicate: Any, timeout: float = 30.0, what: str = "condition") -> None:
-    """Poll `predicate()` until true, or fail after `timeout` seconds."""
-    end = time.monotonic() + timeout
+    """Poll `predicate()` until true, or fail after `scaled(timeout)` seconds."""
+    end = time.monotonic() + scaled(timeout)
     while time.monotonic() < end:
         if predicate():
             return

@@ -18,6 +18,7 @@ from typing import Any
 
 from simulators.shoe.process import SimProcess
 from tablectl.config import ApiKey
+from tests.support.deadlines import scaled
 
 DEALER_KEY = "dealer-key"
 SUPERVISOR_KEY = "supervisor-key"
@@ -67,6 +68,7 @@ class ServiceProcess:
         self.config = config
         self.log = log
         self.prefix = prefix  # e.g. ("prlimit", "--nofile=256:256"): what the process runs under
+        self.env: dict[str, str] | None = None  # its environment (None: this process's)
         self.proc: subprocess.Popen[bytes] | None = None
 
     def command(self) -> list[str]:
@@ -76,9 +78,10 @@ class ServiceProcess:
     def start(self, timeout: float = 20.0) -> dict[str, Any]:
         """Start it and return its `{"ready": ...}` line, once it has printed one."""
         with open(self.log, "ab") as err:
-            self.proc = subprocess.Popen(self.command(), stdout=subprocess.PIPE, stderr=err, stdin=subprocess.DEVNULL)
+            self.proc = subprocess.Popen(self.command(), stdout=subprocess.PIPE, stderr=err, stdin=subprocess.DEVNULL,
+                                         env=self.env)
         assert self.proc.stdout is not None
-        deadline = time.monotonic() + timeout
+        deadline = time.monotonic() + scaled(timeout)  # (a bound between lines: readline itself blocks)
         while time.monotonic() < deadline:
             line = self.proc.stdout.readline()
             if not line:
@@ -100,7 +103,7 @@ class ServiceProcess:
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
             try:
-                self.proc.wait(10)
+                self.proc.wait(scaled(10))
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
@@ -161,7 +164,7 @@ def tablectl(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[st
 def tablectl_process(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
     """`tablectl ARGS` as a real process (`python -m tablectl.cli`), its output captured."""
     return subprocess.run([sys.executable, "-m", "tablectl.cli", *args], capture_output=True, text=True,
-                          timeout=timeout, env={**os.environ})
+                          timeout=scaled(timeout), env={**os.environ})
 
 
 def tablectl_in_process(*args: str) -> subprocess.CompletedProcess[str]:
@@ -181,12 +184,7 @@ def tablectl_in_process(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 async def until(predicate, timeout: float = 15.0) -> None:  # noqa: ANN001 - any zero-argument callable
-    """Wait in the event loop until predicate() is true, or fail the test after `timeout` seconds."""
-    import asyncio
+    """Wait in the event loop until predicate() is true, or fail the test after `scaled(timeout)` seconds."""
+    from tests.support import deadlines
 
-    loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
-    while not predicate():
-        if loop.time() > end:
-            raise AssertionError("condition not reached in time")
-        await asyncio.sleep(0.01)
+    await deadlines.until(predicate, timeout)

@@ -39,6 +39,7 @@ from tablectl.config import settings_from_dict
 from tablectl.metrics import wire_metrics
 from tablectl.service import TableService
 from tests.support.client import TIMEOUT, authorized
+from tests.support.deadlines import scaled
 from tests.support.club import (
     Act,
     Deal,
@@ -284,10 +285,10 @@ class InProcessTable:
     async def settled(self, timeout: float = 20.0) -> None:
         """Wait until the shoe holds no event unstored: every card it released is journalled (the service
         acknowledges a card only once its row is committed)."""
-        end = time.monotonic() + timeout
+        end = time.monotonic() + scaled(timeout)
         while self.shoe.core.unacked:
             if time.monotonic() > end:
-                raise AssertionError(f"the shoe still holds {self.shoe.core.unacked} events after {timeout} s")
+                raise AssertionError(f"the shoe still holds {self.shoe.core.unacked} events after {scaled(timeout)} s")
             # What is waited for (the link's messages, the writer's commit, the ack) all runs in this loop:
             # a turn of the loop lets it on, where a timer would idle (`until` sleeps 10 ms a poll).
             await asyncio.sleep(0)
@@ -306,18 +307,24 @@ async def deal(api: httpx.AsyncClient, shoe: WiredShoe, key: str, cards: int) ->
     the codes dealt, in order (`client.deal`, awaited)."""
     dealt = []
     for _ in range(cards):
-        while (await call(api, "GET", "/api/table", key)).json()["locked"]:
-            await asyncio.sleep(0.01)
+        await eventually(lambda: _unlocked(api, key), "the gate to open")
         seq = (await call(api, "GET", "/api/table", key)).json()["last_seq"]
-        end = time.monotonic() + 20
+        end = time.monotonic() + scaled(20)
         # The view opens the gate at once; the shoe's own gate opens when its UNLOCK arrives.
         while (answer := shoe.request("deal")).get("error") == "locked" and time.monotonic() < end:
             await asyncio.sleep(0.02)
         assert answer["ok"], answer
         dealt.append(answer["card"])
-        while (await call(api, "GET", "/api/table", key)).json()["last_seq"] == seq:
-            await asyncio.sleep(0.01)
+        await eventually(lambda: _moved_on(api, key, seq), f"the card {answer['card']} journalled")
     return dealt
+
+
+async def _unlocked(api: httpx.AsyncClient, key: str) -> bool:
+    return not (await call(api, "GET", "/api/table", key)).json()["locked"]
+
+
+async def _moved_on(api: httpx.AsyncClient, key: str, seq: int) -> bool:
+    return bool((await call(api, "GET", "/api/table", key)).json()["last_seq"] != seq)
 
 
 @contextlib.asynccontextmanager
@@ -339,13 +346,13 @@ async def hole_card_down(directory: Path) -> AsyncIterator[tuple[InProcessTable,
 
 async def eventually(check: Callable[[], Awaitable[T]], what: str, timeout: float = 20.0) -> T:
     """Await ``check()`` until it is truthy (its value is returned), or fail naming what never came."""
-    end = time.monotonic() + timeout
+    end = time.monotonic() + scaled(timeout)
     while True:
         value = await check()
         if value:
             return value
         if time.monotonic() > end:
-            raise AssertionError(f"{what}: not reached in {timeout} s")
+            raise AssertionError(f"{what}: not reached in {scaled(timeout)} s")
         await asyncio.sleep(0.01)
 
 
@@ -454,13 +461,13 @@ async def play_rounds(t: InProcessTable, rounds: int, *, seed: int, max_boxes: i
     `simulators.memory_table.InProcessDealer`) handed to the service, the cards from the shoe. Returns the
     table as a viewer sees it then."""
     dealer = InProcessDealer(t.service, _DealersHands(t.shoe), seed=seed, max_boxes=max_boxes)
-    end = time.monotonic() + timeout
+    end = time.monotonic() + scaled(timeout)
     while True:
         view = dealer.table()
         if view["rounds_played"] >= rounds and view["round"] is None:
             return view
         if time.monotonic() > end:
-            raise AssertionError(f"{rounds} rounds not played in {timeout} s: {view['phase']}, {view['alerts']}")
+            raise AssertionError(f"{rounds} rounds not played in {scaled(timeout)} s: {view['phase']}, {view['alerts']}")
         dealer.step(view)
         await dealer.flush()
         await t.settled()  # the card is on the table before the next decision, as the real dealer waits for it

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from typing import Any
 
 from controller import events as ev
 from controller.authority import TableAuthority
@@ -46,3 +47,38 @@ def play_rounds(authority: TableAuthority, n: int, shoe_id: str = "S1", start: d
                 authority.submit(ev.CardDrawn(card=parse_card(code), position=position), t,
                                  shoe_id=shoe_id, position=position)
     return t
+
+
+def play_many(journal: Path, rounds: int, *, seed: int = 37, snapshot_every_rounds: int = 50,
+              copies: dict[int, Path] | None = None) -> None:
+    """A journal of ``rounds`` rounds of realistic play (a counter, a casual player, a flat bettor and a parlay
+    bettor at boxes 1, 2, 3 and 5, through the engine and the journal's authority, 2 s an event), committed
+    every 200 rounds; ``copies``: after that many rounds, a copy of the journal (and its key) at that path."""
+    import random
+    import shutil
+
+    from games.blackjack.advantage_players import play_session, seat
+
+    authority = open_authority(journal, snapshot_every_rounds=snapshot_every_rounds)
+    clock = [T0]
+
+    def submit(event: ev.Event) -> list[Any]:
+        clock[0] += timedelta(seconds=2)
+        return authority.submit(event, clock[0])[1]
+
+    rng = random.Random(seed)
+    session = seat(authority.table.rules, {1: "counter", 2: "casual", 3: "flat", 5: "parlay"}, rng,
+                   table=authority.table, submit=submit)
+    journal_ = authority.journal
+    journal_.db.execute("PRAGMA synchronous=OFF")  # (a test's journal: the disk's durability is not what is tested)
+    done = 0
+    while done < rounds:
+        step = min(200, rounds - done, *(n - done for n in (copies or {}) if n > done))
+        with journal_.transaction():
+            play_session(session, step, rng)
+        done += step
+        if copies and done in copies:
+            journal_.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            shutil.copyfile(journal, copies[done])
+            shutil.copy(key_beside(journal), key_beside(copies[done]))  # (its mode too: 0600)
+    journal_.close()

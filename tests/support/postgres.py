@@ -13,12 +13,16 @@ from __future__ import annotations
 import itertools
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
 from pathlib import Path
 from urllib.parse import quote
 
+from tests.support.deadlines import scaled
 from tests.support.harness import free_port
+
+PG_CTL_WAIT = str(round(scaled(60)))  # pg_ctl -w -t: seconds it waits for the server to start or stop
 
 INSTALL = "apt-get install -y --no-install-recommends postgresql"
 
@@ -53,7 +57,7 @@ class PostgresServer:
         # The output to a file, not a pipe: the server pg_ctl starts would hold a pipe open.
         with open(self.root / "commands.log", "ab") as out:
             result = subprocess.run(command, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                    cwd=self.root, timeout=120)
+                                    cwd=self.root, timeout=scaled(120))
         if result.returncode != 0:
             raise RuntimeError(f"{' '.join(command)} failed ({result.returncode}):\n"
                                f"{(self.root / 'commands.log').read_text()[-3000:]}"
@@ -68,7 +72,7 @@ class PostgresServer:
         options = f"-c listen_addresses=127.0.0.1 -p {self.port} -c unix_socket_directories='' -c max_connections=50"
         if not self.durable:
             options += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
-        self._run("pg_ctl", "-D", str(self.data), "-l", str(self.log), "-w", "-t", "60", "-o", options, "start")
+        self._run("pg_ctl", "-D", str(self.data), "-l", str(self.log), "-w", "-t", PG_CTL_WAIT, "-o", options, "start")
         self.started = True
         return self
 
@@ -76,14 +80,38 @@ class PostgresServer:
         """pg_ctl stop (fast: open connections are ended), and the data folder removed."""
         try:
             if self.started:
-                self._run("pg_ctl", "-D", str(self.data), "-m", "fast", "-w", "-t", "60", "stop")
+                self._run("pg_ctl", "-D", str(self.data), "-m", "fast", "-w", "-t", PG_CTL_WAIT, "stop")
                 self.started = False
         finally:
             shutil.rmtree(self.root, ignore_errors=True)
 
     def restart(self) -> None:
         """pg_ctl restart: every connection is cut, what was committed stays."""
-        self._run("pg_ctl", "-D", str(self.data), "-m", "fast", "-w", "-t", "60", "restart")
+        self._run("pg_ctl", "-D", str(self.data), "-m", "fast", "-w", "-t", PG_CTL_WAIT, "restart")
+
+    def _processes(self) -> list[int]:
+        """The server's processes: the postmaster (its pid file's first line) and every process it started."""
+        postmaster = int((self.data / "postmaster.pid").read_text().split()[0])
+        found = [postmaster]
+        for stat_file in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                fields = stat_file.read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue  # gone meanwhile
+            if int(fields[1]) == postmaster:  # its parent
+                found.append(int(stat_file.parent.name))
+        return found
+
+    def pause(self) -> None:
+        """SIGSTOP every process of the server: connections stay open and every statement hangs, as on a
+        database host that stopped answering (a frozen VM, a storage stall)."""
+        for pid in self._processes():
+            os.kill(pid, signal.SIGSTOP)
+
+    def resume(self) -> None:
+        """SIGCONT every process of the server."""
+        for pid in self._processes():
+            os.kill(pid, signal.SIGCONT)
 
     def dsn(self, database: str = "postgres", schema: str | None = None) -> str:
         """A libpq URI to `database` (as the server's superuser; trust), its search path `schema` if given."""

@@ -57,7 +57,8 @@ function evidence(t) {
     verified: ["good", `all ${e.total} rows received, verified`],
     verifying: ["", `all ${e.total} rows received, verifying…`],
     no_key: ["warn", `all ${e.total} rows received; ${nokey}`],
-    missing: ["warn", `rows missing: ${e.missing} of ${e.total} (${e.received} received)` + (e.key ? "" : `; ${nokey}`)],
+    missing: ["warn", `rows missing: ${e.missing} of ${e.total} (${e.received} received` +
+      (e.past_gap ? `; ${e.past_gap} more past the gap, counted once it closes` : "") + ")" + (e.key ? "" : `; ${nokey}`)],
     bad: ["bad", "a row failed its check: see the floor's incidents"],
   }[e.state] || ["", e.state];
   return el("div", { class: "evidence", "data-testid": "evidence", "data-state": e.state },
@@ -149,9 +150,19 @@ function groups(data) {
     el("ol", { class: "tiles" }, ...g.tables.map(id => tile(byId.get(id))))));
 }
 
+// While the floor's store does not answer (its database away or stalled), the tiles are as last read: said.
+function storeNote(store) {
+  if (!store || store.available) return "";
+  const at = (t) => t ? new Date(t * 1000).toLocaleTimeString() : "–";
+  return `The floor's store is not answering since ${at(store.since)}: the tables below are as last read at ` +
+    `${at(store.read_at)}, rows and exports wait for it.`;
+}
+
 function draw(data) {
   $("floor-name").textContent = data.floor;
   state.last = data;
+  $("store").textContent = storeNote(data.store);
+  $("store").hidden = !$("store").textContent;
   $("summary").replaceChildren(...totals(data));
   $("tiles").replaceChildren(...groups(data));
   $("live").className = "live " + (data.connected ? "on" : "off");
