@@ -7,6 +7,9 @@ from controller.registry import GameEntry
 
 from .game import Club21
 
+# Its hot modules, compiled with the engine (tablectl/compiled_engine.py reads this line, importing nothing).
+COMPILED = ("game.py",)
+
 # 003's club game as the document plays it: the defaults of its options (see rules.Club21Rules).
 ENTRY = GameEntry(Club21(), {"club-21": {}}, parts={
     "view": "games.club_21.view:VIEW",
