@@ -213,9 +213,10 @@ class Game(ABC, Generic[RoundT, RulesT]):
     dealer_title: ClassVar[str]
     """Who deals and plays against the boxes, as the felt and the terminal name him ("Dealer", "Banker")."""
 
-    view_kind: ClassVar[str]
+    view_kind: ClassVar[str] = "generic"
     """How a reader draws the game's felt (``view_kind`` in the view): the dashboard loads the renderer of this
-    kind from the game's folder, never asking which game is played (the club games share one)."""
+    kind from the game's folder (its ``static`` part), never asking which game is played (the club games share
+    one). A game that ships no renderer keeps "generic": the dashboard draws what every game's view has."""
 
     shoe_figures: ClassVar[frozenset[ShoeFigure]]
     """The shoe figures this game has: the only place that says which the pit is shown."""

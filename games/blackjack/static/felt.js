@@ -4,7 +4,7 @@
 
 export default {
   // Blackjack's own marks and outcomes in the pit's words.
-  markText: { insured: "insured", even_money: "even money" },
+  markText: { blackjack: "BJ", insured: "insured", even_money: "even money" },
   outcomeText: { blackjack: "blackjack", bust: "bust", surrender: "surrender", even_money: "even money",
     three_sevens: "three sevens" },
 
@@ -13,14 +13,25 @@ export default {
     return b.insurance ? ["insured"] : [];
   },
 
-  // A hand's marks besides those every game's hands have (blackjack, busted, doubled, split, surrendered, stood).
+  // A two-card 21, first among a hand's marks (the dealer's too).
+  naturalMarks(hand) {
+    return hand.blackjack ? ["blackjack"] : [];
+  },
+  dealerNaturalMarks(d) {
+    return d.blackjack ? ["blackjack"] : [];
+  },
+
+  // A hand's marks besides those every game's hands have (busted, doubled, split, surrendered, stood).
   handMarks(hand) {
     return hand.outcome === "even_money" ? ["even_money"] : [];
   },
 
-  // A hand is done without a mark of its own (it stood) unless it ended so: even money is no stand.
+  // A hand is done without a mark of its own (it stood) unless it ended so: a blackjack, even money is no stand.
   stood(hand) {
-    return hand.outcome !== "even_money";
+    return !hand.blackjack && hand.outcome !== "even_money";
+  },
+  dealerStood(d) {
+    return !d.blackjack;
   },
 
   // A settled hand's marks in the round list.

@@ -130,7 +130,7 @@ function handTotal(totals, done) {
 }
 
 // The marks every game's hands may carry, in the pit's words (a game's renderer adds its own: `markText`).
-const MARK_TEXT = { blackjack: "BJ", stood: "stood", doubled: "doubled", split: "split", surrendered: "surrendered",
+const MARK_TEXT = { stood: "stood", doubled: "doubled", split: "split", surrendered: "surrendered",
   busted: "busted" };
 
 // ------------------------------------------------------------------ the game's felt
@@ -167,22 +167,22 @@ function marks(list) {
 function handMarks(h, f) {
   const m = [];
   const surrendered = h.surrendered || h.outcome === "surrender";
-  if (h.blackjack) m.push("blackjack");
+  if (f.naturalMarks) m.push(...f.naturalMarks(h));  // the game's own first marks (blackjack's two-card 21)
   if (h.bust) m.push("busted");
   if (h.doubled) m.push("doubled");
   if (h.split) m.push("split");
   if (surrendered) m.push("surrendered");
   if (f.handMarks) m.push(...f.handMarks(h));  // the game's own (even money; closed, dark, folded)
-  if (h.done && !h.blackjack && !h.bust && !h.doubled && !surrendered && (!f.stood || f.stood(h))) m.push("stood");
+  if (h.done && !h.bust && !h.doubled && !surrendered && (!f.stood || f.stood(h))) m.push("stood");
   return m;
 }
 
 function dealerMarks(d, f) {
   const m = [];
-  if (d.blackjack) m.push("blackjack");
+  if (f.dealerNaturalMarks) m.push(...f.dealerNaturalMarks(d));  // the game's own first marks (a dealer's blackjack)
   if (d.bust) m.push("busted");
   if (f.dealerMarks) m.push(...f.dealerMarks(d));
-  if (d.done && !d.blackjack && !d.bust && d.cards.length) m.push("stood");
+  if (d.done && !d.bust && d.cards.length && (!f.dealerStood || f.dealerStood(d))) m.push("stood");
   return m;
 }
 
