@@ -9,6 +9,7 @@ it is missing or is not what is needed. Nothing here names a game.
 from __future__ import annotations
 
 from pathlib import Path
+from collections.abc import Mapping, Sequence
 from typing import Any, Protocol, cast, runtime_checkable
 
 from controller import events as ev
@@ -19,8 +20,8 @@ from controller.view_model import GameView, RoundRecord
 from display.console import ConsoleAction
 from display.model import BoxView, DealerView
 
-__all__ = ["ConsolePart", "DisplayPart", "PartError", "TerminalPart", "ViewPart", "console_part", "display_part",
-           "terminal_part", "view_part"]
+__all__ = ["ConsolePart", "DisplayPart", "DisputePart", "PartError", "TerminalPart", "ViewPart", "console_part",
+           "display_part", "dispute_part", "static_dir", "terminal_part", "view_part"]
 
 
 class PartError(LookupError):
@@ -98,6 +99,23 @@ def static_dir(game: str) -> Path:
     if not value.is_dir() or not (value / "felt.js").is_file():
         raise PartError(f"the 'static' part of the game {game!r} ({value}) is not a folder with a felt.js")
     return cast(Path, value)
+
+
+@runtime_checkable
+class DisputePart(Protocol):
+    """A game's own section of the dispute record: rows it adds to a box's hands (blackjack's insurance)."""
+
+    def box_rows(self, box: int, engine: Mapping[str, Any], recorded: Mapping[str, Any] | None) -> Sequence[Sequence[str]]:
+        """The box's own rows, each in the hands' six columns (what, cards, stake, outcome, the player's net the
+        engine computes, as recorded), from the engine's round record and the one the round kept (None: none)."""
+
+
+def dispute_part(game: str) -> DisputePart | None:
+    """The dispute record's section of ``game``, or None: a game with nothing of its own to add is drawn by the
+    shared record alone (the part is optional)."""
+    if not registry.is_game(game) or "dispute" not in registry.entry(game).parts:
+        return None
+    return cast(DisputePart, part(game, "dispute", DisputePart))
 
 
 def terminal_part(game: str) -> TerminalPart:

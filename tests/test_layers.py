@@ -58,7 +58,7 @@ TOP_FLOOR: dict[str, set[str]] = {
     # the shift's figures, from the journal alone: below the table's API and its publisher
     "tablectl.figures": set(),
     # the record of a disputed round, made from the journal and rendered: below the table's API and `tablectl dispute`
-    "tablectl.dispute": set(),
+    "tablectl.dispute": {"tablectl.parts"},  # (each game's section of the record: its registry part)
     # the settings: the fleet's section only (FleetSettings), nothing that serves
     "tablectl.config": {"tablectl.fleet", "tablectl.zones"},
     # time zones by name, from the system's database: for the settings and the dispute record alike

@@ -18,6 +18,7 @@ ENTRY = GameEntry(Blackjack(), PROFILES, parts={
     "display": "games.blackjack.display:DISPLAY",
     "console": "games.blackjack.console:CONSOLE",
     "terminal": "games.blackjack.terminal:TERMINAL",
+    "dispute": "games.blackjack.dispute:DISPUTE",
     "dealer": "games.blackjack.dealer:DEALER",
     "simulate": "games.blackjack.simulate:SIMULATE",
 })
