@@ -20,8 +20,9 @@ from controller.view_model import GameView, RoundRecord
 from display.console import ConsoleAction
 from display.model import BoxView, DealerView
 
-__all__ = ["ConsolePart", "DisplayPart", "DisputePart", "PartError", "TerminalPart", "ViewPart", "console_part",
-           "display_part", "dispute_part", "static_dir", "terminal_part", "view_part"]
+__all__ = ["ConsolePart", "DisplayPart", "DisputePart", "EdgePart", "PartError", "TerminalPart", "ViewPart",
+           "console_part", "display_part", "dispute_part", "edge_part", "has_edge", "static_dir", "terminal_part",
+           "view_part"]
 
 
 class PartError(LookupError):
@@ -116,6 +117,24 @@ def dispute_part(game: str) -> DisputePart | None:
     if not registry.is_game(game) or "dispute" not in registry.entry(game).parts:
         return None
     return cast(DisputePart, part(game, "dispute", DisputePart))
+
+
+@runtime_checkable
+class EdgePart(Protocol):
+    """A game's exact edge of the next round from the cards left (blackjack's exact analyser): surveillance's figure."""
+
+    def player_edge(self, rules: Any, counts: Sequence[int], play: str) -> float:
+        """The player's expectation per unit of initial bet, playing ``play``, from ``counts`` (aces first)."""
+
+
+def has_edge(game: str) -> bool:
+    """Whether ``game`` has an exact edge (its optional ``edge`` part): the live figure and the report's."""
+    return registry.is_game(game) and "edge" in registry.entry(game).parts
+
+
+def edge_part(game: str) -> EdgePart:
+    """The exact edge of ``game`` (PartError when it has none: ask `has_edge` first)."""
+    return cast(EdgePart, part(game, "edge", EdgePart))
 
 
 def terminal_part(game: str) -> TerminalPart:

@@ -19,6 +19,7 @@ ENTRY = GameEntry(Blackjack(), PROFILES, parts={
     "console": "games.blackjack.console:CONSOLE",
     "terminal": "games.blackjack.terminal:TERMINAL",
     "dispute": "games.blackjack.dispute:DISPUTE",
+    "edge": "games.blackjack.edge:EDGE",
     "dealer": "games.blackjack.dealer:DEALER",
     "simulate": "games.blackjack.simulate:SIMULATE",
 })
