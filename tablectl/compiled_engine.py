@@ -1,16 +1,17 @@
 """The compiled engine: the engine's hot modules built with mypyc, and which engine `tablectl simulate` runs.
 
-Every command imports the pure-Python packages ``controller`` and ``simulators``. A *build* copies
-both packages into a directory of its own and compiles MODULES there to C extensions with mypyc
-(as black and mypy ship themselves); with that directory first on ``sys.path`` the same imports
+Every command imports the pure-Python packages ``controller``, ``simulators`` and ``games``. A *build*
+copies the packages into a directory of its own and compiles `modules` there (MODULES and each game's
+own) to C extensions with mypyc (as black and mypy ship themselves); with that directory first on
+``sys.path`` the same imports
 load the compiled modules, which give exactly the pure modules' results
 (tests/engine/test_compiled.py).
 
-A build is used only while it is *current*: its stamp (the hash of every file of the two
+A build is used only while it is *current*: its stamp (the hash of every file of the
 packages it copied, of this module, which lists the modules compiled and builds them, and of the
 Python it was built for) equals the stamp of the sources that would be imported otherwise. After
-any edit of ``controller/`` or ``simulators/`` the pure engine runs, and `tablectl simulate` says
-why, until the build is made again: never old compiled code in place of the sources.
+any edit of ``controller/``, ``simulators/`` or ``games/`` the pure engine runs, and `tablectl simulate`
+says why, until the build is made again: never old compiled code in place of the sources.
 
 Where: ``<venv>/tablectl-compiled`` (the venv of the Python running: ``.venv/`` for the README's
 commands, a release's venv on the Pi), or the directory ``TABLECTL_COMPILED`` names. Every build is
