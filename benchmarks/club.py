@@ -23,7 +23,7 @@ ENGINE = use_compiled_engine()  # as `tablectl simulate`: the compiled build whe
 from controller.rules import build_rules  # noqa: E402
 from games.club.simulate import simulate_club  # noqa: E402
 from simulators.club_strategy import parse_players_rule  # noqa: E402
-from games.blackjack.simulate import default_workers  # noqa: E402
+from simulators.simulation import default_workers  # noqa: E402
 
 
 def main() -> None:

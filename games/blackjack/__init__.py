@@ -21,5 +21,5 @@ ENTRY = GameEntry(Blackjack(), PROFILES, parts={
     "dispute": "games.blackjack.dispute:DISPUTE",
     "edge": "games.blackjack.edge:EDGE",
     "dealer": "games.blackjack.dealer:DEALER",
-    "simulate": "games.blackjack.simulate:SIMULATE",
+    "simulate": "games.blackjack.simulate_cli:SIMULATE",
 })
