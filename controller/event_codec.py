@@ -26,10 +26,16 @@ __all__ = ["BadEvent", "dump_event", "event_classes", "event_types", "parse_even
 
 _lock = threading.Lock()
 _built: tuple[int, TypeAdapter[Event], tuple[type[Event], ...]] | None = None
+# Every decoder built, by the event classes it decodes: a registry that comes back to a set of classes it had (a
+# test's game registered and taken off again, or one that brings no event of its own) takes the decoder it had,
+# not a new one built wherever the next event happens to be read (under a test's frozen clock, pydantic cannot
+# build a schema of datetime fields). Few: one per set of games a process plays.
+_by_classes: dict[tuple[type[Event], ...], TypeAdapter[Event]] = {}
 
 
 def _decoder() -> tuple[TypeAdapter[Event], tuple[type[Event], ...]]:
-    """The union of every event the table knows now, built once per registry generation."""
+    """The union of every event the table knows now, built once per set of event classes (checked once per
+    registry generation)."""
     global _built
     generation = registry.generation()
     built = _built
@@ -38,8 +44,11 @@ def _decoder() -> tuple[TypeAdapter[Event], tuple[type[Event], ...]]:
             built = _built
             if built is None or built[0] != generation:
                 classes = (*CORE_EVENTS, *registry.event_classes())
-                union = cast(Any, Union)[classes]  # (built at run time: the games are the registry's)
-                adapter: TypeAdapter[Event] = TypeAdapter(cast(Any, Annotated[union, Field(discriminator="type")]))
+                adapter = _by_classes.get(classes)
+                if adapter is None:
+                    union = cast(Any, Union)[classes]  # (built at run time: the games are the registry's)
+                    adapter = TypeAdapter(cast(Any, Annotated[union, Field(discriminator="type")]))
+                    _by_classes[classes] = adapter
                 built = (generation, adapter, classes)
                 _built = built
     return built[1], built[2]
