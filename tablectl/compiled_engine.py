@@ -63,7 +63,10 @@ MODULES = [
     "simulators/simulation.py", "simulators/strategy.py",
 ]
 # Each game's hot modules are its own to say: its folder's __init__.py declares them, by file name in the folder,
-#     COMPILED = ("game.py", "simulate.py")
+#     COMPILED = ("game.py", "simulate.py", "outcomes.py", "actions.py")
+# A game's own outcomes and actions (enums extending controller.hand.GameOutcome, controller.legality.GameAction)
+# are compiled with its engine: compiled code refuses an interpreted subclass of a compiled module's enum where it
+# checks a value's type ("tuple[GameOutcome, int] object expected; got tuple[BlackjackOutcome, int]").
 # read here as text (this module imports no game), so a new game's folder adds its own, naming no other file.
 COMPILED = "COMPILED"
 

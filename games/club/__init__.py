@@ -3,4 +3,4 @@
 Not a game (the registry has no line for it): club-21 and club-21-36 are built on it."""
 
 # Its hot modules, compiled with the engine (tablectl/compiled_engine.py reads this line, importing nothing).
-COMPILED = ("game.py", "simulate.py")
+COMPILED = ("game.py", "simulate.py", "outcomes.py", "actions.py")
