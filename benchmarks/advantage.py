@@ -3,7 +3,7 @@ often ordinary players are flagged (issue 26, part 2).
 
     PYTHONPATH=. .venv/bin/python benchmarks/advantage.py [--sessions N] [--rounds R] [--seed S] [--look K]
 
-Each session is one table played through the real engine (`simulators.advantage_players`), every event
+Each session is one table played through the real engine (`games.blackjack.advantage_players`), every event
 booked by `controller.protection.advantage.AdvantageBook` as a journal replay books it. Two tables:
 
 * ru-standard (6 decks, no hole card): box 1 a Hi-Lo counter (1-12 spread, index plays), box 2 a wonger
@@ -38,8 +38,9 @@ from collections import defaultdict
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 from controller.protection.advantage import FLAG_ALPHA, AdvantageBook  # noqa: E402
-from controller.rules import RuleProfile, build_rules  # noqa: E402
-from simulators.advantage_players import play_session, seat  # noqa: E402
+from controller.rules import build_rules  # noqa: E402
+from games.blackjack.rules import RuleProfile  # noqa: E402
+from games.blackjack.advantage_players import play_session, seat  # noqa: E402
 
 from benchmarks.protection import wilson  # noqa: E402  (the same 95 % interval as the protection benchmark's)
 

@@ -21,9 +21,9 @@ from tablectl.compiled_engine import use_compiled_engine  # noqa: E402
 ENGINE = use_compiled_engine()  # as `tablectl simulate`: the compiled build when it is current (said below)
 
 from controller.rules import build_rules  # noqa: E402
-from simulators.club_simulate import simulate_club  # noqa: E402
+from games.club.simulate import simulate_club  # noqa: E402
 from simulators.club_strategy import parse_players_rule  # noqa: E402
-from simulators.simulate import default_workers  # noqa: E402
+from simulators.simulation import default_workers  # noqa: E402
 
 
 def main() -> None:

@@ -4,7 +4,7 @@
 
 Draws N random sights from a two-deck pack (0 to 90 cards already shown; the banker on two or three
 cards; one to three boxes of two to five cards each, stakes 1 to 3), decides each with the
-sighted and the blind players' model (controller.games.club21.banker.decide), with every cache
+sighted and the blind players' model (games.club_21.banker.decide), with every cache
 cleared first, then again from the cache, and prints the median, 90th percentile and slowest
 time of each, with the machine's load beside (the figures move with it).
 """
@@ -20,7 +20,7 @@ import time
 
 sys.path.append(os.path.join(os.path.dirname(__file__), ".."))  # after PYTHONPATH: a compiled build wins
 
-from controller.games.club21 import banker as model  # noqa: E402
+from games.club_21 import banker as model  # noqa: E402
 from simulators.club_strategy import BLIND_PLAYERS  # noqa: E402
 
 FULL = [8] * 9 + [32]  # two 52-card decks by value, the ace first

@@ -39,7 +39,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.append(str(ROOT))  # after PYTHONPATH: a compiled build wins (--profiles)
 
 from controller.rules import build_rules, profiles  # noqa: E402
-from simulators.simulate import play_chunk, simulate  # noqa: E402
+from games.blackjack.simulate import play_chunk, simulate  # noqa: E402
 
 PY21_RULES = {
     "num_decks": 6,

@@ -46,7 +46,8 @@ from typing import Callable
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 import simulators.exact as exact  # noqa: E402
-from controller.rules import RuleProfile, build_rules  # noqa: E402
+from controller.rules import build_rules  # noqa: E402
+from games.blackjack.rules import RuleProfile  # noqa: E402
 from simulators.exact import analyse, full_shoe  # noqa: E402
 from simulators.strategy import DOUBLE, HIT, SPLIT, STAND, SURRENDER, strategy_for  # noqa: E402
 

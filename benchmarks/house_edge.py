@@ -22,7 +22,8 @@ from tablectl.compiled_engine import use_compiled_engine  # noqa: E402
 ENGINE = use_compiled_engine()  # as `tablectl simulate`: the compiled build when it is current (said below)
 
 from controller.rules import build_rules, profiles  # noqa: E402
-from simulators.simulate import default_workers, simulate  # noqa: E402
+from games.blackjack.simulate import simulate  # noqa: E402
+from simulators.simulation import default_workers  # noqa: E402
 from simulators.strategy_edge import house_edge  # noqa: E402
 
 

@@ -45,6 +45,7 @@ from pathlib import Path
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 from controller import events as ev  # noqa: E402
+from games.blackjack.events import CloseInsurance
 from controller.cards import parse_card  # noqa: E402
 from controller.engine import IllegalAction, Phase  # noqa: E402
 from controller.journal import Journal, JournalKey  # noqa: E402
@@ -213,7 +214,7 @@ def run(directory: Path, cards: int, edge: bool = False) -> list[dict[str, float
             act(ev.DiscardCard())
             continue
         if phase is Phase.INSURANCE:
-            act(ev.CloseInsurance())
+            act(CloseInsurance())
             continue
         if phase is Phase.PLAYERS and "hit" not in table.legal_actions() and table.legal_actions():
             act(ev.Stand())

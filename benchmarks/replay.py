@@ -22,16 +22,17 @@ from pathlib import Path
 sys.path.append(os.path.join(os.path.dirname(__file__), ".."))  # after PYTHONPATH: a compiled build wins
 
 from controller import events as ev  # noqa: E402
+from controller.event_codec import dump_event  # noqa: E402
 from controller.replay import replay_lines  # noqa: E402
 from controller.rules import build_rules  # noqa: E402
-from simulators.simulate import play_chunk  # noqa: E402
+from games.blackjack.simulate import play_chunk  # noqa: E402
 
 
 def write_session(path: Path, rounds: int) -> int:
     """Play `rounds` rounds and write their events; returns the number of lines."""
     rules = build_rules("ru-standard")
-    lines = [json.dumps(ev.dump_event(ev.SetRules(profile=rules.name)))]
-    play_chunk(rules, rounds, "replay-benchmark", record=lambda e: lines.append(json.dumps(ev.dump_event(e))))
+    lines = [json.dumps(dump_event(ev.SetRules(profile=rules.name)))]
+    play_chunk(rules, rounds, "replay-benchmark", record=lambda e: lines.append(json.dumps(dump_event(e))))
     path.write_text("\n".join(lines) + "\n")
     return len(lines)
 

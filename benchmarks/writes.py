@@ -144,6 +144,7 @@ def build_long_journal(path: Path, rounds: int) -> None:
     import random
 
     from controller import events as ev
+    from games.blackjack.events import CloseInsurance
     from controller.authority import TableAuthority
     from controller.cards import parse_card
     from controller.engine import Phase
@@ -175,7 +176,7 @@ def build_long_journal(path: Path, rounds: int) -> None:
                 if phase in (Phase.PLAYERS, Phase.SURRENDER):
                     a.submit(ev.Stand(), t)
                 elif phase is Phase.INSURANCE:
-                    a.submit(ev.CloseInsurance(), t)
+                    a.submit(CloseInsurance(), t)
                 else:
                     a.submit(ev.CardDrawn(card=cards.pop()), t)
             played += 1

@@ -25,7 +25,8 @@ from .closed import ClosedCards, closed_cards, mask_event
 from .effects import AlertRaised, Effect, RoundSettled
 from .engine import IllegalAction, Phase, Table
 from .errors import SnapshotError
-from .events import CardDrawn, Event, SetRules, Shuffle, dump_event
+from .event_codec import dump_event
+from .events import CardDrawn, Event, SetRules, Shuffle
 from .journal import (History, Journal, JournalEntry, JournalError, JournalKey, JournalReader, JournalTampered,
                       Rotation, RoundsMiscounted)
 from .rules import Rules, build_rules

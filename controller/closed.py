@@ -24,7 +24,7 @@ from .effects import CardCarried, CardPlaced, CardsTurned, Effect, HoleCardTurne
 
 if TYPE_CHECKING:
     from .cards import Card
-    from .engine import Table
+    from .game import PlayingTable
 
 __all__ = ["HIDDEN", "ClosedCards", "closed_cards", "mask_effects", "mask_event"]
 
@@ -73,7 +73,7 @@ class ClosedCards:
         return next((row for row in sorted(self._cards) if self._cards[row] == (box, code)), None)
 
 
-def closed_cards(table: Table) -> list[Card]:
+def closed_cards(table: PlayingTable) -> list[Card]:
     """Every card on the table still face down (the game says which): left out of the shoe's counts shown."""
     return table.game.hidden_cards(table)
 

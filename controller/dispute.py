@@ -27,12 +27,14 @@ from enum import Enum
 from typing import Any, Callable, Iterable, Mapping
 
 from . import events as ev
+from . import registry
 from .authority import ReplayRefused
 from .closed import ClosedCards
 from .effects import AlertCleared, AlertRaised, CardPlaced, Effect, RoundSettled
 from .engine import IllegalAction, Table
-from .events import BadEvent, Event, SetRules, parse_event
-from .games.base import ShoeFigure
+from .events import BadEvent, Event, SetRules
+from .event_codec import parse_event
+from .game import ShoeFigure
 from .journal import EVENT, LedgerRow, UnreadableRow
 from .rules import RuleError, build_rules
 
@@ -47,11 +49,20 @@ MAX_WINDOW_ROWS = 2000
 # HILO): 2-6 count +1, 7-9 nothing, tens and aces -1; the true count is per 52 cards left.
 HI_LO = {"2": 1, "3": 1, "4": 1, "5": 1, "6": 1, "7": 0, "8": 0, "9": 0, "T": -1, "J": -1, "Q": -1, "K": -1, "A": -1}
 
-# What a box stakes before its round (each listed under its box with the count, in the surveillance copy).
-_STAKES = (ev.PlaceBet, ev.Reserve, ev.DealIn)
-# The players' decisions, each about one box (the one it names, else the box in turn).
-_BOX_DECISIONS = (ev.Stand, ev.Double, ev.Split, ev.Surrender, ev.Insure, ev.EvenMoney, ev.Fold, ev.Dark,
-                  ev.Recontra, ev.Withdraw)
+# What a box stakes before its round (each listed under its box with the count, in the surveillance copy): the
+# table's bet and reservation, and each game's own (`Game.stake_events`, club-21-36's deal-in).
+_CORE_STAKES = (ev.PlaceBet, ev.Reserve)
+
+
+def _stakes() -> tuple[type, ...]:
+    """Every event that stakes a box before its round, the table's own and every registered game's."""
+    return (*_CORE_STAKES, *registry.stake_events())
+
+
+def _is_box_decision(event: Event, stakes: tuple[type, ...]) -> bool:
+    """A decision about one box (the one it names, else the box in turn), in any game: an event with a ``box`` that
+    stakes nothing (stand, double, split, surrender, insurance, a club game's fold, withdraw ...)."""
+    return "box" in getattr(type(event), "__dataclass_fields__", {}) and not isinstance(event, stakes)
 # The roles whose keys may act as a supervisor (an admin's includes a supervisor's): tablectl.web.auth's actor.
 _SUPERVISOR_ROLES = ("supervisor", "admin")
 
@@ -434,6 +445,7 @@ class DisputeBook:
         self._recall: deque[_Settled] = deque(maxlen=max(options.recall, 0))
         self._target: _Settled | None = None
         self._shuffle: LedgerRow | None = None  # the last shuffle row: the shoe the next round is dealt from
+        self._stakes = _stakes()
         self.started_from = 0
         if start is not None:
             self._table, self._last_seq, self._last_mac = start.table, start.seq, start.mac
@@ -467,9 +479,9 @@ class DisputeBook:
         if wanted and not self._window.steps:
             self._window.open_alerts = [a.as_dict(True) for a in table.open_alerts()]
         step = _Step(row, event, [])
-        if wanted and isinstance(event, _STAKES) and self.options.copy is Copy.SURVEILLANCE:
+        if wanted and isinstance(event, self._stakes) and self.options.copy is Copy.SURVEILLANCE:
             step.count = _count(table)
-        if wanted and isinstance(event, _BOX_DECISIONS):
+        if wanted and _is_box_decision(event, self._stakes):
             step.turn = _turn(table, event)
         in_round = table.round
         if row.kind == EVENT:
@@ -504,7 +516,7 @@ class DisputeBook:
         if isinstance(event, ev.VoidRound) and in_round is None and row.kind == EVENT:
             # The bets placed for the next round went back: they are no stake of the round dealt after.
             for earlier in window.steps:
-                if isinstance(earlier.event, _STAKES):
+                if isinstance(earlier.event, self._stakes):
                     earlier.returned = True
         act = self._supervisor_act(row, event)
         if act is not None:
@@ -639,19 +651,20 @@ class DisputeBook:
         stakes: dict[int, list[StakeLine]] = {}
         decisions: dict[int, list[DecisionLine]] = {}
         for s in w.steps:
-            e, row = s.event, s.row
+            row = s.row
+            e: Any = s.event  # a stake or a decision of any game: its fields are read by name (box, player, amount)
             refused = f"{row.code}: {row.message}" if row.kind != EVENT else None
-            if isinstance(e, _STAKES):
-                amount = _amount(e.amount) if isinstance(e, ev.PlaceBet) else None
+            if type(e) in self._stakes:
+                amount = _amount(e.amount) if isinstance(getattr(e, "amount", None), Decimal) else None
                 count = s.count if counts_shown else None
                 stakes.setdefault(e.box, []).append(StakeLine(
                     seq=row.seq, type=e.type, box=e.box, player=e.player, amount=amount, actor=e.actor,
                     at=self._moment(row.received_at), refused=refused, returned=s.returned,
                     running_count=count[0] if count is not None else None,
                     true_count=count[1] if count is not None else None))
-            elif isinstance(e, _BOX_DECISIONS):
+            elif _is_box_decision(e, self._stakes):
                 box = e.box if e.box is not None else s.turn[0]
-                amount = _amount(e.amount) if isinstance(e, ev.Insure) else None
+                amount = _amount(e.amount) if isinstance(getattr(e, "amount", None), Decimal) else None
                 line = DecisionLine(seq=row.seq, type=e.type, box=box, hand=s.turn[1] if box == s.turn[0] else None,
                                     amount=amount, actor=e.actor, at=self._moment(row.received_at), refused=refused)
                 decisions.setdefault(box if box is not None else 0, []).append(line)
@@ -670,7 +683,7 @@ class DisputeBook:
     def _acts(self, w: _Window) -> list[ActLine]:
         out = []
         for s in w.steps:
-            if isinstance(s.event, (ev.CardDrawn, *_STAKES, *_BOX_DECISIONS)):
+            if isinstance(s.event, (ev.CardDrawn, *self._stakes)) or _is_box_decision(s.event, self._stakes):
                 continue
             refused = f"{s.row.code}: {s.row.message}" if s.row.kind != EVENT else None
             out.append(ActLine(s.row.seq, s.event.type, s.event.actor, self._moment(s.row.received_at), refused))

@@ -10,7 +10,7 @@ until a supervisor discards it or voids the round.
 
 This module is the table's shared machinery: the dispatch of events, cards and the shoe,
 boxes and bets, alerts and attention, the supervisor's events, snapshots. The round itself
-is the game's (`controller.games`: blackjack, the club games), chosen by the rules' ``game``:
+is the game's (a `controller.game.Game` from the registry: `controller.registry`), chosen by the rules' ``game``:
 the table hands it each card that arrives in a round, its own events, and the questions
 only the game can answer (what may be decided, who takes the next card, the view).
 """
@@ -29,9 +29,10 @@ from .closed import closed_cards
 from .effects import (AlertCleared, AlertRaised, CardPlaced, DealerChanged, Effect, ReservationLapsed, RoundSettled,
                       ShoeLock, _PHASE_CHANGED)
 from .errors import EngineError, IllegalAction, SnapshotError
-from .games import GAMES, Game
+from . import registry
+from .game import Bets, Game, on_spot
 from .hand import BoxInPlay
-from .legality import Action, Refusal, named_box_refusal
+from .legality import Action, GameAction, Refusal, named_box_refusal
 from .money import money, to_cents
 from .phase import BETWEEN_ROUNDS, IN_ROUND, READY, Phase
 from .round import DEALER, Round, round_record
@@ -86,14 +87,14 @@ class Table:
         watches none, for a simulation: its shoe is shuffled fairly by construction, and the watch (every
         card against the last shoe's orders, every shuffle scored) would be most of its time.
         """
-        self.rules: Rules = rules or build_rules("ru-standard")
-        self._use_game(GAMES[self.rules.game])
+        self.rules: Rules = rules or build_rules()
+        self._use_game(registry.game(self.rules.game))
         self.game_state: Any = self.game.new_state()
         self.phase = Phase.WAITING_FOR_SHUFFLE
         self.shoe: ShoeTracker | None = None
         self.shoes_loaded = 0
         self.burn_left = 0
-        self.pending: dict[int, dict[str, int]] = {}  # box -> player -> bet in cents, for the next round
+        self.pending: dict[int, Bets] = {}  # box -> player -> spot -> bet in cents, for the next round
         self.reservations: dict[int, tuple[str | None, datetime | None]] = {}  # box -> (player, since)
         self.round: Round | None = None
         self.previous: Round | None = None  # the last settled round, on show until the next one
@@ -172,7 +173,7 @@ class Table:
             fx.append(ShoeLock(locked))
         return fx
 
-    def legal_actions(self) -> list[Action]:
+    def legal_actions(self) -> list[GameAction]:
         """The decisions the table may take now (the hand in turn's, or insurance's), for consoles and players."""
         return self.game.legal_actions(self)
 
@@ -381,7 +382,7 @@ class Table:
             return "no shoe has been shuffled in"
         return None
 
-    def _bettor(self, e: ev.PlaceBet, bets: dict[str, int]) -> str:
+    def _bettor(self, e: ev.PlaceBet, bets: Bets) -> str:
         # An anonymous bet joins the box's first player, or names the box.
         return e.player or (next(iter(bets)) if bets else f"box{e.box}")
 
@@ -391,8 +392,13 @@ class Table:
         now = at or self.now
         return since is not None and now is not None and now - since >= timedelta(minutes=self.rules.reservation_minutes)
 
-    def check_bet(self, e: ev.PlaceBet) -> Refusal | None:
-        """Why a bet is refused now (closed, limits, chips, a reserved box), or None."""
+    def _check_bet(self, e: ev.PlaceBet) -> Refusal | None:
+        """Why a bet is refused now: the game's question (its spots, each spot's limits; `Game.check_bet`)."""
+        return self.game.check_bet(self, e)
+
+    def bet_refusal(self, e: ev.PlaceBet, spot: str, least: int, most: int) -> Refusal | None:
+        """Why a bet on ``spot`` is refused now (closed, chips, a reserved or full box, the spot's limits in cents
+        ``least`` and ``most``), or None: every game's bets are checked here, by their spot's limits."""
         if self.phase not in BETWEEN_ROUNDS:
             return Refusal("bets_closed", "bets are closed: the round has started")
         rules = self.rules
@@ -409,24 +415,27 @@ class Table:
             return Refusal("box_reserved", f"box {e.box} is reserved for {reserved[0]}")
         if player not in bets and len(bets) >= rules.players_per_box:
             return Refusal("box_full", f"box {e.box} already has {rules.players_per_box} player(s)")
-        total = sum(bets.values()) + amount
-        if total > rules.table_max_cents:
-            return Refusal("bet_over_max",
-                           f"box {e.box} would hold {money(total)}, over the table maximum {money(rules.table_max_cents)}")
-        if total < rules.table_min_cents:
-            return Refusal("bet_under_min",
-                           f"box {e.box} would hold {money(total)}, under the table minimum {money(rules.table_min_cents)}")
+        total = sum(spots.get(spot, 0) for spots in bets.values()) + amount
+        where = "" if spot == self.game.spots[0].name else f" on {spot}"  # (the main spot's words as they were)
+        if total > most:
+            kind = "the table maximum" if where == "" else "its maximum"
+            return Refusal("bet_over_max", f"box {e.box} would hold {money(total)}{where}, over {kind} {money(most)}")
+        if total < least:
+            kind = "the table minimum" if where == "" else "its minimum"
+            return Refusal("bet_under_min", f"box {e.box} would hold {money(total)}{where}, under {kind} {money(least)}")
         return None
 
     def on_bet(self, e: ev.PlaceBet) -> None:
-        """Add a bet to its box for the next round."""
+        """Add a bet to its box, on the spot it names, for the next round."""
         bets = self.pending.get(e.box, {})
         player = self._bettor(e, bets)
-        new_bets = dict(bets)
+        spot = self.game.spot_of(e)
         cents = to_cents(e.amount)
-        if cents is None:  # a bug: check_bet refuses a fraction of a cent
-            raise EngineError(f"a bet of {e.amount} is not in whole cents")
-        new_bets[player] = new_bets.get(player, 0) + cents
+        if cents is None or spot is None:  # a bug: the check refuses a fraction of a cent, or a spot not the game's
+            raise EngineError(f"a bet of {e.amount} on {e.spot!r} is not one the game takes")
+        new_bets = {p: dict(spots) for p, spots in bets.items()}
+        on_spots = new_bets.setdefault(player, {})
+        on_spots[spot.name] = on_spots.get(spot.name, 0) + cents
         self.pending[e.box] = new_bets
         self.reservations.pop(e.box, None)
         if self.phase is Phase.SETTLED:
@@ -515,7 +524,7 @@ class Table:
         if self.shoe is not None and (rules.shoe_size != old.shoe_size or rules.game != old.game):
             self.set_phase(Phase.WAITING_FOR_SHUFFLE)  # another pack, or another game's: shuffle it in
         if rules.game != old.game:
-            self._use_game(GAMES[rules.game])
+            self._use_game(registry.game(rules.game))
             self.game_state = self.game.new_state()
         self.rules = rules
 
@@ -662,13 +671,17 @@ class Table:
         self._drop_closed_alerts()
 
     # ================================================================== what every game's round shares
-    def take_pending(self, make: Callable[[int, dict[str, int], str | None], BoxInPlay] = BoxInPlay
-                      ) -> list[BoxInPlay]:
+    def take_pending(self, make: Callable[[int, Bets, str | None], BoxInPlay] | None = None) -> list[BoxInPlay]:
         """A new round takes the bets placed: one box in play per box bet on, in box order (``make``
-        builds each from its number, its bets and its owner)."""
+        builds each from its number, its bets by player and spot, and its owner; by default a box of the
+        stakes on the game's main spot)."""
         self.rounds_played += 1
         pending = self.pending
-        boxes = [make(n, pending[n], next(iter(pending[n]))) for n in sorted(pending)]
+        if make is None:
+            main = self.game.spots[0].name
+            boxes = [BoxInPlay(n, on_spot(pending[n], main), next(iter(pending[n]))) for n in sorted(pending)]
+        else:
+            boxes = [make(n, pending[n], next(iter(pending[n]))) for n in sorted(pending)]
         self.pending = {}
         for box in boxes:
             self.reservations.pop(box.number, None)
@@ -704,7 +717,7 @@ class Table:
 
 Table._DISPATCH = {
     ev.CardDrawn: (None, Table._on_card),
-    ev.PlaceBet: (Table.check_bet, Table.on_bet),
+    ev.PlaceBet: (Table._check_bet, Table.on_bet),
     ev.Shuffle: (Table.check_shuffle, Table.on_shuffle),
     ev.SetRules: (Table.check_rules, Table.on_rules),
     ev.Reserve: (Table._check_reserve, Table._on_reserve),

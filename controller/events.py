@@ -1,24 +1,23 @@
-"""The table's input events: the session format, the journal and the API all carry these.
+"""The table's input events, in every game: the session format, the journal and the API all carry these.
 
 Each event is a plain slotted dataclass, cheap enough for the simulator to
 build by the hundred thousand; pydantic validates them only where they cross
 a boundary (a session file, the journal, an API request) through
-``parse_event`` / ``dump_event``. ``type`` names the event on the wire.
+`controller.event_codec`'s ``parse_event`` / ``dump_event``, which know every
+registered game's own events too (each in its folder's ``events.py``). ``type``
+names the event on the wire.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
-from typing import TYPE_CHECKING, Annotated, Any, Literal, Union, cast
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Union, cast, get_args
 
-from pydantic import (AfterValidator, BeforeValidator, ConfigDict, Field, PlainSerializer, TypeAdapter, ValidationError,
-                      ValidationInfo, WithJsonSchema)
+from pydantic import AfterValidator, BeforeValidator, ConfigDict, Field, PlainSerializer, ValidationInfo, WithJsonSchema
 
 from .cards import BadCard, Card, parse_card
-from .explain import faults, plainly
 from .ids import person_id
 from .money import wire_amount
 
@@ -111,12 +110,13 @@ class Shuffle(Event):
 
 @dataclass(slots=True, kw_only=True)
 class PlaceBet(Event):
-    """A player puts chips on a box for the next round."""
+    """A player puts chips on a box for the next round, on one of the game's spots (``spot``; none: its main)."""
 
     type: Literal["bet"] = "bet"
     box: BoxNumber
     amount: Money
     player: PersonId | None = None
+    spot: Name | None = None  # where on the box (the game's ``spots``); none: the game's main spot
 
 
 @dataclass(slots=True, kw_only=True)
@@ -180,30 +180,6 @@ class Surrender(Event):
 
     type: Literal["surrender"] = "surrender"
     box: BoxNumber | None = None
-
-
-@dataclass(slots=True, kw_only=True)
-class Insure(Event):
-    """A box insures against a dealer blackjack (at most half its bet)."""
-
-    type: Literal["insurance"] = "insurance"
-    box: BoxNumber
-    amount: Money
-
-
-@dataclass(slots=True, kw_only=True)
-class EvenMoney(Event):
-    """A box with blackjack takes 1:1 at once against a dealer ace."""
-
-    type: Literal["even_money"] = "even_money"
-    box: BoxNumber
-
-
-@dataclass(slots=True, kw_only=True)
-class CloseInsurance(Event):
-    """No more insurance: play goes on."""
-
-    type: Literal["close_insurance"] = "close_insurance"
 
 
 @dataclass(slots=True, kw_only=True)
@@ -326,94 +302,35 @@ class DealerOut(Event):
     dealer: PersonId | None = None
 
 
-# ---------------------------------------------------------------------------- the club games (003)
-@dataclass(slots=True, kw_only=True)
-class BankerStand(Event):
-    """The croupier, who is the banker, stops drawing (club games)."""
-
-    type: Literal["banker_stand"] = "banker_stand"
-
-
-@dataclass(slots=True, kw_only=True)
-class DealIn(Event):
-    """club-21-36, between rounds: the box is dealt its card before it stakes (003: the box looks at its card and
-    stakes); on its duel it stakes (``bet``) or passes (``fold``)."""
-
-    type: Literal["deal_in"] = "deal_in"
-    box: BoxNumber
-    player: PersonId | None = None
-
-
-@dataclass(slots=True, kw_only=True)
-class Fold(Event):
-    """On a spent pack (club-21), a box gives up its stake instead of doubling it; in club-21-36 a box dealt in
-    without a stake passes after looking at its card."""
-
-    type: Literal["fold"] = "fold"
-    box: BoxNumber
-
-
-@dataclass(slots=True, kw_only=True)
-class Dark(Event):
-    """The box in its duel takes its cards from now on without looking at them (club-21-36)."""
-
-    type: Literal["dark"] = "dark"
-    box: BoxNumber | None = None
-
-
-@dataclass(slots=True, kw_only=True)
-class Contra(Event):
-    """After everyone's first card the banker doubles every stake (club-21, ``contra``)."""
-
-    type: Literal["contra"] = "contra"
-
-
-@dataclass(slots=True, kw_only=True)
-class Recontra(Event):
-    """After the banker's contra, a box doubles its own stake again (club-21, ``contra``)."""
-
-    type: Literal["recontra"] = "recontra"
-    box: BoxNumber
-
-
-@dataclass(slots=True, kw_only=True)
-class OpenBank(Event):
-    """The banker puts up a bank of ``amount`` (club-21-36), within the table's bank limits."""
-
-    type: Literal["open_bank"] = "open_bank"
-    amount: Money
-
-
-@dataclass(slots=True, kw_only=True)
-class CloseBank(Event):
-    """The banker takes the bank off the table (club-21-36), when the rules allow it."""
-
-    type: Literal["close_bank"] = "close_bank"
-
-
-@dataclass(slots=True, kw_only=True)
-class Withdraw(Event):
-    """Supervisor: a box's stake comes back and the box plays no more of the round (club games)."""
-
-    type: Literal["withdraw"] = "withdraw"
-    box: BoxNumber
-
-
 AnyEvent = Annotated[
     Union[
         SetRules, Shuffle, PlaceBet, Reserve, CardDrawn, CutCardOut, Stand, Double, Split,
-        Surrender, Insure, EvenMoney, CloseInsurance, DiscardCard, VoidRound, Tick,
+        Surrender, DiscardCard, VoidRound, Tick,
         ShoeFault, ShoeFaultCleared, LinkDown, LinkUp, CallPit, AcknowledgeAlert, ShoeGate, ShoeCount,
         DealerIn, DealerOut, Imported,
-        BankerStand, Fold, Dark, Contra, Recontra, OpenBank, CloseBank, Withdraw, DealIn,
     ],
     Field(discriminator="type"),
 ]
-EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(AnyEvent)
-EVENT_TYPES: tuple[str, ...] = tuple(
-    cast(str, cls.__dataclass_fields__["type"].default)  # every event's `type` has its literal as default
-    for cls in Event.__subclasses__()
+def wire_type(cls: type) -> str:
+    """An event class's ``type``: its name on the wire (every event declares it with its literal as default)."""
+    return cast(str, cls.__dataclass_fields__["type"].default)  # type: ignore[attr-defined]
+
+
+CORE_EVENTS: tuple[type[Event], ...] = get_args(get_args(AnyEvent)[0])
+"""The table's own events, in every game, in the order the session format lists them; each game brings its own
+besides (its folder's ``events.py``, through the registry: `controller.event_codec` decodes them all)."""
+
+PERSON_EVENTS: tuple[type[Event], ...] = (
+    PlaceBet, Stand, Double, Split, Surrender, Shuffle, CallPit, Reserve, CutCardOut, VoidRound, DiscardCard,
+    AcknowledgeAlert, DealerIn, DealerOut,
 )
+"""The table's own events a person may send (the API's actions); cards, ticks and link events come only from the
+shoe and the clock. Every game's own events are a person's decisions too."""
+
+SUPERVISOR_EVENTS: frozenset[type[Event]] = frozenset({VoidRound, DiscardCard, AcknowledgeAlert, ShoeGate, DealerIn,
+                                                        DealerOut})
+"""The table's own events only a supervisor may send, in every game (a game adds its own: `Game.supervisor_events`).
+Who deals is the pit's to say (dealer_in/out): a dealer's key must not put another dealer's name on rounds."""
 
 
 class BadEvent(ValueError):
@@ -423,51 +340,3 @@ class BadEvent(ValueError):
         super().__init__(message)
         self.code = code
         self.message = message
-
-
-def _explain(exc: ValidationError) -> BadEvent:
-    fault = faults(exc, "event", skip=1)[0]  # where: inside the event, past its type (the union's tag)
-    if fault.kind == "union_tag_invalid":
-        tag = fault.ctx.get("tag")
-        known = ", ".join(dict.fromkeys(EVENT_TYPES))  # each once: a slots dataclass's first class may linger there
-        return BadEvent("unknown_event", f"'{tag}' is not a table event (known: {known})")
-    if fault.kind == "union_tag_not_found":
-        return BadEvent("unknown_event", "the event has no 'type'")
-    if fault.kind == "missing":
-        return BadEvent("missing_field", f"'{fault.loc[0]}' needs '{fault.where}'")
-    if fault.kind in ("extra_forbidden", "unexpected_keyword_argument"):
-        return BadEvent("unknown_field", f"'{fault.where}' is not a field of '{fault.loc[0]}'")
-    return BadEvent("bad_field", plainly(fault))
-
-
-def parse_event(data: Any, *, recorded: bool = False) -> Event:
-    """Validate one decoded JSON object into an event; BadEvent names what is wrong.
-
-    ``recorded``: the event was taken by a table already (a journal's row, a session exported from one): a
-    person's id in it is not judged again by `controller.ids` (what was written is replayed as it was).
-    """
-    if not isinstance(data, dict):
-        raise BadEvent("not_an_event", "each line must be a JSON object with a 'type'")
-    try:
-        return EVENT_ADAPTER.validate_python(data, context={"recorded": True} if recorded else None)
-    except ValidationError as exc:
-        raise _explain(exc) from None
-
-
-def parse_event_line(line: str, *, recorded: bool = False) -> Event:
-    """Decode and validate one JSON Lines entry (``recorded``: as `parse_event`)."""
-    try:
-        data = json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise BadEvent("bad_json", f"not valid JSON: {exc.msg} at column {exc.colno}") from None
-    except (RecursionError, ValueError):  # nested too deep, or an integer too long to convert
-        raise BadEvent("bad_json", "not valid JSON: nested too deeply or a number too long") from None
-    return parse_event(data, recorded=recorded)
-
-
-def dump_event(event: Event) -> dict[str, Any]:
-    """The event as JSON-ready data, without empty fields (the session format)."""
-    data: dict[str, Any] = EVENT_ADAPTER.dump_python(event, mode="json", exclude_none=True)
-    if not data.get("options", True):
-        data.pop("options", None)
-    return data

@@ -8,24 +8,22 @@ from .cards import Card, playing_total, soft_total
 from .errors import EngineError
 
 
-class Outcome(str, Enum):
-    """How a hand ended (the names in round records)."""
+class GameOutcome(str, Enum):
+    """How a hand ended, in any game: every game's outcomes extend this (it has no member of its own), so a
+    hand's ``outcome`` is one of the table's own (`Outcome`) or one of its game's. The value is the name in
+    round records."""
 
-    BLACKJACK = "blackjack"
+    _value_: str
+
+
+class Outcome(GameOutcome):
+    """How a hand ended, in every game (each game adds its own outcomes: blackjack's in its folder's
+    ``outcomes.py``, the club games' in theirs)."""
+
     WIN = "win"
     LOSE = "lose"
-    BUST = "bust"
     PUSH = "push"
-    SURRENDER = "surrender"
-    EVEN_MONEY = "even_money"
-    THREE_SEVENS = "three_sevens"
     VOID = "void"
-    # the club games (003)
-    NATURAL = "natural"  # a box's two-card 21, paid at once (club-21)
-    BANKER_BUST = "banker_bust"  # the banker passed 21: a box at 21 or less is paid 2:1 (club-21)
-    FOLD = "fold"  # on a spent pack the box gave up its stake (club-21)
-    WITHDRAWN = "withdrawn"  # the supervisor returned the box's stake (club games)
-    RETURNED = "returned"  # the bank was empty before the box's duel: its stake came back (club-21-36)
 
 
 class Hand:
@@ -49,7 +47,7 @@ class Hand:
         self.from_split = from_split
         self.split_aces = False
         self.done = False
-        self.outcome: Outcome | None = None
+        self.outcome: GameOutcome | None = None
         self.net: int | None = None
 
     @property
@@ -96,7 +94,7 @@ class Hand:
         """The hand's money is decided."""
         return self.outcome is not None
 
-    def settle(self, outcome: Outcome, net: int) -> None:
+    def settle(self, outcome: GameOutcome, net: int) -> None:
         """Decide the hand's money; a settled hand takes no more part in play."""
         self.outcome = outcome
         self.net = net

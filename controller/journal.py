@@ -46,7 +46,8 @@ from datetime import time as dt_time
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from .events import BadEvent, Event, dump_event, parse_event
+from .events import BadEvent, Event
+from .event_codec import dump_event, parse_event
 
 log = logging.getLogger(__name__)
 

@@ -4,7 +4,7 @@ Checks never change anything, so the engine can ask ``Table.refusal(event)`` bef
 journals an action and ``Table.apply`` runs the same checks before it changes the table
 (python-chess's ``is_legal`` before ``push``). `Action` names the decisions, for consoles,
 views and the simulated players alike; each game's own checks are in its folder
-(blackjack's: `controller.games.blackjack.legality`).
+(blackjack's: `games.blackjack.legality`).
 """
 
 from __future__ import annotations
@@ -16,34 +16,23 @@ from .phase import PLAY, Phase
 from .round import Round
 
 
-class Action(str, Enum):
-    """A decision the table may offer (``legal_actions``); a hit is the next card arriving."""
+class GameAction(str, Enum):
+    """A decision the table may offer (``legal_actions``), in any game: every game's actions extend this (it has
+    no member of its own). The value is the decision's name (the session format's ``type``, or ``hit``)."""
+
+    _value_: str
+
+
+class Action(GameAction):
+    """The decisions of a hand in turn that several games share and mean alike (blackjack's, the club games'):
+    a hit is the next card arriving. The analysis of play (the strategies) reasons in these. Each game adds
+    its own (blackjack's insurance, the club games' banker's stand...) in its folder's ``actions.py``."""
 
     HIT = "hit"
     STAND = "stand"
     DOUBLE = "double"
     SPLIT = "split"
     SURRENDER = "surrender"
-    INSURANCE = "insurance"
-    EVEN_MONEY = "even_money"
-    CLOSE_INSURANCE = "close_insurance"
-    # the club games (003)
-    BANKER_STAND = "banker_stand"
-    FOLD = "fold"
-    CONTRA = "contra"
-    RECONTRA = "recontra"
-    BET = "bet"  # club-21-36: the box whose duel it is raises its stake before it draws
-    DARK = "dark"
-    OPEN_BANK = "open_bank"
-    CLOSE_BANK = "close_bank"
-
-
-# The actions (session-format ``type``) only a supervisor may take, in every game; every other
-# action a person sends needs at least a dealer's key. club-21-36's bank is the house's money put up
-# and taken down (a fill and a credit the pit signs for): opening and closing it is the pit's. Who
-# deals is the pit's to say too (dealer_in/out): a dealer's key must not put another dealer's name on rounds.
-SUPERVISOR_ACTIONS = frozenset({"void_round", "discard_card", "ack_alert", "shoe_gate", "withdraw",
-                                "open_bank", "close_bank", "dealer_in", "dealer_out"})
 
 
 def named_box_refusal(phase: Phase, r: Round | None, number: int | None) -> Refusal | None:

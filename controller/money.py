@@ -39,3 +39,18 @@ def money(cents: int) -> str:
 def wire_amount(amount: Decimal) -> int | str:
     """An amount in an event's JSON: a whole number stays a number, anything else the decimal as given."""
     return int(amount) if amount == amount.to_integral_value() else str(amount)
+
+
+def house_text(amount: int) -> str:
+    """A round's result for the house (cents), signed, as the dealer's lines write it: '+5', '-15', '0'."""
+    text = money(amount)
+    return text if amount <= 0 else "+" + text
+
+
+def dealer_words(amount: int) -> str:
+    """What the dealer does with a box's money (the players' net, cents): 'pays 15', 'takes 20', 'push'."""
+    if amount > 0:
+        return f"pays {money(amount)}"
+    if amount < 0:
+        return f"takes {money(-amount)}"
+    return "push"

@@ -12,8 +12,8 @@ from typing import Any, Iterable
 
 from .alerts import AlertKind, age_text
 from .engine import IllegalAction, Table
-from .events import (AcknowledgeAlert, BadEvent, CloseBank, DiscardCard, Event, LinkUp, OpenBank, SetRules,
-                     ShoeFaultCleared, VoidRound, parse_event_line)
+from .events import AcknowledgeAlert, BadEvent, DiscardCard, Event, LinkUp, SetRules, ShoeFaultCleared, VoidRound
+from .event_codec import parse_event_line
 from .effects import AlertRaised, RoundSettled
 from .rules import RuleError, build_rules
 from .view import table_view
@@ -133,25 +133,14 @@ def _apply(table: Table, event: Event, rounds: list[dict[str, Any]], incidents: 
                                        alert.kind.value))
     if before is not None:
         incidents.append(_incident(event, _act_text(event, before), None, before["round"], settled))
-    elif type(event) in _BANK_ACTS:
-        incidents.append(_incident(event, _bank_text(table, event), None, None, settled))
+        return
+    act = table.game.incident(table, event)  # a game's own act no round records (a bank opened or closed)
+    if act is not None:
+        incidents.append(_incident(event, act, None, None, settled))
 
 
 # What people and the shoe did about an alert: each is an incident too.
 _PIT_ACTS = frozenset({ShoeFaultCleared, DiscardCard, VoidRound, AcknowledgeAlert, LinkUp})
-# The pit putting up and taking down a club-21-36 bank: house money moved, between rounds, in no round's record.
-_BANK_ACTS = frozenset({OpenBank, CloseBank})
-
-
-def _bank_text(table: Table, event: Event) -> str:
-    """``the supervisor opens a bank of 1000`` / ``... closes the bank at 2400 (put up 1000, 4 rounds of duels)``."""
-    who = event.actor or "the supervisor"
-    bank = table_view(table, reveal_closed=True)["bank"]  # as the event left it
-    if isinstance(event, OpenBank):
-        return f"{who} opens a bank of {bank['opened_with']}"
-    rounds = bank["rounds_played"]
-    return (f"{who} closes the bank at {bank['balance']} (put up {bank['opened_with']}, "
-            f"{rounds} round{'' if rounds == 1 else 's'} of duels)")
 
 
 def _before(table: Table, event: Event) -> dict[str, Any]:

@@ -1,11 +1,13 @@
-"""What every game's rule options are built from: ratios, whole cents, the table's limits.
+"""What every game's rule options are built from: the `Rules` every game's options extend, ratios, whole cents,
+the table's limits.
 
-Each game's options model lives in its folder (``controller/games/<game>/rules.py``); this module
-holds the parts they share and imports no game, so every game's rules can import it.
+Each game's options model lives in its folder (``games/<game>/rules.py``); this module holds the parts
+they share and imports no game, so every game's rules can import it.
 """
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from decimal import Decimal
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
@@ -51,6 +53,51 @@ class TableLimits:
     def table_max_cents(self) -> int:
         """The table maximum, the greatest stake, in cents (rounded down to a whole cent)."""
         return int(self.table_max * 100 // 1)
+
+
+class Rules(TableLimits):
+    """What the table's shared machinery reads of any game's rules: each game's options model extends this
+    (with pydantic's ``BaseModel``) and declares each of these as a field or a property of its own.
+
+    Declared for the type checker only, like `TableLimits`' fields: a declaration here would make a field of
+    it first in every game's rules and change the order their options are written in.
+    """
+
+    if TYPE_CHECKING:
+        name: str
+        """The profile the options started from."""
+        game: str
+        """The game played: a registered game's name."""
+        decks: int
+        reshuffle_every_round: bool
+        repeat_shuffles: int
+        dealer_may_shuffle: bool
+        boxes: int
+        players_per_box: int
+        reservation_minutes: int
+
+        @property
+        @abstractmethod
+        def pack(self) -> int:
+            """Cards in one pack: 52, or 36 (6 to ace)."""
+
+        @property
+        @abstractmethod
+        def shoe_size(self) -> int:
+            """Cards in the whole shoe (every pack shuffled together)."""
+
+        @property
+        @abstractmethod
+        def burn_cards(self) -> int:
+            """Cards burnt after each shuffle."""
+
+        @abstractmethod
+        def cut_card_zone(self, size: int) -> list[int]:
+            """Where the rules place the cut card in a shoe of ``size`` cards ([first, last]; [] without one)."""
+
+        @abstractmethod
+        def options(self) -> dict[str, Any]:
+            """Every option as JSON-ready data (what a session's ``rules`` line carries)."""
 
 
 def fractions_of_a_cent(chip: Decimal, ratios: list[tuple[str, str]]) -> list[str]:

@@ -1,37 +1,38 @@
 """Rule profiles: every way one table's game differs from another's, as data.
 
-The built-in profiles restate ``shared/rules.md`` (`controller.profiles`); every point marked
+Each game's named profiles (``games/<game>/profiles.py``) restate ``shared/rules.md``; every point marked
 "(decided)" there is an option of the game's options model, which lives in the game's folder
-(``controller/games/<game>/rules.py``) and is named here once for callers. Option names are
-public (session files, config, ``--set``) and snake_case.
+(``games/<game>/rules.py``, a `Rules`). This is the loader: it finds the game and its model through the
+registry (`controller.registry`), so it names no game. Option names are public (session files, config,
+``--set``) and snake_case.
 """
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Union, cast
+from typing import Any, Iterable, cast
 
 from pydantic import BaseModel, ValidationError
 
+from . import registry
 from .explain import Fault, explain
-from .games import GAMES
-from .games.blackjack.rules import (DealerBlackjackTakes, DoubleRule, InsuranceAmount, Peek, RuleProfile, SplitBy,
-                                    SurrenderRule)
-from .games.club21.rules import Club21Rules, NaturalAgainstNatural, Ties
-from .games.club2136.rules import Club36Rules, DarkBothBust
-from .profiles import PROFILES, profiles
+from .rule_parts import Rules
 
-__all__ = ["PROFILES", "ClubRules", "Club21Rules", "Club36Rules", "DarkBothBust", "DealerBlackjackTakes",
-           "DoubleRule", "InsuranceAmount", "NaturalAgainstNatural", "Peek", "RuleError", "RuleProfile", "Rules",
-           "SplitBy", "SurrenderRule", "Ties", "build_rules", "differences", "load_rules", "option_names",
-           "parse_set_options", "profiles"]
+__all__ = ["RuleError", "Rules", "build_rules", "load_rules", "option_names", "parse_set_options", "profiles"]
 
-Rules = Union[RuleProfile, Club21Rules, Club36Rules]  # the rules of any game a table can play (for the type checker)
-ClubRules = Union[Club21Rules, Club36Rules]
+DEFAULT_PROFILE = "ru-standard"
+"""The profile a table plays when it is given none (a new table, a session without a rules line)."""
+DEFAULT_GAME = "blackjack"
+"""The game of rules recorded before a rules line named its game (an old session's or snapshot's)."""
 
 
 def _model(game: str) -> type[BaseModel]:
     # Each game's options model is the registry's (Game.rules_model), read when asked: a new game adds nothing here.
-    return GAMES[game].rules_model
+    return registry.game(game).rules_model
+
+
+def profiles(game: str | None = None) -> list[str]:
+    """The named profiles, or those that play ``game`` (e.g. the blackjack ones)."""
+    return registry.profiles(game)
 
 
 class RuleError(ValueError):
@@ -48,28 +49,28 @@ def _explain(exc: ValidationError, game: str) -> str:
     return explain(exc, "options", say=say)
 
 
-def option_names(game: str = "blackjack") -> list[str]:
-    """The public names of every rule option of a game (blackjack's by default)."""
+def option_names(game: str = DEFAULT_GAME) -> list[str]:
+    """The public names of every rule option of a game (the default game's by default)."""
     return [n for n in _model(game).model_fields if n != "name"]
 
 
-def build_rules(profile: str = "ru-standard", options: dict[str, Any] | None = None) -> Rules:
+def build_rules(profile: str = DEFAULT_PROFILE, options: dict[str, Any] | None = None) -> Rules:
     """Return a built-in profile with `options` overriding it; RuleError names a bad option.
 
-    The profile's ``game`` picks the options model (blackjack's, club-21's or club-21-36's); an
-    option ``game`` naming another game is refused: a profile of that game is chosen instead.
+    The profile's ``game`` picks the options model (the registry's); an option ``game`` naming another
+    game is refused: a profile of that game is chosen instead.
     """
     # A game with no named profile is a profile of its own defaults (as club-21's is): a new game plays
     # by its registry line alone.
-    base = PROFILES.get(profile) or ({"name": profile, "game": profile} if profile in GAMES else None)
+    base = registry.profile(profile) or ({"name": profile, "game": profile} if registry.is_game(profile) else None)
     if base is None:
-        raise RuleError(f"unknown rule profile '{profile}' (built in: {', '.join(PROFILES)})")
-    game = base.get("game", "blackjack")
+        raise RuleError(f"unknown rule profile '{profile}' (built in: {', '.join(registry.profiles())})")
+    game = base["game"]
     data = {**base, **(options or {})}
     if data.get("game", game) != game:
         others = ", ".join(profiles(data["game"])) if isinstance(data["game"], str) else ""
         raise RuleError(f"rule option 'game' = {data['game']!r}: profile '{profile}' plays {game}"
-                        + (f"; choose the profile {others}" if others else f" (games: {', '.join(GAMES)})"))
+                        + (f"; choose the profile {others}" if others else f" (games: {', '.join(registry.names())})"))
     data["name"] = profile
     data["game"] = game
     try:
@@ -97,10 +98,10 @@ def differences(have: Rules, want: Rules) -> list[tuple[str, Any, Any]]:
 
 def load_rules(name: str, options: dict[str, Any]) -> Rules:
     """The rules a session or snapshot recorded: the profile's name and every option (``game`` among them)."""
-    game = options.get("game", "blackjack")
-    model = _model(game) if isinstance(game, str) and game in GAMES else None
+    game = options.get("game", DEFAULT_GAME)
+    model = _model(game) if registry.is_game(game) else None
     if model is None:
-        raise RuleError(f"rule option 'game' = {game!r} is not a game (games: {', '.join(GAMES)})")
+        raise RuleError(f"rule option 'game' = {game!r} is not a game (games: {', '.join(registry.names())})")
     try:
         return cast(Rules, model.model_validate({**options, "name": name, "game": game}))
     except ValidationError as exc:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from decimal import Decimal, InvalidOperation
-from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, Literal, Protocol, TypeVar
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -25,10 +25,30 @@ from .protection.live import ShoeWatch
 from .round import Round, VoidReason
 from .shoe import ShoeTracker
 
-if TYPE_CHECKING:  # the engine imports this module, never the other way round at run time
-    from .engine import Table
+from .game import Bets, PlayingTable
 
-FORMAT = 3  # bump when the layout below changes; from_snapshot refuses any other number
+
+class SnapshotTable(PlayingTable, Protocol):
+    """What a snapshot writes of a table and fills in again: `Table` has it all. Named here, not the engine, so
+    that this module stays below the engine even for the type checker (tests/test_layers.py)."""
+
+    shoes_loaded: int
+    last_round_players: int
+    held: list[Card]
+    alerts: list[Alert]
+    next_alert_id: int
+    now: datetime | None
+    locked: bool
+    gate_held: bool
+    link_up: bool
+    shoe_watch: ShoeWatch
+    dealer_on_duty: str | None
+    dealer_since: datetime | None
+    imported: dict[str, Any] | None
+
+
+FORMAT = 4  # bump when the layout below changes; from_snapshot refuses any number but these
+FORMATS = (3, 4)  # what this build reads: 3 is 4 without bets' spots (every bet on the game's main spot)
 
 
 # ---------------------------------------------------------------------------- field types
@@ -125,11 +145,17 @@ class AlertState(StrictModel):
     count: Annotated[int, Field(ge=1)] = 1  # written only when repeated: a snapshot without repeats reads as before
 
 
+class PendingBet(BetState):
+    """One player's chips on one spot of a box, for the next round."""
+
+    spot: Annotated[str, Field(min_length=1, max_length=64)] | None = None  # none: the game's main spot (format 3)
+
+
 class PendingBox(StrictModel):
     """Bets placed on a box for the next round, in the order the players came."""
 
     box: Annotated[int, Field(ge=1, le=9)]
-    bets: list[BetState] = Field(min_length=1)
+    bets: list[PendingBet] = Field(min_length=1)
 
 
 class Reservation(StrictModel):
@@ -208,7 +234,7 @@ class OnDuty(StrictModel):
 class TableState(StrictModel):
     """The whole table."""
 
-    format: Literal[3]
+    format: Literal[3, 4]
     rules: RulesState
     phase: Annotated[Phase, Field(strict=False)]
     resume_phase: Annotated[Phase | None, Field(strict=False)]
@@ -265,6 +291,12 @@ def bets_out(bets: dict[str, int]) -> list[dict[str, Any]]:
     return [{"player": p, "amount": money(a)} for p, a in bets.items()]
 
 
+def pending_out(bets: Bets, main: str) -> list[dict[str, Any]]:
+    """A box's bets for the next round as a snapshot writes them: by player, then spot (the main spot's unnamed)."""
+    return [{"player": p, "amount": money(a), **({"spot": s} if s != main else {})}
+            for p, spots in bets.items() for s, a in spots.items()]
+
+
 def money_or_none(amount: int | None) -> str | None:
     """An amount in cents as a snapshot writes it (a decimal string), or None."""
     return money(amount) if amount is not None else None
@@ -312,7 +344,7 @@ def dump_alert(alert: Alert) -> dict[str, Any]:
     }
 
 
-def dump_table(t: Table) -> dict[str, Any]:
+def dump_table(t: SnapshotTable) -> dict[str, Any]:
     """The whole table as plain data."""
     return {
         "format": FORMAT,
@@ -322,7 +354,7 @@ def dump_table(t: Table) -> dict[str, Any]:
         "shoe": dump_shoe(t.shoe) if t.shoe is not None else None,
         "shoes_loaded": t.shoes_loaded,
         "burn_left": t.burn_left,
-        "pending": [{"box": box, "bets": bets_out(bets)} for box, bets in t.pending.items()],
+        "pending": [{"box": box, "bets": pending_out(bets, t.game.spots[0].name)} for box, bets in t.pending.items()],
         "reservations": [{"box": box, "player": player, "since": time_out(since)}
                          for box, (player, since) in t.reservations.items()],
         "round": t.game.dump_round(t.round) if t.round is not None else None,
@@ -358,8 +390,8 @@ def validate(data: Any) -> TableState:
     if not isinstance(data, dict):
         raise SnapshotError("a table snapshot is a JSON object")
     fmt = data.get("format")
-    if type(fmt) is not int or fmt != FORMAT:
-        raise SnapshotError(f"snapshot format {fmt!r} is not the format {FORMAT} this build reads")
+    if type(fmt) is not int or fmt not in FORMATS:
+        raise SnapshotError(f"snapshot format {fmt!r} is not a format this build reads ({', '.join(map(str, FORMATS))})")
     try:
         return TableState.model_validate(data)
     except ValidationError as exc:
@@ -404,6 +436,19 @@ def bets_of(bets: list[BetState]) -> dict[str, int]:
     return out
 
 
+def pending_of(bets: list[PendingBet], main: str) -> Bets:
+    """A box's checked bets for the next round, by player and spot (a bet naming no spot is on ``main``; a player
+    twice on one spot is a malformed snapshot)."""
+    out: Bets = {}
+    for bet in bets:
+        spots = out.setdefault(bet.player, {})
+        spot = bet.spot or main
+        if spot in spots:
+            raise SnapshotError(f"malformed table snapshot: player {bet.player!r} bets twice on one spot of a box")
+        spots[spot] = cents_of(bet.amount)
+    return out
+
+
 def amount_of(text: str | None) -> int | None:
     """A checked amount in cents, or None."""
     return cents_of(text) if text is not None else None
@@ -422,13 +467,13 @@ def load_shoe(state: ShoeState) -> ShoeTracker:
     return shoe
 
 
-def load_table(t: Table, state: TableState) -> None:
+def load_table(t: SnapshotTable, state: TableState) -> None:
     """Fill a fresh Table (built with the snapshot's rules) from checked data."""
     t.phase = state.phase
     t.resume_phase = state.resume_phase
     t.shoe = load_shoe(state.shoe) if state.shoe is not None else None
     t.shoes_loaded, t.burn_left = state.shoes_loaded, state.burn_left
-    t.pending = {p.box: bets_of(p.bets) for p in state.pending}
+    t.pending = {p.box: pending_of(p.bets, t.game.spots[0].name) for p in state.pending}
     t.reservations = {r.box: (r.player, time_of(r.since)) for r in state.reservations}
     game = t.game
     t.round = game.load_round(t, state.round) if state.round is not None else None

@@ -18,7 +18,7 @@ from typing import Any, Collection
 
 from .closed import HIDDEN, closed_cards
 from .engine import Table
-from .games.base import ShoeFigure
+from .game import ShoeFigure
 from .money import money
 from .phase import Phase
 
@@ -37,10 +37,16 @@ def table_view(table: Table, reveal_closed: bool = False) -> dict[str, Any]:
     """The whole table now: phase, boxes and hands, dealer, whose turn, shoe, alerts, last round."""
     game = table.game.view(table, reveal_closed)
     boxes = game.pop("boxes")
+    main = table.game.spots[0].name
     for number in sorted(table.pending):
         bets = table.pending[number]
-        boxes.append({"box": number, "owner": next(iter(bets)), "bets": {p: money(a) for p, a in bets.items()},
-                      "insurance": None, "hands": [], "next_round": True})
+        pending: dict[str, Any] = {"box": number, "owner": next(iter(bets)),
+                                   "bets": {p: money(sum(spots.values())) for p, spots in bets.items()},
+                                   "insurance": None, "hands": [], "next_round": True}
+        named = list(dict.fromkeys(s for spots in bets.values() for s in spots))
+        if named != [main]:  # a bet on another spot than the main one: each spot's bets by player
+            pending["spots"] = {s: {p: money(spots[s]) for p, spots in bets.items() if s in spots} for s in named}
+        boxes.append(pending)
     shoe = table.shoe
     shoe_view = None
     if shoe is not None:
@@ -64,6 +70,8 @@ def table_view(table: Table, reveal_closed: bool = False) -> dict[str, Any]:
         }
     r = table.round
     return {
+        "game": table.rules.game,
+        "view_kind": table.game.view_kind,
         "phase": table.phase.value,
         "rules": table.rules.name,
         "round": r.number if r is not None else None,

@@ -11,7 +11,7 @@ tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 python3 -m venv "$tmp/venv"
 cp -r "$root/pyproject.toml" "$root/README.md" "$root/_build_stamp.py" "$tmp/"
-for pkg in controller firmware_bridge display simulators tablectl; do cp -r "$root/$pkg" "$tmp/"; done
+for pkg in controller firmware_bridge display simulators games tablectl; do cp -r "$root/$pkg" "$tmp/"; done
 "$tmp/venv/bin/pip" install --quiet --disable-pip-version-check "$tmp"
 {
     sed -n '1,/^# pydantic_core is/p' "$root/deploy/requirements.lock"

@@ -19,7 +19,7 @@ numbers its role may know.
   default)**. He decides from his own cards, which the view shows once he draws (the
   ``dealer`` phase), never from the boxes' closed cards. He never calls contra.
   **The optimal banker** (``--banker optimal``, club-21): his best play from what he sees
-  (:mod:`controller.games.club21.banker`), within what the house binds him to. In
+  (:mod:`games.club_21.banker`), within what the house binds him to. In
   ``club-21-36`` the profile's own options bind him (``banker_draws_to`` 16: he must draw on 15
   or less; ``banker_stands_on`` 17): by the rule above he stands at 16, as soon as he may.
 * **club-21-36's boxes, blind**: a box that draws without looking goes ``dark`` first (it loses
@@ -110,7 +110,7 @@ class BankerRule:
 
 @dataclass(frozen=True, slots=True)
 class OptimalBanker:
-    """The banker's best play from what he sees (``controller.games.club21.banker.decide``), club-21 only.
+    """The banker's best play from what he sees (``games.club_21.banker.decide``), club-21 only.
 
     ``players``: the rule he takes the boxes to play (None: the rule they do play, as if he knew it);
     ``memory``: ``pack`` (he counts every card shown since the shuffle, as the dealer's display's advice

@@ -1,7 +1,7 @@
 """What the virtual dealer does next, in any game: the answer of the pure decision modules.
 
-:mod:`simulators.blackjack_dealer` and :mod:`simulators.club_dealer` read one table view and
-say the one `Move` to make; whoever holds the table carries it out (the virtual dealer over the
+Each game's dealer (the registry's ``dealer`` part, `simulators.parts.DealerMoves`: blackjack's,
+the club games') reads one table view and says the one `Move` to make; whoever holds the table carries it out (the virtual dealer over the
 API and the shoe's control channel, the in-process dealer through the service, the tests on an
 engine in memory). The bets are the same in every game: drawn from the seed and the round
 number, so a dealer that restarts places the same ones again.
@@ -15,6 +15,8 @@ from decimal import Decimal
 from typing import Any, Literal
 
 MoveKind = Literal["deal", "act", "supervise", "shuffle", "wait"]
+
+RANDOM_CHOICE = 0.05  # the share of the players' decisions taken at random among the legal ones
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,7 +15,7 @@ last), under
   (Farmer's CDZ-).
 
 CDP1 and CDZ- resplit to ``max_hands`` whenever they split; basic strategy resplits as its table
-says. Every rule of ``controller.rules.RuleProfile`` that changes the expectation is followed: the
+says. Every rule of blackjack's options (``simulators.blackjack_terms.BlackjackTerms``) that changes the expectation is followed: the
 dealer's soft 17, peek (ace, or ace and ten) or no hole card with a blackjack made after play
 taking every stake (``dealer_bj_takes = all``) or the one original bet (``original``), the
 double rules, double after split, splits to ``max_hands`` with or without resplitting aces,
@@ -61,7 +61,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from controller.legality import Action
-from controller.rules import RuleProfile
+from .blackjack_terms import BlackjackTerms
 
 from .strategy import DOUBLE, HIT, SPLIT, STAND, SURRENDER, strategy_for
 from .strategy_model import BlackjackLoss, HouseRules
@@ -324,7 +324,7 @@ class _Builder:
     original hand.
     """
 
-    def __init__(self, rules: RuleProfile, play: Play, caps: tuple[int, ...]) -> None:
+    def __init__(self, rules: BlackjackTerms, play: Play, caps: tuple[int, ...]) -> None:
         self.house = HouseRules.of(rules)
         self.play = play
         self.optimal = play != "basic"
@@ -615,7 +615,7 @@ class _Builder:
 
 
 @lru_cache(maxsize=4)
-def _hands(rules: RuleProfile, play: Play, caps: tuple[int, ...]) -> _Hands:
+def _hands(rules: BlackjackTerms, play: Play, caps: tuple[int, ...]) -> _Hands:
     """The hands of a round for these rules and play, in shoes of at most ``caps`` cards of each value."""
     return _Builder(rules, play, caps).build()
 
@@ -751,7 +751,7 @@ def _best(options: list[tuple[Action, float]]) -> Action:
 class _Round:
     """The initial deals of one composition, from the values of every hand."""
 
-    def __init__(self, rules: RuleProfile, play: Play, hands: _Hands, values: _Values) -> None:
+    def __init__(self, rules: BlackjackTerms, play: Play, hands: _Hands, values: _Values) -> None:
         self.house = house = HouseRules.of(rules)
         self.play = play
         self.optimal = play != "basic"
@@ -972,7 +972,7 @@ def play_of(play: str) -> Play:
     return play
 
 
-def analyse(rules: RuleProfile, counts: Sequence[int], play: Play = "basic") -> ExactResult:
+def analyse(rules: BlackjackTerms, counts: Sequence[int], play: Play = "basic") -> ExactResult:
     """The exact expectation of the next round drawn from ``counts`` (aces first, tens last).
 
     ``play``: ``"basic"`` (the profile's basic strategy), ``"cdp1"`` (composition-dependent optimal

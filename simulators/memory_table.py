@@ -2,9 +2,9 @@
 
 `MemoryShoe` stands where the serial link stands (no pty, no port): the service
 reads its messages and acknowledges its cards exactly as it does a real shoe's.
-`InProcessDealer` makes the virtual dealer's decisions (basic strategy, seeded
-bets: :func:`simulators.blackjack_dealer.blackjack_move`, the same as the virtual
-dealer's) and hands them to the service's ordered path. `tablectl fleet-sim` plays
+`InProcessDealer` makes the virtual dealer's decisions (the game's own dealer, the
+registry's ``dealer`` part, the same as the virtual dealer's) and hands them to the
+service's ordered path. `tablectl fleet-sim` plays
 a floor of such tables (`tablectl/fleet_sim.py`).
 """
 
@@ -16,11 +16,12 @@ from typing import Any, AsyncIterator, Protocol
 
 import firmware_bridge as fb
 from controller.engine import IllegalAction
-from controller.events import BadEvent, parse_event
+from controller.events import BadEvent
+from controller.event_codec import parse_event
 from controller.view import table_view
-from simulators.blackjack_dealer import blackjack_move
+from simulators.dealer_moves import RANDOM_CHOICE
+from simulators.parts import dealer_moves
 from simulators.shoe.deck import shuffled_shoe
-from simulators.strategy import strategy_for
 from simulators.virtual_dealer import DealerStats
 
 log = logging.getLogger(__name__)
@@ -140,14 +141,16 @@ class DealersShoe(Protocol):
 
 
 class InProcessDealer:
-    """The virtual dealer's decisions (basic strategy, seeded bets), acting in-process, never blocking."""
+    """The virtual dealer's decisions (the game's dealer: `simulators.parts.DealerMoves`), acting in-process,
+    never blocking."""
 
     def __init__(self, service: Any, shoe: DealersShoe, seed: int, max_boxes: int = 4) -> None:
         self.service, self.shoe = service, shoe
         self.seed, self.max_boxes = seed, max_boxes
         self.stats = DealerStats()
         self.pending: list[Any] = []  # actions step() chose, for flush() to hand to the service
-        self._strategy = strategy_for(service.table.rules)
+        rules = service.table.rules
+        self._play = dealer_moves(rules.game).play(rules, seed, RANDOM_CHOICE, max_boxes)
 
     def table(self) -> dict[str, Any]:
         """The table as a viewer sees it."""
@@ -194,7 +197,7 @@ class InProcessDealer:
                 if not a["acknowledged"]:
                     self.act({"type": "ack_alert", "alert_id": a["id"]})
             return
-        move = blackjack_move(t, self._strategy, self.seed, max_boxes=self.max_boxes)
+        move = self._play.move(t)
         if move.kind == "shuffle":
             shoe = t["shoe"] or {}
             if self.shoe.shoe_id == shoe.get("id") or not self.shoe.shoe_id:

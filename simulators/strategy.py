@@ -48,7 +48,7 @@ from functools import lru_cache
 from typing import Sequence
 
 from controller.legality import Action
-from controller.rules import RuleProfile
+from .blackjack_terms import BlackjackTerms
 
 from .strategy_model import (
     BlackjackLoss,
@@ -188,7 +188,7 @@ def _rank(evs: dict[Action, float]) -> Ranking:
 class BasicStrategy:
     """Basic strategy for one rule profile: decision tables built once, then O(1) lookups."""
 
-    def __init__(self, rules: RuleProfile) -> None:
+    def __init__(self, rules: BlackjackTerms) -> None:
         self.rules = rules
         self.house = house = HouseRules.of(rules)
         self.max_hands = rules.max_hands
@@ -345,7 +345,7 @@ class BasicStrategy:
 
 
 @lru_cache(maxsize=32)
-def strategy_for(rules: RuleProfile) -> BasicStrategy:
+def strategy_for(rules: BlackjackTerms) -> BasicStrategy:
     """The BasicStrategy of a profile, built once per distinct set of rules."""
     return BasicStrategy(rules)
 
@@ -360,7 +360,7 @@ def _code(ranking: Ranking) -> str:
     return _LETTER[best]
 
 
-def chart(rules: RuleProfile) -> str:
+def chart(rules: BlackjackTerms) -> str:
     """A readable chart: hard, soft and pair rows by dealer up card, plus 3+-card hit/stand exceptions.
 
     Codes: H hit, S stand, D double, P split, R surrender; a second lowercase

@@ -11,8 +11,9 @@ import sys
 import time
 from typing import Sequence, cast
 
-from controller.rules import RuleProfile, build_rules, parse_set_options, profiles
+from controller.rules import build_rules, parse_set_options, profiles
 
+from .blackjack_terms import BlackjackTerms
 from .strategy import chart, strategy_for
 from .strategy_edge import house_edge
 
@@ -24,7 +25,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--set", action="append", default=[], metavar="OPTION=VALUE")
     args = parser.parse_args(argv)
     # --rules offers only blackjack profiles, and build_rules never changes a profile's game.
-    rules = cast(RuleProfile, build_rules(args.rules, parse_set_options(args.set)))
+    rules = cast(BlackjackTerms, build_rules(args.rules, parse_set_options(args.set)))
     started = time.perf_counter()
     strategy_for(rules)
     built = time.perf_counter() - started

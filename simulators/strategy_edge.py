@@ -33,7 +33,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from controller.rules import RuleProfile
+from .blackjack_terms import BlackjackTerms
 
 from .strategy import DOUBLE, SPLIT, STAND, SURRENDER, BasicStrategy, strategy_for
 from .strategy_model import BJ, BUST, BlackjackLoss, HouseRules, playing_total
@@ -64,7 +64,7 @@ class EdgeReport:
 class _Evaluator:
     """Plays a strategy's tables against a depleting shoe; memoises dealer outcomes and hand values."""
 
-    def __init__(self, rules: RuleProfile, strategy: BasicStrategy) -> None:
+    def __init__(self, rules: BlackjackTerms, strategy: BasicStrategy) -> None:
         self.house = HouseRules.of(rules)
         self.s = strategy
         self._dealer: dict[tuple[tuple[int, ...], int], list[float]] = {}
@@ -309,7 +309,7 @@ class _Kind:
 
 
 @lru_cache(maxsize=16)
-def house_edge(rules: RuleProfile) -> EdgeReport:
+def house_edge(rules: BlackjackTerms) -> EdgeReport:
     """The exact (see module notes) expectation of the profile's basic strategy off the top of a shoe."""
     house = HouseRules.of(rules)
     ev_all = _Evaluator(rules, strategy_for(rules))

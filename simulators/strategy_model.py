@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from controller.cards import playing_total
-from controller.rules import DealerBlackjackTakes, DoubleRule, Peek, RuleProfile, SplitBy, SurrenderRule
+from .blackjack_terms import BlackjackTerms, DealerBlackjackTakes, DoubleRule, Peek, SplitBy, SurrenderRule
 
 BUST = 5
 BJ = 6
@@ -43,7 +43,7 @@ class BlackjackLoss(Enum):
 @dataclass(frozen=True, slots=True)
 class HouseRules:
     """The house rules the model plays by (the dealer's soft 17, doubles, splits, surrender, payouts...),
-    copied off a RuleProfile into plain values for speed; not the table's game (`controller.games.base.Game`)."""
+    copied off a BlackjackTerms into plain values for speed; not the table's game (`controller.game.Game`)."""
 
     decks: int
     hits_soft17: bool
@@ -61,7 +61,7 @@ class HouseRules:
     sevens_suited_pays: float
 
     @classmethod
-    def of(cls, rules: RuleProfile) -> "HouseRules":
+    def of(cls, rules: BlackjackTerms) -> "HouseRules":
         """Read the options that matter for play and payouts."""
         peek_ups: frozenset[int] = frozenset()
         if rules.hole_card and rules.peek is Peek.ACE:

@@ -2,13 +2,13 @@
 
 This module is the dealer's I/O: it reads the table over HTTP, sends the actions, and works
 the virtual shoe (a card when the table waits for one, a shuffle when it says so). What to do
-next is decided from the view alone, with no I/O, by :mod:`simulators.blackjack_dealer`
-(seeded bets, basic strategy and now and then a random legal choice, insurance closed) and, in
-the club games, where the croupier banks, by :mod:`simulators.club_dealer` (the boxes by the
-blind players' rule, the banker by the banker's rule); the dealer loads the shoe with the club
-table's packs. Every random choice is drawn from the seed and the table's own state (round,
-box, hand, cards), so after the service restarts the dealer makes the same decisions again: an
-interrupted session settles the same rounds as an uninterrupted one.
+next is decided from the view alone, with no I/O, by the game's own dealer, the registry's
+``dealer`` part (`simulators.parts.DealerMoves`): blackjack's plays seeded bets, basic strategy
+and now and then a random legal choice; a club game's croupier banks and plays every box by
+the blind players' rule, and the dealer loads the shoe with the game's packs. Every random
+choice is drawn from the seed and the table's own state (round, box, hand, cards), so after the
+service restarts the dealer makes the same decisions again: an interrupted session settles the
+same rounds as an uninterrupted one.
 """
 
 from __future__ import annotations
@@ -23,14 +23,11 @@ import urllib.request
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from controller.rules import Club21Rules, Club36Rules, build_rules
+from controller.rules import build_rules
 
-from .blackjack_dealer import RANDOM_CHOICE, blackjack_move
-from .club_dealer import CardsOnTable, bank_move, club_move, pack_spent_in_round
-from .club_strategy import BLIND_PLAYERS, BankerRule, banker_rule_for
-from .dealer_moves import Move, bets_to_place, seeded
+from .dealer_moves import RANDOM_CHOICE, Move, seeded
+from .parts import DealerMoves, TablePlay, dealer_moves
 from .shoe.client import ShoeControl
-from .strategy import BasicStrategy, strategy_for
 
 log = logging.getLogger(__name__)
 
@@ -73,13 +70,11 @@ class VirtualDealer:
         self.on_step = on_step
         self.stats = DealerStats()
         self.stop = stop or threading.Event()
-        self._strategy: BasicStrategy | None = None
         self._rules: Any = None  # the table's rules object, once read from /api/rules
-        self._club = False  # a club game: the croupier banks (see club_dealer)
-        self._banker: BankerRule | None = None
-        # club-21-36's bank is opened and closed by the pit: with no supervisor key the dealer waits for it.
+        self._part: DealerMoves | None = None  # the game's dealer
+        self._play: TablePlay | None = None  # its play at this table
+        # A game's bank is opened and closed by the pit: with no supervisor key the dealer waits for it.
         self.supervisor_key = supervisor_key
-        self._on_table = CardsOnTable()
 
     def _sleep(self, seconds: float) -> None:
         """Wait, but wake at once (and stop) when told to stop."""
@@ -141,54 +136,23 @@ class VirtualDealer:
         if status != 200:
             raise TableUnavailable(f"GET /api/rules answered {status}")
         self._rules = build_rules(body["profile"], body["options"])
-        self._club = isinstance(self._rules, (Club21Rules, Club36Rules))  # the croupier banks: a club game's rules, not its name
-        if self._club:
-            self._banker = banker_rule_for(self._rules)
-        else:
-            self._strategy = strategy_for(self._rules)
+        self._part = dealer_moves(self._rules.game)
+        self._play = self._part.play(self._rules, self.seed, self.random_choice, self.max_boxes)
 
     def step(self, t: dict[str, Any]) -> None:
-        """Take the one action the table waits for now."""
-        if self._rules is None:
+        """Take the one action the table waits for now: the game's dealer says which (after the shoe's packs,
+        between rounds, where the game loads its own)."""
+        if self._play is None:
             self._load_rules()
-        if self._club:
-            self._club_step(t)
+        assert self._part is not None and self._play is not None
+        if self._part.loads_packs and t["round"] is None and t["phase"] in ("betting", "settled") \
+                and self._shoe_wrong(t):
+            self._shuffle(t)
             return
-        assert self._strategy is not None
-        self._carry_out(t, blackjack_move(t, self._strategy, self.seed, self.random_choice, self.max_boxes))
-
-    def _shuffle(self, t: dict[str, Any]) -> None:
-        """Have the shoe shuffled for the table waiting for it, unless the new shoe is on its way."""
-        table_shoe = (t["shoe"] or {}).get("id")
-        status = self._shoe("status")
-        if status.get("shoe_id") == table_shoe or status.get("position", 0) > 0:
-            self._shoe("shuffle")  # else the new shoe is loaded and on its way to the table
-        self._wait_for(lambda x: x["phase"] != "waiting_for_shuffle")
-
-    # ------------------------------------------------------------------ the club games
-    def _club_step(self, t: dict[str, Any]) -> None:
-        """One step of a club table: the shoe's packs, the bets, then the croupier's move."""
-        if t["round"] is None and t["phase"] in ("betting", "settled"):
-            if self._club_shoe_wrong(t):
-                self._club_shuffle(t)
-                return
-            bank = bank_move(t)
-            if bank is not None:
-                self._carry_out(t, bank)
-                return
-            if t.get("bank") is not None and not t["bank"]["open"]:
-                self._carry_out(t, Move("wait"))  # no bank, no stakes (club-21-36)
-                return
-            missing = bets_to_place(t, self._rules, self.seed, self.max_boxes)
-            if missing:
-                box, amount = missing[0]  # one bet a step: after a restart the rest still follow
-                self.act({"type": "bet", "box": box, "amount": str(amount)})
-                return
-        move = club_move(t, BLIND_PLAYERS, self._banker)
-        self._carry_out(t, move)
+        self._carry_out(t, self._play.move(t))
 
     def supervise(self, event: dict[str, Any]) -> bool:
-        """Send one of the pit's actions (club-21-36's bank) with the supervisor key; False if refused."""
+        """Send one of the pit's actions (a game's bank) with the supervisor key; False if refused."""
         if self.supervisor_key is None:
             self.stats.waits += 1
             log.info("waiting for the pit: %s needs a supervisor key", event["type"])
@@ -206,15 +170,12 @@ class VirtualDealer:
             assert move.event is not None
             self.supervise(move.event)
         elif move.kind == "shuffle":
-            if self._club:
-                self._club_shuffle(t)
-            else:
-                self._shuffle(t)
+            self._shuffle(t)
         else:
             self.stats.waits += 1
             self._sleep(0.01 if t["phase"] != "attention" else 0.05)  # attention: the supervisor's to resolve
 
-    def _club_shoe_wrong(self, t: dict[str, Any]) -> bool:
+    def _shoe_wrong(self, t: dict[str, Any]) -> bool:
         """Between rounds, before a card of it is dealt: does the shoe hold other packs than the game's?"""
         shoe = t["shoe"] or {}
         if shoe.get("dealt", 0) > 0:
@@ -223,17 +184,24 @@ class VirtualDealer:
         rules = self._rules
         return (status.get("pack", 52), status.get("decks")) != (rules.pack, rules.decks)
 
-    def _club_shuffle(self, t: dict[str, Any]) -> None:
-        """Load the game's packs (36 or 52, ``decks`` of them) into the shoe, unless a fresh one is on its way."""
-        rules = self._rules
-        assert rules is not None
+    def _shuffle(self, t: dict[str, Any]) -> None:
+        """Have the shoe shuffled for the table waiting for it, unless the new shoe is on its way: where the game
+        loads its own packs (36 or 52, ``decks`` of them), those, less the cards still on the table."""
+        assert self._part is not None and self._play is not None
         table_shoe = (t["shoe"] or {}).get("id")
         status = self._shoe("status")
+        if not self._part.loads_packs:
+            if status.get("shoe_id") == table_shoe or status.get("position", 0) > 0:
+                self._shoe("shuffle")  # else the new shoe is loaded and on its way to the table
+            self._wait_for(lambda x: x["phase"] != "waiting_for_shuffle")
+            return
+        rules = self._rules
         right = (status.get("pack", 52), status.get("decks")) == (rules.pack, rules.decks)
         if status.get("shoe_id") == table_shoe or status.get("position", 0) > 0 or not right:
             fields: dict[str, Any] = {"pack": rules.pack, "decks": rules.decks}
-            if pack_spent_in_round(t):  # the new pack is what is not on the table (club-21-36)
-                fields["keep"] = [list(k) for k in self._on_table.on_table(t)]
+            keep = self._play.keep(t)
+            if keep:  # a pack spent in the round: the new pack is what is not on the table
+                fields["keep"] = [list(k) for k in keep]
             self._shoe("shuffle", **fields)
         shuffled_from = table_shoe
         self._wait_for(lambda x: x["phase"] != "waiting_for_shuffle" and (x["shoe"] or {}).get("id") != shuffled_from)
@@ -247,7 +215,6 @@ class VirtualDealer:
             self.stats.waits += 1
             self._sleep(0.005)  # a released card has not reached the table yet (e.g. it was restarting)
             return
-        target = self._on_table.target(t) if self._club else None
         answer = self._shoe("deal")
         if answer.get("error") == "empty":
             # The pack ran out mid-round: a new shoe goes in and the round goes on with its cards.
@@ -257,8 +224,8 @@ class VirtualDealer:
             self.stats.waits += 1
             self._sleep(0.02)  # locked, or the lid is open
             return
-        if self._club:  # where the card went, by position: its face is not the croupier's to use
-            self._on_table.note(t, target, str(answer.get("shoe_id")), int(answer.get("position", 0)))
+        assert self._play is not None
+        self._play.dealt(t, str(answer.get("shoe_id")), int(answer.get("position", 0)))
         self.stats.cards += 1
         seq = t.get("last_seq", 0)
         self._wait_for(lambda x: x.get("last_seq", 0) > seq)

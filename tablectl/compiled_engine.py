@@ -1,16 +1,17 @@
 """The compiled engine: the engine's hot modules built with mypyc, and which engine `tablectl simulate` runs.
 
-Every command imports the pure-Python packages ``controller`` and ``simulators``. A *build* copies
-both packages into a directory of its own and compiles MODULES there to C extensions with mypyc
-(as black and mypy ship themselves); with that directory first on ``sys.path`` the same imports
+Every command imports the pure-Python packages ``controller``, ``simulators`` and ``games``. A *build*
+copies the packages into a directory of its own and compiles `modules` there (MODULES and each game's
+own) to C extensions with mypyc (as black and mypy ship themselves); with that directory first on
+``sys.path`` the same imports
 load the compiled modules, which give exactly the pure modules' results
 (tests/engine/test_compiled.py).
 
-A build is used only while it is *current*: its stamp (the hash of every file of the two
+A build is used only while it is *current*: its stamp (the hash of every file of the
 packages it copied, of this module, which lists the modules compiled and builds them, and of the
 Python it was built for) equals the stamp of the sources that would be imported otherwise. After
-any edit of ``controller/`` or ``simulators/`` the pure engine runs, and `tablectl simulate` says
-why, until the build is made again: never old compiled code in place of the sources.
+any edit of ``controller/``, ``simulators/`` or ``games/`` the pure engine runs, and `tablectl simulate`
+says why, until the build is made again: never old compiled code in place of the sources.
 
 Where: ``<venv>/tablectl-compiled`` (the venv of the Python running: ``.venv/`` for the README's
 commands, a release's venv on the Pi), or the directory ``TABLECTL_COMPILED`` names. Every build is
@@ -28,6 +29,7 @@ This module imports nothing of the engine: the choice is made before the engine 
 from __future__ import annotations
 
 import argparse
+import ast
 import fcntl
 import hashlib
 import importlib.machinery
@@ -44,23 +46,55 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, Sequence
 
-PACKAGES = ("controller", "simulators")
+PACKAGES = ("controller", "simulators", "games")
 
 # The engine's hot path, the live protection watch it feeds every card, and the simulators' loops with
 # the players' basic strategy. Not compiled: the pydantic models (rules, events, snapshot), I/O
 # (journal, replay), the strategy model, and the enums of findings (plain data). An interpreted class
-# cannot inherit a compiled one: a subclass of a class here is compiled too (club_simulate's shoe).
+# cannot inherit a compiled one, nor a compiled one an interpreted one: a class here and every subclass of
+# it are compiled together (simulation's shoe and each game's simulated shoe).
 MODULES = [
     "controller/cards.py", "controller/hand.py", "controller/round.py", "controller/legality.py",
     "controller/shoe.py", "controller/phase.py", "controller/money.py",
     "controller/alerts.py", "controller/effects.py", "controller/engine.py", "controller/errors.py",
-    "controller/games/base.py", "controller/games/blackjack/game.py", "controller/games/blackjack/legality.py",
-    "controller/games/blackjack/settlement.py", "controller/games/club/game.py",
-    "controller/games/club21/game.py", "controller/games/club2136/game.py",
+    "controller/game.py",
     "controller/protection/live.py", "controller/protection/slug.py", "controller/protection/shoes.py",
     "controller/protection/quality.py", "controller/protection/discards.py",
-    "simulators/simulate.py", "simulators/club_simulate.py", "simulators/strategy.py",
+    "simulators/simulation.py", "simulators/strategy.py",
 ]
+# Each game's hot modules are its own to say: its folder's __init__.py declares them, by file name in the folder,
+#     COMPILED = ("game.py", "simulate.py", "outcomes.py", "actions.py")
+# A game's own outcomes and actions (enums extending controller.hand.GameOutcome, controller.legality.GameAction)
+# are compiled with its engine: compiled code refuses an interpreted subclass of a compiled module's enum where it
+# checks a value's type ("tuple[GameOutcome, int] object expected; got tuple[BlackjackOutcome, int]").
+# read here as text (this module imports no game), so a new game's folder adds its own, naming no other file.
+COMPILED = "COMPILED"
+
+
+def game_modules(games: Path) -> list[str]:
+    """The hot modules every game folder under ``games`` declares (its ``COMPILED``), as paths from the package's
+    parent (``games/<folder>/<file>``), in folder order; a declaration that is not a literal tuple or list of file
+    names in the folder is refused (ValueError: the build says which folder)."""
+    found: list[str] = []
+    for init in sorted(games.glob("*/__init__.py")):
+        tree = ast.parse(init.read_text(), str(init))
+        for node in tree.body:
+            if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == COMPILED for t in node.targets):
+                try:
+                    names = ast.literal_eval(node.value)
+                except ValueError:
+                    names = None
+                if not isinstance(names, (tuple, list)) or not all(
+                        isinstance(n, str) and "/" not in n and (init.parent / n).is_file() for n in names):
+                    raise ValueError(f"{init}: {COMPILED} is not a literal list of the folder's own module files")
+                found += [f"{games.name}/{init.parent.name}/{n}" for n in names]
+    return found
+
+
+def modules(dirs: dict[str, Path]) -> list[str]:
+    """What a build of these packages compiles: the engine's MODULES and every game's own."""
+    return MODULES + game_modules(dirs["games"])
+
 
 STAMP = "STAMP.json"  # in a build: what it was built from
 NOT_BUILT = "NOT-BUILT.json"  # in place of a build: why there is none
@@ -110,7 +144,7 @@ def _package_files(root: Path) -> list[Path]:
 
 def sources_stamp(dirs: dict[str, Path]) -> str:
     """The stamp of these sources: every file of each package (path and content), the Python, and this
-    module (MODULES and how they are built)."""
+    module (MODULES and how they are built; each game's own are in its files)."""
     digest = hashlib.sha256()
     digest.update(json.dumps([MODULES, python_identity()]).encode())
     digest.update(Path(__file__).read_bytes())
@@ -225,7 +259,7 @@ def _locked(path: Path) -> Iterator[None]:
 def build(target: Path, by: str = DEFAULT_BY, log: Path | None = None) -> float:
     """Build into ``target`` (replaced whole when the build succeeds); returns the seconds it took.
 
-    Copies the packages as this process would import them, compiles MODULES there, and writes the
+    Copies the packages as this process would import them, compiles `modules` there, and writes the
     stamp. mypyc's output goes to ``log`` (default: beside ``target``); a failed build raises
     CalledProcessError and leaves ``target`` as it was.
     """
@@ -244,15 +278,16 @@ def build(target: Path, by: str = DEFAULT_BY, log: Path | None = None) -> float:
     # mypy's defaults, whatever lies around: without a config of its own here, mypy would take the first it
     # finds above (the checkout's pyproject.toml, when the venv is .venv/ inside it).
     (work / "mypy.ini").write_text("[mypy]\n")
+    compiled = modules({name: work / name for name in dirs})
     with open(log, "w") as out:
-        subprocess.run([sys.executable, "-m", "mypyc", *MODULES], cwd=work, check=True, stdout=out,
+        subprocess.run([sys.executable, "-m", "mypyc", *compiled], cwd=work, check=True, stdout=out,
                        stderr=subprocess.STDOUT)
     shutil.rmtree(work / "build", ignore_errors=True)  # mypyc's C sources and objects: the .so are in place
     shutil.rmtree(work / ".mypy_cache", ignore_errors=True)
     (work / "mypy.ini").unlink()
     seconds = time.perf_counter() - started
     (work / STAMP).write_text(json.dumps({
-        "stamp": stamp, "python": python_identity(), "modules": MODULES, "by": by,
+        "stamp": stamp, "python": python_identity(), "modules": compiled, "by": by,
         "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "seconds": round(seconds, 1),
     }, indent=1) + "\n")
     _put_in_place(work, target)

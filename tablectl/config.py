@@ -40,7 +40,7 @@ class TableSettings(_Section):
                                            "the times people read in a dispute record; empty: UTC")
 
     exact_edge: bool = Field(True, description="compute the exact edge of each next round in a worker process, for "
-                                                "surveillance (GET /api/edge, the surveillance feed); blackjack only")
+                                                "surveillance (GET /api/edge, the surveillance feed); for a game that has one (blackjack)")
 
     @field_validator("time_zone")
     @classmethod

@@ -1,4 +1,5 @@
-"""The dealer console's presses, sent down the service's ordered path as the game's events (`tablectl.games`)."""
+"""The dealer console's presses, sent down the service's ordered path as the game's events (its registry part
+``console``: `tablectl.parts.ConsolePart`)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from controller.engine import Table
 from controller.ids import BadId, person_id
 from display.console import ConsoleAction, ConsoleKind
 
-from .games import console_event
+from .parts import console_part
 from .service import TableService
 
 log = logging.getLogger(__name__)
@@ -19,8 +20,9 @@ CONSOLE_ACTOR = "console"
 
 def handle_console_action(action: ConsoleAction, service: TableService) -> None:
     """Hand a press to the service's ordered path; a refused one is journalled and logged there."""
-    event = badge_event(action, service.table) if action.kind is ConsoleKind.BADGE else console_event(action,
-                                                                                                       service.table)
+    table = service.table
+    event = badge_event(action, table) if action.kind is ConsoleKind.BADGE else \
+        console_part(table.rules.game).event(action, table)
     if event is not None:
         service.post(event, CONSOLE_ACTOR)
 

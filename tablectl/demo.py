@@ -165,9 +165,9 @@ async def _demo(args: argparse.Namespace, profile: str, workdir: Path, pack: tup
         live = args.pace == "live" and sys.stdout.isatty()
         screen = _Screen(header, live)
         screen.start()
-        from .games import side_of
+        from simulators.parts import dealer_moves
 
-        pit = pit_key if side_of(settings.table.rules().game).pit_opens_bank else None
+        pit = pit_key if dealer_moves(settings.table.rules().game).needs_supervisor else None
         return await _play(args, settings, api, dealer_key, sim, screen, kept, demo_stop, pit_key=pit,
                            serve=serve, dealer_class=VirtualDealer, stopped=DealerStopped, pace=PACES[args.pace])
     finally:
@@ -380,6 +380,6 @@ class _Printer:
             return
         for effect in effects:
             if isinstance(effect, RoundSettled):
-                self.screen.line(round_line(effect.round, table.game.dealer_title))
+                self.screen.line(round_line(effect.round, table.rules.game, table.game.dealer_title))
             elif isinstance(effect, AlertRaised):
                 self.screen.line("alert: " + alert_line(effect.alert.as_dict(), now))

@@ -8,7 +8,8 @@ the answer lands in `latest` from the worker's owner thread. A card's latency do
 (`benchmarks/latency.py --edge`). The worker is one plain child process (`tablectl.child_worker`): only the
 newest cards wait for it, and it ends with the service, whatever ends the service (issue 36).
 
-Only blackjack has an exact analyser; at a club table the worker does nothing. The figure goes to
+A game has an exact edge when its folder gives one (its registry part ``edge``: blackjack's exact
+analyser); at another game's table the worker does nothing. The figure goes to
 surveillance only: the supervisor's `GET /api/edge` and the fleet's surveillance feed, beside the Hi-Lo
 count; never the table's view, so the pit's screens and the dealer do not show it.
 """
@@ -24,6 +25,7 @@ from controller.engine import Table
 from controller.protection.shoes import count_of_remaining
 
 from .child_worker import ChildWorker
+from .parts import has_edge
 
 log = logging.getLogger(__name__)
 
@@ -51,10 +53,11 @@ def _player_edge(job: dict[str, Any]) -> float:
     ``job`` is plain data: the rules as a journal records them (the profile's name and every option) and the
     composition; the rules are validated again here, as any rules read from outside are."""
     from controller.rules import load_rules
-    from simulators.exact import analyse
+
+    from .parts import edge_part
 
     rules = load_rules(job["profile"], job["options"])
-    return analyse(rules, job["counts"], PLAY).ev  # type: ignore[arg-type]  # a blackjack table's rules are a RuleProfile
+    return edge_part(rules.game).player_edge(rules, job["counts"], PLAY)
 
 
 def worker_main() -> int:
@@ -85,7 +88,7 @@ class EdgeWorker:
     def handle(self, effects: list[Any], table: Table) -> None:
         """Output hook: between rounds, submit the cards left when they changed since the last submission."""
         shoe = table.shoe
-        if table.rules.game != "blackjack" or shoe is None or table.round is not None or table.held:
+        if not has_edge(table.rules.game) or shoe is None or table.round is not None or table.held:
             return
         asked = (shoe.shoe_id, shoe.dealt + shoe.burned)
         if asked == self._asked:

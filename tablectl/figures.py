@@ -20,7 +20,8 @@ from typing import Any
 
 from controller.effects import Effect, RoundSettled
 from controller.engine import Table
-from controller.events import Shuffle, dump_event
+from controller.events import Shuffle
+from controller.event_codec import dump_event
 from controller.journal import REFUSAL, JournalEntry, JournalReader
 from controller.money import money, to_cents
 from controller.protection.advantage import AdvantageBook, Signal, SubjectReport, feed

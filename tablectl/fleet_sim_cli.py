@@ -56,13 +56,21 @@ def run(args: argparse.Namespace) -> int:
     if args.rounds < 0:
         print("tablectl fleet-sim: --rounds must be 0 (play until Ctrl-C) or more", file=sys.stderr)
         return 2
-    from controller.rules import profiles
+    from controller import registry
+    from simulators.parts import PartError, dealer_moves
 
-    if args.rules not in profiles("blackjack"):
-        # The fleet's in-process dealer plays blackjack only; a club game's croupier banks and deals
-        # by another rule (simulators.club_dealer), which it does not drive yet.
-        print(f"tablectl fleet-sim: --rules {args.rules!r}: fleet-sim plays the blackjack profiles "
-              f"({', '.join(profiles('blackjack'))})", file=sys.stderr)
+    def in_memory(game: str) -> bool:
+        try:
+            return dealer_moves(game).in_memory
+        except PartError:
+            return False
+
+    playable = [p for e in registry.entries() if in_memory(e.name) for p in registry.profiles(e.name)]
+    if args.rules not in playable:
+        # The fleet's in-process dealer drives only the games whose dealer says so (a club game's croupier
+        # banks and loads his own packs, which it does not drive yet).
+        print(f"tablectl fleet-sim: --rules {args.rules!r}: fleet-sim plays the profiles "
+              f"{', '.join(playable)}", file=sys.stderr)
         return 2
     try:
         BrokerSettings(url=args.broker)

@@ -37,6 +37,7 @@ from controller.authority import TableAuthority
 from controller.cards import Card, parse_card
 from controller.effects import Effect, RoundSettled
 from controller.engine import IllegalAction, Table
+from controller.event_codec import parse_event, parse_event_line
 from controller.journal import JournalKey, journal_exists, key_beside, sidecars
 from controller.legality import Action
 from controller.phase import Phase
@@ -174,7 +175,7 @@ def _session(lines: list[str]) -> Parsed:
         if not line.strip():
             continue
         try:
-            parsed.append((number, ev.parse_event_line(line)))
+            parsed.append((number, parse_event_line(line)))
         except ev.BadEvent as exc:
             raise ImportError_(number, f"{exc.code}: {exc.message}") from None
     rules: tuple[str, dict[str, Any]] = ("ru-standard", {})
@@ -361,9 +362,9 @@ def _step(driver: _Driver, table: Table, boxes: dict[int, _Box], draw: Callable[
         effects: list[Effect] = []
         for box in boxes.values():
             if box.insurance is not None:
-                effects += driver.submit(ev.Insure(box=box.box, amount=box.insurance, at=when))
+                effects += driver.submit(parse_event({"type": "insure", "box": box.box, "amount": box.insurance, "at": when}))
                 box.insurance = None
-        return effects + driver.submit(ev.CloseInsurance(at=when))
+        return effects + driver.submit(parse_event({"type": "close_insurance", "at": when}))
     if phase is Phase.SURRENDER:
         for box in boxes.values():
             if box.surrender:

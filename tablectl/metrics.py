@@ -25,6 +25,7 @@ from fastapi import FastAPI
 from fastapi.responses import Response
 
 from controller import events as ev
+from controller import registry
 from controller.alerts import AlertKind
 from controller.effects import AlertRaised, CardPlaced, Effect, RoundSettled
 from controller.engine import Table
@@ -35,8 +36,15 @@ if TYPE_CHECKING:  # pragma: no cover
     from tablectl.service import TableService
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
-# Where the engine places a card (controller.effects.CardPlaced.to); a club pack's bottom card is its own.
-_CARD_DESTINATIONS = ("box", "dealer", "burn", "bottom", "held", "discard")
+# Where the engine places a card (controller.effects.CardPlaced.to): each game says where it does
+# (`Game.card_destinations`), and the table holds or discards a card in every game.
+_TABLE_DESTINATIONS = ("held", "discard")
+
+
+def card_destinations() -> tuple[str, ...]:
+    """Every place a card may go, in every registered game, each once: the games', then the table's own."""
+    games = (d for e in registry.entries() for d in e.game.card_destinations)
+    return tuple(dict.fromkeys((*games, *_TABLE_DESTINATIONS)))
 _LATENCY_BUCKETS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0)
 
 
@@ -139,7 +147,8 @@ class TableMetrics:
         self.latency = Histogram("tablectl_card_to_display_seconds",
                                  "From a card reaching the service to every output (displays, stream) having it",
                                  _LATENCY_BUCKETS)
-        for to in _CARD_DESTINATIONS:  # every label shown from the start, at zero
+        self.destinations = card_destinations()
+        for to in self.destinations:  # every label shown from the start, at zero
             self.cards.inc(0, to)
         for kind in AlertKind:
             self.alerts.inc(0, kind.value)
@@ -178,7 +187,7 @@ class MetricsOutput:
         for effect in effects:
             # type(effect) itself, not a local holding it: mypy narrows `effect` only on the former.
             if type(effect) is CardPlaced:
-                to = effect.to if effect.to in _CARD_DESTINATIONS else "other"  # never taken for a box's card
+                to = effect.to if effect.to in m.destinations else "other"  # never taken for a box's card
                 m.cards.inc(1, to)
             elif type(effect) is RoundSettled:
                 m.rounds.inc()

@@ -4,7 +4,7 @@ The service calls ``output.handle(effects, table)`` after every input it
 applied, in the loop thread. An output must not block: the displays queue
 and coalesce, the bell plays from its own thread, the shoe lock is a
 non-blocking command to the link. What each display shows is the game's
-mapping (`tablectl.games`: display/ never imports the controller).
+mapping (`tablectl.display_views`: display/ never imports the controller).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from controller.round import Round
 from display.bell import BellSignal
 from display.model import TableMessage, TableView
 
-from .games import display_view
+from .display_views import display_view
 
 log = logging.getLogger(__name__)
 

@@ -25,7 +25,8 @@ from typing import Any, TypeVar
 
 from controller.effects import RoundSettled
 from controller.engine import IllegalAction, Table
-from controller.events import BadEvent, Shuffle, dump_event
+from controller.event_codec import dump_event
+from controller.events import BadEvent, Shuffle
 from controller.journal import JournalEntry, JournalError, JournalReader
 from controller.protection.advantage import FLAG_ALPHA, AdvantageBook, SubjectReport
 from controller.protection.dealers import DealerShift
@@ -35,6 +36,7 @@ from controller.replay import session_rules
 
 from .figures import Window, dealer_book, dealer_json, player_book, player_json
 from .journal_cli import imported_from, imported_line, key_for, open_verified, parse_time, tool_status
+from .parts import has_edge
 
 T = TypeVar("T")
 
@@ -150,7 +152,7 @@ def _in_window(shoe: ShoeCards, numbers: list[int], window: Window) -> bool:
 
 def _book(entries: list[JournalEntry], window: Window) -> tuple[ShoeBook, dict[str, float | None], dict[str, list[int]]]:
     """Replay the journal (within ``window``'s end) through the engine, whose protection watch books every card
-    where the table placed it; at a blackjack table, the player's exact edge of the round that would have come
+    where the table placed it; at a table whose game has an exact edge (blackjack's), the player's exact edge of the round that would have come
     next when each shoe was ended by a shuffle (per cent; surveillance's figure beside the count at the shuffle,
     for the shoes the window reports); and the round numbers each shoe dealt."""
     if not entries:
@@ -165,7 +167,7 @@ def _book(entries: list[JournalEntry], window: Window) -> tuple[ShoeBook, dict[s
     def apply(event: Any) -> list[Any]:
         shoe = table.shoe
         if (isinstance(event, Shuffle) and shoe is not None and table.round is None
-                and table.rules.game == "blackjack" and table.shoe_watch.book.shoes):
+                and has_edge(table.rules.game) and table.shoe_watch.book.shoes):
             ending = table.shoe_watch.book.shoes[-1]
             if _in_window(ending, rounds.get(ending.shoe, []), window):
                 edges[shoe.shoe_id] = _exact_edge(table.rules, shoe.remaining_by_rank())
@@ -182,12 +184,13 @@ def _book(entries: list[JournalEntry], window: Window) -> tuple[ShoeBook, dict[s
 
 
 def _exact_edge(rules: Any, remaining: dict[str, int]) -> float | None:
-    from simulators.exact import ShoeError, analyse
+    from simulators.exact import ShoeError
 
     from .edge import counts_by_value
+    from .parts import edge_part
 
     try:
-        return round(100 * analyse(rules, counts_by_value(remaining)).ev, 4)
+        return round(100 * edge_part(rules.game).player_edge(rules, counts_by_value(remaining), "basic"), 4)
     except ShoeError:  # a shoe too short to play a round out: no figure
         return None
 

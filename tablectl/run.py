@@ -145,7 +145,9 @@ async def _serve(settings: Settings, *, gpio: bool, api: bool, on_ready: Callabl
         raise
     # The exact edge of the next round, for surveillance, in a worker process ([table] exact_edge).
     edge = None
-    if settings.table.exact_edge and service.table.rules.game == "blackjack":
+    from .parts import has_edge
+
+    if settings.table.exact_edge and has_edge(service.table.rules.game):  # (a game whose folder gives one)
         from .edge import EdgeWorker
 
         edge = EdgeWorker()

@@ -35,8 +35,9 @@ from controller import events as ev
 from controller.authority import ImportedJournal, TableAuthority
 from controller.closed import ClosedCards
 from controller.effects import Effect, RoundSettled
-from controller.games.base import ShoeFigure
 from controller.engine import BETWEEN_ROUNDS, IllegalAction, SnapshotError, Table
+from controller.event_codec import dump_event
+from controller.game import ShoeFigure
 from controller.journal import (
     JournalEntry,
     JournalError,
@@ -289,7 +290,7 @@ class CatchUp:
                 seq = entry.seq
                 self._closed.track(seq, effects)
                 if seq > self.after:
-                    out.append(StreamItem(seq, ev.dump_event(entry.event), table.phase.value,
+                    out.append(StreamItem(seq, dump_event(entry.event), table.phase.value,
                                           [_effect_dict(e) for e in effects],
                                           self._closed.is_closed(seq) or seq in self._masked))
                     if len(out) >= size:
@@ -620,7 +621,7 @@ class TableService:
         except IllegalAction as exc:
             log.info("refused %s from %s: %s (%s)", event.type, event.actor, exc.message, exc.code)
             raise
-        item = StreamItem(seq, ev.dump_event(event), self.table.phase.value,
+        item = StreamItem(seq, dump_event(event), self.table.phase.value,
                           [_effect_dict(e) for e in effects], self.authority.closed.is_closed(seq))
         self._after_commit(lambda: self._publish(item, effects, event, start))
         return seq, effects

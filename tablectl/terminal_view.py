@@ -1,7 +1,8 @@
 """The table drawn in a terminal for the demo: boxes, cards, totals, dealer, shoe, and each settled round.
 
 Amounts are the house's: ``pays 15`` / ``takes 20`` for a box, ``house +5`` for a round
-(the point of view the dealer's displays and the pit dashboard take too).
+(the point of view the dealer's displays and the pit dashboard take too). The table is drawn from its
+view, the same for every game; a settled round's line is the game's own (its registry part ``terminal``).
 """
 
 from __future__ import annotations
@@ -10,9 +11,9 @@ from datetime import datetime
 from typing import Any
 
 from controller.alerts import age_text
-from controller.engine import Round, money
-from controller.hand import Hand, Outcome
-from controller.round import VOID_REASON_TEXT
+from controller.engine import Round
+
+from .parts import terminal_part
 
 
 def _totals(totals: list[int], done: bool = False) -> str:
@@ -21,108 +22,10 @@ def _totals(totals: list[int], done: bool = False) -> str:
     return str(max(totals)) if done else "/".join(str(t) for t in totals)
 
 
-def _house(amount: int) -> str:
-    """A round's result for the house (cents), signed: +5, -15, 0."""
-    text = money(amount)
-    return text if amount <= 0 else "+" + text
-
-
-def _dealer_words(amount: int) -> str:
-    """What the dealer does with a box's money (cents): pays 15, takes 20, push."""
-    if amount > 0:
-        return f"pays {money(amount)}"
-    if amount < 0:
-        return f"takes {money(-amount)}"
-    return "push"
-
-
-# The club games' outcomes in their own words (the amount follows: pays / takes).
-_CLUB_MARKS = {Outcome.NATURAL: "natural", Outcome.BANKER_BUST: "banker bust", Outcome.FOLD: "fold",
-               Outcome.WITHDRAWN: "withdrawn", Outcome.RETURNED: "returned", Outcome.BUST: "bust",
-               Outcome.SURRENDER: "surrender"}
-
-
-def _is_club(r: Round) -> bool:
-    """A club round (003): its hands know which of their cards are closed."""
-    return hasattr(r.dealer, "closed")
-
-
-def _marks(hand: Hand, club: bool = False) -> list[str]:
-    if club:
-        return ["double"] * hand.doubled + ([_CLUB_MARKS[hand.outcome]] if hand.outcome in _CLUB_MARKS else [])
-    marks = []
-    if hand.is_blackjack:
-        marks.append("BJ")
-    if hand.doubled:
-        marks.append("double")
-    if hand.outcome is Outcome.SURRENDER:
-        marks.append("surrender")
-    elif hand.outcome is Outcome.EVEN_MONEY:
-        marks.append("even money")
-    elif hand.outcome is Outcome.BUST:
-        marks.append("bust")
-    elif hand.outcome is Outcome.THREE_SEVENS:
-        marks.append("three sevens")
-    return marks
-
-
-def _club_total(hand: Hand) -> str:
-    """A club hand's total by its pack's values, or ``bust`` over 21."""
-    return "bust" if hand.hard > 21 else str(hand.total)
-
-
-def _duels(r: Round) -> bool:
-    """A round of duels (club-21-36): each box keeps the banker's hand of its own duel."""
-    return any(getattr(box, "banker", None) is not None for box in r.boxes)
-
-
-def round_line(r: Round, dealer_title: str = "Dealer") -> str:
-    """One line for a settled round: the dealer (``dealer_title``, the game's: `Game.dealer_title`), every
-    hand with its marks, and the house's result.
-
-    ``round 7: dealer AS KD (BJ); box 2 9H 9D split: 9H 2C double takes 20 | 9D TS pays 10;
-    box 3 insured 5 pays 10; house +10``. In a round of duels each box shows the banker's cards of its
-    own duel and their total (``box 1 9S TS vs banker KS 9H (19) takes 10``), never his cards of every
-    duel run together; a void round says why (``round 8 (VOID: the pack ran out): ...``).
-    """
-    d = r.dealer
-    club = _is_club(r)
-    duels = _duels(r)
-    title = dealer_title.lower()
-    if club:
-        dealer_total = _club_total(d)
-    elif d.is_blackjack:
-        dealer_total = "BJ"
-    elif d.is_bust:
-        dealer_total = "bust"
-    else:
-        dealer_total = str(d.total)
-    void = ""
-    if r.voided:
-        reason = r.void_reason
-        void = f" (VOID: {VOID_REASON_TEXT[reason]})" if reason is not None else " (VOID)"
-    # A round of duels has no one hand of the banker's to head it: each duel shows its own below.
-    parts = [f"round {r.number}{void}"] if duels else \
-        [f"round {r.number}{void}: {title} {' '.join(c.code for c in d.cards)} ({dealer_total})"]
-    for box in r.boxes:
-        hands = []
-        for hand in box.hands:
-            net = hand.net if hand.net is not None else 0
-            words = [" ".join(c.code for c in hand.cards), *_marks(hand, club), _dealer_words(net)]
-            duel = getattr(box, "banker", None)  # club-21-36: the banker's hand in this box's duel
-            if duel is not None and duel.cards:
-                words.insert(1, f"vs {title} {' '.join(c.code for c in duel.cards)} ({_club_total(duel)})")
-            hands.append(" ".join(w for w in words if w))
-        text = f"box {box.number} " + (("split: " + " | ".join(hands)) if len(box.hands) > 1 else hands[0])
-        if box.insurance is not None:
-            text += f"; insured {money(box.insurance)} {_dealer_words(box.insurance_net or 0)}"
-        if r.voided:
-            text += " (void)"
-        parts.append(text)
-    parts.append(f"house {_house(-r.net())}")
-    if duels:
-        return parts[0] + ": " + "; ".join(parts[1:])
-    return "; ".join(parts)
+def round_line(r: Round, game: str, dealer_title: str = "Dealer") -> str:
+    """One line for a settled round of ``game``, in the game's own words (its registry part ``terminal``): the
+    dealer (``dealer_title``, the game's: `Game.dealer_title`), every hand with its marks, the house's result."""
+    return terminal_part(game).round_line(r, dealer_title)
 
 
 def _shoe_text(view: dict[str, Any], shoe: dict[str, Any]) -> str:
@@ -175,14 +78,14 @@ def draw(view: dict[str, Any], table: Any, now: datetime) -> str:
             continue
         for i, hand in enumerate(box["hands"]):
             mark = ">" if hand["in_play"] else " "
-            flags = " ".join(f for f, on in (("BJ", hand["blackjack"]), ("double", hand["doubled"]),
-                                             ("split", hand["split"])) if on)
+            flags = " ".join(f for f, on in (("BJ", hand.get("blackjack")), ("double", hand.get("doubled")),
+                                             ("split", hand.get("split"))) if on)
             lines.append(f" {mark}box {box['box']}{'.' + str(i + 1) if len(box['hands']) > 1 else '  '}  "
                          f"{' '.join(hand['cards']):<24} {_totals(hand['totals'], hand['done']):<6} "
                          f"bet {hand['bet']:<5} {flags}")
     previous = table.previous
     if view["round"] is None and previous is not None:  # between rounds: the settled round stays on show
-        lines.append("  last " + round_line(previous, view["dealer_title"]))
+        lines.append("  last " + round_line(previous, table.rules.game, view["dealer_title"]))
     if view["alerts"]:
         lines.append("  open alerts:")
         lines.extend("    " + alert_line(alert, now) for alert in view["alerts"])

@@ -12,7 +12,7 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("controller", "firmware_bridge", "display", "simulators", "tablectl")
+PACKAGES = ("controller", "firmware_bridge", "display", "simulators", "games", "tablectl")
 MARKER_HOME = Path("controller/cards.py")
 MASKING_HOME = Path("controller/closed.py")
 

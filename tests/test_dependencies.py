@@ -23,7 +23,7 @@ from pathlib import Path
 from packaging.requirements import Requirement
 
 REPO = Path(__file__).resolve().parents[1]
-SHIPPED = ("controller", "firmware_bridge", "display", "simulators", "tablectl")
+SHIPPED = ("controller", "firmware_bridge", "display", "simulators", "games", "tablectl")
 # The extras an operator installs to run something (each guarded by a clear error when missing); the rest
 # (test, bench) are for developers, and shipped code never imports them.
 RUNTIME_EXTRAS = {"postgresql"}

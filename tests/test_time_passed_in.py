@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-CORE = ("controller", "firmware_bridge", "display", "simulators")
+CORE = ("controller", "firmware_bridge", "display", "simulators", "games")
 
 WALL_CLOCK = {
     ("datetime", "now"), ("datetime", "utcnow"), ("datetime", "today"), ("date", "today"),
@@ -34,8 +34,8 @@ MONOTONIC_EDGES = {
     "firmware_bridge/link.py": "the serial port's reader thread: retransmit and heartbeat deadlines",
     "simulators/shoe/server.py": "the virtual shoe's pty loop: its pace and the replug delay",
     "simulators/virtual_dealer.py": "the virtual dealer's HTTP loop: pace and wait timeouts",
-    "simulators/simulate.py": "prints rounds per second of a simulation run",
-    "simulators/club_simulate.py": "the default timer of the rounds-per-second figure (injectable)",
+    "games/blackjack/simulate.py": "prints rounds per second of a simulation run",
+    "games/club/simulate.py": "the default timer of the rounds-per-second figure (injectable)",
     "simulators/strategy_cli.py": "prints how long the strategy tables took to build",
     "display/chain.py": "the default of its injected clock, and a close() timeout",
     "display/factory.py": "the default of the injected clock it hands the display chain",

@@ -69,7 +69,6 @@ from typing import TYPE_CHECKING
 
 from ..effects import CardPlaced, Effect, HoleCardTurned, PhaseChanged, RoundSettled
 from ..events import CardDrawn, Double, Event, SetRules, Shuffle, Split, Stand, Surrender
-from ..hand import Outcome
 from ..legality import Action
 from ..phase import PLAY, Phase
 
@@ -438,7 +437,8 @@ class AdvantageBook:
                 line[0] += stake
                 line[1] += share
             if self._insurance_count is not None:
-                insured = box.insurance is not None or any(h.outcome is Outcome.EVEN_MONEY for h in box.hands)
+                # even money is insurance taken on a blackjack: blackjack's own outcome, read by its name in round records
+                insured = box.insurance is not None or any(h.outcome == "even_money" for h in box.hands)
                 for name in self._names(box.number, box.owner):
                     self.subjects.setdefault(name, _Subject()).index.append(
                         ("insurance", self._insurance_count >= INDEX_PLAYS[0].threshold, insured,

@@ -43,8 +43,9 @@ def create_app(service: "TableService", *, metrics: "TableMetrics | None" = None
     app.state.keys = KeyRing(service.settings.api)
     app.state.report_lock = threading.Lock()  # one report at a time (tables.one_report)
     install_error_handlers(app)
-    for module in (tables, ledger, actions, stream, dashboard):
-        app.include_router(module.router)
+    for router in (tables.make_router(), tables.router, ledger.router, actions.make_router(), stream.router,
+                   dashboard.router):
+        app.include_router(router)
     dashboard.mount_static(app)
     if metrics is not None:
         from tablectl.metrics import mount_metrics

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Union
+from typing import Annotated, Any, Union, cast
 
 from fastapi import APIRouter
 from pydantic import BaseModel, Field
 
 from controller import events as ev
+from controller import registry
 from controller.engine import IllegalAction
-from controller.legality import SUPERVISOR_ACTIONS
 
 from tablectl.config import Role
 from tablectl.service import TableService, TableStopped
@@ -18,22 +18,15 @@ from tablectl.web.errors import ERRORS, ApiError, ErrorResponse
 
 from .deps import Service
 
-router = APIRouter()
+__all__ = ["action_events", "make_router"]
 
-# The events a person may send; cards, ticks and link events come only from the shoe and the clock.
-# The club games' decisions (banker_stand ... withdraw) are in the same list: the engine of a
-# blackjack table refuses them (409), as it refuses any decision that is not its game's.
-ActionEvent = Annotated[
-    Union[ev.PlaceBet, ev.Stand, ev.Double, ev.Split, ev.Surrender, ev.Insure, ev.EvenMoney, ev.CloseInsurance,
-          ev.Shuffle, ev.CallPit, ev.Reserve, ev.CutCardOut, ev.VoidRound, ev.DiscardCard, ev.AcknowledgeAlert,
-          ev.BankerStand, ev.Fold, ev.Contra, ev.Recontra, ev.Withdraw, ev.OpenBank, ev.CloseBank, ev.Dark,
-          ev.DealIn, ev.DealerIn, ev.DealerOut],
-    Field(discriminator="type"),
-]
 
-# SUPERVISOR_ACTIONS (imported above) is the engine's list of the actions only a supervisor may take
-# (withdraw, open_bank, close_bank among them); every other action needs at least a dealer key.
-__all__ = ["router", "ActionEvent", "SUPERVISOR_ACTIONS"]
+def action_events() -> Any:
+    """The events a person may send, as the request body's type: the table's own (`controller.events.PERSON_EVENTS`:
+    cards, ticks and link events come only from the shoe and the clock) and every registered game's decisions. A
+    table refuses a decision of another game than its own (409), as it refuses any decision that is not its game's."""
+    classes = (*ev.PERSON_EVENTS, *registry.event_classes())
+    return Annotated[cast(Any, Union)[classes], Field(discriminator="type")]
 
 
 class ActionResult(BaseModel):
@@ -49,13 +42,12 @@ class LockRequest(BaseModel):
     locked: bool
 
 
-@router.post("/api/actions", response_model=ActionResult, tags=["write"],
-             responses={**ERRORS, 409: {"model": ErrorResponse, "description": "illegal now; the engine's reason"},
-                        503: {"model": ErrorResponse, "description": "the table has stopped (its journal failed)"}})
-async def post_action(event: ActionEvent, who: Dealer, service: Service) -> ActionResult:
+async def post_action(event: ev.Event, who: Dealer, service: Service) -> ActionResult:
     """A dealer's or supervisor's action, in the session vocabulary (bet, stand, double, ...)."""
     kind = event.type
-    if kind in SUPERVISOR_ACTIONS and not who.may(Role.SUPERVISOR):
+    # Only a supervisor may take the table's own supervisor actions and each game's (a club game's withdraw, its
+    # bank); every other action needs at least a dealer key.
+    if kind in registry.supervisor_actions() and not who.may(Role.SUPERVISOR):
         raise ApiError(403, "forbidden", f"'{kind}' needs a supervisor key")
     if isinstance(event, ev.Shuffle) and event.shoe_id is not None:
         # A new shoe's id is the shoe's to give: a person naming one could end the card count of the shoe.
@@ -88,9 +80,6 @@ def _reason(exc: IllegalAction, kind: str, service: TableService) -> str:
     return exc.message
 
 
-@router.post("/api/shoe/lock", response_model=ActionResult, tags=["write"],
-             responses={**ERRORS, 409: {"model": ErrorResponse, "description": "no hold to release, or held already"},
-                        503: {"model": ErrorResponse, "description": "the table has stopped (its journal failed)"}})
 async def post_lock(body: LockRequest, who: Supervisor, service: Service) -> ActionResult:
     """Supervisor: hold the shoe's gate shut, or release that hold (the table's own reasons still lock it).
 
@@ -104,3 +93,21 @@ async def post_lock(body: LockRequest, who: Supervisor, service: Service) -> Act
     except TableStopped as exc:
         raise ApiError(503, "table_stopped", str(exc)) from None
     return ActionResult(seq=seq, phase=phase)
+
+
+def make_router() -> APIRouter:
+    """The write routes, built when the app is made: the action's body is the union of every event a person may
+    send, the registered games' included (so the registry must be complete by then)."""
+    router = APIRouter()
+    post_action.__annotations__["event"] = action_events()  # (FastAPI reads the body's type from the signature)
+    router.post("/api/actions", response_model=ActionResult, tags=["write"],
+                responses={**ERRORS, 409: {"model": ErrorResponse, "description": "illegal now; the engine's reason"},
+                           503: {"model": ErrorResponse,
+                                 "description": "the table has stopped (its journal failed)"}})(post_action)
+    router.post("/api/shoe/lock", response_model=ActionResult, tags=["write"],
+                responses={**ERRORS, 409: {"model": ErrorResponse,
+                                           "description": "no hold to release, or held already"},
+                           503: {"model": ErrorResponse,
+                                 "description": "the table has stopped (its journal failed)"}})(post_lock)
+    return router
+

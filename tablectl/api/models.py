@@ -1,102 +1,27 @@
 """The API's response models: what the read endpoints return, documented in the OpenAPI schema.
 
 They mirror `controller.view.table_view` and the engine's round records; the API validates its
-answers against them, so the schema cannot drift from what is sent.
+answers against them, so the schema cannot drift from what is sent. The table's view and a round's
+record are each game's own (its registry part ``view``: `tablectl.parts.ViewPart`): the API's models
+are a union of them, built when the app is made (`table_model`, `record_model`, `rounds_page_model`),
+each game's view with the table's shared keys (`TableFields`) and the API's own; every key is declared,
+so one a game adds and does not declare is an error, never silently dropped.
 """
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from typing import Annotated, Any, Union, cast
+
+from pydantic import BaseModel, Discriminator, Field, Tag, create_model
+
+from controller import registry
+from controller.rules import DEFAULT_GAME
+from controller.view_model import LimitsModel, ViewModel
+
+from tablectl.parts import view_part
 
 
-class HandModel(BaseModel):
-    """One hand of a box."""
-
-    cards: list[str] = Field(description="card codes in the order dealt")
-    totals: list[int] = Field(description="at most two totals (soft hands show both)")
-    bet: str = Field(description="total staked on the hand, a double counts twice")
-    doubled: bool
-    split: bool
-    blackjack: bool
-    bust: bool
-    done: bool
-    in_play: bool
-    outcome: str | None = Field(None, description="blackjack win lose bust push surrender even_money three_sevens void; "
-                                "the club games: natural banker_bust fold withdrawn returned")
-    net: str | None = Field(None, description="what the player won (+) or lost (-)")
-    # The club games (003): a box's cards are face down until turned (XX, no total, below supervisor).
-    closed: bool | None = Field(None, description="club games: a card of the hand is still face down")
-    card_count: int | None = Field(None, description="club games: the cards the hand holds (closed ones too)")
-    dark: bool | None = Field(None, description="club-21-36: the box has drawn dark")
-
-
-class BoxModel(BaseModel):
-    """A betting box in the round (or with bets for the next one)."""
-
-    box: int
-    owner: str | None
-    bets: dict[str, str] = Field(description="each player's stake on the box")
-    insurance: str | None
-    hands: list[HandModel]
-    next_round: bool = False
-    recontra: bool | None = Field(None, description="club-21: the box redoubled after the banker's contra")
-    choice: str | None = Field(None, description="club-21, on a spent pack: double or fold (null: not chosen)")
-    bank_after: str | None = Field(None, description="club-21-36: the bank's balance after this box's duel")
-
-
-class DealerModel(BaseModel):
-    """The dealer's hand; a hole card not yet turned shows as XX (except to a supervisor)."""
-
-    cards: list[str]
-    totals: list[int]
-    hole_hidden: bool
-    blackjack: bool = Field(False, description="a two-card 21 (never told while the hole card is face down)")
-    bust: bool = False
-    done: bool = Field(False, description="the dealer's hand is over (a settled round)")
-    closed: bool | None = Field(None, description="club games: the banker's cards are face down")
-    card_count: int | None = Field(None, description="club games: the cards the banker holds")
-
-
-class SettledHandModel(HandModel):
-    """A hand of the settled round, as it lies on the felt."""
-
-    surrendered: bool = False
-
-
-class SettledBoxModel(BaseModel):
-    """A box of the settled round: its hands, its insurance, and its net (the player's)."""
-
-    box: int
-    owner: str | None
-    bets: dict[str, str]
-    insurance: str | None
-    insurance_net: str | None
-    hands: list[SettledHandModel]
-    net: str = Field(description="what the box's players won (+) or lost (-), insurance included")
-    banker: DealerModel | None = Field(None, description="club-21-36: the banker's hand in this box's duel")
-    bank_after: str | None = Field(None, description="club-21-36: the bank's balance after this box's duel")
-
-
-class SettledRoundModel(BaseModel):
-    """The last settled round, kept until the next round's first card."""
-
-    number: int
-    void: bool
-    void_reason: str | None = Field(None, description="why a void round was voided: supervisor, pack_ran_out "
-                                                       "(club-21), bottom_ace (club-21-36)")
-    dealer: DealerModel
-    boxes: list[SettledBoxModel]
-    net: str = Field(description="what the players won (+) or lost (-): the house's result is the opposite")
-
-
-class LimitsModel(BaseModel):
-    """The table's bet limits per box."""
-
-    min: str
-    max: str
-
-
-class ShoeDeviceModel(BaseModel):
+class ShoeDeviceModel(ViewModel):
     """What the shoe itself reports (its STATUS heartbeat), beside what the table decided."""
 
     link_up: bool
@@ -104,7 +29,7 @@ class ShoeDeviceModel(BaseModel):
     jammed: bool = False
     lid_open: bool = False
 
-class ShoeModel(BaseModel):
+class ShoeModel(ViewModel):
     """The shoe in play."""
 
     id: str
@@ -119,7 +44,7 @@ class ShoeModel(BaseModel):
     remaining_by_rank: dict[str, int]
 
 
-class AlertModel(BaseModel):
+class AlertModel(ViewModel):
     """A latched alert."""
 
     id: int
@@ -138,103 +63,7 @@ class AlertModel(BaseModel):
                                       "and the last alert of a kind past the board's bound counts the rest")
 
 
-class HandRecord(BaseModel):
-    """A settled hand in a round record."""
-
-    box: int
-    cards: list[str]
-    bet: str
-    outcome: str | None
-    net: str
-    total: int | None = Field(None, description="club games: the hand's total, by the pack's values")
-    dark: bool | None = Field(None, description="club-21-36: the box drew dark in its duel")
-    banker: list[str] | None = Field(None, description="club-21-36: the banker's cards in this box's duel")
-    banker_total: int | None = Field(None, description="club-21-36: the banker's total in this box's duel")
-    kept: bool | None = Field(None, description="club-21-36: the duel began with the card the banker kept")
-    bank_after: str | None = Field(None, description="club-21-36: the bank's balance after the duel")
-    stake_cut_from: str | None = Field(None, description="club-21-36: the stake placed before the deal, when the "
-                                                         "bank no longer covered it at the duel (bet: what played)")
-
-
-class InsuranceRecord(BaseModel):
-    """An insurance bet in a round record."""
-
-    box: int
-    amount: str
-    net: str
-
-
-class DealerRecord(BaseModel):
-    """The dealer's cards in a round record."""
-
-    cards: list[str]
-    total: int
-
-
-class RoundBankRecord(BaseModel):
-    """club-21-36: the bank over one round of duels."""
-
-    before: str
-    after: str
-    closed: bool = Field(description="the bank emptied in this round (never the supervisor's close_bank, which "
-                                     "comes between rounds); kept as it was: read state")
-    state: str | None = Field(None, description="the bank at the end of the round: open or emptied (absent from "
-                                                "older records)")
-
-
-class RoundRecord(BaseModel):
-    """A settled round: every card and its settlement (the replay format)."""
-
-    number: int
-    shoe_id: str | None
-    dealer: DealerRecord
-    hands: list[HandRecord]
-    insurance: list[InsuranceRecord]
-    net: str
-    void: bool | None = None
-    void_reason: str | None = Field(None, description="why a void round was voided: supervisor, pack_ran_out "
-                                                      "(club-21: the pack ran out before everyone had two cards), "
-                                                      "bottom_ace (club-21-36: an ace as the bottom card); absent "
-                                                      "from older records")
-    settled_at: str | None = Field(None, description="when the round was settled (ISO 8601, UTC)")
-    dealer_title: str | None = Field(None, description="who dealt it, as its game names him: Dealer (blackjack) or "
-                                                       "Banker (the club games); given by /api/rounds")
-    game: str | None = Field(None, description="club games: club-21 or club-21-36 (blackjack records have none)")
-    bottom_card: str | None = Field(None, description="club games: the pack's bottom card")
-    contra: bool | None = Field(None, description="club-21: the banker doubled every stake")
-    pack_out: bool | None = Field(None, description="club-21: the pack ran out while the boxes played")
-    bank: RoundBankRecord | None = Field(None, description="club-21-36: the bank before and after the round")
-
-
-class DuelModel(BaseModel):
-    """club-21-36: the duel in play (or the next, while the banker takes his card)."""
-
-    box: int
-    stake: str
-    dark: bool
-    banker_kept_card: bool
-    cut_from: str | None = Field(None, description="the stake placed before the deal, when the bank no longer "
-                                                   "covered it at this duel and cut it to all it held")
-
-
-class BankModel(BaseModel):
-    """club-21-36: the banker's bank (public: every key sees it)."""
-
-    open: bool
-    state: str | None = Field(None, description="open, emptied (the boxes won it all), closed (by the supervisor), "
-                                                "or none (never opened)")
-    balance: str
-    opened_with: str
-    limits: LimitsModel = Field(description="what a bank may be opened with")
-    duel: DuelModel | None = None
-    duels_played: int
-    rounds_played: int = Field(description="rounds of duels since the bank was opened")
-    may_close: bool
-    close_after_rounds: int
-    close_multiple: int
-
-
-class TurnModel(BaseModel):
+class TurnModel(ViewModel):
     """Whose turn it is."""
 
     box: int | None = None
@@ -242,7 +71,7 @@ class TurnModel(BaseModel):
     dealer: bool | None = None
 
 
-class HeadModel(BaseModel):
+class HeadModel(ViewModel):
     """The journal's last row: a copy of the journal taken later shows whether rows were cut after it."""
 
     seq: int
@@ -250,25 +79,23 @@ class HeadModel(BaseModel):
                                         "supervisor while a card is face down (the MAC is chained over it)")
 
 
-class OnDutyModel(BaseModel):
+class OnDutyModel(ViewModel):
     """The dealer on duty: the id the pit signed in (dealer_in), and since when."""
 
     dealer: str
     since: str | None
 
 
-class TableModel(BaseModel):
-    """The table now."""
+class TableFields(ViewModel):
+    """The table now: what every game's view has besides its own part (`controller.view_model.GameView`)."""
 
     table: str
     phase: str
     rules: str
     round: int | None
     rounds_played: int
-    boxes: list[BoxModel]
-    dealer: DealerModel
     dealer_on_duty: OnDutyModel | None = Field(None, description="the person dealing (dealer_in), not the dealer's "
-                                                                 "hand above; null when nobody is signed in")
+                                                                 "hand; null when nobody is signed in")
     turn: TurnModel | None
     legal_actions: list[str]
     next_card: str | None
@@ -277,37 +104,60 @@ class TableModel(BaseModel):
     right_to_cut: str | None
     shoe_figures: list[str] = Field(description="the shoe figures the game has (show only these), in this order: dealt, left (cards left in the "
                                      "pack), burned, bottom_card, penetration, cut_card, right_to_cut, count (Hi-Lo), "
-                                     "ranks_left; controller/games/base.py ShoeFigure. Blackjack: all but left and "
-                                     "bottom_card; the club games: dealt, left, bottom_card, ranks_left")
-    dealer_title: str = Field(description="who deals and plays the boxes, as the felt names him: Dealer (blackjack) "
-                                          "or Banker (the club games)")
+                                     "ranks_left; controller/game.py ShoeFigure; each game says which it has")
+    dealer_title: str = Field(description="who deals and plays the boxes, as the felt names him (the game's: "
+                                          "Dealer, Banker)")
     locked: bool
     gate_held: bool = Field(description="a supervisor holds the shoe's gate shut")
     lock_reasons: list[str] = Field(description="why the shoe's gate is shut, in words (empty when open)")
     held_cards: list[str]
     alerts: list[AlertModel]
     reservations: dict[str, str | None]
-    last_round: RoundRecord | None
-    settled: SettledRoundModel | None = None
     limits: LimitsModel
     shoe_device: ShoeDeviceModel
     last_seq: int
     head: HeadModel
-    # The club games (003); absent at a blackjack table.
-    game: str | None = Field(None, description="club games: the game played (club-21, club-21-36)")
-    bottom_card: str | None = Field(None, description="club games: the pack's bottom card, shown face up")
-    contra: bool | None = Field(None, description="club-21: the banker has doubled the stakes this round")
-    pack_out: bool | None = Field(None, description="club-21: the pack ran out this round")
-    bank: BankModel | None = Field(None, description="club-21-36: the bank, its balance and the duel in play")
 
 
-class RoundsPage(BaseModel):
-    """A page of settled rounds, newest first."""
+def _camel(name: str) -> str:
+    return "".join(part.capitalize() for part in name.replace("-", "_").split("_"))
 
-    page: int
-    size: int
-    total: int
-    rounds: list[RoundRecord]
+
+def table_model() -> Any:
+    """The table now, as the API answers it: the union, on ``game``, of each registered game's view with the
+    table's shared keys."""
+    members = []
+    for name, part in _views():
+        members.append(Annotated[create_model(f"{_camel(name)}Table", __base__=(TableFields, part.model),
+                                              __doc__=f"The table now: a {name} table."), Tag(name)])
+    return Annotated[cast(Any, Union)[tuple(members)], Discriminator(_game_of)] if len(members) > 1 \
+        else members[0]
+
+
+def record_model() -> Any:
+    """A settled round's record, as the API answers it: the union of each registered game's record (a record
+    without ``game`` is the first game's, as every record was before the game was written in it)."""
+    members = [Annotated[part.record, Tag(name)] for name, part in _views()]
+    return Annotated[cast(Any, Union)[tuple(members)], Discriminator(_game_of)] if len(members) > 1 \
+        else members[0]
+
+
+def rounds_page_model() -> type[BaseModel]:
+    """A page of settled rounds, newest first (each round its game's record)."""
+    rounds: Any = list[record_model()]  # type: ignore[misc]  # (a type built from the registry)
+    return create_model("RoundsPage", __base__=ViewModel, __doc__="A page of settled rounds, newest first.",
+                        page=(int, ...), size=(int, ...), total=(int, ...), rounds=(rounds, ...))
+
+
+def _views() -> list[tuple[str, Any]]:
+    """(game, its view part) for every registered game, in the registry's order."""
+    return [(name, view_part(name)) for name in registry.names()]
+
+
+def _game_of(value: Any) -> str:
+    """Which game's model reads ``value``: its ``game`` (a record without one is the first game's)."""
+    game = value.get("game", DEFAULT_GAME) if isinstance(value, dict) else getattr(value, "game", DEFAULT_GAME)
+    return game if isinstance(game, str) else DEFAULT_GAME
 
 
 class BoxFigures(BaseModel):
@@ -458,6 +308,5 @@ class ShoeStatus(BaseModel):
     right_to_cut: str | None
     shoe_figures: list[str] = Field(description="the shoe figures the game has (show only these), in this order: dealt, left (cards left in the "
                                      "pack), burned, bottom_card, penetration, cut_card, right_to_cut, count (Hi-Lo), "
-                                     "ranks_left; controller/games/base.py ShoeFigure. Blackjack: all but left and "
-                                     "bottom_card; the club games: dealt, left, bottom_card, ranks_left")
+                                     "ranks_left; controller/game.py ShoeFigure; each game says which it has")
     locked: bool

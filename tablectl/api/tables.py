@@ -19,7 +19,8 @@ from pydantic import BaseModel, Field
 
 from controller.authority import export_shoe
 from controller.journal import JournalError
-from controller.games import GAMES
+from controller import registry
+from controller.rules import DEFAULT_GAME
 from controller.view import head_view, table_view
 
 from tablectl.web.auth import Supervisor, Viewer
@@ -27,8 +28,8 @@ from tablectl.zones import zone_of
 from tablectl.web.errors import ERRORS, ApiError, ErrorResponse
 
 from .deps import Service
-from .models import (AlertModel, DealersModel, EdgeModel, FiguresModel, PlayersModel, RoundRecord, RoundsPage,
-                     RulesModel, ShoeStatus, TableModel)
+from .models import (AlertModel, DealersModel, EdgeModel, FiguresModel, PlayersModel, RulesModel, ShoeStatus,
+                     record_model, rounds_page_model, table_model)
 
 router = APIRouter()
 T = TypeVar("T")
@@ -76,8 +77,9 @@ async def one_report(request: Request, work: Callable[[], T]) -> T:
 def _as_read(record: dict[str, Any], settled_at: str | None) -> dict[str, Any]:
     """A kept round record as the API reads it out: when it was settled, and who dealt it as its game names
     him (``dealer_title``; a record of a game this release does not play names the dealer)."""
-    game = GAMES.get(record.get("game", "blackjack"))
-    return {**record, "settled_at": settled_at, "dealer_title": game.dealer_title if game is not None else "Dealer"}
+    name = record.get("game", DEFAULT_GAME)  # (a record without its game's name is the first game's: blackjack)
+    title = registry.game(name).dealer_title if registry.is_game(name) else "Dealer"
+    return {**record, "settled_at": settled_at, "dealer_title": title}
 
 
 class Health(BaseModel):
@@ -101,8 +103,6 @@ async def healthz(service: Service) -> Health:
                   outputs_failed=h.outputs_failed)
 
 
-@router.get("/api/table", tags=["read"], responses=ERRORS, response_model=TableModel,
-            response_model_exclude_unset=True)
 async def get_table(who: Viewer, service: Service) -> dict[str, Any]:
     """The table now: phase, boxes and hands, dealer, whose turn, shoe, alerts, the journal's head.
 
@@ -129,8 +129,6 @@ async def get_rules(who: Viewer, service: Service) -> dict[str, Any]:
     return {"profile": rules.name, "options": rules.options()}
 
 
-@router.get("/api/rounds", tags=["read"], responses=ERRORS, response_model=RoundsPage,
-            response_model_exclude_unset=True)
 async def get_rounds(who: Viewer, service: Service, page: Annotated[int, Query(ge=1, le=10**9)] = 1,
                      size: Annotated[int, Query(ge=1, le=200)] = 20) -> dict[str, Any]:
     """Settled rounds, newest first, each with every card and its settlement."""
@@ -141,8 +139,6 @@ async def get_rounds(who: Viewer, service: Service, page: Annotated[int, Query(g
                 "rounds": [_as_read(r, times.get(r["number"])) for r in rounds]}
 
 
-@router.get("/api/rounds/{number}", tags=["read"], responses={**ERRORS, 404: {"model": ErrorResponse}},
-            response_model=RoundRecord, response_model_exclude_unset=True)
 async def get_round(number: RoundNumber, who: Viewer, service: Service) -> dict[str, Any]:
     """One settled round."""
     with service.reader() as journal:
@@ -324,3 +320,17 @@ async def get_players(who: Supervisor, service: Service, request: Request,
 
 def _safe(text: str) -> str:
     return "".join(c if c.isalnum() or c in "-_." else "_" for c in text)[:64] or "table"
+
+
+def make_router() -> APIRouter:
+    """The reads whose answers are each game's own (the table, its rounds), built when the app is made from the
+    registered games' view models (so the registry must be complete by then)."""
+    games = APIRouter()
+    games.get("/api/table", tags=["read"], responses=ERRORS, response_model=table_model(),
+              response_model_exclude_unset=True)(get_table)
+    games.get("/api/rounds", tags=["read"], responses=ERRORS, response_model=rounds_page_model(),
+              response_model_exclude_unset=True)(get_rounds)
+    games.get("/api/rounds/{number}", tags=["read"], responses={**ERRORS, 404: {"model": ErrorResponse}},
+              response_model=record_model(), response_model_exclude_unset=True)(get_round)
+    return games
+

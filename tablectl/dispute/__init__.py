@@ -25,6 +25,7 @@ from controller.dispute import (BookStart, CardLine, DisputeBook, DisputeOptions
 from controller.engine import Table
 from controller.errors import SnapshotError
 from controller.journal import JournalKeyError, JournalReader
+from tablectl.parts import dispute_part
 
 __all__ = ["FORMATS", "MEDIA_TYPES", "PdfUnavailable", "make_record", "render", "to_html", "to_json", "to_pdf"]
 
@@ -135,12 +136,16 @@ def to_html(record: DisputeRecord) -> str:
         hands = hands_of(r.settlement.recorded, "hands", box)
         return str(hands[i].get("net", "")) if i < len(hands) else "not recorded"
 
-    def recorded_insurance(box: int) -> str:
-        kept = hands_of(r.settlement.recorded, "insurance", box)
-        return str(kept[0].get("net", "")) if kept else "not recorded"
+    section = dispute_part(r.game)
+
+    def game_rows(box: int) -> list[list[str]]:
+        # The game's own rows of a box (its section: blackjack's insurance), in the hands' columns; none for a game
+        # that has nothing of its own to add (the shared record is then the whole record).
+        return [list(row) for row in section.box_rows(box, r.settlement.engine, r.settlement.recorded)] \
+            if section is not None else []
 
     return _template().render(r=r, show_counts=r.exported.copy == "surveillance" and "Hi-Lo" in r.counts,
-                              recorded_net=recorded_net, recorded_insurance=recorded_insurance)
+                              recorded_net=recorded_net, game_rows=game_rows)
 
 
 def to_pdf(record: DisputeRecord) -> bytes:

@@ -16,7 +16,8 @@ from __future__ import annotations
 import json
 from typing import Any, Iterator
 
-from controller.events import BadEvent, dump_event, parse_event
+from controller.events import BadEvent
+from controller.event_codec import dump_event, parse_event
 
 from . import ExportError
 from .store import BAD, OK, FloorStore

@@ -22,7 +22,7 @@ from tests.support.deadlines import scaled
 
 REPO = Path(__file__).resolve().parents[2]
 WHEELHOUSE = REPO / "test-output" / "wheelhouse"
-PACKAGES = ["controller", "firmware_bridge", "display", "simulators", "tablectl"]
+PACKAGES = ["controller", "firmware_bridge", "display", "simulators", "games", "tablectl"]
 
 pytestmark = [
     pytest.mark.skipif(os.geteuid() != 0, reason="install.sh chowns files: run as root (CI does)"),

@@ -7,11 +7,11 @@ import pytest
 from tests.support.engine_dsl import play
 
 from controller.engine import Phase
-from controller.games.club21.banker import sight_of
+from games.club_21.banker import sight_of
 from controller.rules import RuleError, build_rules
 from display.model import BankerAdvice, DealerView
 from display.render import render_dealer, render_table
-from tablectl.display_views import club_display_view
+from tablectl.display_views import display_view as club_display_view
 
 # The bottom card 7H; box 1 and box 2 are dealt their two closed cards, the banker 6D 6C (12).
 ADVICE = {"banker_advice": True}

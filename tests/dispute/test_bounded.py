@@ -149,7 +149,7 @@ def _full_replay(reader: JournalReader, since: datetime) -> list[dict[str, Any]]
     from controller.replay import session_rules
     from controller.rules import build_rules
     import json
-    from controller.events import dump_event
+    from controller.event_codec import dump_event
 
     rules = build_rules(*session_rules([json.dumps(dump_event(first.event))]))
     table = Table(rules)

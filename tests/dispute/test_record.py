@@ -18,6 +18,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from controller import events as ev
+from games.club_21_36.events import OpenBank
 from controller.cards import parse_card
 from controller.dispute import Copy, DisputeOptions, NoSuchRound, RoundNotSettled, RoundStillClosed
 from controller.journal import Journal, JournalReader, JournalTampered, LedgerRow, row_mac
@@ -204,7 +205,7 @@ def test_a_round_whose_kept_card_is_still_closed_waits_until_it_is_turned(tmp_pa
     def card(code: str) -> ev.CardDrawn:
         return ev.CardDrawn(card=parse_card(code))
 
-    submit(ev.Shuffle(shoe_id="S1"), ev.OpenBank(amount=1000), ev.PlaceBet(box=1, amount=10))
+    submit(ev.Shuffle(shoe_id="S1"), OpenBank(amount=1000), ev.PlaceBet(box=1, amount=10))
     submit(card("9S"), card("7D"), card("6C"), card("TS"), card("9D"))  # box 1 passes 21: the banker keeps 7D
     assert authority.table.round is None and authority.closed_rows
     with JournalReader(path, key) as reader:

@@ -9,6 +9,7 @@ import json
 from datetime import datetime, timedelta, timezone
 
 from controller import events as ev
+from controller.event_codec import dump_event, parse_event
 from controller.engine import Table
 from controller.rules import build_rules
 from controller.view import table_view
@@ -47,11 +48,11 @@ def test_it_survives_a_snapshot_and_a_replay_of_the_journal_lines():
     t = _link_down_acknowledged()
     back = Table.from_snapshot(json.loads(json.dumps(t.snapshot())))
     assert back.open_alerts()[0].acknowledged_at == ACKED
-    lines = [ev.dump_event(e) for e in (ev.Shuffle(shoe_id="S1", at=T0), ev.LinkDown(reason="no answer", at=T0),
+    lines = [dump_event(e) for e in (ev.Shuffle(shoe_id="S1", at=T0), ev.LinkDown(reason="no answer", at=T0),
                                         ev.AcknowledgeAlert(alert_id=1, actor="supervisor:pit", at=ACKED))]
     replayed = Table(build_rules("ru-standard"))
     for line in lines:
-        replayed.apply(ev.parse_event(line))
+        replayed.apply(parse_event(line))
     assert [a.as_dict() for a in replayed.open_alerts()] == [a.as_dict() for a in t.open_alerts()]
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 from controller import events as ev
+from controller.event_codec import dump_event, parse_event
 from controller.alerts import AlertKind
 from controller.effects import ShoeLock
 from controller.engine import Phase, Table
@@ -58,5 +59,5 @@ def test_a_jam_again_after_it_cleared_is_active_again():
 
 
 def test_the_cleared_jam_replays_from_the_journal_line():
-    line = ev.dump_event(ev.ShoeFaultCleared(kind="jam", at=T0))
-    assert ev.parse_event(line) == ev.ShoeFaultCleared(kind="jam", at=T0)
+    line = dump_event(ev.ShoeFaultCleared(kind="jam", at=T0))
+    assert parse_event(line) == ev.ShoeFaultCleared(kind="jam", at=T0)

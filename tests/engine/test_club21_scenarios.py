@@ -213,6 +213,7 @@ def test_the_reveal_turns_every_closed_card():
     from controller.engine import Table
     from controller import events as ev
     from controller.cards import parse_card
+    from games.club.events import BankerStand
     t = Table(build_rules(CLUB))
     for e in (ev.Shuffle(shoe_id="S1"), ev.PlaceBet(box=1, amount=10), ev.CardDrawn(card=parse_card("7H"))):
         t.apply(e)
@@ -223,7 +224,7 @@ def test_the_reveal_turns_every_closed_card():
                                      face_down=True)]
     turned = [f for f in t.apply(ev.Stand()) if type(f) is CardsTurned]
     assert turned == [CardsTurned(("2D", "3D"), None)]  # the banker's, when his turn comes
-    turned = [f for f in t.apply(ev.BankerStand()) if type(f) is CardsTurned]
+    turned = [f for f in t.apply(BankerStand()) if type(f) is CardsTurned]
     assert turned == [CardsTurned(("TS", "8C"), 1)]
 
 
@@ -471,7 +472,7 @@ def test_tablectl_replay_prints_a_club_round(tmp_path):
 def test_a_two_card_21_is_shown_as_21_once_turned():
     """A natural (an ace and a ten-value card) is 21 on every view, never its hard 11."""
     from controller.cards import parse_card
-    from controller.games.club.game import ClubHand, hand_view
+    from games.club.game import ClubHand, hand_view
     from controller.rules import build_rules
 
     hand = ClubHand(None, 1000, build_rules("club-21").values)

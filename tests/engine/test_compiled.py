@@ -50,9 +50,9 @@ def _python(code: str, path: Path | None) -> str:
 
 
 SIMULATE = """
-import json, controller.engine, controller.protection.slug, simulators.simulate as s, simulators.strategy
+import json, controller.engine, controller.protection.slug, games.blackjack.simulate as s, simulators.strategy
 from controller.rules import build_rules, profiles
-from simulators.club_simulate import simulate_club
+from games.club.simulate import simulate_club
 modules = (controller.engine, controller.protection.slug, s, simulators.strategy)
 out = {"compiled": [m.__file__.endswith(".so") for m in modules]}
 for name in profiles("blackjack"):

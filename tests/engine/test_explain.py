@@ -12,10 +12,11 @@ from pydantic import ValidationError
 
 from controller import snapshot
 from controller.errors import SnapshotError
-from controller.events import BadEvent, parse_event
+from controller.events import BadEvent
+from controller.event_codec import parse_event
 from controller.explain import explain, faults
 from controller.rules import RuleError, build_rules, option_names
-from controller.games.blackjack.snapshot import RoundState
+from games.blackjack.snapshot import RoundState
 
 
 def _event_error(data: object) -> tuple[str, str]:

@@ -14,19 +14,19 @@ import pytest
 from tests.support.engine_dsl import play, rest_of_pack
 
 from controller.engine import Phase, Table
-from controller.games import GAMES
-from controller.games.base import ShoeFigure
+from controller import registry
+from controller.game import ShoeFigure
 from controller.round import VoidReason
-from controller.rules import PROFILES
+from controller.rules import profiles
 from controller.view import table_view
 
 CLUB_FIGURES = ["dealt", "left", "bottom_card", "ranks_left"]
 BLACKJACK_FIGURES = ["dealt", "burned", "penetration", "cut_card", "right_to_cut", "count", "ranks_left"]
 
 
-@pytest.mark.parametrize("profile", sorted(PROFILES))
+@pytest.mark.parametrize("profile", sorted(profiles()))
 def test_the_view_of_each_profile_lists_its_game_s_shoe_figures_and_names_its_dealer(profile):
-    game = PROFILES[profile].get("game", "blackjack")
+    game = (registry.profile(profile) or {})["game"]
     r = play(profile=profile)  # a table with a shoe shuffled in
     view = table_view(r.table)
     assert view["shoe"] is not None
@@ -36,7 +36,7 @@ def test_the_view_of_each_profile_lists_its_game_s_shoe_figures_and_names_its_de
         # No cut card, no penetration against it, no right to cut, no Hi-Lo count, no burn: the pack is dealt
         # down to its bottom card, which is shown.
         assert (view["shoe_figures"], view["dealer_title"]) == (CLUB_FIGURES, "Banker")
-    assert view["shoe_figures"] == [f.value for f in ShoeFigure if f in GAMES[game].shoe_figures]
+    assert view["shoe_figures"] == [f.value for f in ShoeFigure if f in registry.game(game).shoe_figures]
 
 
 def test_a_club_pack_run_out_in_the_deal_is_void_for_that_reason():

@@ -8,6 +8,8 @@ from datetime import datetime, timezone
 import pytest
 
 from controller import events as ev
+from games.club.events import BankerStand
+from games.club_21_36.events import OpenBank
 from controller.authority import TableAuthority, export_shoe
 from controller.cards import parse_card
 from controller.journal import JournalKey
@@ -42,7 +44,7 @@ def test_closed_cards_are_secret_rows_until_turned(tmp_path):
     assert [row.get("card") for row in shoe if row["type"] == "card"] == ["7H", "XX", "AS", "2D", "XX", "KH", "3D"]
     draw, = _submit(a, _card("4C"))  # the banker draws face up
     assert draw not in a.closed_rows
-    _submit(a, ev.BankerStand())
+    _submit(a, BankerStand())
     assert a.closed_rows == set()  # settled: every card shown
     reopened = TableAuthority.open(tmp_path / "j.sqlite", key, build_rules("club-21"), now=T0)
     assert reopened.closed_rows == set() and reopened.table.snapshot() == a.table.snapshot()
@@ -70,7 +72,7 @@ def test_a_club_journal_exports_a_session_that_replays_to_the_same_rounds(tmp_pa
     a = TableAuthority.open(tmp_path / "j.sqlite", key, build_rules("club-21", {"pairs": True}), now=T0)
     _submit(a, ev.Shuffle(shoe_id="S1"), ev.PlaceBet(box=1, amount=10), ev.PlaceBet(box=2, amount=20), _card("7H"),
             *(_card(c) for c in ("8S", "9H", "2D", "8H", "9C", "3D")), ev.Split(), _card("KC"), ev.Stand(),
-            _card("2C"), ev.Stand(), ev.Stand(), _card("TC"), ev.BankerStand())
+            _card("2C"), ev.Stand(), ev.Stand(), _card("TC"), BankerStand())
     lines = [json.dumps(row) for row in export_session(a.journal)]
     replayed = replay_lines(lines)
     assert replayed.error is None and replayed.table.snapshot() == a.table.snapshot()
@@ -83,7 +85,7 @@ def test_a_kept_card_carried_into_the_next_round_stays_closed(tmp_path):
     a shuffle between rounds gathers it into the new pack, turned face up, and its row is final again."""
     key = JournalKey.generate(tmp_path / "k")
     a = TableAuthority.open(tmp_path / "j.sqlite", key, build_rules("club-21-36"), snapshot_every_rounds=1, now=T0)
-    _submit(a, ev.Shuffle(shoe_id="S1"), ev.OpenBank(amount=1000), ev.PlaceBet(box=1, amount=10))
+    _submit(a, ev.Shuffle(shoe_id="S1"), OpenBank(amount=1000), ev.PlaceBet(box=1, amount=10))
     _box, kept = _submit(a, _card("9S"), _card("7D"))
     _submit(a, _card("6C"), _card("TS"), _card("9D"))  # the bottom; box 1 passes 21: the banker keeps 7D
     assert a.table.round is None and a.closed_rows == {kept}

@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 from controller import events as ev
+from games.blackjack.events import CloseInsurance
 from controller.alerts import AlertKind
 from controller.cards import ALL_CARDS, parse_card
 from controller.effects import CardPlaced, HoleCardTurned, ShoeLock
@@ -103,7 +104,7 @@ def _spend_the_shoe_mid_round() -> Table:
                 t.apply(ev.Stand())
                 continue
             if t.phase is Phase.INSURANCE:
-                t.apply(ev.CloseInsurance())
+                t.apply(CloseInsurance())
                 continue
             position += 1
             t.apply(ev.CardDrawn(card=deck[position - 1], position=position))

@@ -17,6 +17,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from controller import events as ev
+from games.blackjack.events import CloseInsurance
 from controller.effects import RoundSettled
 from controller.cards import parse_card
 from controller.engine import Phase, SnapshotError, Table
@@ -96,7 +97,7 @@ def test_a_snapshot_is_plain_data_with_a_format_number() -> None:
 
 def test_restored_table_plays_on() -> None:
     table = Table.from_snapshot(_snapshot_mid_round())
-    table.apply(ev.CloseInsurance())
+    table.apply(CloseInsurance())
     assert [a.value for a in table.legal_actions()] == ["stand", "hit", "double", "split"]
     assert table.round is not None and table.round.boxes[0].hands[0].box is table.round.boxes[0]
 
@@ -283,10 +284,10 @@ def test_a_malformed_club36_snapshot_is_refused(path: list[Any], value: Any, wor
 
 def test_no_pickle_hooks_in_the_club_games() -> None:
     """The club games' state classes are snapshotted explicitly too: no pickle hooks of their own."""
-    from controller.games.club.game import ClubBox, ClubHand
-    from controller.games.club21.game import OchkoRound
-    from controller.games.club2136.game import Bank, DuelsRound
-    for cls in (ClubHand, ClubBox, OchkoRound, DuelsRound, Bank):
+    from games.club.game import ClubBox, ClubHand
+    from games.club_21.game import Club21Round
+    from games.club_21_36.game import Bank, Club2136Round
+    for cls in (ClubHand, ClubBox, Club21Round, Club2136Round, Bank):
         for hook in ("__reduce__", "__getstate__", "__setstate__", "__reduce_ex__"):
             defined = vars(cls).get(hook)
             assert getattr(defined, "__module__", "").split(".")[0] != "controller", f"{cls.__name__}.{hook}"

@@ -21,7 +21,7 @@ from tests.support.floor import NOW, api_client, floor_service, ledger
 from tests.support.fleet import FloorProcess, until_true, wire, write_floor_config
 from tests.support.harness import SUPERVISOR_KEY, free_port, tablectl
 
-from controller.events import dump_event, parse_event
+from controller.event_codec import dump_event, parse_event
 from tablectl.floor import ExportError
 from tablectl.floor.export import export_table
 from tablectl.floor.store import BAD, OK, FloorStore

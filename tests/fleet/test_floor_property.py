@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tests.support.floor import NOW, Message, api_client, floor_service, ledger, state, status
 
-from controller.events import dump_event, parse_event
+from controller.event_codec import dump_event, parse_event
 from tablectl.floor.service import FloorService
 from tablectl.fleet.wire import LedgerRow, body_json, ledger_payload, row_mac
 

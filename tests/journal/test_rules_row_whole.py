@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from controller import profiles
+from games.blackjack import profiles
 from controller.authority import TableAuthority, export_session
 from controller.journal import JournalKey
 from controller.replay import replay_lines

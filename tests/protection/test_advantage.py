@@ -2,7 +2,7 @@
 
 The statistics are checked on data made under their null (seeded, many replicates: the p-values are
 spread over [0, 1]) and against exact figures; the book on rounds played through the real engine by the
-simulated players (`simulators.advantage_players`): a Hi-Lo counter, a wonger, a hole-carder and an edge
+simulated players (`games.blackjack.advantage_players`): a Hi-Lo counter, a wonger, a hole-carder and an edge
 sorter are flagged within 200 rounds, a flat bettor, a casual player and a parlay bettor are not.
 """
 
@@ -22,8 +22,9 @@ from controller.protection.advantage import (FLAG_ALPHA, AdvantageBook, _Round, 
                                              first_card, hole_card, index_plays, mann_whitney_z, poisson_binomial_upper,
                                              stratified_exact_greater, wonging)
 from controller.protection.preferential import fisher_exact_greater
-from controller.rules import RuleProfile, build_rules
-from simulators.advantage_players import play_session, seat
+from controller.rules import build_rules
+from games.blackjack.rules import RuleProfile
+from games.blackjack.advantage_players import play_session, seat
 
 
 def _rules(profile: str) -> RuleProfile:

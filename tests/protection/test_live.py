@@ -16,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from controller import events as ev
+from controller.event_codec import dump_event
 from controller.closed import closed_cards
 from controller.effects import AlertCleared, AlertRaised, CardPlaced, HoleCardTurned, RoundSettled, ShoeLock
 from controller.engine import Table
@@ -188,7 +189,7 @@ def test_a_long_replay_lists_every_weak_shuffle_notice_the_board_could_not_hold(
     lines: list[str] = []
 
     def submit(event: ev.Event) -> object:
-        lines.append(json.dumps(ev.dump_event(event)))
+        lines.append(json.dumps(dump_event(event)))
         return table.apply(event)
 
     shoe = fresh_shoe(rng)

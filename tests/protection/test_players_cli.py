@@ -23,7 +23,7 @@ from controller import events as ev
 from controller.effects import Effect
 from tablectl import protect_cli
 from tests.support.journals import T0, open_authority
-from simulators.advantage_players import play_session, seat
+from games.blackjack.advantage_players import play_session, seat
 
 
 def _run(*argv: str) -> tuple[int, str]:

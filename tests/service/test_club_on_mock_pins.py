@@ -23,6 +23,7 @@ from tests.support.harness import until
 from tests.support.mock_pins import mock_pin_factory
 
 from controller import events as ev
+from games.club_21_36.events import OpenBank
 from controller.engine import Phase
 from display.clock import ManualClock
 from display.console import FunctionButton, asyncio_action_sink
@@ -146,7 +147,7 @@ async def _duels(tmp_path, factory: MockFactory) -> None:
         service, shoe, shown, deal = c.service, c.shoe, c.shown, c.deal
         shoe.load(36)
         await until(lambda: service.table.shoe is not None)
-        await service.act(ev.OpenBank(amount=Decimal(500)), "supervisor:pit")
+        await service.act(OpenBank(amount=Decimal(500)), "supervisor:pit")
         await service.act(ev.PlaceBet(box=1, amount=Decimal(10)), "dealer")
         await service.act(ev.PlaceBet(box=2, amount=Decimal(20)), "dealer")
         assert shown()[0] == "   b 500"  # the bank is up: its balance on the banker's display

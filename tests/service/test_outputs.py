@@ -102,7 +102,7 @@ def test_a_cleared_jam_leaves_the_displays_headline():
     """Issue 23: after the shoe's clear, the displays still said the shoe was faulted until a supervisor
     acknowledged the alert. The cause gone, the headline goes with it; the alert waits on the board."""
     from display.model import TableMessage
-    from tablectl.games import display_view
+    from tablectl.display_views import display_view
 
     table = Table(build_rules("ru-standard"))
     table.apply(ev.Shuffle(shoe_id="S1", at=AT))

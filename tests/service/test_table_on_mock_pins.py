@@ -27,7 +27,7 @@ from display.testing import Max7219Emulator, press
 from simulators.shoe.process import SimProcess
 from tablectl.config import settings_from_dict
 from tablectl.console_actions import handle_console_action
-from tablectl.games import display_view
+from tablectl.display_views import display_view
 from tablectl.outputs import BellOutput, DisplayOutput
 from tablectl.service import TableService
 

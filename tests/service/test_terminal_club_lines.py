@@ -22,7 +22,7 @@ DUELS = ("open_bank 1000", "bet 1 10", "bet 2 20", "cards 9S 8H 7D", "card 6C", 
 
 
 def _line(r) -> str:
-    return round_line(r.table.previous, r.table.game.dealer_title)
+    return round_line(r.table.previous, r.table.rules.game, r.table.game.dealer_title)
 
 
 def test_each_duel_shows_the_banker_s_own_cards_and_total():

@@ -1,6 +1,6 @@
 """The virtual dealer's blackjack decisions, pure: one dealer-key view in, the next move out.
 
-`simulators.blackjack_dealer.blackjack_move` is what both the virtual dealer (over HTTP) and the
+`games.blackjack.dealer.blackjack_move` is what both the virtual dealer (over HTTP) and the
 in-process dealer (through the service) carry out; here it plays an engine in memory directly.
 """
 
@@ -11,10 +11,10 @@ from typing import Any
 from controller import events as ev
 from controller.cards import parse_card
 from controller.engine import Table
-from controller.events import parse_event
+from controller.event_codec import parse_event
 from controller.rules import build_rules
 from controller.view import table_view
-from simulators.blackjack_dealer import blackjack_move
+from games.blackjack.dealer import blackjack_move
 from simulators.dealer_moves import Move
 from simulators.shoe.deck import shuffled_shoe
 from simulators.strategy import strategy_for

@@ -1,6 +1,6 @@
 """The virtual croupier of the club games: from the dealer key's view only, every round settles.
 
-The croupier's decisions (`simulators.club_dealer.club_move`) are carried out on an engine in
+The croupier's decisions (`games.club.dealer.club_move`) are carried out on an engine in
 memory (`tests/support/croupier.py`); the same decisions drive `tablectl demo` over the API.
 """
 
@@ -13,7 +13,7 @@ from tests.support.croupier import run_croupier
 
 from controller.cards import parse_card, soft_total
 from controller.rules import build_rules
-from simulators.club_dealer import DEAL, Move, club_move
+from games.club.dealer import DEAL, Move, club_move
 from simulators.club_strategy import BLIND_PLAYERS, BankerRule, banker_rule_for
 
 PLAYED = {"win", "lose", "bust", "push", "banker_bust"}

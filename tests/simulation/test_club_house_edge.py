@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from controller.rules import build_rules
-from simulators.club_simulate import play_club_chunk, simulate_club
+from games.club.simulate import play_club_chunk, simulate_club
 from simulators.club_strategy import (
     BLIND_PLAYERS,
     SIGHTED_PLAYERS,
@@ -179,11 +179,11 @@ PAYS_36 = {"win": 1, "lose": -1, "bust": -1, "returned": 0, "void": 0}
 
 
 def test_club_21_36_money_is_conserved_duel_by_duel() -> None:
-    from simulators.club_simulate import play_club36_chunk
+    from games.club.simulate import play_club2136_chunk
 
     rules = build_rules("club-21-36")
     records: list[dict[str, Any]] = []
-    chunk = play_club36_chunk(rules, 2000, "conservation-36", boxes=3, players=BLIND_PLAYERS, record=records.append)
+    chunk = play_club2136_chunk(rules, 2000, "conservation-36", boxes=3, players=BLIND_PLAYERS, record=records.append)
     assert len(records) == chunk.rounds == 2000 and chunk.shuffles > 100
     for r in records:
         assert sum(Decimal(h["net"]) for h in r["hands"]) == Decimal(r["net"])

@@ -17,7 +17,7 @@ from tests.support.deadlines import scaled
 from tests.support.edges import BUILT_IN_EDGE_PCT
 
 from controller.rules import build_rules, profiles
-from simulators.simulate import CHUNK_ROUNDS, simulate
+from games.blackjack.simulate import CHUNK_ROUNDS, simulate
 from simulators.strategy_edge import house_edge
 
 SHORT_ROUNDS = 20_000

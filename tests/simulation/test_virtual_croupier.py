@@ -13,7 +13,7 @@ from typing import Any
 from controller import events as ev
 from controller.cards import parse_card
 from controller.engine import IllegalAction, Table
-from controller.events import parse_event
+from controller.event_codec import parse_event
 from controller.rules import build_rules
 from controller.view import table_view
 from simulators.shoe.deck import shuffled_shoe

@@ -1,4 +1,4 @@
-"""The club-21 banker's best play (controller.games.club21.banker): against brute force on a tiny pack, and sane."""
+"""The club-21 banker's best play (games.club_21.banker): against brute force on a tiny pack, and sane."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from itertools import permutations
 
 import pytest
 
-from controller.games.club21.banker import (
+from games.club_21.banker import (
     ADVICE_PLAYERS,
     BUST,
     BankerSight,

@@ -18,8 +18,9 @@ from typing import Any
 import pytest
 from tests.support.edges import EXACT_EDGE_PCT
 
-import simulators.simulate as simulate_module
-from controller.rules import RuleProfile, build_rules
+import games.blackjack.simulate as simulate_module
+from controller.rules import build_rules
+from games.blackjack.rules import RuleProfile
 from simulators.exact import ShoeError, analyse, full_shoe
 from simulators.strategy import strategy_for
 from simulators.strategy_edge import _Evaluator

@@ -20,8 +20,9 @@ from typing import Any
 
 import pytest
 
-from controller.rules import RuleProfile, build_rules
+from controller.rules import build_rules
 from controller.legality import Action
+from games.blackjack.rules import RuleProfile
 from simulators.exact import ShoeError, analyse
 from simulators.strategy import DOUBLE, HIT, SPLIT, STAND, SURRENDER, strategy_for
 from simulators.strategy_model import HouseRules

@@ -14,7 +14,8 @@ import itertools
 
 import pytest
 
-from controller.rules import RuleProfile, build_rules
+from controller.rules import build_rules
+from games.blackjack.rules import RuleProfile
 from controller.legality import Action
 from simulators.strategy import BasicStrategy, chart, strategy_for
 

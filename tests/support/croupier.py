@@ -16,10 +16,10 @@ from typing import Any, Callable
 from controller import events as ev
 from controller.cards import parse_card
 from controller.engine import Table
-from controller.events import parse_event
+from controller.event_codec import parse_event
 from controller.rules import build_rules
 from controller.view import table_view
-from simulators.club_dealer import CardsOnTable, Move, club_move, pack_spent_in_round
+from games.club.dealer import CardsOnTable, Move, club_move, pack_spent_in_round
 from simulators.club_strategy import BLIND_PLAYERS, banker_rule_for
 from simulators.shoe.core import Released, ShoeConfig, ShoeCore
 

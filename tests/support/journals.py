@@ -59,7 +59,7 @@ def play_many(journal: Path, rounds: int, *, seed: int = 37, snapshot_every_roun
     import random
     import shutil
 
-    from simulators.advantage_players import play_session, seat
+    from games.blackjack.advantage_players import play_session, seat
 
     authority = open_authority(journal, snapshot_every_rounds=snapshot_every_rounds)
     clock = [T0]

@@ -16,6 +16,7 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import os
+import importlib.metadata
 import shutil
 import subprocess
 import uuid
@@ -27,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[2]
 LOCK = ROOT / "deploy" / "requirements.lock"
 WHEELHOUSE = ROOT / "test-output" / "wheelhouse"
 SYSTEM_PYTHON = "/usr/bin/python3"
-PACKAGES = ("controller", "firmware_bridge", "display", "simulators", "tablectl")
+PACKAGES = ("controller", "firmware_bridge", "display", "simulators", "games", "tablectl")
 NOBODY = 65534
 
 
@@ -90,6 +91,13 @@ def sources() -> Path:
     copy.mkdir(mode=0o755)
     for package in PACKAGES:
         shutil.copytree(ROOT / package, copy / package, ignore=shutil.ignore_patterns("__pycache__", "*.so"))
+    # The games are found through the install's entry points (controller.registry): a bare copy on PYTHONPATH
+    # carries the project's metadata as an install does, entry_points.txt with it.
+    dist = importlib.metadata.distribution("tablectl")
+    info = copy / "tablectl-0.dist-info"
+    info.mkdir()
+    for name in ("METADATA", "entry_points.txt"):
+        (info / name).write_text(dist.read_text(name) or "")
     subprocess.run(["chmod", "-R", "a+rX", str(copy)], check=True)
     return copy
 

@@ -31,14 +31,18 @@ from hypothesis import HealthCheck, note, settings
 from hypothesis import strategies as st
 
 from controller import events as ev
+from games.blackjack.events import CloseInsurance, EvenMoney, Insure
+from games.club.events import BankerStand, Fold, Withdraw
+from games.club_21.events import Contra, Recontra
+from games.club_21_36.events import CloseBank, Dark, OpenBank
 from controller.cards import ALL_CARDS, Card
 from controller.effects import CardPlaced, Effect, RoundSettled
 from controller.engine import IllegalAction, Phase, Table
-from controller.events import dump_event
-from controller.rules import PROFILES, build_rules, profiles as profiles_of
+from controller.event_codec import dump_event
+from controller.rules import build_rules, profiles as profiles_of
 
 # A case is a profile and options: every built-in profile, and club-21 with every variant on.
-CASES: dict[str, tuple[str, dict[str, Any]]] = {name: (name, {}) for name in PROFILES}
+CASES: dict[str, tuple[str, dict[str, Any]]] = {name: (name, {}) for name in profiles_of()}
 CASES["club-21+variants"] = ("club-21", {"decks": 1, "pack": 36, "pairs": True, "contra": True, "two_aces_split": True,
                                          "surrender": True})
 PROFILE_NAMES = sorted(CASES)
@@ -250,17 +254,17 @@ class Session:
         if kind == "double_box":
             return ev.Double(box=self._box_number())
         if kind == "fold":
-            return ev.Fold(box=self._box_number())
+            return Fold(box=self._box_number())
         if kind == "recontra":
-            return ev.Recontra(box=self._box_number())
+            return Recontra(box=self._box_number())
         if kind == "withdraw":
-            return ev.Withdraw(box=self._box_number(), actor="sup")
+            return Withdraw(box=self._box_number(), actor="sup")
         if kind == "banker_stand":
-            return ev.BankerStand()
+            return BankerStand()
         if kind == "contra":
-            return ev.Contra()
+            return Contra()
         if kind == "dark":
-            return ev.Dark(box=None if self.choose.int(0, 2) else self._box_number())
+            return Dark(box=None if self.choose.int(0, 2) else self._box_number())
         if kind == "raise":
             r = self.table.round
             box = r.boxes[min(r.box_i, len(r.boxes) - 1)].number if r is not None and self.choose.int(0, 3) \
@@ -271,20 +275,20 @@ class Session:
             how = self.choose.int(0, 5)
             amount = (lo, hi, lo / 2, hi + 1, lo + Decimal("0.5"))[how] if how < 5 else \
                 Decimal(self.choose.int(int(lo), int(hi)))
-            return ev.OpenBank(amount=amount)
+            return OpenBank(amount=amount)
         if kind == "close_bank":
-            return ev.CloseBank()
+            return CloseBank()
         if kind == "split":
             return ev.Split()
         if kind == "surrender":
             return ev.Surrender(box=None if self.choose.int(0, 1) else self._box_number())
         if kind == "insure":
             box = self._box_number()
-            return ev.Insure(box=box, amount=self._amount_for_insurance(box))
+            return Insure(box=box, amount=self._amount_for_insurance(box))
         if kind == "even_money":
-            return ev.EvenMoney(box=self._box_number())
+            return EvenMoney(box=self._box_number())
         if kind == "close_insurance":
-            return ev.CloseInsurance()
+            return CloseInsurance()
         if kind == "cut_card":
             return ev.CutCardOut()
         if kind == "shuffle":

@@ -13,6 +13,7 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 
 from controller import events as ev
+from games.blackjack.events import CloseInsurance
 from controller.cards import Card, parse_card
 from controller.engine import Table
 from controller.phase import READY, Phase
@@ -54,7 +55,7 @@ def deal_shoe(live: Table | Callable[[], Table], submit: Submit, shoe_id: str, c
         if table.phase in READY and table.round is None and not table.pending and not table.burn_left:
             submit(ev.PlaceBet(box=1, amount=Decimal(10), at=at))
         elif table.phase is Phase.INSURANCE:
-            submit(ev.CloseInsurance(at=at))
+            submit(CloseInsurance(at=at))
         elif table.phase in (Phase.PLAYERS, Phase.SURRENDER) and table.next_card() is None or (
                 table.phase is Phase.PLAYERS and table.round is not None and table.round.hand.total >= 12):
             submit(ev.Stand(at=at))

@@ -129,38 +129,60 @@ function handTotal(totals, done) {
   return done ? String(totals[totals.length - 1]) : totalText(totals);
 }
 
-const MARK_TEXT = { blackjack: "BJ", stood: "stood", doubled: "doubled", split: "split", surrendered: "surrendered",
-  insured: "insured", busted: "busted", even_money: "even money",
-  // the club games (003): the players' cards are closed; contra, recontra, the spent pack's choice, dark
-  closed: "closed", contra: "contra", recontra: "recontra", fold: "folded", dark: "dark", pack_out: "pack spent" };
-// A club game: the croupier is the banker, the boxes' cards are closed until they are turned.
-const isClub = (v) => !!(v && v.game && v.game !== "blackjack");
+// The marks every game's hands may carry, in the pit's words (a game's renderer adds its own: `markText`).
+const MARK_TEXT = { stood: "stood", doubled: "doubled", split: "split", surrendered: "surrendered",
+  busted: "busted" };
+
+// ------------------------------------------------------------------ the game's felt
+// What differs from game to game on the felt (its marks, its phases' words, a bank, duels, a bottom card) is
+// drawn by the renderer of the view's `view_kind`, an ES module in the game's own folder that the API serves at
+// /games/<kind>/felt.js (docs/games.md); the dashboard never asks which game is played. Until it has loaded,
+// the felt is drawn with none of a game's own parts, and drawn again once it is there.
+const felts = {};
+function felt(v) {
+  const kind = v && v.view_kind;
+  if (!kind) return {};
+  if (!(kind in felts)) {
+    felts[kind] = null;
+    import(`/games/${encodeURIComponent(kind)}/felt.js`).then((m) => {
+      felts[kind] = m.default || {};
+      if (state.view) renderTable(state.view);
+      if (state.historyBody) renderHistory(state.historyBody);
+    }, (e) => { felts[kind] = {}; console.error(`the ${kind} felt did not load`, e); });
+  }
+  return felts[kind] || {};
+}
+// What a game's renderer draws with (each hook gets these, so it builds the felt as the dashboard does).
+const helpers = () => ({ el, cardEl, marks, handTotal, house });
+
+function wordFor(table, name, key) {
+  const own = felt(state.view)[name];
+  return (own && own[key]) || table[key];
+}
 function marks(list) {
-  return el("span", { class: "marks" }, list.map((m) => el("span", { class: "mark m-" + m, "data-mark": m, text: MARK_TEXT[m] || m })));
+  return el("span", { class: "marks" }, list.map((m) => el("span", { class: "mark m-" + m, "data-mark": m,
+    text: wordFor(MARK_TEXT, "markText", m) || m })));
 }
 
-function handMarks(h) {
+function handMarks(h, f) {
   const m = [];
   const surrendered = h.surrendered || h.outcome === "surrender";
-  if (h.blackjack) m.push("blackjack");
+  if (f.naturalMarks) m.push(...f.naturalMarks(h));  // the game's own first marks (blackjack's two-card 21)
   if (h.bust) m.push("busted");
   if (h.doubled) m.push("doubled");
   if (h.split) m.push("split");
   if (surrendered) m.push("surrendered");
-  if (h.outcome === "even_money") m.push("even_money");
-  if (h.closed) m.push("closed");
-  if (h.dark) m.push("dark");
-  if (h.outcome === "fold") m.push("fold");
-  if (h.done && !h.blackjack && !h.bust && !h.doubled && !surrendered && h.outcome !== "even_money") m.push("stood");
+  if (f.handMarks) m.push(...f.handMarks(h));  // the game's own (even money; closed, dark, folded)
+  if (h.done && !h.bust && !h.doubled && !surrendered && (!f.stood || f.stood(h))) m.push("stood");
   return m;
 }
 
-function dealerMarks(d) {
+function dealerMarks(d, f) {
   const m = [];
-  if (d.blackjack) m.push("blackjack");
+  if (f.dealerNaturalMarks) m.push(...f.dealerNaturalMarks(d));  // the game's own first marks (a dealer's blackjack)
   if (d.bust) m.push("busted");
-  if (d.closed) m.push("closed");
-  if (d.done && !d.blackjack && !d.bust && d.cards.length) m.push("stood");
+  if (f.dealerMarks) m.push(...f.dealerMarks(d));
+  if (d.done && !d.bust && d.cards.length && (!f.dealerStood || f.dealerStood(d))) m.push("stood");
   return m;
 }
 
@@ -168,11 +190,10 @@ function dealerMarks(d) {
 const PHASE_TEXT = { betting: "bets open", dealing: "dealing", players: "players' turn", dealer: "dealer's turn",
   insurance: "insurance", surrender: "surrender", attention: "attention: card held", waiting_for_shuffle: "shuffle due",
   contra: "contra", pack_out: "pack spent" };
-const CLUB_PHASE_TEXT = { dealer: "banker's turn" };
 
-const OUTCOME_TEXT = { blackjack: "blackjack", win: "win", lose: "lose", bust: "bust", push: "push",
-  surrender: "surrender", even_money: "even money", three_sevens: "three sevens", void: "void",
-  natural: "natural 21", banker_bust: "banker bust", fold: "fold", withdrawn: "withdrawn", returned: "returned" };
+// How a hand ended, in the pit's words: the table's own outcomes (a game's renderer adds its own: `outcomeText`).
+const OUTCOME_TEXT = { win: "win", lose: "lose", push: "push", void: "void" };
+const outcomeText = (o) => wordFor(OUTCOME_TEXT, "outcomeText", o) || o;
 
 // A closed hand's total is not told below supervisor: say how many cards it holds instead.
 function closedText(h) {
@@ -181,46 +202,24 @@ function closedText(h) {
 
 // `alone`: the box's only hand, whose bet its header shows and whose result (once settled) the box's
 // line shows, so each figure is on the felt once (issue 23); a split's hands each show their own.
-function handEl(h, hi, key, alone) {
+function handEl(h, hi, key, alone, f) {
   const settledBox = alone && alone.settled;
   return el("div", { class: "hand" + (h.in_play ? " in-play" : ""), "data-hand": hi },
     el("div", { class: "cards" }, h.cards.map((c, ci) => cardEl(c, key ? `${key}-${hi}-${ci}` : null))),
     el("div", { class: "meta" },
       el("span", { class: "total", "data-testid": "hand-total", text: handTotal(h.totals, h.done) }),
       closedText(h) ? el("span", { class: "muted small", "data-testid": "hand-closed", text: closedText(h) }) : null,
-      marks(handMarks(h)),
+      marks(handMarks(h, f)),
       alone && Number(h.bet) === alone.bets ? null : el("span", { class: "bet", text: `bet ${h.bet}` })),
     h.outcome ? el("div", { class: "result" },
-      el("span", { class: "outcome " + h.outcome, text: OUTCOME_TEXT[h.outcome] || h.outcome }),
+      el("span", { class: "outcome " + h.outcome, text: outcomeText(h.outcome) }),
       settledBox ? null : house(h.net)) : null);
 }
 
-// club-21-36: each box plays its own duel against the banker; the bank's balance after it.
-function duelEl(b, v) {
-  const here = v.bank && v.bank.duel && v.bank.duel.box === b.box && v.round;
-  if (!b.banker && (b.bank_after === null || b.bank_after === undefined) && !here) return null;
-  return el("div", { class: "duel small", "data-testid": "duel" },
-    b.banker && b.banker.cards.length ? el("span", {}, "banker ", el("span", { class: "cards" }, b.banker.cards.map((c) => cardEl(c))),
-      ` ${handTotal(b.banker.totals, true)} `) : null,
-    here ? el("span", { class: "outcome push", text: "duel" + (v.bank.duel.dark ? " · dark" : "") }) : null,
-    b.bank_after !== null && b.bank_after !== undefined ? el("span", { class: "muted", text: ` bank after ${b.bank_after}` }) : null);
-}
-
-function bankEl(bank) {
-  if (!bank) return null;
-  const duel = bank.duel ? ` · duel: box ${bank.duel.box}, stake ${bank.duel.stake}` + (bank.duel.dark ? ", dark" : "") : "";
-  return el("span", { class: "bank", "data-testid": "bank" },
-    bank.open ? `Bank ${bank.balance} (put up ${bank.opened_with}) · round ${bank.rounds_played}` + duel
-      + (bank.may_close ? " · may close" : "") : "No bank open");
-}
-
-function boxEl(b, v, settled) {
+function boxEl(b, v, settled, f) {
   const here = !settled && v.turn && v.turn.box === b.box && !b.next_round;
   const bets = Object.values(b.bets || {}).reduce((a, x) => a + Number(x), 0);
-  const boxMarks = b.insurance ? ["insured"] : [];
-  if (b.recontra) boxMarks.push("recontra");
-  if (b.choice === "double") boxMarks.push("doubled");
-  if (b.choice === "fold") boxMarks.push("fold");
+  const boxMarks = f.boxMarks ? f.boxMarks(b) : [];  // the game's own (insured; recontra, the spent pack's choice)
   return el("li", { class: "box" + (here ? " turn-here" : "") + (b.next_round ? " next" : "") + (settled ? " settled" : ""),
       "data-box": b.box, "aria-current": here ? "true" : null },
     el("header", {}, el("span", { class: "num", text: `Box ${b.box}` }),
@@ -228,9 +227,9 @@ function boxEl(b, v, settled) {
       el("span", { text: `bet ${bets}` + (b.insurance ? ` · ins ${b.insurance}` : "") })),
     boxMarks.length ? marks(boxMarks) : null,
     b.hands.map((h, hi) => handEl(h, hi, settled ? null : `b${v.round}-${b.box}`,
-      b.hands.length === 1 ? { bets, settled } : null)),
+      b.hands.length === 1 ? { bets, settled } : null, f)),
     heldHere(v, settled ? null : b.box),
-    duelEl(b, v),
+    ...(f.boxExtras ? f.boxExtras(b, v, helpers()) : []),  // the game's own (a duel)
     settled ? el("div", { class: "box-result", "data-testid": "box-result" },
       b.insurance_net !== null && b.insurance_net !== undefined ? el("span", { class: "muted small", text: "insurance " }) : null,
       b.insurance_net !== null && b.insurance_net !== undefined ? house(b.insurance_net) : null,
@@ -258,8 +257,9 @@ function renderTable(v) {
   state.view = v;
   state.nextSeen = new Set();
   $("table-name").textContent = v.table || "table";
+  const f = felt(v);
   const phase = $("phase");
-  const phaseText = (isClub(v) && CLUB_PHASE_TEXT[v.phase]) || PHASE_TEXT[v.phase] || v.phase.replaceAll("_", " ");
+  const phaseText = (f.phaseText && f.phaseText[v.phase]) || PHASE_TEXT[v.phase] || v.phase.replaceAll("_", " ");
   phase.textContent = phaseText + (v.round ? ` · round ${v.round}` : "");
   phase.className = "badge phase-" + v.phase; // never a bare class name: "dealer" is also the felt's
   document.title = `${v.table} · ${phaseText}${v.alerts.length ? " · " + plural(v.alerts.length, "alert", "alerts") : ""}`;
@@ -271,28 +271,22 @@ function renderTable(v) {
   const s = !v.round && v.settled ? v.settled : null;
   const d = s ? s.dealer : v.dealer;
   const dealerTurn = v.turn && v.turn.dealer;
-  const club = isClub(v);
-  const tableMarks = [];
-  if (club && v.contra) tableMarks.push("contra");
-  if (club && v.pack_out) tableMarks.push("pack_out");
+  const tableMarks = f.tableMarks ? f.tableMarks(v) : [];  // the round's own (contra, the spent pack)
   $("dealer").replaceChildren(...kids(
     el("span", { class: "label", text: v.dealer_title }),  // as the game names him: Dealer, Banker
     el("span", { class: "cards", "data-testid": "dealer-cards" }, d.cards.map((c, i) => cardEl(c, s ? null : `d${v.round}-${i}`))),
     el("span", { class: "total", "data-testid": "dealer-total", text: handTotal(d.totals, d.done) }),
     closedText(d) ? el("span", { class: "muted small", "data-testid": "dealer-closed", text: closedText(d) }) : null,
-    marks(dealerMarks(d)),
+    marks(dealerMarks(d, f)),
     tableMarks.length ? marks(tableMarks) : null,
     dealerTurn ? el("span", { class: "outcome push", text: "drawing" }) : null,
-    club && v.bottom_card ? el("span", { class: "bottom muted small", "data-testid": "bottom-card" }, "bottom card ",
-      cardEl(v.bottom_card)) : null,
-    bankEl(v.bank),
+    ...(f.dealerExtras ? f.dealerExtras(v, helpers()) : []),  // the game's own (the bottom card, a bank)
     heldHere(v, "dealer")));
 
   let turn = "";
   if (v.turn && v.turn.box !== undefined) turn = `Box ${v.turn.box}` + (v.turn.hand ? `, hand ${v.turn.hand + 1}` : "") + " to act";
   else if (dealerTurn) turn = `${v.dealer_title} draws`;
-  else if (v.phase === "contra") turn = "Contra? (the next card closes it)";
-  else if (v.phase === "pack_out") turn = "Pack spent: each box doubles or folds";
+  else if (f.turnText && f.turnText(v)) turn = f.turnText(v);  // the game's own phases (contra, a spent pack)
   else if (v.next_card) turn = `Next card: ${v.next_card}`;
   else if (v.shuffle_due) turn = "Shuffle due";
   $("turn").textContent = turn;
@@ -300,11 +294,11 @@ function renderTable(v) {
   // The last settled round and the bets taken for the next one are apart, each labelled (issue 23).
   const current = v.boxes.filter((b) => !b.next_round);
   const next = v.boxes.filter((b) => b.next_round);
-  $("boxes").replaceChildren(...(s ? s.boxes.map((b) => boxEl(b, v, true)) : current.map((b) => boxEl(b, v, false))));
+  $("boxes").replaceChildren(...(s ? s.boxes.map((b) => boxEl(b, v, true, f)) : current.map((b) => boxEl(b, v, false, f))));
   $("boxes").setAttribute("aria-label", s ? `Round ${s.number}, settled: boxes in dealer order` : "Boxes in dealer order");
   $("next-bets").hidden = !next.length;
   $("next-bets-h").textContent = s || !v.round ? "Bets for the next round" : `Bets for the round after round ${v.round}`;
-  $("next-boxes").replaceChildren(...next.map((b) => boxEl(b, v, false)));
+  $("next-boxes").replaceChildren(...next.map((b) => boxEl(b, v, false, f)));
   state.seenCards = state.nextSeen;
 
   $("last-round").replaceChildren(s
@@ -523,16 +517,6 @@ function fmtTime(iso) {
   return iso ? new Date(iso).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" }) : "";
 }
 
-function recordMarks(r, h, boxHands) {
-  const m = [];
-  if (h.outcome === "blackjack") m.push("blackjack");
-  if (h.outcome === "bust") m.push("busted");
-  if (h.outcome === "surrender") m.push("surrendered");
-  if (h.outcome === "even_money") m.push("even_money");
-  if (boxHands > 1) m.push("split");
-  if ((r.insurance || []).some((i) => i.box === h.box)) m.push("insured");
-  return m;
-}
 
 // Why a round was voided (the record's void_reason; older records have none), in the pit's words.
 const VOID_TEXT = { supervisor: "the supervisor voided it", pack_ran_out: "the pack ran out",
@@ -573,14 +557,15 @@ function renderHistory(body) {
   state.historyBody = body; // drawn again when the key turns out to be a supervisor's (the dispute links)
   state.history = { page: body.page, size: body.size, total: body.total };
   const pages = Math.max(1, Math.ceil(body.total / body.size));
+  // Each round is drawn by its own game's renderer (the table may have played several), by the game's view kind:
+  // the table's now (a round of another game is drawn with the shared parts only).
+  const f = felt(state.view);
   const list = body.rounds.map((r) => {
     const perBox = {};
     for (const h of r.hands) perBox[h.box] = (perBox[h.box] || 0) + 1;
     const dealerBj = r.dealer.cards.length === 2 && r.dealer.total === 21;
     const who = (r.dealer_title || "Dealer").toLowerCase();
-    // A round of duels (club-21-36): each hand holds the banker's cards of its own duel; his cards of the
-    // whole round, run together under one total, would mean nothing.
-    const duels = r.hands.some((h) => Array.isArray(h.banker));
+    const duels = f.recordDuels ? f.recordDuels(r) : false;  // each hand its own duel against the banker
     const det = el("details", { "data-round": r.number },
       el("summary", {}, el("span", { class: "n", text: `#${r.number}` }),
         el("time", { datetime: r.settled_at || "", text: fmtTime(r.settled_at) }),
@@ -591,13 +576,11 @@ function renderHistory(body) {
       el("table", {}, el("thead", {}, el("tr", {}, ["Box", "Cards", "Bet", "Outcome", "House"].map((t) => el("th", { scope: "col", text: t })))),
         el("tbody", {}, r.hands.map((h) => el("tr", {}, el("td", { text: String(h.box) }),
           el("td", {}, el("span", { class: "cards" }, h.cards.map((c) => cardEl(c))),
-            h.banker && h.banker.length ? el("span", { class: "muted small", "data-testid": "duel-banker" }, ` vs ${who} `,
-              el("span", { class: "cards" }, h.banker.map((c) => cardEl(c))),
-              h.banker_total !== null && h.banker_total !== undefined ? ` (${h.banker_total > 21 ? "bust" : h.banker_total})` : "") : null), el("td", { text: h.bet }),
-          el("td", {}, el("span", { text: (OUTCOME_TEXT[h.outcome] || h.outcome || "") + " " }), marks(recordMarks(r, h, perBox[h.box]))),
+            f.recordCards ? f.recordCards(r, h, who, helpers()) : null), el("td", { text: h.bet }),
+          el("td", {}, el("span", { text: (outcomeText(h.outcome) || "") + " " }),
+            marks(f.recordMarks ? f.recordMarks(r, h, perBox[h.box]) : [])),
           el("td", {}, house(h.net)))),
-        (r.insurance || []).map((i) => el("tr", {}, el("td", { text: String(i.box) }), el("td", { text: "insurance" }),
-          el("td", { text: i.amount }), el("td", { text: "" }), el("td", {}, house(i.net)))))),
+        f.recordRows ? f.recordRows(r, helpers()) : [])),
       el("p", { class: "small" }, `Shoe ${r.shoe_id} · `,
         el("a", { class: "export", href: `/api/export?round=${r.number}` }, `Export round ${r.number} (.jsonl)`),
         disputeLinks(r.number)));

@@ -1,0 +1,142 @@
+"""The parts of a game the table's own parts take from its folder: its displays, console, terminal lines.
+
+Each is a registry part (`controller.registry`), named as the consumer names it: ``display``,
+``console``, ``terminal``, ``view``. This module says, as a Protocol, what the composition root needs of each,
+and hands a part out only through its accessor, which checks it and names the game and the part when
+it is missing or is not what is needed. Nothing here names a game.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol, cast, runtime_checkable
+
+from controller import events as ev
+from controller import registry
+from controller.engine import Table
+from controller.round import Round
+from controller.view_model import GameView, RoundRecord
+from display.console import ConsoleAction
+from display.model import BoxView, DealerView
+
+__all__ = ["ConsolePart", "DisplayPart", "DisputePart", "EdgePart", "PartError", "TerminalPart", "ViewPart",
+           "console_part", "display_part", "dispute_part", "edge_part", "has_edge", "static_dir", "terminal_part",
+           "view_part"]
+
+
+class PartError(LookupError):
+    """A game has no such part, or a part that is not what its consumer needs: the message names both."""
+
+
+@runtime_checkable
+class DisplayPart(Protocol):
+    """What the box displays show of a game's table (display/ never imports the engine: this is the mapping)."""
+
+    def felt(self, table: Table, *, show_settled: bool = True) -> tuple[tuple[BoxView, ...], DealerView]:
+        """Every box's display (boxes 1 to the rules' ``boxes``) and the dealer's, now; the settled round stays
+        until the next round's first card unless ``show_settled`` is False."""
+
+
+@runtime_checkable
+class ConsolePart(Protocol):
+    """What each press of the dealer console means in a game (the same buttons, the game's decisions)."""
+
+    def event(self, action: ConsoleAction, table: Table) -> ev.Event | None:
+        """The event a press means now, or None when it means nothing here (it only reads the table)."""
+
+
+@runtime_checkable
+class ViewPart(Protocol):
+    """A game's view and round record as the readers validate them (the API's answers and its OpenAPI document)."""
+
+    @property
+    def model(self) -> type[GameView]:
+        """The game's part of the table's view (extends `controller.view_model.GameView`)."""
+
+    @property
+    def record(self) -> type[RoundRecord]:
+        """A settled round's record (extends `controller.view_model.RoundRecord`)."""
+
+
+@runtime_checkable
+class TerminalPart(Protocol):
+    """A game's settled round in one line, for the demo's terminal."""
+
+    def round_line(self, r: Round, dealer_title: str) -> str:
+        """The round's line: the dealer (``dealer_title``), every hand with its marks, the house's result."""
+
+
+def part(game: str, kind: str, protocol: type) -> Any:
+    """The part ``kind`` of ``game``, checked against ``protocol`` (PartError names what is wrong)."""
+    try:
+        value = registry.part(game, kind)
+    except registry.RegistryError as exc:
+        raise PartError(str(exc)) from None
+    if not isinstance(value, protocol):
+        raise PartError(f"the {kind!r} part of the game {game!r} is not a {protocol.__name__} "
+                        f"({type(value).__name__})")
+    return value
+
+
+def display_part(game: str) -> DisplayPart:
+    """The box displays' mapping of ``game``."""
+    return cast(DisplayPart, part(game, "display", DisplayPart))
+
+
+def console_part(game: str) -> ConsolePart:
+    """The dealer console's mapping of ``game``."""
+    return cast(ConsolePart, part(game, "console", ConsolePart))
+
+
+def view_part(game: str) -> ViewPart:
+    """The view and record models of ``game``."""
+    return cast(ViewPart, part(game, "view", ViewPart))
+
+
+def static_dir(game: str) -> Path:
+    """The folder of ``game``'s dashboard renderer (its ``felt.js``, for its view kind: docs/games.md)."""
+    value = part(game, "static", Path)
+    if not value.is_dir() or not (value / "felt.js").is_file():
+        raise PartError(f"the 'static' part of the game {game!r} ({value}) is not a folder with a felt.js")
+    return cast(Path, value)
+
+
+@runtime_checkable
+class DisputePart(Protocol):
+    """A game's own section of the dispute record: rows it adds to a box's hands (blackjack's insurance)."""
+
+    def box_rows(self, box: int, engine: Mapping[str, Any], recorded: Mapping[str, Any] | None) -> Sequence[Sequence[str]]:
+        """The box's own rows, each in the hands' six columns (what, cards, stake, outcome, the player's net the
+        engine computes, as recorded), from the engine's round record and the one the round kept (None: none)."""
+
+
+def dispute_part(game: str) -> DisputePart | None:
+    """The dispute record's section of ``game``, or None: a game with nothing of its own to add is drawn by the
+    shared record alone (the part is optional)."""
+    if not registry.is_game(game) or "dispute" not in registry.entry(game).parts:
+        return None
+    return cast(DisputePart, part(game, "dispute", DisputePart))
+
+
+@runtime_checkable
+class EdgePart(Protocol):
+    """A game's exact edge of the next round from the cards left (blackjack's exact analyser): surveillance's figure."""
+
+    def player_edge(self, rules: Any, counts: Sequence[int], play: str) -> float:
+        """The player's expectation per unit of initial bet, playing ``play``, from ``counts`` (aces first)."""
+
+
+def has_edge(game: str) -> bool:
+    """Whether ``game`` has an exact edge (its optional ``edge`` part): the live figure and the report's."""
+    return registry.is_game(game) and "edge" in registry.entry(game).parts
+
+
+def edge_part(game: str) -> EdgePart:
+    """The exact edge of ``game`` (PartError when it has none: ask `has_edge` first)."""
+    return cast(EdgePart, part(game, "edge", EdgePart))
+
+
+def terminal_part(game: str) -> TerminalPart:
+    """The terminal's round lines of ``game``."""
+    return cast(TerminalPart, part(game, "terminal", TerminalPart))
