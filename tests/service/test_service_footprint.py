@@ -64,11 +64,12 @@ def test_the_service_loads_no_broker_client_nor_pydantic_v1(tmp_path: Path) -> N
     assert "tablectl.fleet.wire" not in loaded  # (its models are the floor's; the config needs two patterns)
     assert not tops & {"jinja2", "weasyprint"}  # the dispute record's page and PDF: on the first one asked for
     # Nor what only a person asks for, now and then (a disputed round's record; the shift's figures, the dealers'
-    # and players' evidence), nor the code of the games this table does not play (issue 36: 60 MB a whole shift).
+    # and players' evidence), nor the parts of the games that no one asks for at a table: their simulators, virtual
+    # dealers and exact analysers (the registry loads a part on first use; issue 36: 60 MB a whole shift).
     assert not loaded & {"controller.dispute", "tablectl.dispute", "markupsafe", "tablectl.figures",
                          "controller.protection.advantage", "controller.protection.dealers", "controller.replay"}
-    assert "controller.games.blackjack.game" in loaded
-    assert not {name for name in loaded if name.startswith("controller.games.club") and name.endswith((".game", ".snapshot"))}
+    assert "games.blackjack.game" in loaded
+    assert not {name for name in loaded if name.startswith("games.") and name.endswith((".simulate", ".dealer"))}
 
 
 def test_the_broker_client_is_loaded_when_the_table_publishes(tmp_path: Path) -> None:
