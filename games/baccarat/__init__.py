@@ -12,4 +12,10 @@ from .profiles import PROFILES
 ENTRY = GameEntry(Baccarat(), PROFILES, parts={
     "view": "games.baccarat.view:VIEW",
     "static": "games.baccarat.view:STATIC",
+    "display": "games.baccarat.display:DISPLAY",
+    "console": "games.baccarat.console:CONSOLE",
+    "terminal": "games.baccarat.terminal:TERMINAL",
+    "dealer": "games.baccarat.dealer:DEALER",
+    "simulate": "games.baccarat.simulate:SIMULATE",
+    "public": "games.baccarat.scoreboard:PUBLIC",
 })
