@@ -38,7 +38,8 @@ class BaccaratDisplay:
         if isinstance(shown, Coup) and shown.banco.cards:
             cards = shown.banco.cards
             closed = r is not None and bool(shown.hidden())
-            dealer = DealerView(card_count=len(cards), hard_total=0 if closed else points([c.value for c in cards]),
+            dealer = DealerView(up_card=None if closed else cards[0].value, card_count=len(cards),
+                                hard_total=0 if closed else points([c.value for c in cards]),
                                 closed=closed, done=r is None,
                                 payout=from_cents(-shown.net()) if r is None and settled is not None else None)
         return boxes, dealer
