@@ -355,7 +355,8 @@ def make_router() -> APIRouter:
         for name in public.reads:
             if name not in reads:
                 reads.add(name)
-                games.get(f"/api/{name}", tags=["read"], responses={404: {"model": ErrorResponse}})(_public_read(name))
+                games.get(f"/api/{name}", tags=["read", "public"],
+                          responses={404: {"model": ErrorResponse}})(_public_read(name))
         for name in public.pages:
             if name not in pages:
                 pages.add(name)
