@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.harness import DEALER_KEY, VIEWER_KEY
+from tests.support.harness import DEALER_KEY, SUPERVISOR_KEY, VIEWER_KEY
 from tests.support.inprocess import InProcessTable, call, deal
 
 pytestmark = pytest.mark.anyio
@@ -44,6 +44,11 @@ async def test_coups_through_the_api_and_the_public_scoreboard(tmp_path: Path) -
         assert [r["result"] for r in reversed(rounds)] == data["last"]
         page = await call(t.api, "GET", "/scoreboard")
         assert page.status_code == 200 and "Big road" in page.text
+        # Everything the table does for blackjack: the dispute record of a coup, the shift's figures.
+        dispute = await call(t.api, "GET", "/api/rounds/2/dispute?format=html", SUPERVISOR_KEY)
+        assert dispute.status_code == 200, dispute.text
+        figures = (await call(t.api, "GET", "/api/figures", VIEWER_KEY)).json()
+        assert figures["rounds"] == 3
 
 
 async def test_a_blackjack_table_has_no_scoreboard(tmp_path: Path) -> None:
