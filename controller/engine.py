@@ -39,6 +39,7 @@ from .round import DEALER, Round, round_record
 from .protection.findings import Finding, SlugAlarm
 from .protection.live import ShoeWatch
 from .rules import RuleError, Rules, build_rules, load_rules
+from .seats import Seated, seated_name
 from .shoe import ShoeTracker
 
 __all__ = [
@@ -116,6 +117,9 @@ class Table:
         # at), never a live table's own; the tools that read it say so.
         self.imported: dict[str, str | None] | None = None
         self.dealer_since: datetime | None = None
+        # Who sits on each box (issue 41): box -> the player seated (seat, or a named player's first bet on an empty
+        # box), for the rating slip; none there: nobody seated (anonymous play is rated by its box).
+        self.seated: dict[int, Seated] = {}
         self._fx: list[Effect] = []
 
     def _use_game(self, game: Game[Any, Any]) -> None:
@@ -438,8 +442,60 @@ class Table:
         on_spots[spot.name] = on_spots.get(spot.name, 0) + cents
         self.pending[e.box] = new_bets
         self.reservations.pop(e.box, None)
+        if e.player is not None and e.box not in self.seated:
+            # decided (issue 41): the table never refuses play for want of a rating; the slip opens at the first bet
+            self.seated[e.box] = Seated(e.player, None, e.at or self.now)
         if self.phase is Phase.SETTLED:
             self.set_phase(Phase.BETTING)
+
+    # ------------------------------------------------------------------ players seated (the rating slip)
+    def _seated_on(self, box: int, player: str | None = None) -> Refusal | None:
+        if box > self.rules.boxes:
+            return Refusal("no_such_box", f"this table has boxes 1 to {self.rules.boxes}")
+        seated = self.seated.get(box)
+        if seated is None:
+            return Refusal("not_seated", f"nobody is seated on box {box}")
+        if player is not None and seated.player != player:
+            return Refusal("not_seated", f"{player} is not seated on box {box} ({seated_name(box, seated.player)} is)")
+        return None
+
+    def _check_seat(self, e: ev.Seat) -> Refusal | None:
+        if e.box > self.rules.boxes:
+            return Refusal("no_such_box", f"this table has boxes 1 to {self.rules.boxes}")
+        seated = self.seated.get(e.box)
+        if seated is not None:
+            if seated.player == e.player:
+                return Refusal("already_seated", f"{seated_name(e.box, e.player)} is already seated on box {e.box}")
+            return Refusal("box_occupied", f"{seated_name(e.box, seated.player)} is seated on box {e.box}: "
+                                           "unseat them first")
+        return None
+
+    def _on_seat(self, e: ev.Seat) -> None:
+        self.seated[e.box] = Seated(e.player, e.card, e.at or self.now)
+
+    def _check_unseat(self, e: ev.Unseat) -> Refusal | None:
+        return self._seated_on(e.box, e.player)
+
+    def _on_unseat(self, e: ev.Unseat) -> None:
+        del self.seated[e.box]
+
+    def _check_pause(self, e: ev.Pause) -> Refusal | None:
+        refused = self._seated_on(e.box)
+        if refused is None and self.seated[e.box].paused_at is not None:
+            return Refusal("already_paused", f"the player on box {e.box} is paused already")
+        return refused
+
+    def _on_pause(self, e: ev.Pause) -> None:
+        self.seated[e.box].paused_at = e.at or self.now
+
+    def _check_resume(self, e: ev.Resume) -> Refusal | None:
+        refused = self._seated_on(e.box)
+        if refused is None and self.seated[e.box].paused_at is None:
+            return Refusal("not_paused", f"the player on box {e.box} is not paused")
+        return refused
+
+    def _on_resume(self, e: ev.Resume) -> None:
+        self.seated[e.box].paused_at = None
 
     def _check_reserve(self, e: ev.Reserve) -> Refusal | None:
         if e.box > self.rules.boxes:
@@ -735,7 +791,12 @@ Table._DISPATCH = {
     ev.DealerIn: (Table._check_dealer_in, Table._on_dealer_in),
     ev.DealerOut: (Table._check_dealer_out, Table._on_dealer_out),
     ev.Imported: (Table._check_imported, Table._on_imported),
+    ev.Seat: (Table._check_seat, Table._on_seat),
+    ev.Unseat: (Table._check_unseat, Table._on_unseat),
+    ev.Pause: (Table._check_pause, Table._on_pause),
+    ev.Resume: (Table._check_resume, Table._on_resume),
 }
+
 
 def _fault_prefix(kind: str) -> str:
     """How a shoe fault's alert begins: its kind, which `shoe_fault_cleared` names to end its cause."""

@@ -302,12 +302,48 @@ class DealerOut(Event):
     dealer: PersonId | None = None
 
 
+@dataclass(slots=True, kw_only=True)
+class Seat(Event):
+    """A player sits down on ``box`` (issue 41): the rating slip opens. ``player`` is their name or card's id (none:
+    anonymous, "Player on box N"); ``card`` the player card or badge read at the console, if one was."""
+
+    type: Literal["seat"] = "seat"
+    box: BoxNumber
+    player: PersonId | None = None
+    card: PersonId | None = None
+
+
+@dataclass(slots=True, kw_only=True)
+class Unseat(Event):
+    """The player on ``box`` leaves (``player``, if given, must be the one seated there): the rating slip closes."""
+
+    type: Literal["unseat"] = "unseat"
+    box: BoxNumber
+    player: PersonId | None = None
+
+
+@dataclass(slots=True, kw_only=True)
+class Pause(Event):
+    """The player on ``box`` steps away without leaving: their time stops counting until `Resume`."""
+
+    type: Literal["pause"] = "pause"
+    box: BoxNumber
+
+
+@dataclass(slots=True, kw_only=True)
+class Resume(Event):
+    """The player on ``box`` is back from a pause: their time counts again."""
+
+    type: Literal["resume"] = "resume"
+    box: BoxNumber
+
+
 AnyEvent = Annotated[
     Union[
         SetRules, Shuffle, PlaceBet, Reserve, CardDrawn, CutCardOut, Stand, Double, Split,
         Surrender, DiscardCard, VoidRound, Tick,
         ShoeFault, ShoeFaultCleared, LinkDown, LinkUp, CallPit, AcknowledgeAlert, ShoeGate, ShoeCount,
-        DealerIn, DealerOut, Imported,
+        DealerIn, DealerOut, Imported, Seat, Unseat, Pause, Resume,
     ],
     Field(discriminator="type"),
 ]
@@ -322,7 +358,7 @@ besides (its folder's ``events.py``, through the registry: `controller.event_cod
 
 PERSON_EVENTS: tuple[type[Event], ...] = (
     PlaceBet, Stand, Double, Split, Surrender, Shuffle, CallPit, Reserve, CutCardOut, VoidRound, DiscardCard,
-    AcknowledgeAlert, DealerIn, DealerOut,
+    AcknowledgeAlert, DealerIn, DealerOut, Seat, Unseat, Pause, Resume,
 )
 """The table's own events a person may send (the API's actions); cards, ticks and link events come only from the
 shoe and the clock. Every game's own events are a person's decisions too."""

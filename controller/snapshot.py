@@ -23,6 +23,7 @@ from .money import money, to_cents
 from .phase import IN_ROUND, Phase
 from .protection.live import ShoeWatch
 from .round import Round, VoidReason
+from .seats import Seated
 from .shoe import ShoeTracker
 
 from .game import Bets, PlayingTable
@@ -45,6 +46,7 @@ class SnapshotTable(PlayingTable, Protocol):
     dealer_on_duty: str | None
     dealer_since: datetime | None
     imported: dict[str, Any] | None
+    seated: dict[int, Seated]
 
 
 FORMAT = 4  # bump when the layout below changes; from_snapshot refuses any number but these
@@ -231,6 +233,16 @@ class OnDuty(StrictModel):
     since: Time | None
 
 
+class SeatedState(StrictModel):
+    """A player seated on a box (events.Seat, or a named player's first bet on an empty box)."""
+
+    box: Annotated[int, Field(ge=1, le=9)]
+    player: Annotated[str, Field(min_length=1, max_length=64)] | None
+    card: Annotated[str, Field(min_length=1, max_length=64)] | None
+    since: Time | None
+    paused_at: Time | None
+
+
 class TableState(StrictModel):
     """The whole table."""
 
@@ -261,6 +273,7 @@ class TableState(StrictModel):
     protection: WatchState | None = None
     on_duty: OnDuty | None = None  # added within format 3: older snapshots had no dealer on duty
     imported: ImportedState | None = None  # added within format 3 (issue 38): a journal brought in from elsewhere
+    seated: list[SeatedState] | None = None  # added within format 4 (issue 41): older snapshots had nobody seated
 
     @model_validator(mode="after")
     def _consistent(self) -> TableState:
@@ -373,6 +386,9 @@ def dump_table(t: SnapshotTable) -> dict[str, Any]:
         **({"imported": dict(t.imported)} if t.imported is not None else {}),
         "protection": t.shoe_watch.state(),
         "on_duty": None if t.dealer_on_duty is None else {"dealer": t.dealer_on_duty, "since": time_out(t.dealer_since)},
+        **({"seated": [{"box": box, "player": s.player, "card": s.card, "since": time_out(s.since),
+                        "paused_at": time_out(s.paused_at)} for box, s in sorted(t.seated.items())]}
+           if t.seated else {}),
     }
 
 
@@ -490,6 +506,8 @@ def load_table(t: SnapshotTable, state: TableState) -> None:
     t.gate_held, t.link_up = state.gate_held, state.link_up
     if state.on_duty is not None:
         t.dealer_on_duty, t.dealer_since = state.on_duty.dealer, time_of(state.on_duty.since)
+    if state.seated is not None:
+        t.seated = {s.box: Seated(s.player, s.card, time_of(s.since), time_of(s.paused_at)) for s in state.seated}
     if state.imported is not None:
         t.imported = {"source": state.imported.source, "format": state.imported.format,
                       "sha256": state.imported.sha256, "at": state.imported.at}

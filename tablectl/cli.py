@@ -28,6 +28,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "journal": ("tablectl.journal_cli", "journal tools: init, verify, export, backup, keygen"),
     "dispute": ("tablectl.dispute_cli", "the record of a disputed round (HTML, PDF or JSON), verified as it is made"),
     "protect": ("tablectl.protect_cli", "game protection: shoes (slugs, shuffle scores, preferential shuffles) and dealers"),
+    "ratings": ("tablectl.ratings_cli", "the players' rating slips the table measured (CSV or JSON Lines)"),
     "hash-key": ("tablectl.hash_key", "print the SHA-256 of an API key for the config"),
     "floor": ("tablectl.floor.cli", "the casino floor: every table from the broker, its store, dashboard and API"),
     "broker": ("tablectl.floor.broker_cli", "the floor's broker: its access rules (who may read, write, share) and "
