@@ -23,7 +23,7 @@ from controller.engine import Table
 from controller.legality import Action
 from controller.ratings import LEFT_AFTER, RatingBook, Session, feed
 from controller.rules import build_rules
-from games.blackjack.advantage_players import Hand, Seen, SimPlayer, play_session, seat
+from games.blackjack.advantage_players import play_session, seat
 from simulators.strategy import strategy_for
 from tablectl.ratings import basic_edge, blackjack_cost
 
@@ -124,18 +124,8 @@ def test_anonymous_play_back_bets_and_a_player_who_leaves_without_an_unseat() ->
     assert olga.hands == back.hands == 1  # each played the box's hand, their stake their share of it
 
 
-class NeverBust(SimPlayer):
-    """A "never bust" player: stands on every hard 12 or more, never doubles, splits or surrenders."""
-
-    def play(self, hand: Hand, seen: Seen) -> Action:
-        if hand.hard >= 12 and not hand.soft:
-            return Action.STAND
-        basic = self.basic(hand)
-        return Action.HIT if basic in (Action.DOUBLE, Action.SPLIT, Action.SURRENDER) else basic
-
-
 def _shift(kind: str, rounds: int, seed: int) -> Session:
-    """``rounds`` seeded rounds of one player of ``kind`` (or "never-bust") seated on box 1, 30 s a round."""
+    """``rounds`` seeded rounds of one player of ``kind`` (`games.blackjack.advantage_players.PLAYERS`) on box 1."""
     rng = random.Random(seed)
     table, book = Table(RULES, shoes_watched=0), _book()
     clock = [T]
@@ -146,9 +136,7 @@ def _shift(kind: str, rounds: int, seed: int) -> Session:
         return list(feed(book, table, e))
 
     submit(ev.Seat(box=1, player="P"))
-    session = seat(RULES, {1: "flat"}, rng, table=table, submit=submit)  # type: ignore[arg-type]
-    if kind == "never-bust":
-        session.seats[1] = NeverBust("P", strategy_for(RULES), rng)
+    session = seat(RULES, {1: kind}, rng, table=table, submit=submit)  # type: ignore[arg-type]
     session.seats[1].name = "P"
     play_session(session, rounds, rng)
     [slip] = book.report()
