@@ -120,6 +120,10 @@ class Table:
         # Who sits on each box (issue 41): box -> the player seated (seat, or a named player's first bet on an empty
         # box), for the rating slip; none there: nobody seated (anonymous play is rated by its box).
         self.seated: dict[int, Seated] = {}
+        # The multiple transaction log's running sums (issue 41): the gaming day of the last cash buy-in, and each
+        # person's cash bought in that day, in cents (a new gaming day starts them again).
+        self.mtl_day: str | None = None
+        self.cash_today: dict[str, int] = {}
         self._fx: list[Effect] = []
 
     def _use_game(self, game: Game[Any, Any]) -> None:
@@ -447,6 +451,45 @@ class Table:
             self.seated[e.box] = Seated(e.player, None, e.at or self.now)
         if self.phase is Phase.SETTLED:
             self.set_phase(Phase.BETTING)
+
+    # ------------------------------------------------------------------ buy-ins and the multiple transaction log
+    def _check_buy_in(self, e: ev.BuyIn) -> Refusal | None:
+        if e.box is not None and e.box > self.rules.boxes:
+            return Refusal("no_such_box", f"this table has boxes 1 to {self.rules.boxes}")
+        if e.player is None and e.box is None:
+            return Refusal("who_buys_in", "a buy-in names the player or the box they sit on")
+        amount = to_cents(e.amount)
+        if amount is None:
+            return Refusal("bad_amount", f"{e.amount} is not a whole number of cents")
+        return None
+
+    def buyer(self, e: ev.BuyIn) -> str:
+        """Whose buy-in it is: the player named, else the one seated on its box, else "Player on box N"."""
+        if e.player is not None:
+            return e.player
+        assert e.box is not None  # (the check refuses a buy-in with neither)
+        seated = self.seated.get(e.box)
+        return seated_name(e.box, seated.player if seated is not None else None)
+
+    def _on_buy_in(self, e: ev.BuyIn) -> None:
+        if e.method != "cash" or e.gaming_day is None:
+            return
+        day = e.gaming_day.isoformat()
+        if self.mtl_day is None or day > self.mtl_day:
+            self.mtl_day, self.cash_today = day, {}
+        elif day < self.mtl_day:
+            return  # a buy-in stamped for a gaming day already over (a clock set back): logged, not summed
+        person = self.buyer(e)
+        before = self.cash_today.get(person, 0)
+        total = before + (to_cents(e.amount) or 0)
+        self.cash_today[person] = total
+        for kind, threshold in ((AlertKind.MTL_ACTION, e.mtl_action), (AlertKind.MTL_NOTICE, e.mtl_notice)):
+            limit = to_cents(threshold) if threshold is not None else None
+            if limit is not None and before < limit <= total:
+                word = "action" if kind is AlertKind.MTL_ACTION else "notice"
+                self.raise_alert(kind, f"multiple transaction log, {word}: {person} has bought in {money(total)} in "
+                                       f"cash on gaming day {day} (the {word} threshold is {money(limit)})", e.at)
+                break  # one crossing, the higher, said once
 
     # ------------------------------------------------------------------ players seated (the rating slip)
     def _seated_on(self, box: int, player: str | None = None) -> Refusal | None:
@@ -795,6 +838,7 @@ Table._DISPATCH = {
     ev.Unseat: (Table._check_unseat, Table._on_unseat),
     ev.Pause: (Table._check_pause, Table._on_pause),
     ev.Resume: (Table._check_resume, Table._on_resume),
+    ev.BuyIn: (Table._check_buy_in, Table._on_buy_in),
 }
 
 

@@ -11,7 +11,7 @@ names the event on the wire.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import date, datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING, Annotated, Any, Literal, Union, cast, get_args
 
@@ -338,12 +338,34 @@ class Resume(Event):
     box: BoxNumber
 
 
+@dataclass(slots=True, kw_only=True)
+class BuyIn(Event):
+    """A player buys chips at the table (issue 41): ``amount`` in ``method`` (cash, a marker: credit the
+    supervisor grants, or chips brought from another table), for ``player`` (none: the player seated on ``box``, or
+    "Player on box N"). A marker needs a supervisor's key (the API's check).
+
+    ``gaming_day``, ``mtl_notice`` and ``mtl_action`` are the service's to stamp, never a person's: the gaming day
+    the buy-in falls in by the table's clock and ``[table] gaming_day_starts``, and the multiple transaction
+    log's thresholds then in force (``[mtl]``). The engine adds the cash of a person's gaming day up and raises the
+    notice or the action alert as it crosses one; the journal keeps the rule it was judged by.
+    """
+
+    type: Literal["buy_in"] = "buy_in"
+    amount: Money
+    method: Literal["cash", "marker", "chips"] = "cash"
+    box: BoxNumber | None = None
+    player: PersonId | None = None
+    gaming_day: date | None = None
+    mtl_notice: Money | None = None
+    mtl_action: Money | None = None
+
+
 AnyEvent = Annotated[
     Union[
         SetRules, Shuffle, PlaceBet, Reserve, CardDrawn, CutCardOut, Stand, Double, Split,
         Surrender, DiscardCard, VoidRound, Tick,
         ShoeFault, ShoeFaultCleared, LinkDown, LinkUp, CallPit, AcknowledgeAlert, ShoeGate, ShoeCount,
-        DealerIn, DealerOut, Imported, Seat, Unseat, Pause, Resume,
+        DealerIn, DealerOut, Imported, Seat, Unseat, Pause, Resume, BuyIn,
     ],
     Field(discriminator="type"),
 ]
@@ -358,7 +380,7 @@ besides (its folder's ``events.py``, through the registry: `controller.event_cod
 
 PERSON_EVENTS: tuple[type[Event], ...] = (
     PlaceBet, Stand, Double, Split, Surrender, Shuffle, CallPit, Reserve, CutCardOut, VoidRound, DiscardCard,
-    AcknowledgeAlert, DealerIn, DealerOut, Seat, Unseat, Pause, Resume,
+    AcknowledgeAlert, DealerIn, DealerOut, Seat, Unseat, Pause, Resume, BuyIn,
 )
 """The table's own events a person may send (the API's actions); cards, ticks and link events come only from the
 shoe and the clock. Every game's own events are a person's decisions too."""

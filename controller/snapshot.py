@@ -47,6 +47,8 @@ class SnapshotTable(PlayingTable, Protocol):
     dealer_since: datetime | None
     imported: dict[str, Any] | None
     seated: dict[int, Seated]
+    mtl_day: str | None
+    cash_today: dict[str, int]
 
 
 FORMAT = 4  # bump when the layout below changes; from_snapshot refuses any number but these
@@ -243,6 +245,14 @@ class SeatedState(StrictModel):
     paused_at: Time | None
 
 
+class MtlState(StrictModel):
+    """The multiple transaction log's running sums: the gaming day and each person's cash bought in that day."""
+
+    day: Annotated[str, Field(pattern=r"^\d{4}-\d{2}-\d{2}$")]
+    cash: Annotated[dict[Annotated[str, Field(min_length=1, max_length=64)], Annotated[int, Field(ge=0, le=10**14)]],
+                    Field(max_length=10_000)]
+
+
 class TableState(StrictModel):
     """The whole table."""
 
@@ -274,6 +284,7 @@ class TableState(StrictModel):
     on_duty: OnDuty | None = None  # added within format 3: older snapshots had no dealer on duty
     imported: ImportedState | None = None  # added within format 3 (issue 38): a journal brought in from elsewhere
     seated: list[SeatedState] | None = None  # added within format 4 (issue 41): older snapshots had nobody seated
+    mtl: MtlState | None = None  # added within format 4 (issue 41): the gaming day's cash by person
 
     @model_validator(mode="after")
     def _consistent(self) -> TableState:
@@ -389,6 +400,7 @@ def dump_table(t: SnapshotTable) -> dict[str, Any]:
         **({"seated": [{"box": box, "player": s.player, "card": s.card, "since": time_out(s.since),
                         "paused_at": time_out(s.paused_at)} for box, s in sorted(t.seated.items())]}
            if t.seated else {}),
+        **({"mtl": {"day": t.mtl_day, "cash": dict(t.cash_today)}} if t.mtl_day is not None else {}),
     }
 
 
@@ -508,6 +520,8 @@ def load_table(t: SnapshotTable, state: TableState) -> None:
         t.dealer_on_duty, t.dealer_since = state.on_duty.dealer, time_of(state.on_duty.since)
     if state.seated is not None:
         t.seated = {s.box: Seated(s.player, s.card, time_of(s.since), time_of(s.paused_at)) for s in state.seated}
+    if state.mtl is not None:
+        t.mtl_day, t.cash_today = state.mtl.day, dict(state.mtl.cash)
     if state.imported is not None:
         t.imported = {"source": state.imported.source, "format": state.imported.format,
                       "sha256": state.imported.sha256, "at": state.imported.at}

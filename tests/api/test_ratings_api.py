@@ -51,3 +51,31 @@ async def test_a_seated_players_slip_is_the_supervisors(table: InProcessTable) -
     assert tuple(slip) == COLUMNS
     assert (slip["player"], slip["card"], slip["box"], slip["open"], slip["rounds"]) == ("P-7", "C-0007", 2, True, 1)
     assert slip["wagered"] == "20.00" and slip["theo"] is not None
+
+
+async def test_buy_ins_a_marker_is_the_supervisors_and_the_table_stamps_the_gaming_day(table: InProcessTable) -> None:
+    from controller.events import BuyIn
+    from controller.journal import JournalReader
+    from tests.support.journals import key_for
+
+    act = lambda key, body: call(table.api, "POST", "/api/actions", key, json=body)  # noqa: E731
+    r = await act(DEALER_KEY, {"type": "buy_in", "box": 2, "player": "P-7", "amount": "5000", "method": "marker"})
+    assert r.status_code == 403 and "supervisor" in r.json()["error"]["message"], r.text
+    r = await act(DEALER_KEY, {"type": "buy_in", "player": "P-7", "amount": "500", "gaming_day": "2020-01-01"})
+    assert r.status_code == 422, r.text
+    r = await act(DEALER_KEY, {"type": "buy_in", "player": "P-7", "amount": "500", "mtl_notice": "1"})
+    assert r.status_code == 422, r.text
+    assert (await act(DEALER_KEY, {"type": "buy_in", "box": 2, "player": "P-7", "amount": "3000"})).status_code == 200
+    r = await act(SUPERVISOR_KEY, {"type": "buy_in", "player": "P-7", "amount": "5000", "method": "marker"})
+    assert r.status_code == 200, r.text
+    view = (await call(table.api, "GET", "/api/table", SUPERVISOR_KEY)).json()
+    assert [a["kind"] for a in view["alerts"] if a["kind"].startswith("mtl")] == ["mtl_notice"]
+    reader = JournalReader(table.journal, key_for(table.journal))
+    try:
+        rows = [e for e in reader.entries() if isinstance(e.event, BuyIn)]
+    finally:
+        reader.close()
+    assert len(rows) == 2
+    for row in rows:  # the service's values, from its config's defaults: 06:00 UTC, 3,000 and 10,000
+        assert row.event.gaming_day == table.settings.table.gaming_day(row.received_at)
+        assert (row.event.mtl_notice, row.event.mtl_action) == (3000, 10000)
