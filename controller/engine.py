@@ -39,6 +39,7 @@ from .round import DEALER, Round, round_record
 from .protection.findings import Finding, SlugAlarm
 from .protection.live import ShoeWatch
 from .rules import RuleError, Rules, build_rules, load_rules
+from .inventory import Slip, signer
 from .seats import Seated, seated_name
 from .shoe import ShoeTracker
 
@@ -124,6 +125,9 @@ class Table:
         # person's cash bought in that day, in cents (a new gaming day starts them again).
         self.mtl_day: str | None = None
         self.cash_today: dict[str, int] = {}
+        # The fill and credit slips waiting for their two signatures (issue 41), by number; the next number.
+        self.slips: dict[int, Slip] = {}
+        self.next_slip = 1
         self._fx: list[Effect] = []
 
     def _use_game(self, game: Game[Any, Any]) -> None:
@@ -491,6 +495,38 @@ class Table:
                                        f"cash on gaming day {day} (the {word} threshold is {money(limit)})", e.at)
                 break  # one crossing, the higher, said once
 
+    # ------------------------------------------------------------------ the inventory's slips (controller.inventory)
+    def _on_inventory(self, e: ev.Event) -> None:
+        pass  # an opener, a closer or a drop: the journal keeps it; the figures are made from it (InventoryBook)
+
+    def _on_slip_request(self, e: ev.FillRequest | ev.CreditRequest) -> None:
+        kind = "fill" if isinstance(e, ev.FillRequest) else "credit"
+        self.slips[self.next_slip] = Slip(self.next_slip, kind, dict(e.chips), e.at or self.now)
+        self.next_slip += 1
+
+    def _check_sign(self, e: ev.SignSlip) -> Refusal | None:
+        slip = self.slips.get(e.slip)
+        if slip is None:
+            return Refusal("no_such_slip", f"no fill or credit slip {e.slip} waits for a signature")
+        who = signer(e.actor)
+        if who is None:
+            return Refusal("signature_needs_key", "a slip is signed with a dealer's or a supervisor's own key")
+        part, person = who
+        if part in slip.signed:
+            return Refusal("already_signed", f"the {part}'s signature is on slip {e.slip} already "
+                                             f"({slip.signed[part]})")
+        if person in slip.signed.values():
+            return Refusal("same_signer", f"{person} has signed slip {e.slip} already: the two signatures are two "
+                                          "people's, a dealer's and a supervisor's")
+        return None
+
+    def _on_sign(self, e: ev.SignSlip) -> None:
+        slip = self.slips[e.slip]
+        part, person = signer(e.actor) or ("", "")
+        slip.signed[part] = person
+        if slip.complete:
+            del self.slips[e.slip]
+
     # ------------------------------------------------------------------ players seated (the rating slip)
     def _seated_on(self, box: int, player: str | None = None) -> Refusal | None:
         if box > self.rules.boxes:
@@ -839,6 +875,12 @@ Table._DISPATCH = {
     ev.Pause: (Table._check_pause, Table._on_pause),
     ev.Resume: (Table._check_resume, Table._on_resume),
     ev.BuyIn: (Table._check_buy_in, Table._on_buy_in),
+    ev.Opener: (None, Table._on_inventory),
+    ev.Closer: (None, Table._on_inventory),
+    ev.Drop: (None, Table._on_inventory),
+    ev.FillRequest: (None, Table._on_slip_request),
+    ev.CreditRequest: (None, Table._on_slip_request),
+    ev.SignSlip: (Table._check_sign, Table._on_sign),
 }
 
 

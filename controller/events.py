@@ -360,12 +360,90 @@ class BuyIn(Event):
     mtl_action: Money | None = None
 
 
+def _chips(value: dict[str, int]) -> dict[str, int]:
+    # A denomination is an amount in whole cents ("5", "25", "0.5"), written as the session format writes amounts.
+    out: dict[str, int] = {}
+    for name, count in value.items():
+        try:
+            amount = Decimal(name)
+        except ArithmeticError:
+            raise ValueError(f"a chip's denomination is an amount such as 5 or 0.5, got {name!r}") from None
+        if not amount.is_finite() or amount <= 0 or amount != amount.quantize(Decimal("0.01")) or amount > 10**7:
+            raise ValueError(f"a chip's denomination is an amount in whole cents above 0, got {name!r}")
+        out[wire_text(amount)] = out.get(wire_text(amount), 0) + count
+    return out
+
+
+def wire_text(amount: Decimal) -> str:
+    """A denomination as the session format names it: '5', '0.5', '2.5'."""
+    text = format(amount.normalize(), "f")
+    return text
+
+
+# Chips by denomination: what a tray holds, a fill brings, a credit takes away (at most 40 denominations).
+Chips = Annotated[dict[Annotated[str, Field(min_length=1, max_length=12)], Annotated[int, Field(ge=0, le=1_000_000)]],
+                  Field(min_length=1, max_length=40), AfterValidator(_chips)]
+
+
+@dataclass(slots=True, kw_only=True)
+class Opener(Event):
+    """The table opens its inventory: the chips in its tray by denomination (the opener slip)."""
+
+    type: Literal["opener"] = "opener"
+    chips: Chips
+
+
+@dataclass(slots=True, kw_only=True)
+class Closer(Event):
+    """The table closes its inventory: the chips left in its tray by denomination (the closer slip)."""
+
+    type: Literal["closer"] = "closer"
+    chips: Chips
+
+
+@dataclass(slots=True, kw_only=True)
+class FillRequest(Event):
+    """Chips are asked from the cage for the tray (a fill): complete once a dealer and a supervisor have signed its
+    slip (`SignSlip`), each with their own key."""
+
+    type: Literal["fill_request"] = "fill_request"
+    chips: Chips
+
+
+@dataclass(slots=True, kw_only=True)
+class CreditRequest(Event):
+    """Chips go from the tray back to the cage (a credit): complete once signed as a fill is."""
+
+    type: Literal["credit_request"] = "credit_request"
+    chips: Chips
+
+
+@dataclass(slots=True, kw_only=True)
+class SignSlip(Event):
+    """A signature on fill or credit slip ``slip`` (its number, as the request gave it): the signer is the event's
+    actor, the key's role and name (``dealer:D-7``, ``supervisor:S-1``). Two are needed, a dealer's and a
+    supervisor's, by two people."""
+
+    type: Literal["sign_slip"] = "sign_slip"
+    slip: Annotated[int, Field(ge=1, le=2**31 - 1)]
+
+
+@dataclass(slots=True, kw_only=True)
+class Drop(Event):
+    """Supervisor: the drop box's count from the count room (cash and markers) for the last inventory closed."""
+
+    type: Literal["drop"] = "drop"
+    amount: Annotated[Decimal, Field(ge=0, max_digits=12, decimal_places=2),
+                      PlainSerializer(lambda d: wire_amount(Decimal(str(d))), return_type=Any)]
+
+
 AnyEvent = Annotated[
     Union[
         SetRules, Shuffle, PlaceBet, Reserve, CardDrawn, CutCardOut, Stand, Double, Split,
         Surrender, DiscardCard, VoidRound, Tick,
         ShoeFault, ShoeFaultCleared, LinkDown, LinkUp, CallPit, AcknowledgeAlert, ShoeGate, ShoeCount,
-        DealerIn, DealerOut, Imported, Seat, Unseat, Pause, Resume, BuyIn,
+        DealerIn, DealerOut, Imported, Seat, Unseat, Pause, Resume, BuyIn, Opener, Closer, FillRequest,
+        CreditRequest, SignSlip, Drop,
     ],
     Field(discriminator="type"),
 ]
@@ -380,13 +458,14 @@ besides (its folder's ``events.py``, through the registry: `controller.event_cod
 
 PERSON_EVENTS: tuple[type[Event], ...] = (
     PlaceBet, Stand, Double, Split, Surrender, Shuffle, CallPit, Reserve, CutCardOut, VoidRound, DiscardCard,
-    AcknowledgeAlert, DealerIn, DealerOut, Seat, Unseat, Pause, Resume, BuyIn,
+    AcknowledgeAlert, DealerIn, DealerOut, Seat, Unseat, Pause, Resume, BuyIn, Opener, Closer, FillRequest,
+    CreditRequest, SignSlip, Drop,
 )
 """The table's own events a person may send (the API's actions); cards, ticks and link events come only from the
 shoe and the clock. Every game's own events are a person's decisions too."""
 
 SUPERVISOR_EVENTS: frozenset[type[Event]] = frozenset({VoidRound, DiscardCard, AcknowledgeAlert, ShoeGate, DealerIn,
-                                                        DealerOut})
+                                                        DealerOut, Drop})
 """The table's own events only a supervisor may send, in every game (a game adds its own: `Game.supervisor_events`).
 Who deals is the pit's to say (dealer_in/out): a dealer's key must not put another dealer's name on rounds."""
 
