@@ -499,6 +499,13 @@ class Table:
     def _on_inventory(self, e: ev.Event) -> None:
         pass  # an opener, a closer or a drop: the journal keeps it; the figures are made from it (InventoryBook)
 
+    def _check_sign_shift(self, e: ev.SignShift) -> Refusal | None:
+        if e.end <= e.start:
+            return Refusal("bad_shift", "a shift ends after it starts")
+        if e.at is not None and e.end > e.at:
+            return Refusal("shift_not_over", "a shift is signed once it is over: its end is still to come")
+        return None
+
     def _on_slip_request(self, e: ev.FillRequest | ev.CreditRequest) -> None:
         kind = "fill" if isinstance(e, ev.FillRequest) else "credit"
         self.slips[self.next_slip] = Slip(self.next_slip, kind, dict(e.chips), e.at or self.now)
@@ -881,6 +888,7 @@ Table._DISPATCH = {
     ev.FillRequest: (None, Table._on_slip_request),
     ev.CreditRequest: (None, Table._on_slip_request),
     ev.SignSlip: (Table._check_sign, Table._on_sign),
+    ev.SignShift: (Table._check_sign_shift, Table._on_inventory),
 }
 
 

@@ -437,13 +437,26 @@ class Drop(Event):
                       PlainSerializer(lambda d: wire_amount(Decimal(str(d))), return_type=Any)]
 
 
+@dataclass(slots=True, kw_only=True)
+class SignShift(Event):
+    """Supervisor: the shift ``start``..``end`` is reviewed and signed (issue 41). ``digest`` is the SHA-256 of the
+    shift report's canonical JSON as the supervisor saw it (`tablectl shift report`); the signer is the event's
+    actor, the supervisor's key, and the journal's MAC chain binds the signature to every row before it. `tablectl
+    shift verify` makes the report again from the rows before this one and compares the digests."""
+
+    type: Literal["sign_shift"] = "sign_shift"
+    start: datetime
+    end: datetime
+    digest: Annotated[str, Field(pattern="^[0-9a-f]{64}$")]
+
+
 AnyEvent = Annotated[
     Union[
         SetRules, Shuffle, PlaceBet, Reserve, CardDrawn, CutCardOut, Stand, Double, Split,
         Surrender, DiscardCard, VoidRound, Tick,
         ShoeFault, ShoeFaultCleared, LinkDown, LinkUp, CallPit, AcknowledgeAlert, ShoeGate, ShoeCount,
         DealerIn, DealerOut, Imported, Seat, Unseat, Pause, Resume, BuyIn, Opener, Closer, FillRequest,
-        CreditRequest, SignSlip, Drop,
+        CreditRequest, SignSlip, Drop, SignShift,
     ],
     Field(discriminator="type"),
 ]
@@ -459,13 +472,13 @@ besides (its folder's ``events.py``, through the registry: `controller.event_cod
 PERSON_EVENTS: tuple[type[Event], ...] = (
     PlaceBet, Stand, Double, Split, Surrender, Shuffle, CallPit, Reserve, CutCardOut, VoidRound, DiscardCard,
     AcknowledgeAlert, DealerIn, DealerOut, Seat, Unseat, Pause, Resume, BuyIn, Opener, Closer, FillRequest,
-    CreditRequest, SignSlip, Drop,
+    CreditRequest, SignSlip, Drop, SignShift,
 )
 """The table's own events a person may send (the API's actions); cards, ticks and link events come only from the
 shoe and the clock. Every game's own events are a person's decisions too."""
 
 SUPERVISOR_EVENTS: frozenset[type[Event]] = frozenset({VoidRound, DiscardCard, AcknowledgeAlert, ShoeGate, DealerIn,
-                                                        DealerOut, Drop})
+                                                        DealerOut, Drop, SignShift})
 """The table's own events only a supervisor may send, in every game (a game adds its own: `Game.supervisor_events`).
 Who deals is the pit's to say (dealer_in/out): a dealer's key must not put another dealer's name on rounds."""
 

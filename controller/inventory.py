@@ -112,6 +112,16 @@ class Period:
         return difference is not None and abs(difference) > tolerance
 
 
+@dataclass(frozen=True)
+class LimitChange:
+    """A change of the table's limits (minimum, maximum as the session format writes amounts): when, by whom."""
+
+    at: datetime | None
+    by: str | None
+    before: tuple[str, str]
+    after: tuple[str, str]
+
+
 class InventoryBook:
     """Books the journal, in order, into inventory periods (`Period`) and the rules' limit changes."""
 
@@ -120,7 +130,7 @@ class InventoryBook:
         self.periods: list[Period] = []
         self.slips: dict[int, Slip] = {}
         self.next_slip = 1
-        self.limits: list[dict[str, object]] = []  # each change of the table's limits: when, who, from, to
+        self.limits: list[LimitChange] = []  # each change of the table's limits
         self._limits: tuple[str, str] | None = None
 
     @property
@@ -168,5 +178,5 @@ class InventoryBook:
                     period.rounds += 1
         if limits is not None and limits != self._limits:
             if self._limits is not None:
-                self.limits.append({"at": at, "by": actor, "from": self._limits, "to": limits})
+                self.limits.append(LimitChange(at, actor, self._limits, limits))
             self._limits = limits

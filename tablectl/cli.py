@@ -32,6 +32,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "mtl": ("tablectl.mtl_cli", "the multiple transaction log of a gaming day: each person's buy-ins and alerts"),
     "inventory": ("tablectl.inventory_cli", "the table's inventory: opener, fills, credits, closer, drop, win and "
                                             "hold beside the table's own figure, limit changes"),
+    "shift": ("tablectl.shift_cli", "the shift report a supervisor signs (HTML, PDF or JSON; en, ru) and its check"),
     "hash-key": ("tablectl.hash_key", "print the SHA-256 of an API key for the config"),
     "floor": ("tablectl.floor.cli", "the casino floor: every table from the broker, its store, dashboard and API"),
     "broker": ("tablectl.floor.broker_cli", "the floor's broker: its access rules (who may read, write, share) and "

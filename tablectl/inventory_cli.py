@@ -43,7 +43,7 @@ def inventory_book(reader: JournalReader) -> InventoryBook:
     if first is None:
         return book
     profile, options = session_rules([json.dumps(dump_event(first.event))])
-    table = Table(build_rules(profile, options), shoes_watched=0)
+    table = Table(build_rules(profile, options))
     for entry in (first, *entries):
         try:
             effects = table.apply(entry.event)
@@ -112,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"tablectl inventory: {exc}", file=sys.stderr)
         return tool_status(exc)
     data = {"periods": [period_json(p, tolerance) for p in book.periods],
-            "limit_changes": [{"at": _iso(c["at"]), "by": c["by"], "from": list(c["from"]),  # type: ignore[call-overload]
-                               "to": list(c["to"])} for c in book.limits]}  # type: ignore[call-overload]
+            "limit_changes": [{"at": _iso(c.at), "by": c.by, "from": list(c.before), "to": list(c.after)}
+                              for c in book.limits]}
     print(json.dumps(data, indent=1, ensure_ascii=False) if args.json else _text(data))
     return 0

@@ -43,7 +43,7 @@ def mtl_book(reader: JournalReader) -> MtlBook:
     if first is None:
         return book
     profile, options = session_rules([json.dumps(dump_event(first.event))])
-    table = Table(build_rules(profile, options), shoes_watched=0)
+    table = Table(build_rules(profile, options))  # watched as the live table is: every alert's id is its
     for entry in (first, *entries):
         try:
             feed(book, table, entry.event)

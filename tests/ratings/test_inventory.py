@@ -86,18 +86,23 @@ def _shift(db: Path, short: int = 0) -> None:
         tray[0] -= cash * 100  # chips sold: out of the tray, the cash into the drop box
     rng = random.Random(43)
     session = seat(build_rules("ru-standard"), {2: "flat", 3: "flat"}, rng, table=authority.table, submit=submit)
-    play_session(session, 40, rng)
-    submit(ev.FillRequest(chips={"5": 400}, actor="dealer:D-7"))
-    submit(ev.SignSlip(slip=1, actor="dealer:D-7"))
-    submit(ev.SignSlip(slip=1, actor="supervisor:S-1"))
-    tray[0] += 200_000
-    submit(ev.CreditRequest(chips={"5": 100}, actor="dealer:D-7"))
-    submit(ev.SignSlip(slip=2, actor="dealer:D-7"))
-    submit(ev.SignSlip(slip=2, actor="supervisor:S-1"))
-    tray[0] -= 50_000
-    submit(ev.FillRequest(chips={"5": 1000}, actor="dealer:D-7"))  # asked for, never signed: not counted
-    submit(ev.SetRules(profile="ru-standard", options={"table_max": 2000}, actor="supervisor:S-1"))
-    play_session(session, 40, rng)
+    session.seats[2].name, session.seats[3].name = "Olga", "Ivan"
+
+    def mid_shift(rounds: int) -> None:
+        if rounds != 40:
+            return
+        submit(ev.FillRequest(chips={"5": 400}, actor="dealer:D-7"))
+        submit(ev.SignSlip(slip=1, actor="dealer:D-7"))
+        submit(ev.SignSlip(slip=1, actor="supervisor:S-1"))
+        tray[0] += 200_000
+        submit(ev.CreditRequest(chips={"5": 100}, actor="dealer:D-7"))
+        submit(ev.SignSlip(slip=2, actor="dealer:D-7"))
+        submit(ev.SignSlip(slip=2, actor="supervisor:S-1"))
+        tray[0] -= 50_000
+        submit(ev.FillRequest(chips={"5": 1000}, actor="dealer:D-7"))  # asked for, never signed: not counted
+        submit(ev.SetRules(profile="ru-standard", options={"table_max": 2000}, actor="supervisor:S-1"))
+
+    play_session(session, 80, rng, mid_shift)  # (one call: one shoe's order throughout)
     tray[0] -= short * 500
     submit(ev.Closer(chips=chips(), actor="supervisor:S-1"))
     submit(ev.Drop(amount=Decimal(1500), actor="supervisor:S-2"))
