@@ -26,6 +26,8 @@ class AlertKind(str, Enum):
     SHOE_EMPTY = "shoe_empty"
     SLUG = "slug"  # a run of the previous shoe's order is being dealt again (controller.protection)
     WEAK_SHUFFLE = "weak_shuffle"  # the shoe that ended was shuffled weakly (controller.protection)
+    MTL_NOTICE = "mtl_notice"  # a person's cash in a gaming day reached the log's notice threshold (issue 41)
+    MTL_ACTION = "mtl_action"  # ... reached its action threshold: the casino's report is due
 
 
 class AlertLevel(str, Enum):
@@ -57,6 +59,8 @@ ALERT_LEVEL: dict[AlertKind, AlertLevel] = {
     AlertKind.LINK_DOWN: AlertLevel.ALARM,
     AlertKind.WEAK_SHUFFLE: AlertLevel.NOTICE,
     AlertKind.SLUG: AlertLevel.ALARM,
+    AlertKind.MTL_NOTICE: AlertLevel.NOTICE,
+    AlertKind.MTL_ACTION: AlertLevel.ACTION,
 }
 
 
@@ -95,7 +99,8 @@ def overflow_message(kind: AlertKind) -> str:
 # card, a lost link, a due shuffle) are resolved only by what ends their cause.
 # A slug or a weak shuffle is a finding about cards already dealt: the supervisor who has looked ends it.
 RESOLVED_BY_ACKNOWLEDGEMENT = frozenset({AlertKind.SHOE_FAULT, AlertKind.INTEGRITY, AlertKind.CALL_PIT,
-                                         AlertKind.SLUG, AlertKind.WEAK_SHUFFLE})
+                                         AlertKind.SLUG, AlertKind.WEAK_SHUFFLE, AlertKind.MTL_NOTICE,
+                                         AlertKind.MTL_ACTION})
 
 
 @dataclass(slots=True)

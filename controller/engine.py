@@ -39,6 +39,8 @@ from .round import DEALER, Round, round_record
 from .protection.findings import Finding, SlugAlarm
 from .protection.live import ShoeWatch
 from .rules import RuleError, Rules, build_rules, load_rules
+from .inventory import Slip, signer
+from .seats import Seated, seated_name
 from .shoe import ShoeTracker
 
 __all__ = [
@@ -116,6 +118,16 @@ class Table:
         # at), never a live table's own; the tools that read it say so.
         self.imported: dict[str, str | None] | None = None
         self.dealer_since: datetime | None = None
+        # Who sits on each box (issue 41): box -> the player seated (seat, or a named player's first bet on an empty
+        # box), for the rating slip; none there: nobody seated (anonymous play is rated by its box).
+        self.seated: dict[int, Seated] = {}
+        # The multiple transaction log's running sums (issue 41): the gaming day of the last cash buy-in, and each
+        # person's cash bought in that day, in cents (a new gaming day starts them again).
+        self.mtl_day: str | None = None
+        self.cash_today: dict[str, int] = {}
+        # The fill and credit slips waiting for their two signatures (issue 41), by number; the next number.
+        self.slips: dict[int, Slip] = {}
+        self.next_slip = 1
         self._fx: list[Effect] = []
 
     def _use_game(self, game: Game[Any, Any]) -> None:
@@ -438,8 +450,138 @@ class Table:
         on_spots[spot.name] = on_spots.get(spot.name, 0) + cents
         self.pending[e.box] = new_bets
         self.reservations.pop(e.box, None)
+        if e.player is not None and e.box not in self.seated:
+            # decided (issue 41): the table never refuses play for want of a rating; the slip opens at the first bet
+            self.seated[e.box] = Seated(e.player, None, e.at or self.now)
         if self.phase is Phase.SETTLED:
             self.set_phase(Phase.BETTING)
+
+    # ------------------------------------------------------------------ buy-ins and the multiple transaction log
+    def _check_buy_in(self, e: ev.BuyIn) -> Refusal | None:
+        if e.box is not None and e.box > self.rules.boxes:
+            return Refusal("no_such_box", f"this table has boxes 1 to {self.rules.boxes}")
+        if e.player is None and e.box is None:
+            return Refusal("who_buys_in", "a buy-in names the player or the box they sit on")
+        amount = to_cents(e.amount)
+        if amount is None:
+            return Refusal("bad_amount", f"{e.amount} is not a whole number of cents")
+        return None
+
+    def buyer(self, e: ev.BuyIn) -> str:
+        """Whose buy-in it is: the player named, else the one seated on its box, else "Player on box N"."""
+        if e.player is not None:
+            return e.player
+        assert e.box is not None  # (the check refuses a buy-in with neither)
+        seated = self.seated.get(e.box)
+        return seated_name(e.box, seated.player if seated is not None else None)
+
+    def _on_buy_in(self, e: ev.BuyIn) -> None:
+        if e.method != "cash" or e.gaming_day is None:
+            return
+        day = e.gaming_day.isoformat()
+        if self.mtl_day is None or day > self.mtl_day:
+            self.mtl_day, self.cash_today = day, {}
+        elif day < self.mtl_day:
+            return  # a buy-in stamped for a gaming day already over (a clock set back): logged, not summed
+        person = self.buyer(e)
+        before = self.cash_today.get(person, 0)
+        total = before + (to_cents(e.amount) or 0)
+        self.cash_today[person] = total
+        for kind, threshold in ((AlertKind.MTL_ACTION, e.mtl_action), (AlertKind.MTL_NOTICE, e.mtl_notice)):
+            limit = to_cents(threshold) if threshold is not None else None
+            if limit is not None and before < limit <= total:
+                word = "action" if kind is AlertKind.MTL_ACTION else "notice"
+                self.raise_alert(kind, f"multiple transaction log, {word}: {person} has bought in {money(total)} in "
+                                       f"cash on gaming day {day} (the {word} threshold is {money(limit)})", e.at)
+                break  # one crossing, the higher, said once
+
+    # ------------------------------------------------------------------ the inventory's slips (controller.inventory)
+    def _on_inventory(self, e: ev.Event) -> None:
+        pass  # an opener, a closer or a drop: the journal keeps it; the figures are made from it (InventoryBook)
+
+    def _check_sign_shift(self, e: ev.SignShift) -> Refusal | None:
+        if e.end <= e.start:
+            return Refusal("bad_shift", "a shift ends after it starts")
+        if e.at is not None and e.end > e.at:
+            return Refusal("shift_not_over", "a shift is signed once it is over: its end is still to come")
+        return None
+
+    def _on_slip_request(self, e: ev.FillRequest | ev.CreditRequest) -> None:
+        kind = "fill" if isinstance(e, ev.FillRequest) else "credit"
+        self.slips[self.next_slip] = Slip(self.next_slip, kind, dict(e.chips), e.at or self.now)
+        self.next_slip += 1
+
+    def _check_sign(self, e: ev.SignSlip) -> Refusal | None:
+        slip = self.slips.get(e.slip)
+        if slip is None:
+            return Refusal("no_such_slip", f"no fill or credit slip {e.slip} waits for a signature")
+        who = signer(e.actor)
+        if who is None:
+            return Refusal("signature_needs_key", "a slip is signed with a dealer's or a supervisor's own key")
+        part, person = who
+        if part in slip.signed:
+            return Refusal("already_signed", f"the {part}'s signature is on slip {e.slip} already "
+                                             f"({slip.signed[part]})")
+        if person in slip.signed.values():
+            return Refusal("same_signer", f"{person} has signed slip {e.slip} already: the two signatures are two "
+                                          "people's, a dealer's and a supervisor's")
+        return None
+
+    def _on_sign(self, e: ev.SignSlip) -> None:
+        slip = self.slips[e.slip]
+        part, person = signer(e.actor) or ("", "")
+        slip.signed[part] = person
+        if slip.complete:
+            del self.slips[e.slip]
+
+    # ------------------------------------------------------------------ players seated (the rating slip)
+    def _seated_on(self, box: int, player: str | None = None) -> Refusal | None:
+        if box > self.rules.boxes:
+            return Refusal("no_such_box", f"this table has boxes 1 to {self.rules.boxes}")
+        seated = self.seated.get(box)
+        if seated is None:
+            return Refusal("not_seated", f"nobody is seated on box {box}")
+        if player is not None and seated.player != player:
+            return Refusal("not_seated", f"{player} is not seated on box {box} ({seated_name(box, seated.player)} is)")
+        return None
+
+    def _check_seat(self, e: ev.Seat) -> Refusal | None:
+        if e.box > self.rules.boxes:
+            return Refusal("no_such_box", f"this table has boxes 1 to {self.rules.boxes}")
+        seated = self.seated.get(e.box)
+        if seated is not None:
+            if seated.player == e.player:
+                return Refusal("already_seated", f"{seated_name(e.box, e.player)} is already seated on box {e.box}")
+            return Refusal("box_occupied", f"{seated_name(e.box, seated.player)} is seated on box {e.box}: "
+                                           "unseat them first")
+        return None
+
+    def _on_seat(self, e: ev.Seat) -> None:
+        self.seated[e.box] = Seated(e.player, e.card, e.at or self.now)
+
+    def _check_unseat(self, e: ev.Unseat) -> Refusal | None:
+        return self._seated_on(e.box, e.player)
+
+    def _on_unseat(self, e: ev.Unseat) -> None:
+        del self.seated[e.box]
+
+    def _check_pause(self, e: ev.Pause) -> Refusal | None:
+        refused = self._seated_on(e.box)
+        if refused is None and self.seated[e.box].paused_at is not None:
+            return Refusal("already_paused", f"the player on box {e.box} is paused already")
+        return refused
+
+    def _on_pause(self, e: ev.Pause) -> None:
+        self.seated[e.box].paused_at = e.at or self.now
+
+    def _check_resume(self, e: ev.Resume) -> Refusal | None:
+        refused = self._seated_on(e.box)
+        if refused is None and self.seated[e.box].paused_at is None:
+            return Refusal("not_paused", f"the player on box {e.box} is not paused")
+        return refused
+
+    def _on_resume(self, e: ev.Resume) -> None:
+        self.seated[e.box].paused_at = None
 
     def _check_reserve(self, e: ev.Reserve) -> Refusal | None:
         if e.box > self.rules.boxes:
@@ -735,7 +877,20 @@ Table._DISPATCH = {
     ev.DealerIn: (Table._check_dealer_in, Table._on_dealer_in),
     ev.DealerOut: (Table._check_dealer_out, Table._on_dealer_out),
     ev.Imported: (Table._check_imported, Table._on_imported),
+    ev.Seat: (Table._check_seat, Table._on_seat),
+    ev.Unseat: (Table._check_unseat, Table._on_unseat),
+    ev.Pause: (Table._check_pause, Table._on_pause),
+    ev.Resume: (Table._check_resume, Table._on_resume),
+    ev.BuyIn: (Table._check_buy_in, Table._on_buy_in),
+    ev.Opener: (None, Table._on_inventory),
+    ev.Closer: (None, Table._on_inventory),
+    ev.Drop: (None, Table._on_inventory),
+    ev.FillRequest: (None, Table._on_slip_request),
+    ev.CreditRequest: (None, Table._on_slip_request),
+    ev.SignSlip: (Table._check_sign, Table._on_sign),
+    ev.SignShift: (Table._check_sign_shift, Table._on_inventory),
 }
+
 
 def _fault_prefix(kind: str) -> str:
     """How a shoe fault's alert begins: its kind, which `shoe_fault_cleared` names to end its cause."""

@@ -11,7 +11,7 @@ names the event on the wire.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import date, datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING, Annotated, Any, Literal, Union, cast, get_args
 
@@ -302,12 +302,161 @@ class DealerOut(Event):
     dealer: PersonId | None = None
 
 
+@dataclass(slots=True, kw_only=True)
+class Seat(Event):
+    """A player sits down on ``box`` (issue 41): the rating slip opens. ``player`` is their name or card's id (none:
+    anonymous, "Player on box N"); ``card`` the player card or badge read at the console, if one was."""
+
+    type: Literal["seat"] = "seat"
+    box: BoxNumber
+    player: PersonId | None = None
+    card: PersonId | None = None
+
+
+@dataclass(slots=True, kw_only=True)
+class Unseat(Event):
+    """The player on ``box`` leaves (``player``, if given, must be the one seated there): the rating slip closes."""
+
+    type: Literal["unseat"] = "unseat"
+    box: BoxNumber
+    player: PersonId | None = None
+
+
+@dataclass(slots=True, kw_only=True)
+class Pause(Event):
+    """The player on ``box`` steps away without leaving: their time stops counting until `Resume`."""
+
+    type: Literal["pause"] = "pause"
+    box: BoxNumber
+
+
+@dataclass(slots=True, kw_only=True)
+class Resume(Event):
+    """The player on ``box`` is back from a pause: their time counts again."""
+
+    type: Literal["resume"] = "resume"
+    box: BoxNumber
+
+
+@dataclass(slots=True, kw_only=True)
+class BuyIn(Event):
+    """A player buys chips at the table (issue 41): ``amount`` in ``method`` (cash, a marker: credit the
+    supervisor grants, or chips brought from another table), for ``player`` (none: the player seated on ``box``, or
+    "Player on box N"). A marker needs a supervisor's key (the API's check).
+
+    ``gaming_day``, ``mtl_notice`` and ``mtl_action`` are the service's to stamp, never a person's: the gaming day
+    the buy-in falls in by the table's clock and ``[table] gaming_day_starts``, and the multiple transaction
+    log's thresholds then in force (``[mtl]``). The engine adds the cash of a person's gaming day up and raises the
+    notice or the action alert as it crosses one; the journal keeps the rule it was judged by.
+    """
+
+    type: Literal["buy_in"] = "buy_in"
+    amount: Money
+    method: Literal["cash", "marker", "chips"] = "cash"
+    box: BoxNumber | None = None
+    player: PersonId | None = None
+    gaming_day: date | None = None
+    mtl_notice: Money | None = None
+    mtl_action: Money | None = None
+
+
+def _chips(value: dict[str, int]) -> dict[str, int]:
+    # A denomination is an amount in whole cents ("5", "25", "0.5"), written as the session format writes amounts.
+    out: dict[str, int] = {}
+    for name, count in value.items():
+        try:
+            amount = Decimal(name)
+        except ArithmeticError:
+            raise ValueError(f"a chip's denomination is an amount such as 5 or 0.5, got {name!r}") from None
+        if not amount.is_finite() or amount <= 0 or amount != amount.quantize(Decimal("0.01")) or amount > 10**7:
+            raise ValueError(f"a chip's denomination is an amount in whole cents above 0, got {name!r}")
+        out[wire_text(amount)] = out.get(wire_text(amount), 0) + count
+    return out
+
+
+def wire_text(amount: Decimal) -> str:
+    """A denomination as the session format names it: '5', '0.5', '2.5'."""
+    text = format(amount.normalize(), "f")
+    return text
+
+
+# Chips by denomination: what a tray holds, a fill brings, a credit takes away (at most 40 denominations).
+Chips = Annotated[dict[Annotated[str, Field(min_length=1, max_length=12)], Annotated[int, Field(ge=0, le=1_000_000)]],
+                  Field(min_length=1, max_length=40), AfterValidator(_chips)]
+
+
+@dataclass(slots=True, kw_only=True)
+class Opener(Event):
+    """The table opens its inventory: the chips in its tray by denomination (the opener slip)."""
+
+    type: Literal["opener"] = "opener"
+    chips: Chips
+
+
+@dataclass(slots=True, kw_only=True)
+class Closer(Event):
+    """The table closes its inventory: the chips left in its tray by denomination (the closer slip)."""
+
+    type: Literal["closer"] = "closer"
+    chips: Chips
+
+
+@dataclass(slots=True, kw_only=True)
+class FillRequest(Event):
+    """Chips are asked from the cage for the tray (a fill): complete once a dealer and a supervisor have signed its
+    slip (`SignSlip`), each with their own key."""
+
+    type: Literal["fill_request"] = "fill_request"
+    chips: Chips
+
+
+@dataclass(slots=True, kw_only=True)
+class CreditRequest(Event):
+    """Chips go from the tray back to the cage (a credit): complete once signed as a fill is."""
+
+    type: Literal["credit_request"] = "credit_request"
+    chips: Chips
+
+
+@dataclass(slots=True, kw_only=True)
+class SignSlip(Event):
+    """A signature on fill or credit slip ``slip`` (its number, as the request gave it): the signer is the event's
+    actor, the key's role and name (``dealer:D-7``, ``supervisor:S-1``). Two are needed, a dealer's and a
+    supervisor's, by two people."""
+
+    type: Literal["sign_slip"] = "sign_slip"
+    slip: Annotated[int, Field(ge=1, le=2**31 - 1)]
+
+
+@dataclass(slots=True, kw_only=True)
+class Drop(Event):
+    """Supervisor: the drop box's count from the count room (cash and markers) for the last inventory closed."""
+
+    type: Literal["drop"] = "drop"
+    amount: Annotated[Decimal, Field(ge=0, max_digits=12, decimal_places=2),
+                      PlainSerializer(lambda d: wire_amount(Decimal(str(d))), return_type=Any)]
+
+
+@dataclass(slots=True, kw_only=True)
+class SignShift(Event):
+    """Supervisor: the shift ``start``..``end`` is reviewed and signed (issue 41). ``digest`` is the SHA-256 of the
+    shift report's canonical JSON as the supervisor saw it (`tablectl shift report`); the signer is the event's
+    actor, the supervisor's key, and the journal's MAC chain binds the signature to every row before it. `tablectl
+    shift verify` makes the report again from the rows before this one and compares the digests."""
+
+    type: Literal["sign_shift"] = "sign_shift"
+    start: datetime
+    end: datetime
+    digest: Annotated[str, Field(pattern="^[0-9a-f]{64}$")]
+
+
 AnyEvent = Annotated[
     Union[
         SetRules, Shuffle, PlaceBet, Reserve, CardDrawn, CutCardOut, Stand, Double, Split,
         Surrender, DiscardCard, VoidRound, Tick,
         ShoeFault, ShoeFaultCleared, LinkDown, LinkUp, CallPit, AcknowledgeAlert, ShoeGate, ShoeCount,
-        DealerIn, DealerOut, Imported,
+        DealerIn, DealerOut, Imported, Seat, Unseat, Pause, Resume, BuyIn, Opener, Closer, FillRequest,
+        CreditRequest, SignSlip, Drop, SignShift,
     ],
     Field(discriminator="type"),
 ]
@@ -322,13 +471,14 @@ besides (its folder's ``events.py``, through the registry: `controller.event_cod
 
 PERSON_EVENTS: tuple[type[Event], ...] = (
     PlaceBet, Stand, Double, Split, Surrender, Shuffle, CallPit, Reserve, CutCardOut, VoidRound, DiscardCard,
-    AcknowledgeAlert, DealerIn, DealerOut,
+    AcknowledgeAlert, DealerIn, DealerOut, Seat, Unseat, Pause, Resume, BuyIn, Opener, Closer, FillRequest,
+    CreditRequest, SignSlip, Drop, SignShift,
 )
 """The table's own events a person may send (the API's actions); cards, ticks and link events come only from the
 shoe and the clock. Every game's own events are a person's decisions too."""
 
 SUPERVISOR_EVENTS: frozenset[type[Event]] = frozenset({VoidRound, DiscardCard, AcknowledgeAlert, ShoeGate, DealerIn,
-                                                        DealerOut})
+                                                        DealerOut, Drop, SignShift})
 """The table's own events only a supervisor may send, in every game (a game adds its own: `Game.supervisor_events`).
 Who deals is the pit's to say (dealer_in/out): a dealer's key must not put another dealer's name on rounds."""
 

@@ -23,6 +23,8 @@ from .money import money, to_cents
 from .phase import IN_ROUND, Phase
 from .protection.live import ShoeWatch
 from .round import Round, VoidReason
+from .inventory import Slip
+from .seats import Seated
 from .shoe import ShoeTracker
 
 from .game import Bets, PlayingTable
@@ -45,6 +47,11 @@ class SnapshotTable(PlayingTable, Protocol):
     dealer_on_duty: str | None
     dealer_since: datetime | None
     imported: dict[str, Any] | None
+    seated: dict[int, Seated]
+    mtl_day: str | None
+    cash_today: dict[str, int]
+    slips: dict[int, Slip]
+    next_slip: int
 
 
 FORMAT = 4  # bump when the layout below changes; from_snapshot refuses any number but these
@@ -231,6 +238,36 @@ class OnDuty(StrictModel):
     since: Time | None
 
 
+class SeatedState(StrictModel):
+    """A player seated on a box (events.Seat, or a named player's first bet on an empty box)."""
+
+    box: Annotated[int, Field(ge=1, le=9)]
+    player: Annotated[str, Field(min_length=1, max_length=64)] | None
+    card: Annotated[str, Field(min_length=1, max_length=64)] | None
+    since: Time | None
+    paused_at: Time | None
+
+
+class MtlState(StrictModel):
+    """The multiple transaction log's running sums: the gaming day and each person's cash bought in that day."""
+
+    day: Annotated[str, Field(pattern=r"^\d{4}-\d{2}-\d{2}$")]
+    cash: Annotated[dict[Annotated[str, Field(min_length=1, max_length=64)], Annotated[int, Field(ge=0, le=10**14)]],
+                    Field(max_length=10_000)]
+
+
+class SlipState(StrictModel):
+    """A fill or credit slip waiting for its signatures (controller.inventory.Slip)."""
+
+    id: Annotated[int, Field(ge=1, le=2**31 - 1)]
+    kind: Literal["fill", "credit"]
+    chips: Annotated[dict[Annotated[str, Field(min_length=1, max_length=12)], Annotated[int, Field(ge=0, le=1_000_000)]],
+                     Field(max_length=40)]
+    requested_at: Time | None
+    signed: Annotated[dict[Literal["dealer", "supervisor"], Annotated[str, Field(min_length=1, max_length=120)]],
+                      Field(max_length=2)]
+
+
 class TableState(StrictModel):
     """The whole table."""
 
@@ -261,6 +298,10 @@ class TableState(StrictModel):
     protection: WatchState | None = None
     on_duty: OnDuty | None = None  # added within format 3: older snapshots had no dealer on duty
     imported: ImportedState | None = None  # added within format 3 (issue 38): a journal brought in from elsewhere
+    seated: list[SeatedState] | None = None  # added within format 4 (issue 41): older snapshots had nobody seated
+    mtl: MtlState | None = None  # added within format 4 (issue 41): the gaming day's cash by person
+    slips: list[SlipState] | None = None  # added within format 4 (issue 41): fill and credit slips being signed
+    next_slip: Annotated[int, Field(ge=1, le=2**31)] = 1
 
     @model_validator(mode="after")
     def _consistent(self) -> TableState:
@@ -373,6 +414,13 @@ def dump_table(t: SnapshotTable) -> dict[str, Any]:
         **({"imported": dict(t.imported)} if t.imported is not None else {}),
         "protection": t.shoe_watch.state(),
         "on_duty": None if t.dealer_on_duty is None else {"dealer": t.dealer_on_duty, "since": time_out(t.dealer_since)},
+        **({"seated": [{"box": box, "player": s.player, "card": s.card, "since": time_out(s.since),
+                        "paused_at": time_out(s.paused_at)} for box, s in sorted(t.seated.items())]}
+           if t.seated else {}),
+        **({"mtl": {"day": t.mtl_day, "cash": dict(t.cash_today)}} if t.mtl_day is not None else {}),
+        **({"slips": [{"id": s.id, "kind": s.kind, "chips": dict(s.chips), "requested_at": time_out(s.requested_at),
+                       "signed": dict(s.signed)} for s in t.slips.values()]} if t.slips else {}),
+        **({"next_slip": t.next_slip} if t.next_slip != 1 else {}),
     }
 
 
@@ -490,6 +538,14 @@ def load_table(t: SnapshotTable, state: TableState) -> None:
     t.gate_held, t.link_up = state.gate_held, state.link_up
     if state.on_duty is not None:
         t.dealer_on_duty, t.dealer_since = state.on_duty.dealer, time_of(state.on_duty.since)
+    if state.seated is not None:
+        t.seated = {s.box: Seated(s.player, s.card, time_of(s.since), time_of(s.paused_at)) for s in state.seated}
+    if state.slips is not None:
+        t.slips = {s.id: Slip(s.id, s.kind, dict(s.chips), time_of(s.requested_at), {str(k): v for k, v in s.signed.items()})
+                   for s in state.slips}
+    t.next_slip = state.next_slip
+    if state.mtl is not None:
+        t.mtl_day, t.cash_today = state.mtl.day, dict(state.mtl.cash)
     if state.imported is not None:
         t.imported = {"source": state.imported.source, "format": state.imported.format,
                       "sha256": state.imported.sha256, "at": state.imported.at}

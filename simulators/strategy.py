@@ -199,7 +199,8 @@ class BasicStrategy:
         self._two: list[Ranking] = [(STAND,)] * (32 * 2 * 11)
         self._two_split: list[Ranking] = [(STAND,)] * (32 * 2 * 11)
         self._pair: list[Ranking] = [(STAND,)] * (11 * 11 * (self.max_hands + 1))
-        self._evs: dict[tuple[str, int, int, int], dict[Action, float]] = {}  # for chart() and tests
+        self._evs: dict[tuple[str, int, int, int], dict[Action, float]] = {}  # for chart(), tests and action_evs
+        self._generic: dict[int, _Situation] = {}  # per up card: the shoe less it (three-card hit/stand values)
         for up in range(1, 11):
             self._build_up(shoe, up)
 
@@ -215,13 +216,16 @@ class BasicStrategy:
         rest = shoe.copy()
         rest[up] -= 1
         generic = _Situation(house, rest, up)
+        self._generic[up] = generic
         t = generic.t
         for hard in range(2, 22):
             for ace in (False, True):
                 hit = t.hit[hard][ace] > t.stand[playing_total(hard, ace)]
                 self._multi[self._idx(hard, ace, up)] = HIT if hit else STAND
                 if (3 if ace else 4) <= hard and playing_total(hard, ace) < 21:
-                    self._two_split[self._idx(hard, ace, up)] = _rank(self._split_two(generic, hard, ace))
+                    split_evs = self._split_two(generic, hard, ace)
+                    self._evs[("split-soft" if ace else "split-hard", hard, up, 1)] = split_evs
+                    self._two_split[self._idx(hard, ace, up)] = _rank(split_evs)
 
         sums: dict[tuple[int, bool], dict[Action, float]] = {}
         weights: dict[tuple[int, bool], float] = {}
@@ -342,6 +346,38 @@ class BasicStrategy:
         pair card for pairs. Values are per unit of the original bet.
         """
         return dict(self._evs[(kind, value, up, hands)])
+
+    def action_evs(self, values: Sequence[int], dealer_up: int, *, hands_in_box: int = 1,
+                   is_split_hand: bool = False) -> dict[Action, float]:
+        """The expected value of each play of this hand that `decide` chose among, per unit of the initial bet.
+
+        The values `decide`'s tables were built from (so basic strategy's play is the best of them where it is
+        legal): a two-card hand's of its chart cell, a hand of three cards or more hit or stand with the shoe
+        less the up card, each weighed with the dealer's blackjack as the rules settle it. Empty where the
+        hand has no decision (a two-card 21 after a split, a total over 21). The rating slip prices a
+        player's mistakes with these (`controller.ratings`)."""
+        up = dealer_up
+        if len(values) == 2:
+            a, b = values
+            hard, ace = a + b, a == 1 or b == 1
+            if a == b:
+                if is_split_hand:
+                    key = ("split-pair", a, up, max(2, min(hands_in_box, self.max_hands)))
+                else:
+                    key = ("pair", a, up, 1)
+            elif is_split_hand:
+                key = ("split-soft" if ace else "split-hard", hard, up, 1)
+            else:
+                key = ("soft" if ace else "hard", hard, up, 1)
+            found = self._evs.get(key)
+            return dict(found) if found is not None else {}
+        hard = sum(values)
+        ace = 1 in values
+        sit = self._generic.get(up)
+        if sit is None or hard >= 21:
+            return {}
+        t = sit.t
+        return {STAND: sit.combine(-1.0, t.stand[playing_total(hard, ace)]), HIT: sit.combine(-1.0, t.hit[hard][ace])}
 
 
 @lru_cache(maxsize=32)

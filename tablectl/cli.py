@@ -28,6 +28,11 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "journal": ("tablectl.journal_cli", "journal tools: init, verify, export, backup, keygen"),
     "dispute": ("tablectl.dispute_cli", "the record of a disputed round (HTML, PDF or JSON), verified as it is made"),
     "protect": ("tablectl.protect_cli", "game protection: shoes (slugs, shuffle scores, preferential shuffles) and dealers"),
+    "ratings": ("tablectl.ratings_cli", "the players' rating slips the table measured (CSV or JSON Lines)"),
+    "mtl": ("tablectl.mtl_cli", "the multiple transaction log of a gaming day: each person's buy-ins and alerts"),
+    "inventory": ("tablectl.inventory_cli", "the table's inventory: opener, fills, credits, closer, drop, win and "
+                                            "hold beside the table's own figure, limit changes"),
+    "shift": ("tablectl.shift_cli", "the shift report a supervisor signs (HTML, PDF or JSON; en, ru) and its check"),
     "hash-key": ("tablectl.hash_key", "print the SHA-256 of an API key for the config"),
     "floor": ("tablectl.floor.cli", "the casino floor: every table from the broker, its store, dashboard and API"),
     "broker": ("tablectl.floor.broker_cli", "the floor's broker: its access rules (who may read, write, share) and "

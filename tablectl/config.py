@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import tomllib
+from datetime import date, datetime, timedelta, timezone
 from enum import Enum
 from pathlib import Path
 from typing import Any
@@ -41,6 +42,16 @@ class TableSettings(_Section):
 
     exact_edge: bool = Field(True, description="compute the exact edge of each next round in a worker process, for "
                                                 "surveillance (GET /api/edge, the surveillance feed); for a game that has one (blackjack)")
+    gaming_day_starts: str = Field("06:00", pattern=r"^([01]\d|2[0-3]):[0-5]\d$",
+                                   description="when the casino's gaming day starts, HH:MM in the table's time zone: "
+                                               "a buy-in before it is the previous gaming day's (the MTL's day), and the journal "
+                                               "is archived at the first input of each gaming day")
+
+    def gaming_day(self, at: datetime) -> date:
+        """The gaming day the moment ``at`` falls in: its local date, less one before ``gaming_day_starts``."""
+        local = at.astimezone(zone_of(self.time_zone)) if self.time_zone else at.astimezone(timezone.utc)
+        hours, minutes = map(int, self.gaming_day_starts.split(":"))
+        return (local - timedelta(hours=hours, minutes=minutes)).date()
 
     @field_validator("time_zone")
     @classmethod
@@ -87,9 +98,6 @@ class JournalSettings(_Section):
     snapshot_every_rounds: int = Field(50, ge=1, le=10_000, description="rounds between state snapshots")
     snapshot_every_rows: int = Field(5_000, ge=100, le=1_000_000, description="inputs between state snapshots "
                                                                              "when no round settles (issue 42)")
-    gaming_day_starts: str = Field("06:00", pattern=r"^([01][0-9]|2[0-3]):[0-5][0-9]$",
-                                   description="when the gaming day starts, HH:MM in the table's time zone: the "
-                                               "journal is archived at the first input of each gaming day")
     rotate_mb: int = Field(256, ge=0, le=65_536, description="the live journal is archived when it passes this "
                                                              "size too (MiB); 0: by gaming day alone")
 
@@ -181,6 +189,16 @@ class DisputeSettings(_Section):
                                                  "given as the recorder shows it")
 
 
+class MtlSettings(_Section):
+    """The multiple transaction log (issue 41): a person's cash bought in per gaming day, and the casino's
+    thresholds on it; crossing one raises an alert (notice, action) that the journal keeps as evidence."""
+
+    notice: int = Field(3000, ge=0, le=10**9, description="cash a person buys in in a gaming day that raises a "
+                                                          "notice, in whole units of the table's money (0: none)")
+    action: int = Field(10000, ge=0, le=10**9, description="cash a person buys in in a gaming day that raises an "
+                                                           "action: the casino's report is due (0: none)")
+
+
 class Settings(BaseSettings):
     """The whole configuration file. Environment variables override it: TABLECTL_API__PORT=9000."""
 
@@ -193,6 +211,7 @@ class Settings(BaseSettings):
     clock: ClockSettings = Field(default_factory=ClockSettings)
     fleet: FleetSettings = Field(default_factory=FleetSettings)
     dispute: DisputeSettings = Field(default_factory=DisputeSettings)
+    mtl: MtlSettings = Field(default_factory=MtlSettings)
     gpio: GpioWiring = Field(default_factory=lambda: GpioWiring(pin_factory=PinFactoryName.MOCK))
     log_level: str = Field("INFO", pattern=r"^(DEBUG|INFO|WARNING|ERROR)$", description="log level")
 

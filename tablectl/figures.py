@@ -225,12 +225,24 @@ def _journal_rules(entries: list[JournalEntry]) -> Rules:
 
 
 def _refusal_rows(reader: JournalReader) -> list[tuple[int, datetime]]:
+    """The refused actions a dealer answers for: each refusal row but a supervisor's own (issue 41: a
+    supervisor's refused click is theirs, never the dealer's on duty)."""
     out: list[tuple[int, datetime]] = []
     after = 0
     while rows := reader.ledger_rows(after, 1000):
-        out += [(row.seq, datetime.fromisoformat(row.received_at)) for row in rows if row.kind == REFUSAL]
+        out += [(row.seq, datetime.fromisoformat(row.received_at)) for row in rows
+                if row.kind == REFUSAL and not _a_supervisors(row.body)]
         after = rows[-1].seq
     return out
+
+
+def _a_supervisors(body: str) -> bool:
+    """The refused action was a supervisor's (or an admin's) key's: its actor is ``supervisor:NAME``."""
+    try:
+        actor = json.loads(body).get("actor")
+    except (ValueError, AttributeError):
+        return False
+    return isinstance(actor, str) and actor.partition(":")[0] in ("supervisor", "admin")
 
 
 def _rounded(x: float | None, digits: int = 1) -> float | None:

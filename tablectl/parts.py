@@ -9,7 +9,7 @@ it is missing or is not what is needed. Nothing here names a game.
 from __future__ import annotations
 
 from pathlib import Path
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol, cast, runtime_checkable
 
 from controller import events as ev
@@ -20,9 +20,9 @@ from controller.view_model import GameView, RoundRecord
 from display.console import ConsoleAction
 from display.model import BoxView, DealerView
 
-__all__ = ["ConsolePart", "DisplayPart", "DisputePart", "EdgePart", "PartError", "TerminalPart", "ViewPart",
-           "console_part", "display_part", "dispute_part", "edge_part", "has_edge", "static_dir", "terminal_part",
-           "view_part"]
+__all__ = ["ConsolePart", "DisplayPart", "DisputePart", "EdgePart", "PartError", "PublicPart", "TerminalPart",
+           "ViewPart", "console_part", "display_part", "dispute_part", "edge_part", "has_edge", "public_part",
+           "public_parts", "static_dir", "terminal_part", "view_part"]
 
 
 class PartError(LookupError):
@@ -140,3 +140,38 @@ def edge_part(game: str) -> EdgePart:
 def terminal_part(game: str) -> TerminalPart:
     """The terminal's round lines of ``game``."""
     return cast(TerminalPart, part(game, "terminal", TerminalPart))
+
+
+@runtime_checkable
+class PublicPart(Protocol):
+    """A game's public reads and pages, served with no key (a baccarat shoe's scoreboard and its table-side screen).
+
+    What a public read shows must be public at the table already (settled results: never a card face down); the
+    API serves ``GET /api/<name>`` and ``GET /<page>`` for every name any registered game declares, and answers
+    404 at a table whose game has not that name.
+    """
+
+    @property
+    def reads(self) -> Mapping[str, Callable[[Table], dict[str, Any]]]:
+        """Name -> the read's answer from the table now (JSON-ready)."""
+
+    @property
+    def pages(self) -> Mapping[str, str]:
+        """Page name -> the file of the game's ``static`` folder that is the page."""
+
+
+def public_part(game: str) -> PublicPart | None:
+    """The public reads and pages of ``game``, or None when it has none."""
+    if not registry.has_part(game, "public"):
+        return None
+    return cast(PublicPart, part(game, "public", PublicPart))
+
+
+def public_parts() -> list[tuple[str, PublicPart]]:
+    """(game, its public part) for every registered game that has one."""
+    found = []
+    for game in registry.names():
+        p = public_part(game)
+        if p is not None:
+            found.append((game, p))
+    return found

@@ -224,7 +224,8 @@ def _audit_json(a: PreferentialAudit) -> dict[str, Any]:
 
 def _text(table: str, reports: list[ShoeReport], audits: list[PreferentialAudit],
           edges: dict[str, float | None], provenance: dict[str, Any] | None = None) -> str:
-    out = [line for line in (imported_line(provenance),) if line] + [f"table {table}: {len(reports)} shoe(s)"]
+    out = [line for line in (imported_line(provenance),) if line] + [report_verdict(reports, audits),
+                                                                     f"table {table}: {len(reports)} shoe(s)"]
     for r in reports:
         when = r.shuffled_at.isoformat() if r.shuffled_at else "time unknown"
         out.append(f"shoe {r.shoe} ({when}): {r.cards} cards, {r.rounds} rounds, "
@@ -352,8 +353,35 @@ def _fmt_p(p: float | None) -> str:
     return "-" if p is None else f"{p:.2g}"
 
 
+def report_verdict(reports: list[ShoeReport], audits: list[PreferentialAudit]) -> str:
+    """The report in one line, before its statistics (issue 41): what the pit must act on, or that nothing was found."""
+    slugs = [r.shoe for r in reports if r.alarms]
+    weak = [r.shoe for r in reports if r.quality.weak]
+    preferential = [a for a in audits if a.p < FLAG_ALPHA]
+    found = []
+    if slugs:
+        found.append(f"POSSIBLE FALSE SHUFFLE (slug alarm) in shoe(s) {', '.join(slugs)}: call surveillance")
+    if weak:
+        found.append(f"weak shuffle in shoe(s) {', '.join(weak)}")
+    for a in preferential:
+        found.append(f"early shuffles follow positive counts at {a.table} {a.shift or ''} (p {a.p:.3g})".replace("  ", " "))
+    if not found:
+        return (f"In one line: nothing found in {len(reports)} shoe(s): no slug, no weak shuffle, no preferential "
+                "shuffling")
+    return "In one line: " + "; ".join(found)
+
+
+def players_verdict(reports: list[SubjectReport]) -> str:
+    """The players' evidence in one line, before the signals (issue 41)."""
+    flagged = [r.subject for r in reports if r.flagged]
+    if not flagged:
+        return f"In one line: nobody flagged among {len(reports)} players and boxes ({NOT_A_VERDICT})"
+    return (f"In one line: {len(flagged)} flagged for a review with the tapes: {', '.join(flagged)} "
+            f"({NOT_A_VERDICT})")
+
+
 def _players_text(table: str, reports: list[SubjectReport]) -> str:
-    out = [f"table {table}: {NOT_A_VERDICT} ({len(reports)} players and boxes). Each signal: its sample size n "
+    out = [players_verdict(reports),f"table {table}: {NOT_A_VERDICT} ({len(reports)} players and boxes). Each signal: its sample size n "
            f"and p-value under its null (docs/protection.md); FLAGGED: Bonferroni over the signals with a p, "
            f"below {FLAG_ALPHA}. Most players flagged by a review are ordinary: weigh it with the tapes."]
     players = {r.signals: r.subject for r in reports if not r.subject.startswith("box ")}

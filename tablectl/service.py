@@ -28,6 +28,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from datetime import time as dt_time
+from decimal import Decimal
 from typing import Any, AsyncIterator, Callable, Iterator, Protocol, runtime_checkable
 
 import firmware_bridge as fb
@@ -388,9 +389,9 @@ def journal_key(settings: Settings) -> JournalKey:
 
 
 def journal_rotation(settings: Settings) -> Rotation:
-    """When the table's journal is archived: `[journal] gaming_day_starts` in `[table] time_zone` (UTC if none),
-    and `rotate_mb`."""
-    hours, minutes = (int(x) for x in settings.journal.gaming_day_starts.split(":"))
+    """When the table's journal is archived: the gaming day's start (`[table] gaming_day_starts`, the one the
+    multiple transaction log counts by) in `[table] time_zone` (UTC if none), and `[journal] rotate_mb`."""
+    hours, minutes = (int(x) for x in settings.table.gaming_day_starts.split(":"))
     zone = zone_of(settings.table.time_zone) if settings.table.time_zone else timezone.utc
     return Rotation(zone=zone, starts=dt_time(hours, minutes), max_bytes=settings.journal.rotate_mb * 1024 * 1024)
 
@@ -616,8 +617,11 @@ class TableService:
         start = time.perf_counter()  # metrics: card-to-display latency starts here
         if actor is not None:
             event.actor = actor
+        now = self.clock()
+        if isinstance(event, ev.BuyIn):
+            self._stamp_buy_in(event, now)
         try:
-            seq, effects = self.authority.submit(event, self.clock(), shoe_id=shoe_id, position=position)
+            seq, effects = self.authority.submit(event, now, shoe_id=shoe_id, position=position)
         except IllegalAction as exc:
             log.info("refused %s from %s: %s (%s)", event.type, event.actor, exc.message, exc.code)
             raise
@@ -625,6 +629,14 @@ class TableService:
                           [_effect_dict(e) for e in effects], self.authority.closed.is_closed(seq))
         self._after_commit(lambda: self._publish(item, effects, event, start))
         return seq, effects
+
+    def _stamp_buy_in(self, event: ev.BuyIn, now: datetime) -> None:
+        """The service's part of a buy-in (issue 41): its gaming day by the table's clock and the MTL's thresholds
+        in force, journalled with it (a person's values are refused at the API)."""
+        event.gaming_day = self.settings.table.gaming_day(event.at or now)
+        mtl = self.settings.mtl
+        event.mtl_notice = Decimal(mtl.notice) if mtl.notice > 0 else None
+        event.mtl_action = Decimal(mtl.action) if mtl.action > 0 else None
 
     def _publish(self, item: StreamItem, effects: list[Effect], event: ev.Event, start: float) -> None:
         table = self.table

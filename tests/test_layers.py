@@ -42,7 +42,8 @@ TOP_FLOOR: dict[str, set[str]] = {
     "tablectl.web": {"tablectl.config", "tablectl.listening"},
     # the table's API: the web layer, the table's service and settings, its figures and metrics, the ledger's wire
     "tablectl.api": {"tablectl.web", "tablectl.config", "tablectl.service", "tablectl.figures", "tablectl.metrics",
-                     "tablectl.fleet", "tablectl.dispute", "tablectl.zones", "tablectl.parts"},
+                     "tablectl.fleet", "tablectl.dispute", "tablectl.zones", "tablectl.parts",
+                     "tablectl.ratings"},
     # each game's parts, as the composition root takes them from the registry: nothing of tablectl
     "tablectl.parts": set(),
     # the table's metrics (/metrics, mounted by the table's API): the web layer's roles
@@ -57,6 +58,8 @@ TOP_FLOOR: dict[str, set[str]] = {
     "tablectl.fleet.publisher": {"tablectl.fleet", "tablectl.fleet.source"},
     # the shift's figures, from the journal alone: below the table's API and its publisher
     "tablectl.figures": set(),
+    # the rating slips, from the journal alone (issue 41): below the table's API and `tablectl ratings`
+    "tablectl.ratings": set(),
     # the record of a disputed round, made from the journal and rendered: below the table's API and `tablectl dispute`
     "tablectl.dispute": {"tablectl.parts"},  # (each game's section of the record: its registry part)
     # the settings: the fleet's section only (FleetSettings), nothing that serves

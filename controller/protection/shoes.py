@@ -63,7 +63,8 @@ class ShoeBook:
         self._hands, self._dealer = {}, []
 
     def card(self, card: Card, to: str, box: int | None = None, hand: int | None = None) -> None:
-        """The table placed a card read from the shoe (``to``: box, dealer, burn, bottom or held)."""
+        """The table placed a card read from the shoe (``to``: box, dealer, burn, bottom, held, or a game's own
+        place for it, gathered as the dealer's hand is)."""
         if not self.shoes:
             return  # a card before any shuffle is the table's to hold; no shoe to book it in
         shoe = self.shoes[-1]
@@ -76,6 +77,11 @@ class ShoeBook:
             self._dealer.append(card)
         elif to == "box" and box is not None:
             self._hands.setdefault((box, hand or 0), []).append(card)
+        elif to not in ("held", "discard"):
+            # A game's own hands that are no box's (baccarat's Player and Banker, a card waiting face down for
+            # one): they lie before the dealer and are gathered with his hand, in the order they were dealt,
+            # so a baccarat shoe's discards are its coups in dealing order.
+            self._dealer.append(card)
 
     def cut_card(self, position: int | None) -> None:
         """The cut card came out (after ``position`` cards, when the shoe says)."""

@@ -15,6 +15,7 @@ The players:
   sitting out each new shoe until the true count reaches +1 and leaving when it falls below 0;
 * `Casual`: an ordinary player, basic strategy with 5 % of decisions at random, bets that change now
   and then (1 to 5 minimums, kept for a while), insurance now and then, breaks of a few rounds;
+* `NeverBust`: stands on every hard 12 or more, never doubles or splits (the rating slip's costly player);
 * `Parlay`: basic strategy, doubling its bet after a win (up to 8 minimums), back to one after a loss;
 * `HoleCarder`: flat bets, basic strategy except where the hole card (seen by a flashing dealer) says
   otherwise (`hole_deviation`);
@@ -250,6 +251,18 @@ class Casual(SimPlayer):
         return self.rng.random() < 0.1
 
 
+class NeverBust(SimPlayer):
+    """A "never bust" player (issue 41's rating slips): stands on every hard 12 or more, never doubles, splits or
+    surrenders (hits where basic strategy would), one minimum bet a round: a classic costly style."""
+
+    def play(self, hand: Hand, seen: Seen) -> Action:
+        """Stand on a hard 12 or more; otherwise basic strategy's hit or stand."""
+        if hand.hard >= 12 and not hand.soft:
+            return Action.STAND
+        basic = self.basic(hand)
+        return Action.HIT if basic in (Action.DOUBLE, Action.SPLIT, Action.SURRENDER) else basic
+
+
 @dataclass
 class Parlay(SimPlayer):
     """Doubles the bet after a win (to 8 minimums), back to one after a loss, the same after a push."""
@@ -437,6 +450,7 @@ PLAYERS: dict[str, Callable[[str, BasicStrategy, random.Random], SimPlayer]] = {
     "hi-opt-ii-counter": lambda name, s, rng: Counter(name, s, rng, system=2),
     "omega-ii-counter": lambda name, s, rng: Counter(name, s, rng, system=3),
     "casual": Casual,
+    "never-bust": NeverBust,
     "parlay": Parlay,
     "hole-carder": HoleCarder,
     "edge-sorter": EdgeSorter,

@@ -21,7 +21,7 @@ from tablectl.web.auth import KeyRing
 from tablectl.web.errors import ERRORS, ApiError, ErrorBody, ErrorResponse, install_error_handlers
 from tablectl.web.guard import edge_app
 
-from . import actions, dashboard, ledger, stream, tables
+from . import actions, dashboard, ledger, pit, stream, tables
 
 if TYPE_CHECKING:  # pragma: no cover
     from tablectl.metrics import TableMetrics
@@ -44,7 +44,7 @@ def create_app(service: "TableService", *, metrics: "TableMetrics | None" = None
     app.state.report_lock = threading.Lock()  # one report at a time (tables.one_report)
     install_error_handlers(app)
     for router in (tables.make_router(), tables.router, ledger.router, actions.make_router(), stream.router,
-                   dashboard.router):
+                   dashboard.router, pit.router):
         app.include_router(router)
     dashboard.mount_static(app)
     if metrics is not None:

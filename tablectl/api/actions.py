@@ -62,6 +62,15 @@ async def post_action(event: ev.Event, who: Dealer, service: Service) -> ActionR
         # shoe's own caught up from its heartbeat, and which must replay the journals that hold one already.
         raise ApiError(409, "shoe_owns_cut_card", "the smart shoe reports its own cut card: it comes out when the "
                        "shoe deals it, and ends the shoe then")
+    if isinstance(event, ev.BuyIn):
+        if event.method == "marker" and not who.may(Role.SUPERVISOR):
+            raise ApiError(403, "forbidden", "a marker is credit: it needs a supervisor key")
+        for name in ("gaming_day", "mtl_notice", "mtl_action"):
+            if getattr(event, name) is not None:
+                # The gaming day and the log's thresholds are the table's (its clock and config): a person's would
+                # move a buy-in out of the day it counts in, or past the threshold it crosses.
+                raise ApiError(422, "invalid_request", f"{name} is given by the table, not by a person",
+                               f"buy_in.{name}")
     event.at = None  # the service stamps the time it received the action
     try:
         seq, phase = await service.act(event, who.actor)

@@ -14,7 +14,7 @@ from datetime import timedelta, timezone
 from typing import Annotated, Any, Literal, TypeVar
 
 from fastapi import APIRouter, Path, Query, Request
-from fastapi.responses import Response
+from fastapi.responses import FileResponse, Response
 from pydantic import BaseModel, Field
 
 from controller.authority import export_shoe
@@ -24,6 +24,7 @@ from controller.rules import DEFAULT_GAME
 from controller.view import head_view, table_view
 
 from tablectl.web.auth import Supervisor, Viewer
+from tablectl.parts import public_part, public_parts, static_dir
 from tablectl.zones import zone_of
 from tablectl.web.errors import ERRORS, ApiError, ErrorResponse
 
@@ -322,10 +323,44 @@ def _safe(text: str) -> str:
     return "".join(c if c.isalnum() or c in "-_." else "_" for c in text)[:64] or "table"
 
 
+def _public_read(name: str) -> Any:
+    async def read(service: Service) -> dict[str, Any]:
+        game = service.table.rules.game
+        found = public_part(game)
+        if found is None or name not in found.reads:
+            raise ApiError(404, "not_this_game", f"the game played at this table ({game}) has no {name}")
+        return found.reads[name](service.table)
+    read.__doc__ = f"The table's {name} (no key: public at the table; a game's public read, docs/games.md)."
+    return read
+
+
+def _public_page(name: str) -> Any:
+    async def page(service: Service) -> FileResponse:
+        game = service.table.rules.game
+        found = public_part(game)
+        if found is None or name not in found.pages:
+            raise ApiError(404, "not_this_game", f"the game played at this table ({game}) has no {name} page")
+        return FileResponse(static_dir(game) / found.pages[name], headers={"Cache-Control": "no-cache"})
+    return page
+
+
 def make_router() -> APIRouter:
     """The reads whose answers are each game's own (the table, its rounds), built when the app is made from the
-    registered games' view models (so the registry must be complete by then)."""
+    registered games' view models (so the registry must be complete by then); and every registered game's public
+    reads and pages (`tablectl.parts.PublicPart`), each name once."""
     games = APIRouter()
+    reads: set[str] = set()
+    pages: set[str] = set()
+    for _, public in public_parts():
+        for name in public.reads:
+            if name not in reads:
+                reads.add(name)
+                games.get(f"/api/{name}", tags=["read", "public"],
+                          responses={404: {"model": ErrorResponse}})(_public_read(name))
+        for name in public.pages:
+            if name not in pages:
+                pages.add(name)
+                games.get(f"/{name}", include_in_schema=False)(_public_page(name))
     games.get("/api/table", tags=["read"], responses=ERRORS, response_model=table_model(),
               response_model_exclude_unset=True)(get_table)
     games.get("/api/rounds", tags=["read"], responses=ERRORS, response_model=rounds_page_model(),

@@ -21,10 +21,11 @@ def test_every_kind_of_alert_has_a_level():
 def test_the_issues_levels():
     """The issue's table: routine events are notices, what waits for a person is action, integrity and link alarm.
 
-    Issue 25 adds a weak shuffle (a notice) and a slug being dealt (an alarm).
+    Issue 25 adds a weak shuffle (a notice) and a slug being dealt (an alarm); issue 41 the multiple transaction
+    log's notice (a notice) and action (an action: the casino's report is due).
     """
     assert {k for k, lv in ALERT_LEVEL.items() if lv is AlertLevel.NOTICE} == {
-        AlertKind.SHUFFLE_DUE, AlertKind.SHOE_EMPTY, AlertKind.WEAK_SHUFFLE}
+        AlertKind.SHUFFLE_DUE, AlertKind.SHOE_EMPTY, AlertKind.WEAK_SHUFFLE, AlertKind.MTL_NOTICE}
     assert {k for k, lv in ALERT_LEVEL.items() if lv is AlertLevel.ALARM} == {
         AlertKind.INTEGRITY, AlertKind.LINK_DOWN, AlertKind.SLUG}
     assert AlertLevel.ALARM.rank > AlertLevel.ACTION.rank > AlertLevel.NOTICE.rank

@@ -57,7 +57,9 @@ def _stub(name: str, *brings: type) -> Game[Round, Any]:
 
 
 def test_the_installed_games_are_found_by_their_entry_points() -> None:
-    assert registry.names()[:3] == ["blackjack", "club-21", "club-21-36"]
+    # (every installed game, in name order: a new game's registry line adds its name and changes no test)
+    names = registry.names()
+    assert {"blackjack", "club-21", "club-21-36"} <= set(names) and names == sorted(names)
     assert registry.profiles("blackjack") == ["ru-standard", "ru-surrender", "us-holecard", "single-deck-enhc"]
     assert registry.profile("us-holecard") is not None and registry.profile("us-holecard")["game"] == "blackjack"
     assert registry.profile("club-21") == {"name": "club-21", "game": "club-21"}
@@ -72,7 +74,8 @@ def test_a_game_registered_at_run_time_is_there_inside_its_block_only() -> None:
 
 
 def test_an_unknown_game_or_part_is_a_clear_error() -> None:
-    with pytest.raises(RegistryError, match=r"'macau' is not a game \(games: blackjack, club-21, club-21-36"):
+    with pytest.raises(RegistryError, match=r"'macau' is not a game \(games: ([a-z0-9-]+, )*blackjack, club-21, "
+                                            r"club-21-36"):
         registry.game("macau")
     with registered(GameEntry(_stub("stub-b"), parts={"display": "nowhere.at.all:PART"})):
         with pytest.raises(RegistryError, match="the game 'stub-b' has no 'console' part"):

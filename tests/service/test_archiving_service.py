@@ -25,7 +25,7 @@ async def _archives(tmp_path: Path) -> None:
     path = tmp_path / "j.sqlite"
     settings = settings_from_dict({"shoe": {"port": sim.link},
                                    "table": {"time_zone": "Europe/Moscow"},
-                                   "journal": {"path": str(path), "gaming_day_starts": "06:00"}})
+                                   "journal": {"path": str(path)}})
     try:
         service = TableService(settings, clock=lambda: now[0])
         stop = asyncio.Event()

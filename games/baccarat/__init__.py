@@ -1,0 +1,21 @@
+"""Baccarat (punto banco and EZ Baccarat) on the same shoe: `game.Baccarat`, its tableau, settlement, options,
+snapshot, exact analysis and scoreboard.
+
+``ENTRY`` is what the registry knows of it (`controller.registry`; its line is in pyproject.toml).
+"""
+
+from controller.registry import GameEntry
+
+from .game import Baccarat
+from .profiles import PROFILES
+
+ENTRY = GameEntry(Baccarat(), PROFILES, parts={
+    "view": "games.baccarat.view:VIEW",
+    "static": "games.baccarat.view:STATIC",
+    "display": "games.baccarat.display:DISPLAY",
+    "console": "games.baccarat.console:CONSOLE",
+    "terminal": "games.baccarat.terminal:TERMINAL",
+    "dealer": "games.baccarat.dealer:DEALER",
+    "simulate": "games.baccarat.simulate:SIMULATE",
+    "public": "games.baccarat.scoreboard:PUBLIC",
+})
