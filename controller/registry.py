@@ -28,7 +28,7 @@ from typing import Any, Iterator, Mapping
 
 from .game import Game
 
-__all__ = ["ENTRY_POINT_GROUP", "GameEntry", "RegistryError", "entries", "entry", "game", "names", "part",
+__all__ = ["ENTRY_POINT_GROUP", "GameEntry", "PartError", "RegistryError", "checked_part", "entries", "entry", "game", "names", "part",
            "profile", "profiles", "register", "registered"]
 
 ENTRY_POINT_GROUP = "tablectl.games"
@@ -36,6 +36,10 @@ ENTRY_POINT_GROUP = "tablectl.games"
 
 class RegistryError(LookupError):
     """A game, profile or part that is not registered, or a registry that cannot be loaded; the message says which."""
+
+
+class PartError(RegistryError):
+    """A game has no such part, or a part that is not what its consumer needs: the message names both."""
 
 
 @dataclass(frozen=True)
@@ -270,6 +274,19 @@ def part(name: str, kind: str) -> object:
                                     f"{type(exc).__name__}: {exc}") from exc
         _loaded_parts[key] = value
         return value
+
+
+def checked_part(name: str, kind: str, protocol: type) -> Any:
+    """The part ``kind`` of the game ``name``, checked against the consumer's ``protocol`` (a runtime-checkable
+    Protocol): PartError names what is wrong (no such part, or not what the consumer needs)."""
+    try:
+        value = part(name, kind)
+    except RegistryError as exc:
+        raise PartError(str(exc)) from None
+    if not isinstance(value, protocol):
+        raise PartError(f"the {kind!r} part of the game {name!r} is not a {protocol.__name__} "
+                        f"({type(value).__name__})")
+    return value
 
 
 def has_part(name: str, kind: str) -> bool:

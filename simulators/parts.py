@@ -19,8 +19,7 @@ from .dealer_moves import Move
 __all__ = ["DealerMoves", "PartError", "SimulatePart", "TablePlay", "dealer_moves", "simulated_games", "simulation"]
 
 
-class PartError(LookupError):
-    """A game has no such part, or a part that is not what its consumer needs: the message names both."""
+PartError = registry.PartError  # (the registry's: one error for a part a consumer cannot use)
 
 
 class TablePlay(Protocol):
@@ -66,15 +65,7 @@ class SimulatePart(Protocol):
         the command's exit status (2 with a line on stderr for an option this game does not take)."""
 
 
-def _part(game: str, kind: str, protocol: type) -> Any:
-    try:
-        value = registry.part(game, kind)
-    except registry.RegistryError as exc:
-        raise PartError(str(exc)) from None
-    if not isinstance(value, protocol):
-        raise PartError(f"the {kind!r} part of the game {game!r} is not a {protocol.__name__} "
-                        f"({type(value).__name__})")
-    return value
+_part = registry.checked_part
 
 
 def dealer_moves(game: str) -> DealerMoves:

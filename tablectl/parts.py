@@ -25,8 +25,7 @@ __all__ = ["ConsolePart", "DisplayPart", "DisputePart", "EdgePart", "PartError",
            "public_parts", "static_dir", "terminal_part", "view_part"]
 
 
-class PartError(LookupError):
-    """A game has no such part, or a part that is not what its consumer needs: the message names both."""
+PartError = registry.PartError  # (the registry's: one error for a part a consumer cannot use)
 
 
 @runtime_checkable
@@ -67,16 +66,7 @@ class TerminalPart(Protocol):
         """The round's line: the dealer (``dealer_title``), every hand with its marks, the house's result."""
 
 
-def part(game: str, kind: str, protocol: type) -> Any:
-    """The part ``kind`` of ``game``, checked against ``protocol`` (PartError names what is wrong)."""
-    try:
-        value = registry.part(game, kind)
-    except registry.RegistryError as exc:
-        raise PartError(str(exc)) from None
-    if not isinstance(value, protocol):
-        raise PartError(f"the {kind!r} part of the game {game!r} is not a {protocol.__name__} "
-                        f"({type(value).__name__})")
-    return value
+part = registry.checked_part  # the part ``kind`` of ``game``, checked against ``protocol``
 
 
 def display_part(game: str) -> DisplayPart:
