@@ -36,6 +36,7 @@ MONOTONIC_EDGES = {
     "simulators/virtual_dealer.py": "the virtual dealer's HTTP loop: pace and wait timeouts",
     "games/blackjack/simulate.py": "prints rounds per second of a simulation run",
     "games/club/simulate.py": "the default timer of the rounds-per-second figure (injectable)",
+    "games/baccarat/simulate.py": "prints coups per second of a simulation run",
     "simulators/strategy_cli.py": "prints how long the strategy tables took to build",
     "display/chain.py": "the default of its injected clock, and a close() timeout",
     "display/factory.py": "the default of the injected clock it hands the display chain",
