@@ -96,21 +96,23 @@ def status(pid: int) -> dict[str, int]:
     return out
 
 
-def start(argv: list[str], tree: Path, stderr: Path, prefix: list[str] | None = None) -> subprocess.Popen[bytes]:
-    """The service as a child, run from `tree`; returns once it has printed its ready line."""
+def start(argv: list[str], tree: Path, stderr: Path, prefix: list[str] | None = None,
+          ready_within: float = 60) -> subprocess.Popen[bytes]:
+    """The service as a child, run from `tree`; returns once it has printed its ready line (SystemExit, with its
+    log's tail, when it ends first or is not ready within ``ready_within`` seconds)."""
     env = {**os.environ, "PYTHONPATH": str(tree)}
     with open(stderr, "wb") as err:
         proc = subprocess.Popen([*(prefix or [sys.executable, "-m", "tablectl.cli"]), *argv], cwd=tree, env=env,
                                 stdout=subprocess.PIPE, stderr=err, stdin=subprocess.DEVNULL)
     assert proc.stdout is not None
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + ready_within
     while time.monotonic() < deadline:
         line = proc.stdout.readline()
         if not line:
             raise SystemExit(f"the service did not start:\n{stderr.read_text()[-2000:]}")
         if line.startswith(b'{"ready"'):
             return proc
-    raise SystemExit("the service did not get ready in 60 s")
+    raise SystemExit(f"the service did not get ready in {ready_within:g} s")
 
 
 def stop(proc: subprocess.Popen[bytes]) -> None:

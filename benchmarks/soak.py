@@ -49,17 +49,10 @@ from simulators.shoe.process import SimProcess  # noqa: E402
 from simulators.virtual_dealer import PACES, DealerStopped, VirtualDealer  # noqa: E402
 from tablectl.config import ApiKey  # noqa: E402
 
+from rss import free_port, start  # noqa: E402  (benchmarks/rss.py: this script's folder is on sys.path)
+
 KEY = "soak-dealer-key"
 SUPERVISOR_KEY = "soak-supervisor-key"
-
-
-def free_port() -> int:
-    """A free TCP port on loopback."""
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def write_config(directory: Path, shoe: str, port: int) -> Path:
@@ -143,19 +136,7 @@ def sample(pid: int, rounds: int, seconds: float) -> Sample:
 
 def start_service(cfg: Path, tree_dir: Path, log: Path) -> subprocess.Popen[bytes]:
     """`tablectl run --config CFG` as a child, from `tree_dir`; returns once it has printed its ready line."""
-    env = {**os.environ, "PYTHONPATH": str(tree_dir)}
-    with open(log, "wb") as err:
-        proc = subprocess.Popen([sys.executable, "-m", "tablectl.cli", "run", "--config", str(cfg)], cwd=tree_dir,
-                                env=env, stdout=subprocess.PIPE, stderr=err, stdin=subprocess.DEVNULL)
-    assert proc.stdout is not None
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        line = proc.stdout.readline()
-        if not line:
-            raise SystemExit(f"the service did not start:\n{log.read_text()[-2000:]}")
-        if line.startswith(b'{"ready"'):
-            return proc
-    raise SystemExit("the service did not get ready in 120 s")
+    return start(["run", "--config", str(cfg)], tree_dir, log, ready_within=120)
 
 
 def cpu_seconds(pid: int) -> float:
