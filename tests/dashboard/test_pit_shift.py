@@ -290,3 +290,49 @@ def test_the_supervisors_round_rows_link_to_the_record_of_a_disputed_round(brows
     popup.close()
     assert not problems, problems
     page.close()
+
+
+def test_the_page_asks_its_reports_one_after_another_so_the_table_never_refuses_it(browser, table):
+    """The table makes one report at a time and answers a second with 429 busy (issue 37). The dealers' panel
+    refreshing while the supervisor opens a dispute record was refused by the table (a CI failure): the page
+    must not send the record's request while its dealers' request is still out."""
+    _play(table)
+    _between_rounds(table)
+    page, problems = _page(browser, table, WIDE)
+    _filled(page)
+    page.fill("#key", SUPERVISOR_KEY)
+    page.press("#key", "Enter")
+    page.wait_for_selector("#history [data-dispute='json']", state="attached")
+    held: list = []
+    asked: list[str] = []  # each report request as the browser sends it, and whether the dealers' one was out
+
+    def hold_dealers(route) -> None:
+        asked.append("dealers")
+        held.append(route)
+
+    def note_dispute(route) -> None:
+        asked.append("dispute while dealers out" if held else "dispute")
+        route.continue_()
+
+    page.route("**/api/dealers*", hold_dealers)
+    page.route("**/api/rounds/*/dispute*", note_dispute)
+    page.evaluate("() => { refreshDealers(); }")  # (not awaited: its request is held)
+    for _ in range(int(scaled(30) / 0.05)):  # route handlers run inside the browser's calls: wait in one
+        if held:
+            break
+        page.wait_for_timeout(50)
+    assert held, "the dealers' panel did not ask"
+    first = page.locator("#history details").first
+    first.locator("summary").click()
+    with page.expect_download(timeout=scaled_ms(30)) as saved:
+        first.locator("[data-dispute='json']").click()
+        page.wait_for_timeout(scaled_ms(0.5))  # time for a request the page should not send
+        while_held = list(asked)
+        held.pop().continue_()
+    assert while_held == ["dealers"], while_held
+    assert saved.value.suggested_filename.endswith(".json")
+    assert asked == ["dealers", "dispute"], asked
+    page.unroute("**/api/dealers*")
+    page.unroute("**/api/rounds/*/dispute*")
+    assert not problems, problems
+    page.close()

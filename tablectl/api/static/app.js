@@ -534,16 +534,29 @@ function disputeLinks(n) {
       el("a", { href: `/api/rounds/${n}/dispute?format=${f}`, "data-dispute": f, "data-round": String(n), text: f.toUpperCase() })]));
 }
 
+// The table makes one report at a time (a dispute record, an export, the dealers' or the players' figures) and
+// answers one asked meanwhile with 429 busy. The page asks its own one after another, so it never races itself:
+// the dealers' panel refreshing as the supervisor opens a record was refused half the time.
+let reportChain = Promise.resolve();
+function oneReport(work) {
+  const run = reportChain.then(work, work);
+  reportChain = run.catch(() => {});
+  return run;
+}
+
 async function openDispute(a) {
   const f = a.dataset.dispute, n = a.dataset.round;
   const win = f === "html" ? window.open("", "_blank") : null; // opened within the click, so no pop-up blocker stops it
   try {
-    const r = await fetch(a.getAttribute("href"), { headers: headers({}, false), cache: "no-store" });
-    if (!r.ok) {
-      const body = (r.headers.get("content-type") || "").includes("json") ? await r.json() : null;
-      throw new Error((body && body.error && body.error.message) || "HTTP " + r.status);
-    }
-    const url = URL.createObjectURL(await r.blob());
+    const blob = await oneReport(async () => {
+      const r = await fetch(a.getAttribute("href"), { headers: headers({}, false), cache: "no-store" });
+      if (!r.ok) {
+        const body = (r.headers.get("content-type") || "").includes("json") ? await r.json() : null;
+        throw new Error((body && body.error && body.error.message) || "HTTP " + r.status);
+      }
+      return r.blob();
+    });
+    const url = URL.createObjectURL(blob);
     if (win) win.location.href = url;
     else el("a", { href: url, download: `round-${n}-dispute.${f}` }).click();
     setTimeout(() => URL.revokeObjectURL(url), 60000);
@@ -654,8 +667,8 @@ async function dealersPanel() {
   $("dealer-form").hidden = !state.key || state.keyRejected;
   if (!state.key || state.keyRejected) { table.hidden = true; supervisorIs(false); return; }
   let d;
-  try { d = await api("/api/dealers?hours=8"); } catch (e) {
-    if (e.status === 429) { setTimeout(refreshDealers, 5000); return; }  // busy with another report: the panel stays
+  try { d = await oneReport(() => api("/api/dealers?hours=8")); } catch (e) {
+    if (e.status === 429) { setTimeout(refreshDealers, 5000); return; }  // another client's report: the panel stays
     table.hidden = true; supervisorIs(false); return;
   }
   supervisorIs(true);
@@ -871,10 +884,12 @@ async function download(a, ev) {
   if (!state.key || state.keyRejected) return; // open reads: the browser downloads it
   ev.preventDefault();
   try {
-    const r = await fetch(a.href, { headers: headers() });
-    if (!r.ok) throw new Error("HTTP " + r.status);
-    const name = (r.headers.get("content-disposition") || "").match(/filename="([^"]+)"/);
-    const url = URL.createObjectURL(await r.blob());
+    const [name, blob] = await oneReport(async () => {
+      const r = await fetch(a.href, { headers: headers() });
+      if (!r.ok) throw new Error("HTTP " + r.status);
+      return [(r.headers.get("content-disposition") || "").match(/filename="([^"]+)"/), await r.blob()];
+    });
+    const url = URL.createObjectURL(blob);
     const tmp = el("a", { href: url, download: name ? name[1] : "session.jsonl" });
     document.body.append(tmp); tmp.click(); tmp.remove();
     setTimeout(() => URL.revokeObjectURL(url), 10000);
