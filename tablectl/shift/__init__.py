@@ -152,13 +152,29 @@ def _alert_lines(alerts: dict[int, tuple[dict[str, Any], Any]], end: datetime) -
 
 def alert_log(reader: JournalReader, start: datetime, end: datetime) -> list[dict[str, Any]]:
     """Every alert raised in ``start``..``end``, as the shift report lists them (who acknowledged each, when, how
-    long it waited), from one replay of the journal and nothing else: the dashboard's shift log (issue 41)."""
-    entries = reader.entries()
+    long it waited): the dashboard's shift log (issue 41), asked for each time the table's alerts change.
+
+    The rows are replayed from the newest state the table kept (a snapshot, its MAC checked) before the window's
+    first row, as the live table restarts from it: its alert board, next alert id and protection watch are the
+    table's own, so every alert raised in the window is raised again with its id, in work bounded by the window,
+    not the journal (issue 37). With no such state, from the first row."""
+    from controller.errors import SnapshotError  # (the snapshot's own error: only here)
+
+    t: Table | None = None
+    after = 0
+    kept = reader.snapshot_at_or_before(reader.first_seq_at(start) - 1)
+    if kept is not None:
+        try:
+            t, after = Table.from_snapshot(kept[1]), kept[0]
+        except SnapshotError:
+            t = None
+    entries = reader.entries(after if t is not None else 0)
     first = next(entries, None)
     if first is None:
         return []
-    profile, options = session_rules([json.dumps(dump_event(first.event))])
-    t = Table(build_rules(profile, options))  # watched as the live table is: every alert's id is the live one's
+    if t is None:
+        profile, options = session_rules([json.dumps(dump_event(first.event))])
+        t = Table(build_rules(profile, options))  # watched as the live table is: every alert's id is the live one's
     alerts: dict[int, tuple[dict[str, Any], Any]] = {}
     for entry in itertools.chain([first], entries):
         if entry.received_at >= end:
