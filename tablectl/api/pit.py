@@ -104,8 +104,8 @@ class ShiftAlertsModel(BaseModel):
 async def get_shift_alerts(who: Supervisor, service: Service, request: Request,
                            hours: Annotated[float, Query(gt=0, le=24)] = 8) -> dict[str, Any]:
     """Supervisor: every alert raised in the last ``hours`` with who acknowledged it, when and how long it waited
-    (the shift report's alerts, from one replay of the journal): the dashboard's shift log, which a reload or the
-    service's restart finds again. One report at a time on the table, off the event loop."""
+    (the shift report's alerts, replayed from the newest state kept before the window): the dashboard's shift log,
+    which a reload or the service's restart finds again. One report at a time on the table, off the event loop."""
     end = service.clock()
     start = end - timedelta(hours=hours)
 
