@@ -66,6 +66,9 @@ async def test_the_shift_report_is_the_supervisors_in_each_format(table: InProce
         r = await call(table.api, "GET", f"/api/shift/report?format=html&lang={lang}", SUPERVISOR_KEY)
         assert r.status_code == 200 and r.headers["content-type"].startswith("text/html"), r.text
         assert word.lower() in r.text.lower() and "default-src 'none'" in r.headers["content-security-policy"]
+    r = await call(table.api, "GET", "/api/shift/report?format=pdf&lang=ru", SUPERVISOR_KEY)
+    assert r.status_code == 200 and r.headers["content-type"] == "application/pdf", r.text[:300]
+    assert r.content.startswith(b"%PDF") and r.headers["content-disposition"].startswith("attachment;")
 
 
 async def test_the_shift_reports_window_is_bounded(table: InProcessTable) -> None:
