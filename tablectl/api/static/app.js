@@ -951,7 +951,7 @@ const SAID_MS = 30000;
 function say(place, text, refused) {
   $("action-msg").textContent = text;
   if (!place) return;
-  const said = { text, refused, at: Date.now() };
+  const said = { text, refused };
   state.said.set(place, said);
   setTimeout(() => { if (state.said.get(place) === said) { state.said.delete(place); redrawSaid(); } }, SAID_MS);
   redrawSaid();
