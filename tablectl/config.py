@@ -47,6 +47,14 @@ class TableSettings(_Section):
                                                "a buy-in before it is the previous gaming day's (the MTL's day), and the journal "
                                                "is archived at the first input of each gaming day")
 
+    dealer_break_minutes: int = Field(60, ge=0, le=24 * 60,
+                                      description="dealer rotation: a dealer on duty this many minutes since signing "
+                                                  "in (dealer_in) is due for a break, and the dashboard says so; 0: "
+                                                  "never")
+    demo_pace: str = Field("", pattern=r"^(|fast|live)$",
+                           description="set by `tablectl demo` only: its virtual dealer's pace (fast, live), faster "
+                                       "than a real table's, which the dashboard says; empty at a real table")
+
     def gaming_day(self, at: datetime) -> date:
         """The gaming day the moment ``at`` falls in: its local date, less one before ``gaming_day_starts``."""
         local = at.astimezone(zone_of(self.time_zone)) if self.time_zone else at.astimezone(timezone.utc)

@@ -145,7 +145,7 @@ async def _demo(args: argparse.Namespace, profile: str, workdir: Path, pack: tup
         kept = Path(args.db).resolve() if args.db else None
         db = kept or workdir / "journal.sqlite"  # without --db the journal goes with the demo
         settings = settings_from_dict({
-            "table": {"name": "demo", "profile": profile},
+            "table": {"name": "demo", "profile": profile, "demo_pace": args.pace},  # the dashboard says it is fast
             "shoe": {"port": sim.link},
             "journal": {"path": str(db)},
             "api": {"port": port, "open_reads_on_loopback": True, "keys": [

@@ -84,6 +84,9 @@ class OnDutyModel(ViewModel):
 
     dealer: str
     since: str | None
+    break_due_at: str | None = Field(None, description="dealer rotation: when the dealer on duty is due for a break, "
+                                                       "`since` plus `[table] dealer_break_minutes` (null: no interval "
+                                                       "configured, or no sign-in time)")
 
 
 class TableFields(ViewModel):
@@ -117,6 +120,9 @@ class TableFields(ViewModel):
     shoe_device: ShoeDeviceModel
     last_seq: int
     head: HeadModel
+    demo_pace: str | None = Field(None, description="`tablectl demo`'s virtual dealer's pace (fast, live): faster "
+                                                    "than a real table's, so the dashboard says so; null at a real "
+                                                    "table")
 
 
 def _camel(name: str) -> str:

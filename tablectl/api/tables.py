@@ -115,6 +115,11 @@ async def get_table(who: Viewer, service: Service) -> dict[str, Any]:
     head = head_view(service.head(), service.masked_seqs(), who.sees_closed_cards)
     view["last_seq"] = head["seq"]
     view["head"] = head  # its MAC withheld below supervisor while a card is face down (head_view says why)
+    duty, since, minutes = view["dealer_on_duty"], service.table.dealer_since, service.settings.table.dealer_break_minutes
+    if duty is not None:  # dealer rotation: when he is due for a break, from his sign-in (the dashboard counts to it)
+        duty["break_due_at"] = (since + timedelta(minutes=minutes)).isoformat() if since is not None and minutes \
+            else None
+    view["demo_pace"] = service.settings.table.demo_pace or None  # a demo's dealer deals faster than a real one
     status = service.last_status  # the shoe's own heartbeat: a jam or an open lid outlives its alert
     view["shoe_device"] = {"link_up": service.health.link_up,
                            "gate_locked": status.locked if status is not None else None,

@@ -22,6 +22,7 @@ a test checks), numbers and money in the language's way; HTML, and a PDF of the 
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 from datetime import datetime, timezone
 from functools import lru_cache
@@ -96,22 +97,12 @@ def make_report(reader: JournalReader, start: datetime, end: datetime, table: st
         at = event.at or entry.received_at
         for effect in effects:
             if isinstance(effect, AlertRaised) and _within(effect.alert.raised_at or at, start, end):
-                a = effect.alert
-                alerts[a.id] = ({"id": a.id, "kind": a.kind.value, "level": ALERT_LEVEL[a.kind].value,
-                                 "message": effect.said or a.message, "raised_at": _iso(a.raised_at or at)}, a)
+                alerts[effect.alert.id] = (_alert_line(effect, at), effect.alert)
             elif isinstance(effect, RoundSettled) and not effect.round.voided and _within(at, start, end):
                 rounds += 1
                 hands += sum(len(b.hands) for b in effect.round.boxes)
                 house -= effect.round.net()
-    alert_lines = []
-    for line, alert in sorted(alerts.values(), key=lambda item: item[0]["id"]):
-        # who acknowledged it (a supervisor's ack_alert, or the act that ended its cause: a shuffle, a discard), when
-        seen = alert.acknowledged and alert.acknowledged_at is not None and alert.acknowledged_at < end
-        raised = alert.raised_at
-        alert_lines.append({**line, "acknowledged_by": alert.acknowledged_by if seen else None,
-                            "acknowledged_at": _iso(alert.acknowledged_at) if seen else None,
-                            "waited_seconds": max((alert.acknowledged_at - raised).total_seconds(), 0.0)
-                            if seen and raised is not None and alert.acknowledged_at is not None else None})
+    alert_lines = _alert_lines(alerts, end)
     periods = [p for p in inventory.periods if _within(p.opened_at, start, end)]
     wins = [p.win for p in periods if p.win is not None]
     drops = [p.drop for p in periods if p.drop is not None and p.win is not None]
@@ -137,6 +128,66 @@ def make_report(reader: JournalReader, start: datetime, end: datetime, table: st
                           for c in inventory.limits if _within(c.at, start, end)],
     })
     return report
+
+
+def _alert_line(effect: AlertRaised, at: datetime) -> dict[str, Any]:
+    a = effect.alert
+    return {"id": a.id, "kind": a.kind.value, "level": ALERT_LEVEL[a.kind].value,
+            "message": effect.said or a.message, "raised_at": _iso(a.raised_at or at)}
+
+
+def _alert_lines(alerts: dict[int, tuple[dict[str, Any], Any]], end: datetime) -> list[dict[str, Any]]:
+    """Each alert's line with who acknowledged it (a supervisor's ack_alert, or the act that ended its cause: a
+    shuffle, a discard), when, and how long it waited, as the board's Alert reads at the end of the replay."""
+    lines = []
+    for line, alert in sorted(alerts.values(), key=lambda item: item[0]["id"]):
+        seen = alert.acknowledged and alert.acknowledged_at is not None and alert.acknowledged_at < end
+        raised = alert.raised_at
+        lines.append({**line, "acknowledged_by": alert.acknowledged_by if seen else None,
+                      "acknowledged_at": _iso(alert.acknowledged_at) if seen else None,
+                      "waited_seconds": max((alert.acknowledged_at - raised).total_seconds(), 0.0)
+                      if seen and raised is not None and alert.acknowledged_at is not None else None})
+    return lines
+
+
+def alert_log(reader: JournalReader, start: datetime, end: datetime) -> list[dict[str, Any]]:
+    """Every alert raised in ``start``..``end``, as the shift report lists them (who acknowledged each, when, how
+    long it waited): the dashboard's shift log (issue 41), asked for each time the table's alerts change.
+
+    The rows are replayed from the newest state the table kept (a snapshot, its MAC checked) before the window's
+    first row, as the live table restarts from it: its alert board, next alert id and protection watch are the
+    table's own, so every alert raised in the window is raised again with its id, in work bounded by the window,
+    not the journal (issue 37). With no such state, from the first row."""
+    from controller.errors import SnapshotError  # (the snapshot's own error: only here)
+
+    t: Table | None = None
+    after = 0
+    kept = reader.snapshot_at_or_before(reader.first_seq_at(start) - 1)
+    if kept is not None:
+        try:
+            t, after = Table.from_snapshot(kept[1]), kept[0]
+        except SnapshotError:
+            t = None
+    entries = reader.entries(after if t is not None else 0)
+    first = next(entries, None)
+    if first is None:
+        return []
+    if t is None:
+        profile, options = session_rules([json.dumps(dump_event(first.event))])
+        t = Table(build_rules(profile, options))  # watched as the live table is: every alert's id is the live one's
+    alerts: dict[int, tuple[dict[str, Any], Any]] = {}
+    for entry in itertools.chain([first], entries):
+        if entry.received_at >= end:
+            break
+        try:
+            effects = t.apply(entry.event)
+        except IllegalAction:
+            continue
+        at = entry.event.at or entry.received_at
+        for effect in effects:
+            if isinstance(effect, AlertRaised) and _within(effect.alert.raised_at or at, start, end):
+                alerts[effect.alert.id] = (_alert_line(effect, at), effect.alert)
+    return _alert_lines(alerts, end)
 
 
 def digest(report: dict[str, Any]) -> str:

@@ -123,3 +123,31 @@ def test_the_pdf_is_one_a4_page_with_every_value_whole(shift: Path, language: st
     assert len(pdfium.PdfDocument(pdf)) == 1
     values = [v for v in values_of(to_html(report, language)) if v]
     assert_fits_its_pages(pdf, values if len(values) > 100 else values * (101 // max(len(values), 1) + 1), tmp_path)
+
+
+def test_the_shift_log_replays_from_the_state_kept_before_its_window_as_the_report_does_from_the_first_row(
+        shift: Path) -> None:
+    """The dashboard's shift log (`alert_log`, GET /api/shift/alerts) is asked for whenever the table's alerts
+    change: its work is bounded by its window (issue 37), from the newest state kept before it, and it lists the
+    alerts the report lists from the journal's first row, with the same ids."""
+    from tablectl.shift import alert_log
+
+    reader = JournalReader(shift, key_for(shift))
+    try:
+        called = next(e for e in reader.entries() if isinstance(e.event, ev.CallPit))
+        start = called.received_at - timedelta(seconds=1)  # after the state kept at round 50
+        whole = make_report(reader, start, END, "bj-7")["alerts"]
+        asked: list[int] = []
+        entries = reader.entries
+
+        def counted(since: int = 0, since_time: Any = None) -> Any:
+            asked.append(since)
+            return entries(since, since_time)
+
+        reader.entries = counted  # type: ignore[method-assign]
+        logged = alert_log(reader, start, END)
+    finally:
+        reader.close()
+    assert logged == whole and [a["kind"] for a in logged] == ["call_pit"]
+    assert logged[0]["acknowledged_by"] == "supervisor:S-1" and logged[0]["waited_seconds"] == 120.0
+    assert asked and asked[0] > 0, asked  # from a kept state, not the first row

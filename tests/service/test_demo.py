@@ -120,3 +120,37 @@ def test_a_port_in_use_is_one_line_before_any_url_or_key(tmp_path):
     assert f"port {port}" in line and "in use" in line and "--port N" in line, line
     assert "[api]" not in line and "Traceback" not in line
     assert not list(tmp_path.glob("tablectl-demo-*"))  # nothing started, nothing left
+
+
+def test_the_demo_tells_the_dashboard_its_pace_is_a_virtual_dealers(tmp_path):
+    """Issue 41: 560-600 rounds an hour reads as a broken table to a pit; the demo's table says its pace is the
+    virtual dealer's (`demo_pace` in /api/table), and the dashboard shows it as accelerated."""
+    import httpx
+    from tests.support.deadlines import wait_until
+
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    proc = subprocess.Popen([sys.executable, "-m", "tablectl.cli", "demo", "--rounds", "0", "--pace", "live"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        assert proc.stdout is not None
+        header = proc.stdout.readline()
+        found = re.search(r"API (http://127\.0\.0\.1:\d+)/", header)
+        assert found, header
+        api = found.group(1)
+        seen: list[dict] = []
+
+        def answered() -> bool:
+            try:
+                seen.append(httpx.get(api + "/api/table", timeout=scaled(5)).json())
+            except httpx.HTTPError:
+                return False  # (the service starts after the header)
+            return True
+
+        wait_until(answered, 60, "the demo's table to answer")
+        assert seen[-1]["demo_pace"] == "live"
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.communicate(timeout=scaled(60))
+        finally:
+            proc.kill()

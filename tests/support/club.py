@@ -382,7 +382,8 @@ def assert_no_closed_card_leaks(t: Any, start: int, keys: tuple[str, ...]) -> se
             r = call(t.api, "GET", route, key)
             # The floor's route (scanned as the floor's key below), the supervisor's dealer figures, players'
             # evidence, exact edge, rating slips and dispute records refuse these keys; every other answers.
-            supervisors = ("/api/ledger", "/api/dealers", "/api/edge", "/api/players", "/api/ratings")
+            supervisors = ("/api/ledger", "/api/dealers", "/api/edge", "/api/players", "/api/ratings",
+                           "/api/shift/report", "/api/shift/alerts")
             want = (403,) if route in supervisors or route.endswith("/dispute") else (200, 404)
             assert r.status_code in want, (route, r.status_code, r.text[:300])
             leaked = card_strings(r.text) & hidden

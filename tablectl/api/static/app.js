@@ -17,6 +17,7 @@ const state = {
   skew: null, // the table's clock minus this one's (ms), from the first answer's Date: alert ages are the table's
   leading: false, // this tab holds the browser's one live stream (see "one live stream per browser")
   supervisor: false, historyBody: null, // the key is a supervisor's (the dispute links); the history page drawn
+  said: new Map(), // what an action answered, by where it was clicked ("alert:ID", "banner:ID"): see say()
 };
 // A read that never answers is given up after this long, so it never blocks the refreshes after it.
 const READ_TIMEOUT_MS = 15000;
@@ -266,6 +267,8 @@ function renderTable(v) {
   $("limits").textContent = v.limits ? `Limits ${v.limits.min}–${v.limits.max}` : "";
   const duty = v.dealer_on_duty;
   $("on-duty").textContent = duty ? `${duty.dealer}${duty.since ? " since " + fmtTime(duty.since) : ""}` : "nobody signed in";
+  renderRotation(duty);
+  $("demo-pace").hidden = !v.demo_pace;
 
   // Between rounds the settled round stays on the felt until the next round's first card.
   const s = !v.round && v.settled ? v.settled : null;
@@ -307,8 +310,25 @@ function renderTable(v) {
 
   renderBanner(v);
   renderAlerts(v.alerts);
+  alertsChanged(v.alerts);
   renderShoe(v);
   showSeq(state.sseSeq || v.last_seq);
+}
+
+// Dealer rotation: the dealer on duty is due for a break `[table] dealer_break_minutes` after signing in (the
+// table says when: break_due_at); from then the line says so, and for how long he has dealt.
+function renderRotation(duty) {
+  const due = $("break-due");
+  const at = duty && duty.break_due_at ? Date.parse(duty.break_due_at) : NaN;
+  if (Number.isNaN(at)) { due.textContent = ""; due.className = ""; return; }
+  const now = tableNow();
+  if (now >= at) {
+    due.textContent = `due for a break: on duty ${span(now - Date.parse(duty.since))}`;
+    due.className = "break-due";
+  } else {
+    due.textContent = `break due at ${fmtTime(duty.break_due_at)}`;
+    due.className = "muted small";
+  }
 }
 
 // ------------------------------------------------------------------ the table-stopped banner
@@ -334,11 +354,26 @@ function stopReasons(v) {
   if (dev.lid_open) out.push(["The shoe's lid is open", "Close the lid."]);
   const fault = v.alerts.find((a) => a.kind === "shoe_fault" && a.active);
   if (fault && !dev.jammed && !dev.lid_open) out.push([alertText(fault), "Check the shoe, then acknowledge the alert."]);
-  if (active("integrity")) out.push(["A card does not fit the shoe's composition", "Check the shoe, then acknowledge the alert."]);
+  // An alarm stays on the banner until a supervisor acknowledges it, its cause gone or not: a slug (a possible
+  // false shuffle) stops nothing, the felt plays on, and a small card in the alerts' column was all the pit saw
+  // of it (issue 41). Each carries its own Acknowledge button. (A lost link has its own line above.)
+  for (const a of v.alerts) {
+    if (a.acknowledged || a.kind === "link_down" || a.level !== "alarm") continue;
+    const said = alertText(a).replace(/^possible slug:\s*/i, "");  // (the head says it already)
+    out.push([ALARM_TEXT[a.kind] ? ALARM_TEXT[a.kind][0] + ": " + said : said,
+      (ALARM_TEXT[a.kind] || [null, "Come to the table, then acknowledge the alert."])[1], a]);
+  }
   if (v.shuffle_due && !out.length) out.push(["Shuffle due: the shoe is locked", "Load a freshly shuffled shoe."]);
   if ((v.locked || dev.gate_locked) && !out.length) out.push(["The shoe's gate is locked", "A supervisor releases the gate."]);
   return out;
 }
+
+// What an alarm's banner line says first, and what the pit does (docs/service.md, every alert kind).
+const ALARM_TEXT = {
+  slug: ["Possible false shuffle", "Stop the deal, call surveillance, keep the shoe and the discards as they are; "
+    + "acknowledge once surveillance has them."],
+  integrity: ["A card does not fit the shoe's composition", "Check the shoe, then acknowledge the alert."],
+};
 
 const LEVEL_RANK = { notice: 0, action: 1, alarm: 2 };
 const BANNER_HEADS = { notice: "Notice", action: "Table waiting", alarm: "Table stopped: the pit must come" };
@@ -348,7 +383,7 @@ const BANNER_HEADS = { notice: "Notice", action: "Table waiting", alarm: "Table 
 function bannerLevel(v, reasons) {
   const dev = v.shoe_device || {};
   let rank = 0;
-  for (const a of v.alerts) if (a.active) rank = Math.max(rank, LEVEL_RANK[a.level] ?? 2);
+  for (const a of v.alerts) if (a.active || (!a.acknowledged && a.level === "alarm")) rank = Math.max(rank, LEVEL_RANK[a.level] ?? 2);
   if (v.phase === "attention" || dev.jammed || dev.lid_open) rank = Math.max(rank, 1);
   if (!dev.link_up) rank = 2;
   if (!(v.shuffle_due && reasons.length === 1) && rank === 0) rank = 1;  // a gate held shut waits for a person
@@ -365,8 +400,11 @@ function renderBanner(v) {
   banner.className = "stopped " + level + (level === "notice" ? " routine" : "");
   banner.dataset.level = level;
   $("stopped-h").textContent = BANNER_HEADS[level];
-  $("stopped-list").replaceChildren(...reasons.map(([what, how]) =>
-    el("li", {}, el("b", { text: what }), el("span", { class: "how", text: " — " + how }))));
+  $("stopped-list").replaceChildren(...reasons.map(([what, how, alert]) =>
+    el("li", alert ? { "data-alert-id": alert.id, "data-kind": alert.kind } : {},
+      el("b", { text: what }), el("span", { class: "how", text: " — " + how }),
+      alert ? el("button", { class: "primary", "data-act": "ack", "data-alert": alert.id }, "Acknowledge") : null,
+      alert ? saidAt(`banner:${alert.id}`) : null)));
   // The shoe's own state (a jam cleared, a lid closed) changes without a journal event: look again soon.
   if (reasons.length && !state.pollTimer) state.pollTimer = setTimeout(() => { state.pollTimer = null; refreshTable(); }, 1000);
 }
@@ -443,8 +481,14 @@ function renderAlerts(alerts) {
   const count = $("alert-count");
   count.textContent = String(alerts.length);
   count.className = "count" + (alerts.length ? " hot" : "");
-  if (!sorted.length) { $("alert-list").replaceChildren(el("li", { class: "none", text: "No alerts" })); return; }
-  $("alert-list").replaceChildren(...sorted.map((a) => {
+  // A refusal of an alert that has left the board since (another supervisor acknowledged it first): said where its
+  // card was, at the head of the list, until SAID_MS.
+  const here = new Set(alerts.map((a) => a.id));
+  const gone = [...state.said].filter(([place, said]) => said.refused && !here.has(Number(place.split(":")[1])))
+    .map(([place]) => el("li", { class: "alert gone", "data-alert-id": place.split(":")[1] },
+      el("div", { class: "kind", text: `alert ${place.split(":")[1]} · closed` }), saidAt(place)));
+  if (!sorted.length) { $("alert-list").replaceChildren(...gone, el("li", { class: "none", text: "No alerts" })); return; }
+  $("alert-list").replaceChildren(...gone, ...sorted.map((a) => {
     const loud = (LOUDNESS[a.kind] || 0) >= 4;
     const btns = [];
     if (!a.acknowledged) btns.push(el("button", { class: "primary", "data-act": "ack", "data-alert": a.id }, "Acknowledge"));
@@ -462,7 +506,7 @@ function renderAlerts(alerts) {
       el("div", { class: "muted small", "data-testid": "alert-ack", text: (a.acknowledged ? acknowledgedText(a) : "not acknowledged")
         // A cause that has gone (a cleared jam) says so at once; the alert waits only for a look.
         + (a.active ? " · cause active" : " · cause gone") + (how && a.active ? ` · ${how}` : "") }),
-      el("div", { class: "btns" }, btns));
+      el("div", { class: "btns" }, btns), saidAt(`alert:${a.id}`));
   }));
 }
 
@@ -607,7 +651,19 @@ function renderHistory(body) {
   $("hist-older").disabled = body.page >= pages;
 }
 
+// The demo's virtual dealer deals several times faster than a person: the badge says what a real table deals at
+// these boxes (the published pace, about 418 / (boxes + 1) rounds an hour: docs/protection.md, "Dealers"), so the
+// shift's 600 rounds an hour does not read as a broken table (issue 41).
+const PUBLISHED_PACE = 418;
+function renderDemoPace(f) {
+  const boxes = f && f.rounds ? f.hands / f.rounds : null;  // (hands a round: the boxes played, splits aside)
+  const real = boxes ? Math.round(PUBLISHED_PACE / (boxes + 1)) : null;
+  $("demo-pace").textContent = "Demo: accelerated pace (a virtual dealer)"
+    + (real ? ` — a real table deals about ${real} rounds/h` : "");
+}
+
 function renderFigures(f) {
+  renderDemoPace(f);
   $("fig-rph").textContent = String(f.rounds_per_hour);
   $("fig-hph").textContent = String(f.hands_per_hour);
   $("fig-rounds").textContent = `${f.rounds} (${f.hands} hands)`;
@@ -687,8 +743,45 @@ function supervisorIs(yes) {
   if (state.supervisor === yes) return;
   state.supervisor = yes;
   if (state.historyBody) renderHistory(state.historyBody);
+  refreshShiftLog();  // the shift log is the supervisor's too
 }
-const refreshAll = () => Promise.all([refreshTable(), refreshHistory(), refreshFigures()]);
+const refreshAll = () => Promise.all([refreshTable(), refreshHistory(), refreshFigures(), refreshShiftLog()]);
+
+// ------------------------------------------------------------------ the shift log
+// An acknowledged alert leaves the alerts' column; the shift keeps it here: who acknowledged it, when, and how long
+// it waited (issue 41). Read from the journal (GET /api/shift/alerts: the shift report's alerts, the
+// supervisor's), so a reload, or the service's restart, finds every one again; asked through oneReport (the table
+// makes one report at a time), once the key is known to be a supervisor's and when the alerts change.
+const SHIFT_HOURS = 8;
+const refreshShiftLog = coalesced(shiftLogPanel);
+async function shiftLogPanel() {
+  const panel = $("shift-log");
+  if (!state.supervisor || !state.key || state.keyRejected) { panel.hidden = true; return; }  // (asked once it is)
+  let body;
+  try { body = await oneReport(() => api(`/api/shift/alerts?hours=${SHIFT_HOURS}`)); } catch (e) {
+    if (e.status === 429) { setTimeout(refreshShiftLog, 5000); return; }  // another client's report: the log stays
+    panel.hidden = true; return;
+  }
+  const seen = body.alerts.filter((a) => a.acknowledged_by).reverse();  // the newest first
+  $("shift-log-list").replaceChildren(...(seen.length ? seen.map((a) => {
+    const who = a.acknowledged_by.replace(/^(viewer|dealer|supervisor|admin):/, "");
+    const waited = a.waited_seconds === null ? "" : ` after ${span(1000 * a.waited_seconds)}`;
+    return el("li", { class: "logged level-" + a.level, "data-alert-id": a.id, "data-kind": a.kind },
+      el("time", { datetime: a.raised_at || "", text: fmtTime(a.raised_at) }),
+      el("span", { class: "kind", text: ` ${KIND_TEXT[a.kind] || a.kind.replaceAll("_", " ")} · alert ${a.id} ` }),
+      el("span", { class: "text", text: alertText(a) }),
+      el("div", { class: "muted small", "data-testid": "logged-ack",
+        text: `acknowledged by ${who} at ${fmtTime(a.acknowledged_at)}${waited}` }));
+  }) : [el("li", { class: "none", text: `No alert acknowledged in the last ${SHIFT_HOURS} hours` })]));
+  panel.hidden = false;
+}
+// The alerts changed (one raised, acknowledged, closed): the log may have a line more.
+function alertsChanged(alerts) {
+  const now = alerts.map((a) => `${a.id}${a.acknowledged ? "+" : ""}`).join(",");
+  if (now === state.alertsSeen) return;
+  state.alertsSeen = now;
+  refreshShiftLog();
+}
 
 function note(e) {
   if (e && e.status === 401) {
@@ -854,11 +947,32 @@ setInterval(() => { if (state.connected) refreshTable(); }, 2000);
 const ACT_DONE = { ack: "Alert acknowledged", discard: "Held card discarded: play goes on", void: "Round voided: every bet is returned" };
 const ACT_FAILED = { ack: "Could not acknowledge the alert", discard: "Could not discard the held card", void: "Could not void the round" };
 
-async function act(kind, alertId) {
+// What an action answered is said where it was clicked (its alert's card, or its line on the banner), as well as
+// at the top: a refusal said only at the top of the alerts' column went unseen from a banner's button (issue 41).
+// It stays there, through the redraws, until the next click there or SAID_MS.
+const SAID_MS = 30000;
+function say(place, text, refused) {
+  $("action-msg").textContent = text;
+  if (!place) return;
+  const said = { text, refused };
+  state.said.set(place, said);
+  setTimeout(() => { if (state.said.get(place) === said) { state.said.delete(place); redrawSaid(); } }, SAID_MS);
+  redrawSaid();
+}
+function redrawSaid() {
+  if (state.view) { renderBanner(state.view); renderAlerts(state.view.alerts); }
+}
+function saidAt(place) {
+  const said = state.said.get(place);
+  return said ? el("p", { class: "said" + (said.refused ? " refused" : ""), role: "status", "data-testid": "said",
+    text: said.text }) : null;
+}
+
+async function act(kind, alertId, place) {
   if (!state.key || state.keyRejected) {
-    $("action-msg").textContent = state.key
+    say(place, state.key
       ? "The key you entered was rejected: forget it, enter the right one, then press the button again."
-      : "A supervisor key is needed: enter it above, then press the button again.";
+      : "A supervisor key is needed: enter it above, then press the button again.", true);
     $("key").focus();
     return;
   }
@@ -871,13 +985,14 @@ async function act(kind, alertId) {
   }
   try {
     await api("/api/actions", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
-    $("action-msg").textContent = ACT_DONE[kind];
+    say(place, ACT_DONE[kind], false);
   } catch (e) {
-    $("action-msg").textContent = e.status === 401
+    say(place, e.status === 401
       ? `${ACT_FAILED[kind]}: the key you entered was rejected.`
-      : `${ACT_FAILED[kind]}: ${e.message}`;
+      : `${ACT_FAILED[kind]}: ${e.message}`, true);
   }
   refreshTable();
+  if (kind === "ack") refreshShiftLog();
 }
 
 async function download(a, ev) {
@@ -898,7 +1013,7 @@ async function download(a, ev) {
 
 document.addEventListener("click", (ev) => {
   const b = ev.target.closest("button[data-act]");
-  if (b) { act(b.dataset.act, Number(b.dataset.alert)); return; }
+  if (b) { act(b.dataset.act, Number(b.dataset.alert), (b.closest("#stopped") ? "banner:" : "alert:") + b.dataset.alert); return; }
   const a = ev.target.closest("a.export");
   if (a) download(a, ev);
 });
@@ -907,9 +1022,13 @@ document.addEventListener("click", (ev) => {
 async function dealerDuty(body, done) {
   try {
     await api("/api/actions", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
-    $("action-msg").textContent = done;
+    $("action-msg").textContent = $("dealer-msg").textContent = done;
+    $("dealer-msg").className = "said";
     $("dealer-id").value = "";
-  } catch (e) { $("action-msg").textContent = `Could not change the dealer on duty: ${e.message}`; }
+  } catch (e) {  // said beside the form, where the pit typed the badge, as well as at the top
+    $("action-msg").textContent = $("dealer-msg").textContent = `Could not change the dealer on duty: ${e.message}`;
+    $("dealer-msg").className = "said refused";
+  }
   refreshTable(); refreshDealers();
 }
 $("dealer-form").addEventListener("submit", (ev) => {
