@@ -51,6 +51,9 @@ def test_the_scoreboard_page_shows_the_shoes_roads_large(baccarat_table, browser
     # Legible at 5 m: the counts in type at least 48 px high on a 1080-line screen (about 5 cm on a 24" screen).
     size = page.eval_on_selector("#counts", "e => parseFloat(getComputedStyle(e).fontSize)")
     assert size >= 48, size
+    # One screen: nothing under its edge or beside it (a table-side screen has no one to scroll it).
+    drawn = page.evaluate("[document.documentElement.scrollWidth, document.documentElement.scrollHeight]")
+    assert drawn[0] <= DESKTOP["width"] and drawn[1] <= DESKTOP["height"], drawn
     shot(page, "scoreboard-punto-banco")
     assert problems == []
     page.close()
