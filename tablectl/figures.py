@@ -12,7 +12,7 @@ From the table's journal alone: the table's API serves them (`GET /api/figures`)
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from decimal import Decimal
@@ -29,6 +29,10 @@ from controller.protection.dealers import DealerBook, DealerShift
 from controller.protection.shoes import examine
 from controller.replay import session_rules
 from controller.rules import Rules, build_rules
+
+# A game's own evidence from its settled rounds: (rules, [(cards left by rank before the round, its record)]) ->
+# player -> signals (`tablectl.parts.SpotOddsPart.signals`); `evidence_of` gives it for a game, or None.
+Evidence = Callable[[Rules, list[tuple[dict[str, int], dict[str, Any]]]], dict[str, list[Signal]]]
 
 
 def figures(journal: JournalReader, now: datetime, hours: float) -> dict[str, Any]:
@@ -267,7 +271,8 @@ def dealer_json(line: DealerShift) -> dict[str, Any]:
     }
 
 
-def player_book(reader: JournalReader, since: datetime | None = None, window: Window | None = None) -> AdvantageBook:
+def player_book(reader: JournalReader, since: datetime | None = None, window: Window | None = None,
+                evidence_of: Callable[[Rules], Evidence | None] | None = None) -> AdvantageBook:
     """Each player's and box's advantage-play evidence from ``since`` on (docs/protection.md), the journal's rows
     streamed through the engine into an AdvantageBook; ``window`` (``--until``, a round range) cuts the journal
     where it ends and books only its rounds.
@@ -277,6 +282,10 @@ def player_book(reader: JournalReader, since: datetime | None = None, window: Wi
     that shuffle, the shuffle resets the count, and every round from ``since`` on is booked exactly as a replay
     from the first row books it, in work bounded by the window, not the journal (issue 37). Otherwise, or with
     no state kept before it, the journal is read from its first row.
+
+    ``evidence_of(rules)``: the game's own evidence, if it has any (the caller's, from the game's parts: baccarat's
+    side bets at a positive expectation); each settled round the window books is kept with the cards left before
+    its first card, and what the evidence gives each player is added to their signals.
     """
     window = window or Window(since=since)
     start = _start_before(reader, window.since) if window.since is not None and window.first_round is None else None
@@ -290,9 +299,42 @@ def player_book(reader: JournalReader, since: datetime | None = None, window: Wi
     rules = table.rules
     book = AdvantageBook(decks=rules.decks, pack=rules.pack, since=window.since, first_round=window.first_round)
     book.replayed_from = after
-    for _ in window.replay(reader.entries(after), lambda event: feed(book, table, event)):  # (a cursor: a row at a time)
+    evidence = evidence_of(rules) if evidence_of is not None else None
+    rounds = _RoundsWithShoe(window) if evidence is not None else None
+    step = (lambda event: feed(book, table, event)) if rounds is None else (lambda event: rounds.feed(book, table, event))
+    for _ in window.replay(reader.entries(after), step):  # (a cursor: a row at a time)
         pass
+    if evidence is not None and rounds is not None and rounds.kept:
+        book.extra_signals = evidence(table.rules, rounds.kept)
     return book
+
+
+class _RoundsWithShoe:
+    """For a game with its own evidence: each round the window books, settled, with the cards left in the shoe
+    before its first card (what the game's evidence is taken from)."""
+
+    def __init__(self, window: Window) -> None:
+        self.window = window
+        self.kept: list[tuple[dict[str, int], dict[str, Any]]] = []
+        self._before: tuple[int, dict[str, int]] | None = None  # (round about to start, cards left before it)
+
+    def feed(self, book: AdvantageBook, table: Table, event: Any) -> list[Effect]:
+        """`feed` the event; keep the cards left before a round's first card, and the round once settled."""
+        shoe = table.shoe
+        left = shoe.remaining_by_rank() if shoe is not None and table.round is None else None
+        effects = feed(book, table, event)
+        if left is not None and table.round is not None:
+            self._before = (table.round.number, left)
+        for effect in effects:
+            if isinstance(effect, RoundSettled) and self._before is not None:
+                number, before = self._before
+                r = effect.round
+                w = self.window
+                if (r.number == number and (w.first_round is None or r.number >= w.first_round)
+                        and (w.since is None or (r.started_at is not None and r.started_at >= w.since))):
+                    self.kept.append((before, r.record))
+                self._before = None
+        return effects
 
 
 def _start_before(reader: JournalReader, since: datetime) -> tuple[Table, int] | None:

@@ -21,7 +21,8 @@ from display.console import ConsoleAction
 from display.model import BoxView, DealerView
 
 __all__ = ["ConsolePart", "DisplayPart", "DisputePart", "EdgePart", "PartError", "PublicPart", "TerminalPart",
-           "SpotOddsPart", "ViewPart", "console_part", "display_part", "dispute_part", "edge_part", "has_edge",
+           "SpotOddsPart", "ViewPart", "console_part", "display_part", "dispute_part", "edge_part", "game_evidence",
+           "has_edge",
            "has_spot_odds", "public_part", "public_parts", "spot_odds_part", "static_dir", "terminal_part",
            "view_part"]
 
@@ -139,6 +140,10 @@ class SpotOddsPart(Protocol):
     def event(self, shoe_id: str, cards_out: int, expectations: Mapping[str, float]) -> ev.Event:
         """The input that journals them, for the round dealt after the shoe's first ``cards_out`` cards."""
 
+    def signals(self, rules: Any, rounds: Sequence[tuple[Mapping[str, int], Mapping[str, Any]]]) -> dict[str, list[Any]]:
+        """Player -> their evidence (`controller.protection.advantage.Signal`s) from the settled rounds: each the
+        cards left by rank before its first card, and its record, oldest first (`tablectl protect players`)."""
+
 
 def has_spot_odds(game: str) -> bool:
     """Whether ``game`` has exact odds per spot (its optional ``spot_odds`` part)."""
@@ -148,6 +153,13 @@ def has_spot_odds(game: str) -> bool:
 def spot_odds_part(game: str) -> SpotOddsPart:
     """The exact odds per spot of ``game`` (PartError when it has none: ask `has_spot_odds` first)."""
     return cast(SpotOddsPart, part(game, "spot_odds", SpotOddsPart))
+
+
+def game_evidence(rules: Any) -> Callable[[Any, Sequence[tuple[Mapping[str, int], Mapping[str, Any]]]],
+                                         dict[str, list[Any]]] | None:
+    """A game's own evidence for the players' report (`tablectl.figures.player_book`'s ``evidence_of``): its
+    ``spot_odds`` part's signals (baccarat's side bets at a positive exact expectation), or None."""
+    return spot_odds_part(rules.game).signals if has_spot_odds(rules.game) else None
 
 
 def terminal_part(game: str) -> TerminalPart:

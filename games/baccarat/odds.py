@@ -24,12 +24,16 @@ from __future__ import annotations
 import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from controller.money import money
+from controller.snapshot import cents_of
 
 from . import settlement as pay
 from .events import SpotOdds
+
+if TYPE_CHECKING:  # (the protection book's signal: loaded by the evidence only, not by the table's engine)
+    from controller.protection.advantage import Signal
 
 USUAL_WINDOW = 100
 """Bets on a spot its usual size is the median of (the newest)."""
@@ -81,5 +85,54 @@ class BaccaratSpotOdds:
         """The journalled input that carries them to the table."""
         return SpotOdds(shoe_id=shoe_id, cards_out=cards_out, expectations=dict(expectations))
 
+    def signals(self, rules: Any, coups: Sequence[tuple[Mapping[str, int], Mapping[str, Any]]]) -> dict[str, list[Signal]]:
+        """The players' side-bet evidence from the settled coups (`side_bet_signals`)."""
+        return side_bet_signals(rules, coups)
+
 
 SPOT_ODDS = BaccaratSpotOdds()
+
+
+# ---------------------------------------------------------------- the evidence (`tablectl protect players`)
+def side_bet_signals(rules: Any, coups: Sequence[tuple[Mapping[str, int], Mapping[str, Any]]]) -> dict[str, list[Signal]]:
+    """Per player, one signal per side spot they bet: are their bets above their own usual size (their median bet on
+    the spot) on the coups whose exact expectation was positive more than chance would put them there?
+
+    ``coups``: each settled coup's cards left before its first card (by rank) and its record, oldest first. The
+    test is Fisher's exact test, one-sided, on the 2 x 2 table (above the usual or not) x (positive or not)
+    (`side_bets.side_bet_evidence`); null: the size of the bet is independent of the expectation. No positive coup,
+    or no bet above the usual: nothing to test (p none, left out of the player's Bonferroni factor)."""
+    from controller.protection.advantage import Signal
+
+    from .exact import expectations
+    from .side_bets import Moment, side_bet_evidence
+
+    moments: list[Moment] = []
+    for left, rec in coups:
+        if rec.get("void"):
+            continue
+        stakes = [(h["player"], h["spot"], h["bet"]) for h in rec["hands"] if h.get("spot") not in MAIN_SPOTS]
+        if not stakes:
+            continue
+        exps = expectations(dict(left), rules)  # (only a coup with a side bet pays for the enumeration)
+        moments += [Moment(rec["number"], p, spot, cents_of(bet), exps[spot])
+                    for p, spot, bet in stakes if spot in exps]
+    out: dict[str, list[Signal]] = {}
+    for e in side_bet_evidence(moments):
+        mine = [m for m in moments if m.player == e.player and m.spot == e.spot]
+        at_plus = [m.stake for m in mine if m.expectation > 0]
+        other = [m.stake for m in mine if m.expectation <= 0]
+        large = sum(1 for m in mine if m.stake > e.usual)
+        testable = e.positive > 0 and 0 < large
+        text = (f"{e.spot} at a positive expectation: {len(at_plus)} bet(s), median {_median_money(at_plus)}; "
+                f"otherwise {len(other)}, median {_median_money(other)}; above their usual {money(round(e.usual))}: "
+                f"{e.large_at_positive} at positive coups (expected {e.expected:.1f}) of {large}; "
+                f"alert moments {len(e.alerts)} (Fisher exact, one-sided)")
+        out.setdefault(e.player, []).append(Signal(f"side bet {e.spot}", float(e.large_at_positive), e.bets,
+                                                   e.p_value if testable else None, text))
+    return out
+
+
+def _median_money(stakes: Sequence[int]) -> str:
+    return money(round(statistics.median(stakes))) if stakes else "-"
+
