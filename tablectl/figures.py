@@ -18,6 +18,7 @@ from datetime import datetime, timedelta, timezone
 from decimal import Decimal
 from typing import Any
 
+from controller import registry
 from controller.effects import Effect, RoundSettled
 from controller.engine import Table
 from controller.events import Shuffle
@@ -89,15 +90,21 @@ def _box_nets(record: dict[str, Any]) -> dict[int, Decimal]:
 
 
 def _players(journal: JournalReader, since: datetime, settled: list[tuple[int, str, dict[str, Any]]]) -> list[dict[str, Any]]:
-    """Per player: rounds, bets and the house's result, from the bets placed before each settled round."""
-    events = journal.bets_and_voids_since(since)
+    """Per player: rounds, bets and the house's result, from the bets placed before each settled round; at a table
+    that takes commission, the commission each paid and still owes (`Commission`)."""
+    collects = registry.collect_events()
+    events = journal.bets_and_voids_since(since, collects)
     out: dict[str, dict[str, Any]] = {}
+    commission = Commission()
     i = 0
     for seq, _, record in settled:
         stakes: dict[int, dict[str, Decimal]] = {}
         while i < len(events) and events[i][0] < seq:
             event = events[i][1]
             i += 1
+            if event["type"] in collects:
+                commission.collect(event)
+                continue
             if event["type"] == "void_round":
                 stakes = {}  # bets not yet dealt on go back (a voided round's nets are nil anyway)
                 continue
@@ -114,8 +121,56 @@ def _players(journal: JournalReader, since: datetime, settled: list[tuple[int, s
                 p["rounds"] += 1
                 p["bets"] += stake
                 p["house"] -= (net * stake / total).quantize(Decimal("0.01"))
-    return [{**p, "bets": _money(p["bets"]), "house": _money(p["house"])} for p in sorted(out.values(),
+        commission.settled(record)
+    for _, event in events[i:]:  # collected after the last round settled
+        if event["type"] in collects:
+            commission.collect(event)
+    rows = [{**p, "bets": _money(p["bets"]), "house": _money(p["house"])} for p in sorted(out.values(),
             key=lambda p: p["player"])]
+    if commission.taken:
+        for row in rows:
+            row.update(commission.of(row["player"]))
+    return rows
+
+
+class Commission:
+    """The commission each player paid and owes over the shift, from the round records and the collections.
+
+    A record's hand with a ``commission`` was either taken at once (paid) or, marked ``commission_owed``, kept in
+    the box's commission box until a game's collect event (`controller.registry.collect_events`: baccarat's
+    ``collect_commission``) takes it (paid then). What was owed from before the window and collected in it is not
+    known here: it is counted neither paid nor owed. ``taken``: whether any round of the window took commission
+    (a table that takes none, EZ Baccarat or blackjack, shows no commission figures)."""
+
+    def __init__(self) -> None:
+        self.taken = False
+        self.paid: dict[str, int] = {}  # player -> cents paid
+        self.owed: dict[int, dict[str, int]] = {}  # box -> player -> cents owed now
+
+    def settled(self, record: dict[str, Any]) -> None:
+        """A settled round's record."""
+        for h in record.get("hands", []):
+            if "commission" not in h:
+                continue
+            self.taken = True
+            cents = to_cents(Decimal(str(h["commission"]))) or 0
+            player = str(h["player"])
+            if h.get("commission_owed"):
+                box = self.owed.setdefault(int(h["box"]), {})
+                box[player] = box.get(player, 0) + cents
+            else:
+                self.paid[player] = self.paid.get(player, 0) + cents
+
+    def collect(self, event: dict[str, Any]) -> None:
+        """A collect event: the box's player (or every player of the box) pays what they owe."""
+        box = self.owed.get(int(event["box"]), {})
+        for player in [event["player"]] if event.get("player") else list(box):
+            self.paid[player] = self.paid.get(player, 0) + box.pop(player, 0)
+
+    def of(self, player: str) -> dict[str, str]:
+        """The player's ``commission_paid`` and ``commission_owed`` (money)."""
+        owed = sum(box.get(player, 0) for box in self.owed.values())
+        return {"commission_paid": money(self.paid.get(player, 0)), "commission_owed": money(owed)}
 
 
 def _money(d: Decimal) -> str:
