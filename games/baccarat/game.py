@@ -99,6 +99,7 @@ class Baccarat(Game[Coup, BaccaratRules]):
     # The odds come from the table's own worker; a person's key could forge them (and the alert), so below the
     # supervisor none may send them.
     supervisor_events = frozenset({SpotOdds})
+    surveillance_events = frozenset({SpotOdds})  # (the odds are surveillance's: not the dealer's nor a viewer's)
     collect_events = frozenset({CollectCommission})  # (the shift's figures: the commission kept in a box, paid)
     shoe_figures = frozenset({ShoeFigure.DEALT, ShoeFigure.BURNED, ShoeFigure.PENETRATION, ShoeFigure.CUT_CARD,
                               ShoeFigure.RANKS_LEFT})

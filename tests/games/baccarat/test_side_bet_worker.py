@@ -48,3 +48,24 @@ async def test_the_workers_odds_are_journalled_for_the_coup_they_precede(tmp_pat
         with t.service.reader() as journal:
             rows = [e for e in journal.entries() if e.event.type == "spot_odds"]
         assert rows and rows[-1].event.actor == ACTOR and rows[-1].event.cards_out == out
+
+
+def test_below_supervisor_the_stream_carries_that_the_odds_came_not_what_they_say() -> None:
+    """The odds are surveillance's figure: a viewer's or dealer's event stream (`GET /api/events`) shows the row's
+    type and time; the supervisor's the expectations."""
+    import json
+
+    from controller.event_codec import dump_event
+    from games.baccarat.events import SpotOdds
+    from tablectl.api.stream import _sse
+    from tablectl.service import StreamItem
+
+    odds = SpotOdds(shoe_id="s1", cards_out=8, expectations={"dragon7": 0.3648, "banker": -0.0229}, actor=ACTOR)
+    item = StreamItem(7, dump_event(odds), "betting", [])
+
+    def data(reveal: bool) -> dict:
+        return json.loads(_sse(item, reveal).decode().split("data: ", 1)[1])["event"]
+
+    assert data(True)["expectations"] == {"dragon7": 0.3648, "banker": -0.0229}
+    below = data(False)
+    assert below["type"] == "spot_odds" and "expectations" not in below and "0.3648" not in json.dumps(below)
