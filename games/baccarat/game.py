@@ -112,7 +112,7 @@ class Baccarat(Game[Coup, BaccaratRules]):
             Reveal: (self._check_reveal, self._on_reveal),
             CollectCommission: (self._check_collect, self._on_collect),
             ev.PlaceBet: (self.check_bet, self._on_bet),
-            SpotOdds: (self._check_odds, self._on_odds),
+            SpotOdds: (None, self._on_odds),
         }
 
     def new_state(self) -> ShoeState:
@@ -157,13 +157,14 @@ class Baccarat(Game[Coup, BaccaratRules]):
         r = self.round_of(t)
         return shoe.dealt - (len(r.order) + len(r.waiting) if r is not None else 0) == e.cards_out
 
-    def _check_odds(self, t: TableOps, e: SpotOdds) -> Refusal | None:
-        if not self._odds_for(t, e):
-            return Refusal("odds_out_of_date", "the shoe has moved on since these odds were taken")
-        return None
-
     def _on_odds(self, t: TableOps, e: SpotOdds) -> None:
-        """Keep the odds for bets still to come, and check every bet already on the coup they are for."""
+        """Keep the odds for bets still to come, and check every bet already on the coup they are for.
+
+        Odds the shoe has moved on from (a card came while the worker computed: the burn after a shuffle, a coup
+        dealt quickly) change nothing. They are not refused: a refusal is the dealer's in the dealers' figures
+        (`protect dealers` counts them per shift), and the worker's lateness is nobody's doing."""
+        if not self._odds_for(t, e):
+            return
         s = self.state(t)
         s.odds = (e.shoe_id, e.cards_out, dict(e.expectations))
         r = self.round_of(t)

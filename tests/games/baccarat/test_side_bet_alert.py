@@ -100,15 +100,19 @@ def test_the_usual_size_is_the_median_of_the_spots_bets() -> None:
     assert alert.secret is not None and alert.secret.startswith("dan: 65 on dragon7 (usual 60)")
 
 
-def test_odds_for_a_shoe_that_moved_on_are_refused() -> None:
+def test_odds_for_a_shoe_that_moved_on_change_nothing() -> None:
+    """Not refused either (a refusal counts against the dealer on duty): taken, journalled, and of no effect."""
     t = _eights_and_nines_gone()
     stale = _odds(t)
     bet(t, 1, "banker", 25)
     deal(t, "2S 3H 2D 3C")
     while t.round is not None:
         deal(t, "AS")
-    refusal = t.refusal(stale)
-    assert refusal is not None and refusal.code == "odds_out_of_date"
+    assert t.refusal(stale) is None
+    t.apply(stale)
+    assert t.game_state.odds is None
+    bet(t, 2, "dragon7", 100, player="bob")
+    assert not _edge_alerts(t)
 
 
 def test_the_odds_are_a_supervisors_event_and_cross_the_journal_whole() -> None:
