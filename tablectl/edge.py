@@ -16,7 +16,7 @@ count; never the table's view, so the pit's screens and the dealer do not show i
 A game may give instead the exact expectation of each spot (its part ``spot_odds``: baccarat's side bets, issue
 40). The same worker computes it between rounds, and the answer goes back to the table as the game's own event
 (`SpotOddsPart.event`) through the service's one writer (``post``: journalled, like any input, under the actor
-`ACTOR`), where the game's watch may raise a surveillance alert; `latest_spots` keeps the newest for the tests.
+`ACTOR`), where the game's watch may raise a surveillance alert; `latest_spots` keeps the newest answer.
 """
 
 from __future__ import annotations
