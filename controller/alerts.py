@@ -28,6 +28,9 @@ class AlertKind(str, Enum):
     WEAK_SHUFFLE = "weak_shuffle"  # the shoe that ended was shuffled weakly (controller.protection)
     MTL_NOTICE = "mtl_notice"  # a person's cash in a gaming day reached the log's notice threshold (issue 41)
     MTL_ACTION = "mtl_action"  # ... reached its action threshold: the casino's report is due
+    # A bet above its spot's usual size on a side spot whose exact expectation for the round is positive (a game's
+    # own watch, e.g. baccarat's Dragon 7 short of 8s and 9s): surveillance's, so it rings no bell at the table.
+    SIDE_BET_EDGE = "side_bet_edge"
 
 
 class AlertLevel(str, Enum):
@@ -61,6 +64,7 @@ ALERT_LEVEL: dict[AlertKind, AlertLevel] = {
     AlertKind.SLUG: AlertLevel.ALARM,
     AlertKind.MTL_NOTICE: AlertLevel.NOTICE,
     AlertKind.MTL_ACTION: AlertLevel.ACTION,
+    AlertKind.SIDE_BET_EDGE: AlertLevel.NOTICE,
 }
 
 
@@ -100,7 +104,7 @@ def overflow_message(kind: AlertKind) -> str:
 # A slug or a weak shuffle is a finding about cards already dealt: the supervisor who has looked ends it.
 RESOLVED_BY_ACKNOWLEDGEMENT = frozenset({AlertKind.SHOE_FAULT, AlertKind.INTEGRITY, AlertKind.CALL_PIT,
                                          AlertKind.SLUG, AlertKind.WEAK_SHUFFLE, AlertKind.MTL_NOTICE,
-                                         AlertKind.MTL_ACTION})
+                                         AlertKind.MTL_ACTION, AlertKind.SIDE_BET_EDGE})
 
 
 @dataclass(slots=True)

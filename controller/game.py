@@ -261,6 +261,15 @@ class Game(ABC, Generic[RoundT, RulesT]):
     """The game's own events only a supervisor may send (a club game's withdraw, club-21-36's bank); the table's
     own are `controller.events.SUPERVISOR_EVENTS`. Every other event a person sends needs a dealer's key."""
 
+    surveillance_events: ClassVar[frozenset[type]] = frozenset()
+    """The game's own events whose content is surveillance's (baccarat's exact odds per spot): below supervisor the
+    live event stream carries their type and time only (`controller.registry.surveillance_events`)."""
+
+    collect_events: ClassVar[frozenset[type]] = frozenset()
+    """The game's own events that collect the commission kept in a box (a round record's hands marked
+    ``commission_owed``): each has ``box`` and ``player`` (None: every player of the box); the shift's figures count
+    what it collects as paid (`controller.registry.collect_events`)."""
+
     stake_events: ClassVar[frozenset[type]] = frozenset()
     """The game's own events that stake a box before its round, besides the table's bet and reservation
     (club-21-36's deal-in): the dispute record lists them with the bets."""

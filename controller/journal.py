@@ -44,7 +44,7 @@ from functools import lru_cache
 from datetime import date, datetime, timedelta, timezone
 from datetime import time as dt_time
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 from .events import BadEvent, Event
 from .event_codec import dump_event, parse_event
@@ -1228,13 +1228,14 @@ class JournalReader:
             "WHERE r.number >= ? AND l.received_at >= ? ORDER BY r.number", (first, _utc(since)))
         return [(seq, at, self._json("rounds", number, body)) for number, seq, at, body in rows]
 
-    def bets_and_voids_since(self, since: datetime) -> list[tuple[int, dict[str, Any]]]:
-        """(seq, event) of every accepted bet and void_round at or after `since`, in order (from the first row at
-        `since` on: the window's rows alone are read)."""
+    def bets_and_voids_since(self, since: datetime, also: Iterable[str] = ()) -> list[tuple[int, dict[str, Any]]]:
+        """(seq, event) of every accepted bet and void_round (and event of a type in ``also``) at or after `since`, in
+        order (from the first row at `since` on: the window's rows alone are read)."""
+        types = ("bet", "void_round", *sorted(also))
         rows = self.db.execute(
             "SELECT seq, body FROM ledger WHERE seq >= ? AND kind = 'event' AND received_at >= ? "
-            "AND json_extract(body, '$.type') IN ('bet', 'void_round') ORDER BY seq",
-            (self.first_seq_at(since), _utc(since)))
+            f"AND json_extract(body, '$.type') IN ({', '.join('?' * len(types))}) ORDER BY seq",
+            (self.first_seq_at(since), _utc(since), *types))
         return [(seq, self._json("ledger", seq, body)) for seq, body in rows]
 
     def close(self) -> None:

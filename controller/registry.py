@@ -248,6 +248,17 @@ def supervisor_actions() -> frozenset[str]:
     return frozenset(_wire_type(cls) for cls in classes)
 
 
+def surveillance_events() -> frozenset[str]:
+    """The wire types of every registered game's events whose content is surveillance's (`Game.surveillance_events`)."""
+    return frozenset(_wire_type(cls) for e in entries() for cls in e.game.surveillance_events)
+
+
+def collect_events() -> frozenset[str]:
+    """The wire types of every registered game's events that collect the commission kept in a box
+    (`Game.collect_events`)."""
+    return frozenset(_wire_type(cls) for e in entries() for cls in e.game.collect_events)
+
+
 def stake_events() -> frozenset[type]:
     """Every registered game's own events that stake a box before its round (`Game.stake_events`)."""
     return frozenset().union(*(e.game.stake_events for e in entries()))

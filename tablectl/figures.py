@@ -12,12 +12,13 @@ From the table's journal alone: the table's API serves them (`GET /api/figures`)
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from decimal import Decimal
 from typing import Any
 
+from controller import registry
 from controller.effects import Effect, RoundSettled
 from controller.engine import Table
 from controller.events import Shuffle
@@ -29,6 +30,10 @@ from controller.protection.dealers import DealerBook, DealerShift
 from controller.protection.shoes import examine
 from controller.replay import session_rules
 from controller.rules import Rules, build_rules
+
+# A game's own evidence from its settled rounds: (rules, [(cards left by rank before the round, its record)]) ->
+# player -> signals (`tablectl.parts.SpotOddsPart.signals`); `evidence_of` gives it for a game, or None.
+Evidence = Callable[[Rules, list[tuple[dict[str, int], dict[str, Any]]]], dict[str, list[Signal]]]
 
 
 def figures(journal: JournalReader, now: datetime, hours: float) -> dict[str, Any]:
@@ -85,15 +90,21 @@ def _box_nets(record: dict[str, Any]) -> dict[int, Decimal]:
 
 
 def _players(journal: JournalReader, since: datetime, settled: list[tuple[int, str, dict[str, Any]]]) -> list[dict[str, Any]]:
-    """Per player: rounds, bets and the house's result, from the bets placed before each settled round."""
-    events = journal.bets_and_voids_since(since)
+    """Per player: rounds, bets and the house's result, from the bets placed before each settled round; at a table
+    that takes commission, the commission each paid and still owes (`Commission`)."""
+    collects = registry.collect_events()
+    events = journal.bets_and_voids_since(since, collects)
     out: dict[str, dict[str, Any]] = {}
+    commission = Commission()
     i = 0
     for seq, _, record in settled:
         stakes: dict[int, dict[str, Decimal]] = {}
         while i < len(events) and events[i][0] < seq:
             event = events[i][1]
             i += 1
+            if event["type"] in collects:
+                commission.collect(event)
+                continue
             if event["type"] == "void_round":
                 stakes = {}  # bets not yet dealt on go back (a voided round's nets are nil anyway)
                 continue
@@ -110,8 +121,56 @@ def _players(journal: JournalReader, since: datetime, settled: list[tuple[int, s
                 p["rounds"] += 1
                 p["bets"] += stake
                 p["house"] -= (net * stake / total).quantize(Decimal("0.01"))
-    return [{**p, "bets": _money(p["bets"]), "house": _money(p["house"])} for p in sorted(out.values(),
+        commission.settled(record)
+    for _, event in events[i:]:  # collected after the last round settled
+        if event["type"] in collects:
+            commission.collect(event)
+    rows = [{**p, "bets": _money(p["bets"]), "house": _money(p["house"])} for p in sorted(out.values(),
             key=lambda p: p["player"])]
+    if commission.taken:
+        for row in rows:
+            row.update(commission.of(row["player"]))
+    return rows
+
+
+class Commission:
+    """The commission each player paid and owes over the shift, from the round records and the collections.
+
+    A record's hand with a ``commission`` was either taken at once (paid) or, marked ``commission_owed``, kept in
+    the box's commission box until a game's collect event (`controller.registry.collect_events`: baccarat's
+    ``collect_commission``) takes it (paid then). What was owed from before the window and collected in it is not
+    known here: it is counted neither paid nor owed. ``taken``: whether any round of the window took commission
+    (a table that takes none, EZ Baccarat or blackjack, shows no commission figures)."""
+
+    def __init__(self) -> None:
+        self.taken = False
+        self.paid: dict[str, int] = {}  # player -> cents paid
+        self.owed: dict[int, dict[str, int]] = {}  # box -> player -> cents owed now
+
+    def settled(self, record: dict[str, Any]) -> None:
+        """A settled round's record."""
+        for h in record.get("hands", []):
+            if "commission" not in h:
+                continue
+            self.taken = True
+            cents = to_cents(Decimal(str(h["commission"]))) or 0
+            player = str(h["player"])
+            if h.get("commission_owed"):
+                box = self.owed.setdefault(int(h["box"]), {})
+                box[player] = box.get(player, 0) + cents
+            else:
+                self.paid[player] = self.paid.get(player, 0) + cents
+
+    def collect(self, event: dict[str, Any]) -> None:
+        """A collect event: the box's player (or every player of the box) pays what they owe."""
+        box = self.owed.get(int(event["box"]), {})
+        for player in [event["player"]] if event.get("player") else list(box):
+            self.paid[player] = self.paid.get(player, 0) + box.pop(player, 0)
+
+    def of(self, player: str) -> dict[str, str]:
+        """The player's ``commission_paid`` and ``commission_owed`` (money)."""
+        owed = sum(box.get(player, 0) for box in self.owed.values())
+        return {"commission_paid": money(self.paid.get(player, 0)), "commission_owed": money(owed)}
 
 
 def _money(d: Decimal) -> str:
@@ -267,7 +326,8 @@ def dealer_json(line: DealerShift) -> dict[str, Any]:
     }
 
 
-def player_book(reader: JournalReader, since: datetime | None = None, window: Window | None = None) -> AdvantageBook:
+def player_book(reader: JournalReader, since: datetime | None = None, window: Window | None = None,
+                evidence_of: Callable[[Rules], Evidence | None] | None = None) -> AdvantageBook:
     """Each player's and box's advantage-play evidence from ``since`` on (docs/protection.md), the journal's rows
     streamed through the engine into an AdvantageBook; ``window`` (``--until``, a round range) cuts the journal
     where it ends and books only its rounds.
@@ -277,6 +337,10 @@ def player_book(reader: JournalReader, since: datetime | None = None, window: Wi
     that shuffle, the shuffle resets the count, and every round from ``since`` on is booked exactly as a replay
     from the first row books it, in work bounded by the window, not the journal (issue 37). Otherwise, or with
     no state kept before it, the journal is read from its first row.
+
+    ``evidence_of(rules)``: the game's own evidence, if it has any (the caller's, from the game's parts: baccarat's
+    side bets at a positive expectation); each settled round the window books is kept with the cards left before
+    its first card, and what the evidence gives each player is added to their signals.
     """
     window = window or Window(since=since)
     start = _start_before(reader, window.since) if window.since is not None and window.first_round is None else None
@@ -290,9 +354,42 @@ def player_book(reader: JournalReader, since: datetime | None = None, window: Wi
     rules = table.rules
     book = AdvantageBook(decks=rules.decks, pack=rules.pack, since=window.since, first_round=window.first_round)
     book.replayed_from = after
-    for _ in window.replay(reader.entries(after), lambda event: feed(book, table, event)):  # (a cursor: a row at a time)
+    evidence = evidence_of(rules) if evidence_of is not None else None
+    rounds = _RoundsWithShoe(window) if evidence is not None else None
+    step = (lambda event: feed(book, table, event)) if rounds is None else (lambda event: rounds.feed(book, table, event))
+    for _ in window.replay(reader.entries(after), step):  # (a cursor: a row at a time)
         pass
+    if evidence is not None and rounds is not None and rounds.kept:
+        book.extra_signals = evidence(table.rules, rounds.kept)
     return book
+
+
+class _RoundsWithShoe:
+    """For a game with its own evidence: each round the window books, settled, with the cards left in the shoe
+    before its first card (what the game's evidence is taken from)."""
+
+    def __init__(self, window: Window) -> None:
+        self.window = window
+        self.kept: list[tuple[dict[str, int], dict[str, Any]]] = []
+        self._before: tuple[int, dict[str, int]] | None = None  # (round about to start, cards left before it)
+
+    def feed(self, book: AdvantageBook, table: Table, event: Any) -> list[Effect]:
+        """`feed` the event; keep the cards left before a round's first card, and the round once settled."""
+        shoe = table.shoe
+        left = shoe.remaining_by_rank() if shoe is not None and table.round is None else None
+        effects = feed(book, table, event)
+        if left is not None and table.round is not None:
+            self._before = (table.round.number, left)
+        for effect in effects:
+            if isinstance(effect, RoundSettled) and self._before is not None:
+                number, before = self._before
+                r = effect.round
+                w = self.window
+                if (r.number == number and (w.first_round is None or r.number >= w.first_round)
+                        and (w.since is None or (r.started_at is not None and r.started_at >= w.since))):
+                    self.kept.append((before, r.record))
+                self._before = None
+        return effects
 
 
 def _start_before(reader: JournalReader, since: datetime) -> tuple[Table, int] | None:

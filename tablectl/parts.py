@@ -21,8 +21,10 @@ from display.console import ConsoleAction
 from display.model import BoxView, DealerView
 
 __all__ = ["ConsolePart", "DisplayPart", "DisputePart", "EdgePart", "PartError", "PublicPart", "TerminalPart",
-           "ViewPart", "console_part", "display_part", "dispute_part", "edge_part", "has_edge", "public_part",
-           "public_parts", "static_dir", "terminal_part", "view_part"]
+           "SpotOddsPart", "ViewPart", "console_part", "display_part", "dispute_part", "edge_part", "game_evidence",
+           "has_edge",
+           "has_spot_odds", "public_part", "public_parts", "spot_odds_part", "static_dir", "terminal_part",
+           "view_part"]
 
 
 PartError = registry.PartError  # (the registry's: one error for a part a consumer cannot use)
@@ -125,6 +127,39 @@ def has_edge(game: str) -> bool:
 def edge_part(game: str) -> EdgePart:
     """The exact edge of ``game`` (PartError when it has none: ask `has_edge` first)."""
     return cast(EdgePart, part(game, "edge", EdgePart))
+
+
+@runtime_checkable
+class SpotOddsPart(Protocol):
+    """A game's exact expectation of each spot on the next round from the cards left, and the game's own event that
+    carries it back to the table through the one writer (baccarat's side-bet watch: docs/baccarat.md)."""
+
+    def expectations(self, rules: Any, ranks_left: Mapping[str, int]) -> dict[str, float]:
+        """Spot -> expectation per unit staked on the next round (run in the worker process: plain data out)."""
+
+    def event(self, shoe_id: str, cards_out: int, expectations: Mapping[str, float]) -> ev.Event:
+        """The input that journals them, for the round dealt after the shoe's first ``cards_out`` cards."""
+
+    def signals(self, rules: Any, rounds: Sequence[tuple[Mapping[str, int], Mapping[str, Any]]]) -> dict[str, list[Any]]:
+        """Player -> their evidence (`controller.protection.advantage.Signal`s) from the settled rounds: each the
+        cards left by rank before its first card, and its record, oldest first (`tablectl protect players`)."""
+
+
+def has_spot_odds(game: str) -> bool:
+    """Whether ``game`` has exact odds per spot (its optional ``spot_odds`` part)."""
+    return registry.is_game(game) and registry.has_part(game, "spot_odds")
+
+
+def spot_odds_part(game: str) -> SpotOddsPart:
+    """The exact odds per spot of ``game`` (PartError when it has none: ask `has_spot_odds` first)."""
+    return cast(SpotOddsPart, part(game, "spot_odds", SpotOddsPart))
+
+
+def game_evidence(rules: Any) -> Callable[[Any, Sequence[tuple[Mapping[str, int], Mapping[str, Any]]]],
+                                         dict[str, list[Any]]] | None:
+    """A game's own evidence for the players' report (`tablectl.figures.player_book`'s ``evidence_of``): its
+    ``spot_odds`` part's signals (baccarat's side bets at a positive exact expectation), or None."""
+    return spot_odds_part(rules.game).signals if has_spot_odds(rules.game) else None
 
 
 def terminal_part(game: str) -> TerminalPart:

@@ -36,7 +36,7 @@ from controller.replay import session_rules
 
 from .figures import Window, dealer_book, dealer_json, player_book, player_json
 from .journal_cli import imported_from, imported_line, key_for, open_verified, parse_time, tool_status
-from .parts import has_edge
+from .parts import game_evidence, has_edge
 
 T = TypeVar("T")
 
@@ -308,7 +308,8 @@ NOT_A_VERDICT = "advantage-play evidence, not a verdict"
 
 def _run_players(args: argparse.Namespace) -> int:
     found = (_windowed_players(args) if args.since else
-             _replayed(args, "players", lambda reader, window: player_book(reader, window=window)))
+             _replayed(args, "players", lambda reader, window: player_book(reader, window=window,
+                                                                           evidence_of=game_evidence)))
     if isinstance(found, int):
         return found
     book, provenance = found
@@ -333,7 +334,7 @@ def _windowed_players(args: argparse.Namespace) -> tuple[AdvantageBook, dict[str
                 head = reader.head()[0]
                 if head == 0:
                     raise reader.empty()
-                book = player_book(reader, window=window)
+                book = player_book(reader, window=window, evidence_of=game_evidence)
                 if reader.key is None:
                     print(f"tablectl protect players: no key for {args.db}: its rows are NOT verified (give --key "
                           "FILE)", file=sys.stderr)

@@ -145,13 +145,13 @@ async def _serve(settings: Settings, *, gpio: bool, api: bool, on_ready: Callabl
         raise
     # The exact edge of the next round, for surveillance, in a worker process ([table] exact_edge).
     edge = None
-    from .parts import has_edge
+    from .parts import has_edge, has_spot_odds
 
-    if settings.table.exact_edge and has_edge(service.table.rules.game):  # (a game whose folder gives one)
-        from .edge import EdgeWorker
+    game = service.table.rules.game
+    if settings.table.exact_edge and (has_edge(game) or has_spot_odds(game)):  # (a game whose folder gives one)
+        from .edge import wire_edge
 
-        edge = EdgeWorker()
-        service.add_output(edge)
+        edge = wire_edge(service, loop)
     if stop is None:
         stop = asyncio.Event()
         for sig in (signal.SIGTERM, signal.SIGINT):

@@ -306,6 +306,9 @@ class AdvantageBook:
         self._pending: list[_Pending] = []  # the round's decisions, booked when it settles (a void drops them)
         self.round_counts: dict[int, float] = {}  # the true count at bet time of every round settled
         self.replayed_from = 0  # the ledger row after which the caller's replay began (0: the journal's first)
+        # A game's own evidence per player, added by the caller after the replay (baccarat's side bets at a positive
+        # expectation: its ``spot_odds`` part); each signal counts in the player's Bonferroni factor like the rest.
+        self.extra_signals: dict[str, list[Signal]] = {}
         self._in_round = False
 
     # ---------------------------------------------------------------- the count
@@ -474,11 +477,11 @@ class AdvantageBook:
             if name.startswith("box ") and name[4:].isdigit():
                 return (1, int(name[4:]), "")
             return (0, 0, name)
-        return [self.subject_report(name) for name in sorted(self.subjects, key=order)]
+        return [self.subject_report(name) for name in sorted(set(self.subjects) | set(self.extra_signals), key=order)]
 
     def subject_report(self, name: str) -> SubjectReport:
         """One subject's signals (see the module's docstring)."""
-        s = self.subjects[name]
+        s = self.subjects.get(name) or _Subject()
         signals = [bet_vs_true_count(s.rounds, s.min_bet or 1)]
         if any(r.edge is not None for r in s.rounds):
             signals.append(bet_vs_shoe_edge(s.rounds))
@@ -487,6 +490,7 @@ class AdvantageBook:
         signals.append(first_card(s.rounds))
         if s.hole_opportunities:
             signals.append(hole_card(s.hole, s.hole_opportunities))
+        signals += self.extra_signals.get(name, [])
         return SubjectReport(name, len(s.rounds), tuple(signals))
 
 

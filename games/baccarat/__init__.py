@@ -22,4 +22,5 @@ ENTRY = GameEntry(Baccarat(), PROFILES, parts={
     "dealer": "games.baccarat.dealer:DEALER",
     "simulate": "games.baccarat.simulate:SIMULATE",
     "public": "games.baccarat.scoreboard:PUBLIC",
+    "spot_odds": "games.baccarat.odds:SPOT_ODDS",
 })

@@ -1,9 +1,12 @@
-"""Baccarat's own events: under the squeeze, the dealer marks the cards turned; the commission collected."""
+"""Baccarat's own events: under the squeeze, the dealer marks the cards turned; the commission collected; the
+exact expectation of each spot on the next coup, as the edge worker computed it."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Annotated, Literal
+
+from pydantic import Field
 
 from controller.events import BoxNumber, Event, PersonId
 
@@ -28,3 +31,21 @@ class CollectCommission(Event):
     type: Literal["collect_commission"] = "collect_commission"
     box: BoxNumber
     player: PersonId | None = None
+
+
+SpotName = Annotated[str, Field(min_length=1, max_length=32)]
+# A spot's expectation per unit staked: never below -1 (the stake lost), and no baccarat bet pays above 40:1.
+Expectation = Annotated[float, Field(ge=-1.0, le=41.0, allow_inf_nan=False)]
+
+
+@dataclass(slots=True, kw_only=True)
+class SpotOdds(Event):
+    """The exact expectation of each spot on the coup dealt after the shoe's first ``cards_out`` cards (shoe
+    ``shoe_id``), computed off the card path (`tablectl.edge`'s worker, `games.baccarat.odds`) and sent through the
+    table's one writer, so that the surveillance alert it may raise (`Baccarat`'s side-bet watch) is in the journal
+    and a replay raises it again. Only cards already turned went into it: it says nothing of the coup it is for."""
+
+    type: Literal["spot_odds"] = "spot_odds"
+    shoe_id: Annotated[str, Field(min_length=1, max_length=64)]
+    cards_out: Annotated[int, Field(ge=0, le=65_535)]
+    expectations: Annotated[dict[SpotName, Expectation], Field(max_length=16)]

@@ -34,7 +34,8 @@ from controller.snapshot import cents_of, check
 
 from . import settlement as pay
 from .coup import SPOTS, WAITING, Coup, SpotHand, make_box
-from .events import CollectCommission, Reveal
+from .events import CollectCommission, Reveal, SpotOdds
+from .odds import MAIN_SPOTS, USUAL_WINDOW, alert_detail, alert_text, over_usual, usual_size
 from .snapshot import CoupState, ShoeStateModel, dump_coup, load_coup
 from .rules import BaccaratRules, LastCoup
 from .tableau import BANKER, PLAYER, points
@@ -49,20 +50,27 @@ class BaccaratAction(GameAction):
 
 class ShoeState:
     """What baccarat keeps between coups: the shoe's coups (its scoreboard), the coups still to deal after the
-    cut card, and the commission owed per box and player (``commission_collect = end_of_shoe``)."""
+    cut card, the commission owed per box and player (``commission_collect = end_of_shoe``), and the side-bet
+    watch's (`odds`): the newest exact expectations and each side spot's recent bets (its usual size)."""
 
-    __slots__ = ("coups", "after_cut", "owed")
+    __slots__ = ("coups", "after_cut", "owed", "odds", "side_stakes")
 
     def __init__(self) -> None:
         self.coups: list[dict[str, Any]] = []  # each settled coup of the shoe, oldest first (`coup_summary`)
         self.after_cut: int | None = None  # coups still to start after the one in progress (None: cut card in)
         self.owed: dict[int, dict[str, int]] = {}  # box -> player -> commission owed, in cents
+        # (shoe, cards out, spot -> expectation) of the newest `SpotOdds`: the coup dealt after those cards
+        self.odds: tuple[str, int, dict[str, float]] | None = None
+        self.side_stakes: dict[str, list[int]] = {}  # side spot -> its newest bets in settled coups, in cents
 
     def as_dict(self) -> dict[str, Any]:
         """As plain data."""
         return {"coups": self.coups, "after_cut": self.after_cut,
                 "owed": [{"box": b, "player": p, "amount": money(a)} for b, ps in sorted(self.owed.items())
-                         for p, a in ps.items()]}
+                         for p, a in ps.items()],
+                "odds": None if self.odds is None else {"shoe_id": self.odds[0], "cards_out": self.odds[1],
+                                                        "expectations": self.odds[2]},
+                "side_stakes": {spot: list(bets) for spot, bets in sorted(self.side_stakes.items())}}
 
 
 MAX_COUPS_KEPT = 120
@@ -88,6 +96,11 @@ class Baccarat(Game[Coup, BaccaratRules]):
     spots = SPOTS
     card_destinations = (PLAYER, BANKER, WAITING, "burn")
     blocked_by_attention = frozenset({Reveal, CollectCommission})
+    # The odds come from the table's own worker; a person's key could forge them (and the alert), so below the
+    # supervisor none may send them.
+    supervisor_events = frozenset({SpotOdds})
+    surveillance_events = frozenset({SpotOdds})  # (the odds are surveillance's: not the dealer's nor a viewer's)
+    collect_events = frozenset({CollectCommission})  # (the shift's figures: the commission kept in a box, paid)
     shoe_figures = frozenset({ShoeFigure.DEALT, ShoeFigure.BURNED, ShoeFigure.PENETRATION, ShoeFigure.CUT_CARD,
                               ShoeFigure.RANKS_LEFT})
 
@@ -98,6 +111,8 @@ class Baccarat(Game[Coup, BaccaratRules]):
             ev.Shuffle: (self._check_shuffle, self._on_shuffle),
             Reveal: (self._check_reveal, self._on_reveal),
             CollectCommission: (self._check_collect, self._on_collect),
+            ev.PlaceBet: (self.check_bet, self._on_bet),
+            SpotOdds: (None, self._on_odds),
         }
 
     def new_state(self) -> ShoeState:
@@ -117,6 +132,62 @@ class Baccarat(Game[Coup, BaccaratRules]):
         if (e.spot == pay.DRAGON7 and not rules.dragon7) or (e.spot == pay.PANDA8 and not rules.panda8):
             return Refusal("no_such_spot", f"this table does not offer {e.spot}")
         return super().check_bet(t, e)
+
+    def _on_bet(self, t: TableOps, e: ev.PlaceBet) -> None:
+        """The table takes the bet (`TableOps.on_bet`); the side-bet watch looks at what it changed."""
+        before = {(p, spot): c for p, spots in t.pending.get(e.box, {}).items() for spot, c in spots.items()}
+        t.on_bet(e)
+        s = self.state(t)
+        shoe = t.shoe
+        if s.odds is None or shoe is None or (s.odds[0], s.odds[1]) != (shoe.shoe_id, shoe.dealt):
+            return  # no odds yet for the coup these bets are for (they are checked when the odds come)
+        for p, spots in t.pending.get(e.box, {}).items():
+            for spot, cents in spots.items():
+                was = before.get((p, spot), 0)
+                if cents != was:
+                    self._watch_side_bet(t, s, e.box, p, spot, was, cents, e.at)
+
+    # ================================================================== the side-bet watch (odds.py)
+    def _odds_for(self, t: TableOps, e: SpotOdds) -> bool:
+        """Whether the odds are for the coup about to be dealt, or for the coup in progress (they were taken
+        before its first card): the shoe's cards out then are ``cards_out``."""
+        shoe = t.shoe
+        if shoe is None or shoe.shoe_id != e.shoe_id:
+            return False
+        r = self.round_of(t)
+        return shoe.dealt - (len(r.order) + len(r.waiting) if r is not None else 0) == e.cards_out
+
+    def _on_odds(self, t: TableOps, e: SpotOdds) -> None:
+        """Keep the odds for bets still to come, and check every bet already on the coup they are for.
+
+        Odds the shoe has moved on from (a card came while the worker computed: the burn after a shuffle, a coup
+        dealt quickly) change nothing. They are not refused: a refusal is the dealer's in the dealers' figures
+        (`protect dealers` counts them per shift), and the worker's lateness is nobody's doing."""
+        if not self._odds_for(t, e):
+            return
+        s = self.state(t)
+        s.odds = (e.shoe_id, e.cards_out, dict(e.expectations))
+        r = self.round_of(t)
+        if r is not None:
+            bets = [(b.number, h.player, h.spot, h.stake) for b in r.boxes for h in b.hands if isinstance(h, SpotHand)]
+        else:
+            bets = [(box, p, spot, c) for box, ps in sorted(t.pending.items()) for p, spots in ps.items()
+                    for spot, c in spots.items()]
+        for box, player, spot, cents in bets:
+            self._watch_side_bet(t, s, box, player, spot, 0, cents, e.at)
+
+    def _watch_side_bet(self, t: TableOps, s: ShoeState, box: int, player: str, spot: str, before: int, after: int,
+                        at: datetime | None) -> None:
+        """Raise ``side_bet_edge`` when this bet crosses its spot's usual size at a positive expectation."""
+        if spot in MAIN_SPOTS or s.odds is None:
+            return
+        shoe_id, cards_out, expectations = s.odds
+        minimum = next((sp.limits(t.rules)[0] for sp in SPOTS if sp.name == spot and sp.limits is not None), 0)
+        usual = usual_size(s.side_stakes.get(spot, []), minimum)
+        expectation = expectations.get(spot)
+        if expectation is not None and over_usual(expectation, before, after, usual):
+            t.raise_alert(AlertKind.SIDE_BET_EDGE, alert_text(box), at,
+                          secret=alert_detail(player, spot, after, usual, expectation, shoe_id, cards_out))
 
     # ================================================================== cards
     def place(self, t: TableOps, card: Card, e: ev.CardDrawn) -> None:
@@ -262,6 +333,10 @@ class Baccarat(Game[Coup, BaccaratRules]):
                 if paid.owed and paid.commission:
                     owed = s.owed.setdefault(box.number, {})
                     owed[hand.player] = owed.get(hand.player, 0) + paid.commission
+                if hand.spot not in MAIN_SPOTS:  # the side spot's usual size (odds.py)
+                    history = s.side_stakes.setdefault(hand.spot, [])
+                    history.append(hand.stake)
+                    del history[:-USUAL_WINDOW]
         s.coups.append(coup_summary(r))
         del s.coups[:-MAX_COUPS_KEPT]
         if s.after_cut is not None:
@@ -383,6 +458,9 @@ class Baccarat(Game[Coup, BaccaratRules]):
             if cents < 0:
                 raise SnapshotError("malformed table snapshot: game_state: commission owed is never below zero")
             s.owed.setdefault(o.box, {})[o.player] = cents
+        if state.odds is not None:
+            s.odds = (state.odds.shoe_id, state.odds.cards_out, dict(state.odds.expectations))
+        s.side_stakes = {spot: list(bets)[-USUAL_WINDOW:] for spot, bets in state.side_stakes.items()}
         t.game_state = s
 
 

@@ -97,12 +97,24 @@ class OwedState(StrictModel):
     amount: Amount
 
 
+class OddsState(StrictModel):
+    """The newest exact expectations of the spots (`events.SpotOdds`)."""
+
+    shoe_id: Annotated[str, Field(min_length=1, max_length=64)]
+    cards_out: Annotated[int, Field(ge=0, le=65_535)]
+    expectations: Annotated[dict[str, Annotated[float, Field(ge=-1.0, le=41.0, allow_inf_nan=False)]],
+                            Field(max_length=16)]
+
+
 class ShoeStateModel(StrictModel):
-    """What baccarat keeps between coups."""
+    """What baccarat keeps between coups (a snapshot from before the side-bet watch has no odds nor history)."""
 
     coups: list[CoupSummary] = Field(max_length=200)
     after_cut: Annotated[int, Field(ge=0, le=1)] | None
     owed: list[OwedState] = Field(max_length=200)
+    odds: OddsState | None = None
+    side_stakes: Annotated[dict[str, Annotated[list[Annotated[int, Field(ge=1)]], Field(max_length=200)]],
+                           Field(max_length=16)] = Field(default_factory=dict)
 
 
 def dump_coup(r: Coup) -> dict[str, Any]:

@@ -182,6 +182,9 @@ class PlayerFigures(BaseModel):
     rounds: int
     bets: str
     house: str
+    commission_paid: str | None = Field(None, description="at a table that takes commission (punto banco's Banker "
+                                        "bets): taken at settlement, or collected from the commission box")
+    commission_owed: str | None = Field(None, description="kept in the commission box, not yet collected")
 
 
 class SeriesPoint(BaseModel):

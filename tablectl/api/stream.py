@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated, AsyncIterator
 from fastapi import APIRouter, Header, Request
 from fastapi.responses import StreamingResponse
 
+from controller import registry
 from controller.closed import mask_effects, mask_event
 
 from tablectl.web.auth import Viewer
@@ -93,6 +94,9 @@ def _sse(item: StreamItem, reveal: bool) -> bytes:
     if item.closed_card and not reveal:
         event = mask_event(event)
         effects = mask_effects(effects)
+    if not reveal and event.get("type") in registry.surveillance_events():
+        # surveillance's figure (a game's exact odds): below supervisor, that it came and when, not what it says
+        event = {k: event[k] for k in ("type", "at", "actor") if k in event}
     data = json.dumps({"seq": item.seq, "event": event, "phase": item.phase, "effects": effects},
                       separators=(",", ":"), default=str)
     return f"id: {item.seq}\nevent: table\ndata: {data}\n\n".encode()

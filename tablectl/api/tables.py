@@ -315,9 +315,10 @@ async def get_players(who: Supervisor, service: Service, request: Request,
     def read() -> dict[str, Any]:
         from controller.protection.advantage import FLAG_ALPHA
         from tablectl.figures import player_book, player_json
+        from tablectl.parts import game_evidence
 
         with service.reader() as journal:
-            reports = player_book(journal, since).report()
+            reports = player_book(journal, since, evidence_of=game_evidence).report()
         return {"hours": hours, "note": "advantage-play evidence, not a verdict", "flag_alpha": FLAG_ALPHA,
                 "players": [player_json(r) for r in reports]}
 

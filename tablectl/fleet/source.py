@@ -126,7 +126,7 @@ class ServiceSource:
             count = {"running": running, "true": true, "cards_left": sum(shoe["remaining_by_rank"].values()),
                      "shoe": shoe["id"]}
         return {"table": table_id, "count": count, "round": view["round"], "phase": view["phase"],
-                "findings": [a for a in view["alerts"] if a["kind"] in ("slug", "weak_shuffle")],
+                "findings": [a for a in view["alerts"] if a["kind"] in ("slug", "weak_shuffle", "side_bet_edge")],
                 "dealer_on_duty": view["dealer_on_duty"],
                 "exact_edge": self.edge.latest if self.edge is not None else None,
                 "head": {"seq": head[0], "mac": head[1]},

@@ -44,7 +44,7 @@ from controller.rules import build_rules
 
 FORMAT = 1
 LANGUAGES = ("en", "ru")
-FINDINGS = {AlertKind.SLUG.value, AlertKind.WEAK_SHUFFLE.value}
+FINDINGS = {AlertKind.SLUG.value, AlertKind.WEAK_SHUFFLE.value, AlertKind.SIDE_BET_EDGE.value}
 
 
 class PdfUnavailable(RuntimeError):

@@ -22,10 +22,12 @@ def test_the_issues_levels():
     """The issue's table: routine events are notices, what waits for a person is action, integrity and link alarm.
 
     Issue 25 adds a weak shuffle (a notice) and a slug being dealt (an alarm); issue 41 the multiple transaction
-    log's notice (a notice) and action (an action: the casino's report is due).
+    log's notice (a notice) and action (an action: the casino's report is due); issue 40 the side-bet watch (a
+    notice: no bell, the player must not hear that they are seen).
     """
     assert {k for k, lv in ALERT_LEVEL.items() if lv is AlertLevel.NOTICE} == {
-        AlertKind.SHUFFLE_DUE, AlertKind.SHOE_EMPTY, AlertKind.WEAK_SHUFFLE, AlertKind.MTL_NOTICE}
+        AlertKind.SHUFFLE_DUE, AlertKind.SHOE_EMPTY, AlertKind.WEAK_SHUFFLE, AlertKind.MTL_NOTICE,
+        AlertKind.SIDE_BET_EDGE}
     assert {k for k, lv in ALERT_LEVEL.items() if lv is AlertLevel.ALARM} == {
         AlertKind.INTEGRITY, AlertKind.LINK_DOWN, AlertKind.SLUG}
     assert AlertLevel.ALARM.rank > AlertLevel.ACTION.rank > AlertLevel.NOTICE.rank

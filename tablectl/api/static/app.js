@@ -5,7 +5,7 @@
 
 const SUITS = { S: ["♠", false], H: ["♥", true], D: ["♦", true], C: ["♣", false] };
 const HILO = { "2": 1, "3": 1, "4": 1, "5": 1, "6": 1, "7": 0, "8": 0, "9": 0, T: -1, J: -1, Q: -1, K: -1, A: -1 };
-const LOUDNESS = { slug: 5, integrity: 5, unexpected_card: 4, shoe_fault: 4, link_down: 3, call_pit: 2, weak_shuffle: 1, shuffle_due: 1 };
+const LOUDNESS = { slug: 5, integrity: 5, unexpected_card: 4, shoe_fault: 4, link_down: 3, call_pit: 2, weak_shuffle: 1, side_bet_edge: 1, shuffle_due: 1 };
 const $ = (id) => document.getElementById(id);
 
 const state = {
@@ -445,7 +445,7 @@ function alertText(a) {
 
 const KIND_TEXT = { unexpected_card: "Unexpected card", integrity: "Integrity", shoe_fault: "Shoe fault",
   link_down: "Shoe link down", shuffle_due: "Shuffle due", call_pit: "Pit called", shoe_empty: "Shoe empty",
-  slug: "Possible false shuffle", weak_shuffle: "Weak shuffle" };
+  slug: "Possible false shuffle", weak_shuffle: "Weak shuffle", side_bet_edge: "Side bet: surveillance" };
 
 // The table's time now: this clock set by the table's (state.skew), so an age does not depend on the tablet's clock.
 const tableNow = () => Date.now() + (state.skew || 0);
