@@ -21,9 +21,9 @@ from display.console import ConsoleAction
 from display.model import BoxView, DealerView
 
 __all__ = ["ConsolePart", "DisplayPart", "DisputePart", "EdgePart", "PartError", "PublicPart", "TerminalPart",
-           "SpotOddsPart", "ViewPart", "console_part", "display_part", "dispute_part", "edge_part", "game_evidence",
+           "SpotOddsPart", "TilePart", "ViewPart", "console_part", "display_part", "dispute_part", "edge_part", "game_evidence",
            "has_edge",
-           "has_spot_odds", "public_part", "public_parts", "spot_odds_part", "static_dir", "terminal_part",
+           "has_spot_odds", "public_part", "public_parts", "spot_odds_part", "static_dir", "terminal_part", "tile_facts",
            "view_part"]
 
 
@@ -200,3 +200,22 @@ def public_parts() -> list[tuple[str, PublicPart]]:
         if p is not None:
             found.append((game, p))
     return found
+
+
+@runtime_checkable
+class TilePart(Protocol):
+    """What the floor's tile shows of a game's table beyond what every table shows (baccarat's last results and
+    the shoe's counts). The table publishes it in its state; the floor draws it as it comes, naming no game. It
+    must be public at the table already (settled results: never a card face down)."""
+
+    def facts(self, table: Table) -> list[tuple[str, str]]:
+        """(label, text) pairs, in the order the tile shows them (a dozen at most, short)."""
+
+
+def tile_facts(table: Table) -> list[dict[str, str]]:
+    """The game's own facts for the floor's tile, as the state carries them ([] for a game with no ``tile`` part)."""
+    game = table.rules.game
+    if not registry.has_part(game, "tile"):
+        return []
+    facts = cast(TilePart, part(game, "tile", TilePart)).facts(table)
+    return [{"label": label, "text": text} for label, text in facts]

@@ -22,5 +22,6 @@ ENTRY = GameEntry(Baccarat(), PROFILES, parts={
     "dealer": "games.baccarat.dealer:DEALER",
     "simulate": "games.baccarat.simulate:SIMULATE",
     "public": "games.baccarat.scoreboard:PUBLIC",
+    "tile": "games.baccarat.scoreboard:TILE",
     "spot_odds": "games.baccarat.odds:SPOT_ODDS",
 })

@@ -65,7 +65,7 @@ class BaccaratDealer:
 
     needs_supervisor = False
     loads_packs = False
-    in_memory = False  # the fleet's in-process dealer and the floor's tile are not yet checked with baccarat
+    in_memory = True  # the fleet's in-process dealer drives it (`tablectl fleet-sim --rules punto-banco`)
 
     def play(self, rules: Rules, seed: int, random_choice: float, max_boxes: int | None) -> _BaccaratPlay:
         """The dealer's play at a table of these (baccarat's) rules (no player decides anything)."""

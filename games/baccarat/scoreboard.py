@@ -178,3 +178,22 @@ def read_scoreboard(table: Any) -> dict[str, Any]:
 
 
 PUBLIC = BaccaratPublic()
+
+RESULT_LETTERS = {"banker": "B", "player": "P", "tie": "T"}  # as the bead plate marks them
+
+
+class BaccaratTile:
+    """What the floor's tile shows of a baccarat table (the registry's ``tile`` part, `tablectl.parts.TilePart`):
+    the shoe's last results and its counts, from the scoreboard: settled coups only, public at the table."""
+
+    def facts(self, table: Any) -> list[tuple[str, str]]:
+        """(label, text): the last results, newest last (B, P, T), then Banker, Player, Tie and the pairs."""
+        coups = list(getattr(table.game_state, "coups", []))
+        c = counts(coups)
+        last = " ".join(RESULT_LETTERS.get(str(x["result"]), "?") for x in coups[-12:])
+        return [("Last", last or "–"), ("Banker", str(c["banker"])), ("Player", str(c["player"])),
+                ("Tie", str(c["tie"])), ("Banker pair", str(c["banker_pair"])),
+                ("Player pair", str(c["player_pair"]))]
+
+
+TILE = BaccaratTile()

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from controller.journal import JournalReader, LedgerRow
 from controller.protection.shoes import count_of_remaining
 from controller.view import table_view
+from tablectl.parts import tile_facts
 
 if TYPE_CHECKING:  # pragma: no cover
     from tablectl.service import TableService
@@ -105,10 +106,13 @@ class ServiceSource:
         if view["shoe"] is not None:
             # The pit's feed carries no count: the cards left by rank would give it (the surveillance feed has it).
             view["shoe"].pop("remaining_by_rank", None)
-        state = {"table": table_id, "name": service.settings.table.name, "game": table.rules.game,
+        state: dict[str, Any] = {"table": table_id, "name": service.settings.table.name, "game": table.rules.game,
                  "profile": table.rules.name, "view": view, "figures": self._figures,
                  "head": {"seq": head[0], "mac": head[1]}, "dashboard_url": dashboard_url,
                  "published_at": service.clock().isoformat()}
+        facts = tile_facts(table)
+        if facts:  # only a game with a tile part: a floor older than it reads the state as before
+            state["tile"] = facts
         if service.settings.fleet.pit:  # only when set: a floor older than the setting reads the state as before
             state["pit"] = service.settings.fleet.pit
         return state

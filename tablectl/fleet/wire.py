@@ -248,6 +248,13 @@ class HeadState(_Passed):
     mac: str | None = Field(None, pattern=r"^[0-9a-f]{64}$")
 
 
+class TileFact(_Passed):
+    """One of the game's own facts on the table's tile (`tablectl.parts.TilePart`): a label and its text."""
+
+    label: str = Field(min_length=1, max_length=40)
+    text: str = Field(max_length=200)
+
+
 class TableState(_Passed):
     """A table's retained state message, validated: what the floor shows of that table."""
 
@@ -261,6 +268,7 @@ class TableState(_Passed):
     dashboard_url: Annotated[str, Field(max_length=300), AfterValidator(_web_link)] = ""
     pit: Annotated[str, Field(max_length=MAX_PIT), AfterValidator(check_pit)] | None = None  # [fleet] pit
     published_at: IsoTime | None = None
+    tile: list[TileFact] = Field(default_factory=list, max_length=12)  # the game's own facts for the tile
 
     def as_published(self) -> dict[str, Any]:
         """The state as JSON, with the fields the table sent (and only those)."""

@@ -555,6 +555,8 @@ class FloorService:
             "pit": (state.pit if state is not None else None) or None,
             "game": state.game if state is not None else None,
             "profile": state.profile if state is not None else None,
+            # The game's own facts (baccarat's last results and the shoe's counts), as the table's game says them.
+            "game_facts": [{"label": f.label, "text": f.text} for f in state.tile] if state is not None else [],
             "phase": view.phase if view is not None else None,
             "round": view.round if view is not None else None,
             "rounds_played": view.rounds_played if view is not None else None,

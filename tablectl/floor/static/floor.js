@@ -69,6 +69,16 @@ function evidence(t) {
         " · asking the table for them: its API does not answer") : null);
 }
 
+// The game's own facts (the table's game names them: baccarat's last results and the shoe's counts), drawn as
+// they come: the floor names no game.
+function gameFacts(t) {
+  const facts = t.game_facts || [];
+  if (!facts.length) return null;
+  return el("dl", { class: "game-facts", "data-testid": "game-facts" },
+    // A long text (the last results) takes the whole row; a count, a third of it, as the table's own facts do.
+    ...facts.map(f => el("div", { class: f.text.length > 6 ? "wide" : "" }, el("dt", {}, f.label), el("dd", {}, f.text))));
+}
+
 function tile(t) {
   // The tile follows its most urgent level, the floor's own included (issue 23): offline is an alarm,
   // no key waits for a person (action); a notice (a due shuffle, every shoe) is shown but not red.
@@ -104,6 +114,7 @@ function tile(t) {
       t.online ? el("span", { class: "online" }, "online")
         : el("span", { class: "offline-label" }, t.offline ? "offline" : "unknown")),
     el("div", { class: "game" }, [t.pit ? `Pit ${t.pit}` : null, t.game || "–", t.profile || "–"].filter(Boolean).join(" · ")),
+    gameFacts(t),
     since,
     alerts,
     t.offline
