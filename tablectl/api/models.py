@@ -244,6 +244,13 @@ class DealerShiftModel(BaseModel):
     median_shoe_p: float | None = Field(description="median shuffle-quality p-value of those shoes (about 0.5 if fair)")
 
 
+class SpotEdgeModel(BaseModel):
+    """One spot's exact expectation on the next round (a game with exact odds per spot: baccarat's)."""
+
+    player_edge_pct: float = Field(description="the player's exact expectation per unit staked on the spot, per cent")
+    house_edge_pct: float
+
+
 class EdgeModel(BaseModel):
     """The exact edge of the next round (tablectl/edge.py), for surveillance."""
 
@@ -261,6 +268,9 @@ class EdgeModel(BaseModel):
     true_count: float | None = None
     hi_lo_estimate_pct: float | None = Field(None, description="-0.36 % + 0.57 % x true count: the rule of thumb, "
                                                                "player's side, for comparison")
+    cards_out: int | None = Field(None, description="spots: the shoe's cards dealt before the round the odds are for")
+    spots: dict[str, SpotEdgeModel] | None = Field(None, description="a game with exact odds per spot (baccarat): "
+                                                                    "spot -> its exact expectation on the next round")
 
 
 class DealersModel(BaseModel):

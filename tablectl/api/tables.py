@@ -214,9 +214,15 @@ async def get_figures(who: Viewer, service: Service,
 @router.get("/api/edge", tags=["read"], responses=ERRORS, response_model=EdgeModel)
 async def get_edge(who: Supervisor, request: Request) -> dict[str, Any]:
     """Supervisor: the exact edge of the next round from the cards left (the newest the worker computed),
-    beside the Hi-Lo count and its rule-of-thumb estimate. Surveillance's figure: never in the table's view."""
+    beside the Hi-Lo count and its rule-of-thumb estimate; at a game with exact odds per spot (baccarat), every
+    spot's (``spots``). Surveillance's figure: never in the table's view."""
     edge = request.app.state.edge
     latest = edge.latest if edge is not None else None
+    spots = edge.latest_spots if edge is not None and latest is None else None
+    if spots is not None:  # a game with exact odds per spot (baccarat's): every spot's, for the coup about to be dealt
+        return {"available": True, "shoe": spots["shoe"], "cards_out": spots["cards_out"],
+                "spots": {name: {"player_edge_pct": round(100 * float(e), 4), "house_edge_pct": round(-100 * float(e), 4)}
+                          for name, e in spots["expectations"].items()}}
     if latest is None:
         reason = ("the exact edge is off ([table] exact_edge) or not this game's" if edge is None
                   else "not yet: it is computed after the first round of a shoe, and between rounds")

@@ -55,3 +55,37 @@ async def test_a_blackjack_table_has_no_scoreboard(tmp_path: Path) -> None:
     async with InProcessTable(tmp_path, seed=5) as t:
         r = await call(t.api, "GET", "/api/scoreboard")
         assert r.status_code == 404 and r.json()["error"]["code"] == "not_this_game"
+
+
+async def test_the_supervisor_reads_every_spot_s_exact_odds_at_a_baccarat_table(tmp_path: Path) -> None:
+    """Issue 40, item 4: ``GET /api/edge`` at a baccarat table answered "not yet" for ever (it served blackjack's one
+    figure only); it serves the edge worker's newest exact odds of every spot, to the supervisor alone."""
+    import asyncio
+    import time
+
+    from controller.rules import build_rules
+    from games.baccarat.odds import SPOT_ODDS
+    from tablectl.edge import wire_edge
+    from tests.support.deadlines import scaled
+
+    async with InProcessTable(tmp_path, seed=5, profile="punto-banco", decks=8) as t:
+        edge = t.app.state.edge = wire_edge(t.service, asyncio.get_running_loop())
+        try:
+            await _coup(t)
+            shoe = t.service.table.shoe
+            assert shoe is not None
+            end = time.monotonic() + scaled(120)  # (the worker runs at nice 10: a long bound, never a measure)
+            while (edge.latest_spots or {}).get("cards_out") != shoe.dealt:
+                assert time.monotonic() < end, edge.latest_spots
+                await asyncio.sleep(0.05)
+            got = (await call(t.api, "GET", "/api/edge", SUPERVISOR_KEY)).json()
+            want = SPOT_ODDS.expectations(build_rules("punto-banco"), shoe.remaining_by_rank())
+            assert got["available"] and got["shoe"] == shoe.shoe_id and got["cards_out"] == shoe.dealt
+            assert set(got["spots"]) == set(want) >= {"banker", "player", "tie"}
+            for spot, e in want.items():
+                assert got["spots"][spot]["player_edge_pct"] == pytest.approx(100 * e, abs=1e-4)
+                assert got["spots"][spot]["house_edge_pct"] == pytest.approx(-100 * e, abs=1e-4)
+            for key in (VIEWER_KEY, DEALER_KEY):
+                assert (await call(t.api, "GET", "/api/edge", key)).status_code == 403
+        finally:
+            edge.close()
