@@ -160,6 +160,31 @@ class BoxView:
 
 
 @dataclass(frozen=True, slots=True)
+class Duel:
+    """Two hands dealt against each other, no box's own (baccarat's Player and Banker), on the dealer's display:
+    each one's mark (a letter the digits can draw: ``P``, ``b``) and points (None: no card yet), and once the round
+    is decided, ``result``: the winner's mark, or ``tie`` (its mark ``t``). The composition root gives no duel while
+    the hands are face down (the squeeze): nothing here can say a point before the cards are turned."""
+
+    left: str
+    left_points: int | None
+    right: str
+    right_points: int | None
+    result: str | None = None
+    tie: str = "t"
+
+    def __post_init__(self) -> None:
+        for mark in (self.left, self.right, self.tie):
+            if not 1 <= len(mark) <= 2:
+                raise ValueError(f"Duel: a mark is one or two characters, got {mark!r}")
+        for points in (self.left_points, self.right_points):
+            if points is not None and not 0 <= points <= MAX_HARD_TOTAL:
+                raise ValueError(f"Duel: points must be in 0..{MAX_HARD_TOTAL}, got {points}")
+        if self.result is not None and self.result not in (self.left, self.right, self.tie):
+            raise ValueError(f"Duel.result must be {self.left!r}, {self.right!r} or {self.tie!r}, got {self.result!r}")
+
+
+@dataclass(frozen=True, slots=True)
 class DealerView:
     """The dealer's hand.
 
@@ -174,6 +199,7 @@ class DealerView:
     he has cards, never a total, and there is no up card); once he draws face up his totals
     are shown like any dealer's. ``bank`` is the bank's balance (club-21-36), shown beside.
     ``advice`` (club-21, option ``banker_advice``): in his turn, draw or stand, shown beside his total.
+    ``duel`` (baccarat): the two hands' points and the result, shown instead of the dealer's own total and payout.
     """
 
     up_card: int | None = None
@@ -188,8 +214,11 @@ class DealerView:
     closed: bool = False
     bank: Decimal | None = None
     advice: BankerAdvice | None = None
+    duel: Duel | None = None
 
     def __post_init__(self) -> None:
+        if self.duel is not None and (self.closed or self.hole_card_hidden):
+            raise ValueError("DealerView.duel is shown with the cards face up only (never under the squeeze)")
         _check_totals("DealerView", self.card_count, self.hard_total, self.soft_total)
         if self.advice is not None and (self.card_count == 0 or self.closed or self.done or self.is_bust
                                         or self.payout is not None or self.hole_card_hidden):

@@ -30,6 +30,7 @@ from display.model import (
     BankerAdvice,
     BoxView,
     DealerView,
+    Duel,
     HandOutcome,
     HandView,
     MessageScope,
@@ -233,8 +234,22 @@ def render_box(box: BoxView, digits: int) -> str:
     return pad_right_aligned(fit([f"SPL{len(hands)}", "SP"], digits), digits)
 
 
+def duel_candidates(duel: Duel) -> list[str]:
+    """Two hands' points, each after its mark (``P7 b6``; a hand with no card yet is left out), and once decided the
+    result's mark after them (``P7 b6 P``); most informative first, down to four cells."""
+    left = "" if duel.left_points is None else f"{duel.left}{duel.left_points}"
+    right = "" if duel.right_points is None else f"{duel.right}{duel.right_points}"
+    hands = [" ".join(x for x in (left, right) if x), left + right]
+    if duel.result is None:
+        return hands
+    points = f"{duel.left_points if duel.left_points is not None else ''}-{duel.right_points if duel.right_points is not None else ''}"
+    return [f"{h} {duel.result}" for h in hands] + [f"{points} {duel.result}", duel.result]
+
+
 def dealer_candidates(dealer: DealerView) -> list[str]:
     """The dealer's texts, most informative first; empty before the deal."""
+    if dealer.duel is not None:
+        return duel_candidates(dealer.duel)
     if dealer.payout is not None:
         return payout_candidates(dealer.payout, zero=("0",))
     if dealer.card_count == 0:
