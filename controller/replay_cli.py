@@ -7,8 +7,8 @@ import json
 import sys
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
-
+from collections.abc import Mapping
+from typing import Any, Protocol, runtime_checkable
 
 
 def configure_parser(p: argparse.ArgumentParser) -> None:
@@ -123,6 +123,11 @@ def format_rounds(doc: dict[str, Any]) -> str:
             void += f": {VOID_REASON_TEXT[VoidReason(r['void_reason'])]}"
         game = f"  {r['game']}" if "game" in r else ""
         out.append(f"Round {r['number']}  shoe {r.get('shoe_id')}{game}{void}")
+        own = _game_lines(r)
+        if own is not None:  # a game whose round is not blackjack-shaped reads it in its own words
+            out.extend(f"  {line}" for line in own)
+            out.append(f"  House {house_signed(r['net'])}")
+            continue
         d = r["dealer"]
         duels = "bank" in r  # club-21-36: each hand is a duel with its own banker's hand, under it
         if not duels:
@@ -159,6 +164,26 @@ def format_rounds(doc: dict[str, Any]) -> str:
     for a in doc["alerts"]:
         out.append(f"alert {a['id']} [{a['kind']}] {a['message']}")
     return "\n".join(out)
+
+
+@runtime_checkable
+class ReplayPart(Protocol):
+    """A game's settled round as `tablectl replay` prints it, when its record is not blackjack-shaped (a dealer, each
+    box's hands, insurance): the registry's optional ``replay`` part (baccarat's Player and Banker, its spots)."""
+
+    def record_lines(self, record: Mapping[str, Any]) -> list[str]:
+        """The round's lines between its heading and its house result (unindented), from its record."""
+
+
+def _game_lines(r: Mapping[str, Any]) -> list[str] | None:
+    """The round in its game's own words (its ``replay`` part), or None: the shared, blackjack-shaped lines."""
+    from . import registry
+
+    game = r.get("game")
+    if not registry.is_game(game) or not registry.has_part(str(game), "replay"):
+        return None
+    part: ReplayPart = registry.checked_part(str(game), "replay", ReplayPart)
+    return part.record_lines(r)
 
 
 def _incident_line(incident: dict[str, Any]) -> str:

@@ -19,6 +19,7 @@ ENTRY = GameEntry(Baccarat(), PROFILES, parts={
     "display": "games.baccarat.display:DISPLAY",
     "console": "games.baccarat.console:CONSOLE",
     "terminal": "games.baccarat.terminal:TERMINAL",
+    "replay": "games.baccarat.terminal:TERMINAL",
     "dealer": "games.baccarat.dealer:DEALER",
     "simulate": "games.baccarat.simulate:SIMULATE",
     "public": "games.baccarat.scoreboard:PUBLIC",
