@@ -120,6 +120,7 @@ async def get_table(who: Viewer, service: Service) -> dict[str, Any]:
         duty["break_due_at"] = (since + timedelta(minutes=minutes)).isoformat() if since is not None and minutes \
             else None
     view["demo_pace"] = service.settings.table.demo_pace or None  # a demo's dealer deals faster than a real one
+    view["language"] = service.settings.table.language  # the pit's language, unless a browser chose its own
     status = service.last_status  # the shoe's own heartbeat: a jam or an open lid outlives its alert
     view["shoe_device"] = {"link_up": service.health.link_up,
                            "gate_locked": status.locked if status is not None else None,
