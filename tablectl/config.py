@@ -51,6 +51,10 @@ class TableSettings(_Section):
                                       description="dealer rotation: a dealer on duty this many minutes since signing "
                                                   "in (dealer_in) is due for a break, and the dashboard says so; 0: "
                                                   "never")
+    language: str = Field("en", pattern=r"^(en|ru)$",
+                          description="the pit's language: the dashboard's and the scoreboard's words, numbers, money "
+                                      "and times, en (English) or ru (Russian); each browser may choose its own "
+                                      "on the page")
     demo_pace: str = Field("", pattern=r"^(|fast|live)$",
                            description="set by `tablectl demo` only: its virtual dealer's pace (fast, live), faster "
                                        "than a real table's, which the dashboard says; empty at a real table")

@@ -123,6 +123,8 @@ class TableFields(ViewModel):
     demo_pace: str | None = Field(None, description="`tablectl demo`'s virtual dealer's pace (fast, live): faster "
                                                     "than a real table's, so the dashboard says so; null at a real "
                                                     "table")
+    language: str = Field("en", description="the pit's language (`[table] language`: en, ru): the dashboard's "
+                                            "words, numbers, money and times, unless a browser chose its own")
 
 
 def _camel(name: str) -> str:

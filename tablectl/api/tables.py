@@ -104,6 +104,20 @@ async def healthz(service: Service) -> Health:
                   outputs_failed=h.outputs_failed)
 
 
+class Language(BaseModel):
+    """The pit's language (`[table] language`)."""
+
+    language: str = Field(description="en or ru: the pages' words, numbers, money and times, unless a browser chose "
+                                      "its own")
+
+
+@router.get("/api/language", response_model=Language, tags=["public"])
+async def language(service: Service) -> Language:
+    """The table's language, for the pages a table-side screen shows without a key (the baccarat scoreboard);
+    the dashboard has it in /api/table. (no key needed)"""
+    return Language(language=service.settings.table.language)
+
+
 async def get_table(who: Viewer, service: Service) -> dict[str, Any]:
     """The table now: phase, boxes and hands, dealer, whose turn, shoe, alerts, the journal's head.
 
@@ -120,6 +134,7 @@ async def get_table(who: Viewer, service: Service) -> dict[str, Any]:
         duty["break_due_at"] = (since + timedelta(minutes=minutes)).isoformat() if since is not None and minutes \
             else None
     view["demo_pace"] = service.settings.table.demo_pace or None  # a demo's dealer deals faster than a real one
+    view["language"] = service.settings.table.language  # the pit's language, unless a browser chose its own
     status = service.last_status  # the shoe's own heartbeat: a jam or an open lid outlives its alert
     view["shoe_device"] = {"link_up": service.health.link_up,
                            "gate_locked": status.locked if status is not None else None,

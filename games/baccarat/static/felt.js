@@ -13,6 +13,8 @@ export default {
   markText: { squeeze: "squeeze", waiting: "face down" },
   outcomeText: {},
   phaseText: { dealing: "coup" },
+  // The same words in the pit's other languages (the dashboard's language: docs/service.md).
+  words: { ru: { markText: { squeeze: "сквиз", waiting: "рубашкой вверх" }, phaseText: { dealing: "розыгрыш" } } },
 
   turnText(v) {
     if ((v.legal_actions || []).includes("reveal")) return "Squeeze: cards face down (reveal when turned)";

@@ -7,6 +7,14 @@ export default {
   markText: { blackjack: "BJ", insured: "insured", even_money: "even money" },
   outcomeText: { blackjack: "blackjack", bust: "bust", surrender: "surrender", even_money: "even money",
     three_sevens: "three sevens" },
+  // The same words in the pit's other languages (the dashboard's language: docs/service.md; the seeds' terms).
+  words: {
+    ru: {
+      markText: { blackjack: "BJ", insured: "застрахован", even_money: "равные деньги" },
+      outcomeText: { blackjack: "блэкджек", bust: "перебор", surrender: "сдался", even_money: "равные деньги",
+        three_sevens: "три семёрки" },
+    },
+  },
 
   // A box's own marks: its insurance.
   boxMarks(b) {
@@ -49,7 +57,8 @@ export default {
   // The round list's rows besides the hands': each box's insurance.
   recordRows(r, h) {
     return (r.insurance || []).map((i) => h.el("tr", {}, h.el("td", { text: String(i.box) }),
-      h.el("td", { text: "insurance" }), h.el("td", { text: i.amount }), h.el("td", { text: "" }),
+      h.el("td", { text: h.t ? h.t("box.insurance_result").trim() : "insurance" }),
+      h.el("td", { text: h.money ? h.money(i.amount) : i.amount }), h.el("td", { text: "" }),
       h.el("td", {}, h.house(i.net))));
   },
 };

@@ -33,6 +33,18 @@ export default {
   // The phases in the club games' words (the croupier is the banker).
   phaseText: { dealer: "banker's turn" },
 
+  // The same words in the pit's other languages (the dashboard's language: docs/service.md; the terms of the
+  // casino's documents, docs/rules.md: банкомёт, понтёр, контра, реконтра, очко, в тёмную).
+  words: {
+    ru: {
+      markText: { closed: "закрыта", contra: "контра", recontra: "реконтра", fold: "отказ", dark: "в тёмную",
+        pack_out: "колода кончилась" },
+      outcomeText: { bust: "перебор", surrender: "сдался", natural: "очко", banker_bust: "перебор у банкомёта",
+        fold: "отказ", withdrawn: "снята", returned: "возвращена" },
+      phaseText: { dealer: "ход банкомёта" },
+    },
+  },
+
   // The turn line in the phases only the club games have.
   turnText(v) {
     if (v.phase === "contra") return "Contra? (the next card closes it)";

@@ -8,6 +8,75 @@ const HILO = { "2": 1, "3": 1, "4": 1, "5": 1, "6": 1, "7": 0, "8": 0, "9": 0, T
 const LOUDNESS = { slug: 5, integrity: 5, unexpected_card: 4, shoe_fault: 4, link_down: 3, call_pit: 2, weak_shuffle: 1, side_bet_edge: 1, shuffle_due: 1 };
 const $ = (id) => document.getElementById(id);
 
+// ------------------------------------------------------------------ the pit's language
+// Every word the page shows is its language's catalogue's (/dashboard/i18n/<lang>.json, one per language, the
+// same keys: docs/service.md, "The pit's language"): the table's `[table] language` (in /api/table), unless this
+// browser chose its own with the selector at the top (kept in localStorage). Numbers, money and times are written
+// as the language writes them (Intl: 1,234.50 in English, 1 234,50 in Russian).
+const LOCALES = { en: "en-GB", ru: "ru-RU" };  // (en-GB: the pit's clock is a 24-hour one)
+const LANGUAGE_KEY = "tablectl.language";
+const i18n = { lang: "en", words: {}, english: {}, asked: {} };
+function catalogue(lang) {
+  if (!i18n.asked[lang]) {
+    i18n.asked[lang] = fetch(`/dashboard/i18n/${lang}.json`, { cache: "no-cache" }).then((r) => {
+      if (!r.ok) throw new Error(`the ${lang} catalogue: HTTP ${r.status}`);
+      return r.json();
+    });
+    i18n.asked[lang].catch(() => { delete i18n.asked[lang]; });  // asked again next time
+  }
+  return i18n.asked[lang];
+}
+// The words of `key` in the page's language (English where the catalogue lacks them), each {name} filled in.
+function t(key, vars) {
+  const words = i18n.words[key] ?? i18n.english[key];
+  if (words === undefined) return key;
+  return vars ? words.replace(/\{(\w+)\}/g, (m, k) => (k in vars ? String(vars[k]) : m)) : words;
+}
+const hasWords = (key) => key in i18n.words || key in i18n.english;
+const locale = () => LOCALES[i18n.lang];
+// A count with its noun in the language's plural form (Intl.PluralRules: Russian's one, few, many).
+function tn(key, n, vars) {
+  const form = `${key}.${new Intl.PluralRules(locale()).select(n)}`;
+  return t(hasWords(form) ? form : `${key}.other`, Object.assign({ n: num(n) }, vars || {}));
+}
+// A number as the language writes it, with `places` decimals (else as many as it has, up to 2).
+function num(x, places) {
+  const n = Number(x);
+  if (x === null || x === undefined || x === "" || Number.isNaN(n)) return x === null || x === undefined ? "" : String(x);
+  const digits = places ?? (Number.isInteger(n) ? 0 : 2);
+  return new Intl.NumberFormat(locale(), { minimumFractionDigits: digits, maximumFractionDigits: digits }).format(n);
+}
+// An amount of money (the API's decimal strings): cents shown only where there are some, as the felt's chips read.
+const money = (s) => (s === null || s === undefined ? "" : num(s));
+// The language this browser shows: its own choice, else the table's (`[table] language`), else English.
+function chosenLanguage(v) {
+  let own = null;
+  try { own = localStorage.getItem(LANGUAGE_KEY); } catch (e) { /* storage refused: the table's */ }
+  const lang = own || (v && v.language) || "en";
+  return lang in LOCALES ? lang : "en";
+}
+// Show the page in `lang`: the catalogue's words in the page's marked places, then everything drawn again.
+async function setLanguage(lang) {
+  const [english, words] = await Promise.all([catalogue("en"), catalogue(lang)]);
+  Object.assign(i18n, { lang, english, words });
+  document.documentElement.lang = lang;
+  for (const e of document.querySelectorAll("[data-i18n]")) e.textContent = t(e.dataset.i18n);
+  for (const attr of ["placeholder", "title", "aria-label"]) {
+    const data = "i18n" + attr.replace(/(^|-)(\w)/g, (m, d, c) => c.toUpperCase());  // data-i18n-aria-label
+    for (const e of document.querySelectorAll(`[data-i18n-${attr}]`)) e.setAttribute(attr, t(e.dataset[data]));
+  }
+  $("lang").value = lang;
+  if (!$("table-name").textContent) $("table-name").textContent = t("page.table");
+  showKeyState();
+  setLive(state.connected, state.connected || state.reconnects ? null : t("live.connecting"));
+  stats();
+  if (state.view) renderTable(state.view);
+  if (state.historyBody) renderHistory(state.historyBody);
+  if (state.figuresBody) renderFigures(state.figuresBody);
+  if (state.dealersBody) renderDealers(state.dealersBody);
+  if (state.shiftLogBody) renderShiftLog(state.shiftLogBody);
+}
+
 const state = {
   key: null, view: null, sseSeq: 0, events: 0, gaps: 0, reconnects: 0, connected: false,
   seenCards: new Set(), openRounds: new Set(), lastEventAt: 0, controller: null, historyPage: 1, pollTimer: null,
@@ -37,11 +106,9 @@ function loadKey() {
 // What the key does now, in words. A rejected key is named as rejected, with one button to forget it.
 function showKeyState() {
   const rejected = !!(state.key && state.keyRejected);
-  $("key-state").textContent = !state.key ? "view only — no key" : rejected ? "key rejected" : "key set";
+  $("key-state").textContent = t(!state.key ? "key.none" : rejected ? "key.rejected" : "key.set");
   $("key-rejected").hidden = !rejected;
-  $("key-rejected-text").textContent = state.readsNeedKey
-    ? "The key you entered was rejected, and this table needs a key even to read: forget it, then enter the right one."
-    : "The key you entered was rejected. The table is shown without it; acting needs the right key.";
+  $("key-rejected-text").textContent = t(state.readsNeedKey ? "key.rejected_reads" : "key.rejected_view");
 }
 
 // The key goes with every action, and with reads unless the server has rejected it.
@@ -98,30 +165,25 @@ function el(tag, attrs, ...children) {
 }
 
 function cardEl(code, key) {
-  if (code === "XX") return el("span", { class: "card back", role: "img", "aria-label": "face-down card", title: "face-down card" });
+  if (code === "XX") return el("span", { class: "card back", role: "img", "aria-label": t("card.face_down"), title: t("card.face_down") });
   const rank = code[0], suit = SUITS[code[1]] || ["?", false];
   const shown = rank === "T" ? "10" : rank;
-  const names = { S: "spades", H: "hearts", D: "diamonds", C: "clubs" };
   const isNew = key && !state.seenCards.has(key + code);
   if (key) state.nextSeen.add(key + code);
   return el("span", { class: "card" + (suit[1] ? " red" : "") + (isNew ? " new" : ""), role: "img",
-    "aria-label": `${shown} of ${names[code[1]] || code[1]}`, "data-card": code },
+    "aria-label": t("card.name", { rank: shown, suit: hasWords("suit." + code[1]) ? t("suit." + code[1]) : code[1] }),
+    "data-card": code },
     el("span", { class: "r", text: shown }), el("span", { class: "s", text: suit[0] }));
 }
 
 const totalText = (totals) => (totals && totals.length ? totals.join(" / ") : "");
-const money = (s) => (s === null || s === undefined ? "" : String(s));
-function signed(s) {
-  const n = Number(s);
-  return el("span", { class: n > 0 ? "pos" : n < 0 ? "neg" : "", text: (n > 0 ? "+" : "") + s });
-}
 
 // One point of view everywhere: the house's. The API's nets are the players'; the house's is the opposite.
 function house(net) {
   const n = -Number(net || 0);
-  const text = (n > 0 ? "+" : n < 0 ? "−" : "") + String(Math.abs(Math.round(n * 100) / 100));
+  const text = (n > 0 ? "+" : n < 0 ? "−" : "") + num(Math.abs(Math.round(n * 100) / 100));
   return el("span", { class: "house " + (n > 0 ? "pos" : n < 0 ? "neg" : ""), "data-house": String(n) },
-    el("span", { class: "k", text: "House " }), text);
+    el("span", { class: "k", text: t("house.k") }), text);
 }
 
 // A hand's total: both while the player may still choose, the best one once the hand is done.
@@ -130,9 +192,8 @@ function handTotal(totals, done) {
   return done ? String(totals[totals.length - 1]) : totalText(totals);
 }
 
-// The marks every game's hands may carry, in the pit's words (a game's renderer adds its own: `markText`).
-const MARK_TEXT = { stood: "stood", doubled: "doubled", split: "split", surrendered: "surrendered",
-  busted: "busted" };
+// The marks every game's hands may carry, in the pit's words ("mark.*" in the catalogue; a game's renderer adds its
+// own: `markText`, and its words in another language: `words`).
 
 // ------------------------------------------------------------------ the game's felt
 // What differs from game to game on the felt (its marks, its phases' words, a bank, duels, a bottom card) is
@@ -154,15 +215,22 @@ function felt(v) {
   return felts[kind] || {};
 }
 // What a game's renderer draws with (each hook gets these, so it builds the felt as the dashboard does).
-const helpers = () => ({ el, cardEl, marks, handTotal, house });
+const helpers = () => ({ el, cardEl, marks, handTotal, house, t, num, money, lang: i18n.lang });
+// Who deals, as the game names him (the view's dealer_title: Dealer, Banker), in the page's language.
+const titleText = (title) => (title && hasWords(`who.${title}`) ? t(`who.${title}`) : title || t("felt.dealer"));
 
-function wordFor(table, name, key) {
-  const own = felt(state.view)[name];
-  return (own && own[key]) || table[key];
+// A word of the felt: the game's own (its renderer's `words[lang][name][key]`, else its English `name[key]`), else
+// the catalogue's `prefix.key`.
+function wordFor(prefix, name, key) {
+  const f = felt(state.view);
+  const own = (f.words && f.words[i18n.lang] && f.words[i18n.lang][name]) || (i18n.lang === "en" && f[name]) || null;
+  if (own && own[key]) return own[key];
+  if (hasWords(`${prefix}.${key}`)) return t(`${prefix}.${key}`);
+  return (f[name] && f[name][key]) || null;  // a game's word it has in English only
 }
 function marks(list) {
   return el("span", { class: "marks" }, list.map((m) => el("span", { class: "mark m-" + m, "data-mark": m,
-    text: wordFor(MARK_TEXT, "markText", m) || m })));
+    text: wordFor("mark", "markText", m) || m })));
 }
 
 function handMarks(h, f) {
@@ -187,18 +255,15 @@ function dealerMarks(d, f) {
   return m;
 }
 
-// The phases in the pit's words (the API's names are for programs).
-const PHASE_TEXT = { betting: "bets open", dealing: "dealing", players: "players' turn", dealer: "dealer's turn",
-  insurance: "insurance", surrender: "surrender", attention: "attention: card held", waiting_for_shuffle: "shuffle due",
-  contra: "contra", pack_out: "pack spent" };
+// The phases in the pit's words ("phase.*" in the catalogue; the API's names are for programs).
 
-// How a hand ended, in the pit's words: the table's own outcomes (a game's renderer adds its own: `outcomeText`).
-const OUTCOME_TEXT = { win: "win", lose: "lose", push: "push", void: "void" };
-const outcomeText = (o) => wordFor(OUTCOME_TEXT, "outcomeText", o) || o;
+// How a hand ended, in the pit's words: the table's own outcomes ("outcome.*"; a game's renderer adds its own:
+// `outcomeText`).
+const outcomeText = (o) => (o ? wordFor("outcome", "outcomeText", o) || o : o);
 
 // A closed hand's total is not told below supervisor: say how many cards it holds instead.
 function closedText(h) {
-  return h.closed && (!h.totals || !h.totals.length) ? `closed · ${h.card_count ?? h.cards.length} cards` : "";
+  return h.closed && (!h.totals || !h.totals.length) ? tn("hand.closed_cards", h.card_count ?? h.cards.length) : "";
 }
 
 // `alone`: the box's only hand, whose bet its header shows and whose result (once settled) the box's
@@ -211,7 +276,7 @@ function handEl(h, hi, key, alone, f) {
       el("span", { class: "total", "data-testid": "hand-total", text: handTotal(h.totals, h.done) }),
       closedText(h) ? el("span", { class: "muted small", "data-testid": "hand-closed", text: closedText(h) }) : null,
       marks(handMarks(h, f)),
-      alone && Number(h.bet) === alone.bets ? null : el("span", { class: "bet", text: `bet ${h.bet}` })),
+      alone && Number(h.bet) === alone.bets ? null : el("span", { class: "bet", text: t("hand.bet", { bet: money(h.bet) }) })),
     h.outcome ? el("div", { class: "result" },
       el("span", { class: "outcome " + h.outcome, text: outcomeText(h.outcome) }),
       settledBox ? null : house(h.net)) : null);
@@ -223,19 +288,19 @@ function boxEl(b, v, settled, f) {
   const boxMarks = f.boxMarks ? f.boxMarks(b) : [];  // the game's own (insured; recontra, the spent pack's choice)
   return el("li", { class: "box" + (here ? " turn-here" : "") + (b.next_round ? " next" : "") + (settled ? " settled" : ""),
       "data-box": b.box, "aria-current": here ? "true" : null },
-    el("header", {}, el("span", { class: "num", text: `Box ${b.box}` }),
+    el("header", {}, el("span", { class: "num", text: t("box.name", { box: b.box }) }),
       el("span", { text: b.owner && b.owner !== `box${b.box}` ? b.owner : "" }),
-      el("span", { text: `bet ${bets}` + (b.insurance ? ` · ins ${b.insurance}` : "") })),
+      el("span", { text: t("box.bet", { bet: money(bets) }) + (b.insurance ? t("box.insurance", { amount: money(b.insurance) }) : "") })),
     boxMarks.length ? marks(boxMarks) : null,
     b.hands.map((h, hi) => handEl(h, hi, settled ? null : `b${v.round}-${b.box}`,
       b.hands.length === 1 ? { bets, settled } : null, f)),
     heldHere(v, settled ? null : b.box),
     ...(f.boxExtras ? f.boxExtras(b, v, helpers()) : []),  // the game's own (a duel)
     settled ? el("div", { class: "box-result", "data-testid": "box-result" },
-      b.insurance_net !== null && b.insurance_net !== undefined ? el("span", { class: "muted small", text: "insurance " }) : null,
+      b.insurance_net !== null && b.insurance_net !== undefined ? el("span", { class: "muted small", text: t("box.insurance_result") }) : null,
       b.insurance_net !== null && b.insurance_net !== undefined ? house(b.insurance_net) : null,
       b.hands.length > 1 || (b.insurance_net !== null && b.insurance_net !== undefined)
-        ? el("span", { class: "muted small", text: " box " }) : null, house(b.net)) : null);
+        ? el("span", { class: "muted small", text: t("box.result") }) : null, house(b.net)) : null);
 }
 
 // A held card lies on the felt where it would have gone (the box or the dealer in turn, else in front
@@ -249,24 +314,25 @@ function heldPlace(v) {
 function heldHere(v, place) {
   if (place === null || heldPlace(v) !== place) return null;
   return el("div", { class: "held", "data-testid": "held-card" },
-    el("span", { class: "held-label", text: v.held_cards.length > 1 ? "held cards" : "held card" }),
+    el("span", { class: "held-label", text: t(v.held_cards.length > 1 ? "held.many" : "held.one") }),
     el("span", { class: "cards" }, v.held_cards.map((c) => cardEl(c))),
-    el("span", { class: "muted small", text: "not in play: the supervisor discards it or voids the round" }));
+    el("span", { class: "muted small", text: t("held.note") }));
 }
 
 function renderTable(v) {
   state.view = v;
   state.nextSeen = new Set();
-  $("table-name").textContent = v.table || "table";
+  $("table-name").textContent = v.table || t("page.table");
   const f = felt(v);
   const phase = $("phase");
-  const phaseText = (f.phaseText && f.phaseText[v.phase]) || PHASE_TEXT[v.phase] || v.phase.replaceAll("_", " ");
-  phase.textContent = phaseText + (v.round ? ` · round ${v.round}` : "");
+  const phaseText = wordFor("phase", "phaseText", v.phase) || v.phase.replaceAll("_", " ");
+  phase.textContent = phaseText + (v.round ? t("phase.round", { n: v.round }) : "");
   phase.className = "badge phase-" + v.phase; // never a bare class name: "dealer" is also the felt's
-  document.title = `${v.table} · ${phaseText}${v.alerts.length ? " · " + plural(v.alerts.length, "alert", "alerts") : ""}`;
-  $("limits").textContent = v.limits ? `Limits ${v.limits.min}–${v.limits.max}` : "";
+  document.title = `${v.table} · ${phaseText}${v.alerts.length ? " · " + tn("title.alerts", v.alerts.length) : ""}`;
+  $("limits").textContent = v.limits ? t("limits", { min: money(v.limits.min), max: money(v.limits.max) }) : "";
   const duty = v.dealer_on_duty;
-  $("on-duty").textContent = duty ? `${duty.dealer}${duty.since ? " since " + fmtTime(duty.since) : ""}` : "nobody signed in";
+  $("on-duty").textContent = !duty ? t("duty.nobody")
+    : duty.since ? t("duty.since", { dealer: duty.dealer, time: fmtTime(duty.since) }) : duty.dealer;
   renderRotation(duty);
   $("demo-pace").hidden = !v.demo_pace;
 
@@ -276,36 +342,37 @@ function renderTable(v) {
   const dealerTurn = v.turn && v.turn.dealer;
   const tableMarks = f.tableMarks ? f.tableMarks(v) : [];  // the round's own (contra, the spent pack)
   $("dealer").replaceChildren(...kids(
-    el("span", { class: "label", text: v.dealer_title }),  // as the game names him: Dealer, Banker
+    el("span", { class: "label", text: titleText(v.dealer_title) }),  // as the game names him: Dealer, Banker
     el("span", { class: "cards", "data-testid": "dealer-cards" }, d.cards.map((c, i) => cardEl(c, s ? null : `d${v.round}-${i}`))),
     el("span", { class: "total", "data-testid": "dealer-total", text: handTotal(d.totals, d.done) }),
     closedText(d) ? el("span", { class: "muted small", "data-testid": "dealer-closed", text: closedText(d) }) : null,
     marks(dealerMarks(d, f)),
     tableMarks.length ? marks(tableMarks) : null,
-    dealerTurn ? el("span", { class: "outcome push", text: "drawing" }) : null,
+    dealerTurn ? el("span", { class: "outcome push", text: t("felt.drawing") }) : null,
     ...(f.dealerExtras ? f.dealerExtras(v, helpers()) : []),  // the game's own (the bottom card, a bank)
     heldHere(v, "dealer")));
 
   let turn = "";
-  if (v.turn && v.turn.box !== undefined) turn = `Box ${v.turn.box}` + (v.turn.hand ? `, hand ${v.turn.hand + 1}` : "") + " to act";
-  else if (dealerTurn) turn = `${v.dealer_title} draws`;
-  else if (f.turnText && f.turnText(v)) turn = f.turnText(v);  // the game's own phases (contra, a spent pack)
-  else if (v.next_card) turn = `Next card: ${v.next_card}`;
-  else if (v.shuffle_due) turn = "Shuffle due";
+  if (v.turn && v.turn.box !== undefined) {
+    turn = v.turn.hand ? t("turn.box_hand", { box: v.turn.box, hand: v.turn.hand + 1 }) : t("turn.box", { box: v.turn.box });
+  } else if (dealerTurn) turn = t("turn.draws", { who: titleText(v.dealer_title) });
+  else if (f.turnText && f.turnText(v, helpers())) turn = f.turnText(v, helpers());  // the game's own phases (contra, a spent pack)
+  else if (v.next_card) turn = t("turn.next_card", { card: v.next_card });
+  else if (v.shuffle_due) turn = t("turn.shuffle_due");
   $("turn").textContent = turn;
 
   // The last settled round and the bets taken for the next one are apart, each labelled (issue 23).
   const current = v.boxes.filter((b) => !b.next_round);
   const next = v.boxes.filter((b) => b.next_round);
   $("boxes").replaceChildren(...(s ? s.boxes.map((b) => boxEl(b, v, true, f)) : current.map((b) => boxEl(b, v, false, f))));
-  $("boxes").setAttribute("aria-label", s ? `Round ${s.number}, settled: boxes in dealer order` : "Boxes in dealer order");
+  $("boxes").setAttribute("aria-label", s ? t("felt.boxes_settled", { n: s.number }) : t("felt.boxes"));
   $("next-bets").hidden = !next.length;
-  $("next-bets-h").textContent = s || !v.round ? "Bets for the next round" : `Bets for the round after round ${v.round}`;
+  $("next-bets-h").textContent = s || !v.round ? t("felt.next_bets") : t("felt.next_bets_after", { n: v.round });
   $("next-boxes").replaceChildren(...next.map((b) => boxEl(b, v, false, f)));
   state.seenCards = state.nextSeen;
 
   $("last-round").replaceChildren(s
-    ? el("span", { "data-testid": "settled" }, `Last round: round ${s.number}, settled` + (s.void ? " (void)" : "") + " · ", house(s.net))
+    ? el("span", { "data-testid": "settled" }, t("felt.last_round", { n: s.number }) + (s.void ? t("felt.void_suffix") : "") + " · ", house(s.net))
     : "");
 
   renderBanner(v);
@@ -323,17 +390,17 @@ function renderRotation(duty) {
   if (Number.isNaN(at)) { due.textContent = ""; due.className = ""; return; }
   const now = tableNow();
   if (now >= at) {
-    due.textContent = `due for a break: on duty ${span(now - Date.parse(duty.since))}`;
+    due.textContent = t("duty.due", { span: span(now - Date.parse(duty.since)) });
     due.className = "break-due";
   } else {
-    due.textContent = `break due at ${fmtTime(duty.break_due_at)}`;
+    due.textContent = t("duty.due_at", { time: fmtTime(duty.break_due_at) });
     due.className = "muted small";
   }
 }
 
 // ------------------------------------------------------------------ the table-stopped banner
 function cardName(code) {
-  if (!code || code === "XX") return "a face-down card";
+  if (!code || code === "XX") return t("card.a_face_down");
   const suit = SUITS[code[1]];
   return (code[0] === "T" ? "10" : code[0]) + (suit ? suit[0] : code.slice(1));
 }
@@ -344,39 +411,34 @@ function stopReasons(v) {
   const active = (kind) => v.alerts.some((a) => a.kind === kind && a.active);
   if (!dev.link_up || active("link_down")) {
     const a = v.alerts.find((x) => x.kind === "link_down");
-    out.push([`The shoe's link is down${a ? ": " + linkReason(a.message) : ""}`, "It comes back by itself when the shoe answers again; check the shoe's cable."]);
+    out.push([t("stop.link") + (a ? ": " + linkReason(a.message) : ""), t("stop.link_how")]);
   }
   if (v.phase === "attention") {
     const held = v.held_cards.map(cardName).join(", ");
-    out.push([`The table needs the supervisor: ${held ? "held " + held : "a card is held"}`, "Resolve it: discard the held card, or void the round."]);
+    out.push([held ? t("stop.attention_held", { cards: held }) : t("stop.attention"), t("stop.attention_how")]);
   }
-  if (dev.jammed) out.push(["A card is jammed in the shoe's gate", "Clear the jam at the shoe; play goes on by itself."]);
-  if (dev.lid_open) out.push(["The shoe's lid is open", "Close the lid."]);
+  if (dev.jammed) out.push([t("stop.jam"), t("stop.jam_how")]);
+  if (dev.lid_open) out.push([t("stop.lid"), t("stop.lid_how")]);
   const fault = v.alerts.find((a) => a.kind === "shoe_fault" && a.active);
-  if (fault && !dev.jammed && !dev.lid_open) out.push([alertText(fault), "Check the shoe, then acknowledge the alert."]);
+  if (fault && !dev.jammed && !dev.lid_open) out.push([alertText(fault), t("stop.fault_how")]);
   // An alarm stays on the banner until a supervisor acknowledges it, its cause gone or not: a slug (a possible
   // false shuffle) stops nothing, the felt plays on, and a small card in the alerts' column was all the pit saw
   // of it (issue 41). Each carries its own Acknowledge button. (A lost link has its own line above.)
   for (const a of v.alerts) {
     if (a.acknowledged || a.kind === "link_down" || a.level !== "alarm") continue;
     const said = alertText(a).replace(/^possible slug:\s*/i, "");  // (the head says it already)
-    out.push([ALARM_TEXT[a.kind] ? ALARM_TEXT[a.kind][0] + ": " + said : said,
-      (ALARM_TEXT[a.kind] || [null, "Come to the table, then acknowledge the alert."])[1], a]);
+    const own = hasWords(`alarm.${a.kind}`);
+    out.push([own ? t(`alarm.${a.kind}`) + ": " + said : said, t(own ? `alarm.${a.kind}_how` : "stop.alarm_how"), a]);
   }
-  if (v.shuffle_due && !out.length) out.push(["Shuffle due: the shoe is locked", "Load a freshly shuffled shoe."]);
-  if ((v.locked || dev.gate_locked) && !out.length) out.push(["The shoe's gate is locked", "A supervisor releases the gate."]);
+  if (v.shuffle_due && !out.length) out.push([t("stop.shuffle"), t("stop.shuffle_how")]);
+  if ((v.locked || dev.gate_locked) && !out.length) out.push([t("stop.gate"), t("stop.gate_how")]);
   return out;
 }
 
-// What an alarm's banner line says first, and what the pit does (docs/service.md, every alert kind).
-const ALARM_TEXT = {
-  slug: ["Possible false shuffle", "Stop the deal, call surveillance, keep the shoe and the discards as they are; "
-    + "acknowledge once surveillance has them."],
-  integrity: ["A card does not fit the shoe's composition", "Check the shoe, then acknowledge the alert."],
-};
+// What an alarm's banner line says first, and what the pit does (docs/service.md, every alert kind): the
+// catalogue's "alarm.KIND" and "alarm.KIND_how".
 
 const LEVEL_RANK = { notice: 0, action: 1, alarm: 2 };
-const BANNER_HEADS = { notice: "Notice", action: "Table waiting", alarm: "Table stopped: the pit must come" };
 
 // The most urgent level behind the banner: its open alerts' own, a held card or the shoe's state
 // (a jam, an open lid: the dealer acts) at least action, a lost link an alarm.
@@ -399,11 +461,11 @@ function renderBanner(v) {
   const level = bannerLevel(v, reasons);
   banner.className = "stopped " + level + (level === "notice" ? " routine" : "");
   banner.dataset.level = level;
-  $("stopped-h").textContent = BANNER_HEADS[level];
+  $("stopped-h").textContent = t(`banner.${level}`);
   $("stopped-list").replaceChildren(...reasons.map(([what, how, alert]) =>
     el("li", alert ? { "data-alert-id": alert.id, "data-kind": alert.kind } : {},
       el("b", { text: what }), el("span", { class: "how", text: " — " + how }),
-      alert ? el("button", { class: "primary", "data-act": "ack", "data-alert": alert.id }, "Acknowledge") : null,
+      alert ? el("button", { class: "primary", "data-act": "ack", "data-alert": alert.id }, t("banner.acknowledge")) : null,
       alert ? saidAt(`banner:${alert.id}`) : null)));
   // The shoe's own state (a jam cleared, a lid closed) changes without a journal event: look again soon.
   if (reasons.length && !state.pollTimer) state.pollTimer = setTimeout(() => { state.pollTimer = null; refreshTable(); }, 1000);
@@ -411,41 +473,42 @@ function renderBanner(v) {
 
 // ------------------------------------------------------------------ human alert texts
 function linkReason(message) {
-  return (message || "").replace(/^shoe link down:\s*/, "") || "no answer";
+  return (message || "").replace(/^shoe link down:\s*/, "") || t("alert.no_answer");
 }
 
 function actorName(actor) {
-  if (!actor) return "The dealer";
+  if (!actor) return t("actor.dealer");
   const m = actor.match(/^(viewer|dealer|supervisor|admin):(.+)$/);
-  if (m) return m[1] === "dealer" ? `The dealer (${m[2]})` : `The ${m[1]} (${m[2]})`;
-  if (actor === "console") return "The dealer (console)";
-  if (actor.startsWith("shoe button")) return "The dealer (shoe button)";
+  if (m) return m[1] === "dealer" ? t("actor.dealer_named", { name: m[2] }) : t("actor.role_named", { role: t(`role.${m[1]}`), name: m[2] });
+  if (actor === "console") return t("actor.console");
+  if (actor.startsWith("shoe button")) return t("actor.shoe_button");
   const box = actor.match(/^box ?(\d+)$/);
-  return box ? `Box ${box[1]}` : actor;
+  return box ? t("box.name", { box: box[1] }) : actor;
 }
 
-const FAULTS = { jam: "A card is jammed in the shoe's gate", lid_open: "The shoe's lid was opened",
-  unreadable: "The shoe could not read a card", bad_data: "The shoe sent something that is not a card", other: "The shoe reports a fault" };
+// The shoe's faults in words: the catalogue's "fault.KIND" (jam, lid_open, unreadable, bad_data; other).
 
 function alertText(a) {
   const msg = a.message || "";
-  if (a.kind === "call_pit") return `${actorName(msg.replace(/ calls the pit$/, ""))} calls the pit`;
-  if (a.kind === "link_down") { const r = linkReason(msg); return "The shoe's link is down: " + r.charAt(0).toLowerCase() + r.slice(1); }
+  if (a.kind === "call_pit") return t("alert.calls_pit", { who: actorName(msg.replace(/ calls the pit$/, "")) });
+  if (a.kind === "link_down") { const r = linkReason(msg); return t("alert.link_down", { reason: r.charAt(0).toLowerCase() + r.slice(1) }); }
   if (a.kind === "shoe_fault") {
     const m = msg.match(/^shoe fault (\w+)(?::\s*(.*?))?(?:\s*\(card (\d+)\))?$/);
-    if (m) return (FAULTS[m[1]] || FAULTS.other) + (m[3] ? ` (card ${m[3]} of the shoe)` : "");
+    if (m) return t(hasWords(`fault.${m[1]}`) ? `fault.${m[1]}` : "fault.other") + (m[3] ? t("alert.fault_card", { n: m[3] }) : "");
   }
   if (a.kind === "unexpected_card") {
     const m = msg.match(/^unexpected card (\S+): (.*)$/);
-    if (m) return `Unexpected card ${cardName(m[1])}: ${m[2]}`;
+    if (m) return t("alert.unexpected", { card: cardName(m[1]), why: m[2] });
   }
-  if (a.kind === "shuffle_due") return "The cut card is out: shuffle after this round" + (msg.match(/right to cut: (.+)\)/) ? ` (right to cut: ${msg.match(/right to cut: (.+)\)/)[1]})` : "");
+  if (a.kind === "shuffle_due") {
+    const cut = msg.match(/right to cut: (.+)\)/);
+    return t("alert.cut_out") + (cut ? t("alert.cut_out_rtc", { who: actorName(cut[1]) }) : "");
+  }
   return msg.charAt(0).toUpperCase() + msg.slice(1);
 }
 
-const KIND_TEXT = { unexpected_card: "Unexpected card", integrity: "Integrity", shoe_fault: "Shoe fault",
-  link_down: "Shoe link down", shuffle_due: "Shuffle due", call_pit: "Pit called", shoe_empty: "Shoe empty",
-  slug: "Possible false shuffle", weak_shuffle: "Weak shuffle", side_bet_edge: "Side bet: surveillance" };
+// An alert's kind in the pit's words (the catalogue's "kind.KIND"; the API's name for a kind it lacks).
+const kindText = (kind) => (hasWords(`kind.${kind}`) ? t(`kind.${kind}`) : kind.replaceAll("_", " "));
 
 // The table's time now: this clock set by the table's (state.skew), so an age does not depend on the tablet's clock.
 const tableNow = () => Date.now() + (state.skew || 0);
@@ -453,21 +516,21 @@ const tableNow = () => Date.now() + (state.skew || 0);
 // A span of time in the pit's words: "45 s", "3 min", "1 h 5 min".
 function span(ms) {
   const s = Math.max(0, Math.round(ms / 1000));
-  if (s < 60) return `${s} s`;
+  if (s < 60) return t("span.s", { n: s });
   const m = Math.floor(s / 60);
-  return m < 60 ? `${m} min` : `${Math.floor(m / 60)} h` + (m % 60 ? ` ${m % 60} min` : "");
+  return m < 60 ? t("span.min", { n: m }) : t("span.h", { n: Math.floor(m / 60) }) + (m % 60 ? " " + t("span.min", { n: m % 60 }) : "");
 }
 
 function ago(iso) {
   const ms = tableNow() - Date.parse(iso);
-  return ms < 60000 ? "just now" : `${span(ms)} ago`;
+  return ms < 60000 ? t("ago.now") : t("ago.span", { span: span(ms) });
 }
 
 // Who acknowledged an alert (the name of the key, without its role) and how long it had waited.
 function acknowledgedText(a) {
-  const who = (a.acknowledged_by || "").replace(/^(viewer|dealer|supervisor|admin):/, "") || "someone";
-  const after = a.acknowledged_at && a.raised_at ? ` after ${span(Date.parse(a.acknowledged_at) - Date.parse(a.raised_at))}` : "";
-  return `acknowledged by ${who}${after}`;
+  const who = (a.acknowledged_by || "").replace(/^(viewer|dealer|supervisor|admin):/, "") || t("alerts.someone");
+  const after = a.acknowledged_at && a.raised_at ? t("alerts.after", { span: span(Date.parse(a.acknowledged_at) - Date.parse(a.raised_at)) }) : "";
+  return t("alerts.acknowledged_by", { who }) + after;
 }
 
 // The ages move on between updates.
@@ -486,26 +549,26 @@ function renderAlerts(alerts) {
   const here = new Set(alerts.map((a) => a.id));
   const gone = [...state.said].filter(([place, said]) => said.refused && !here.has(Number(place.split(":")[1])))
     .map(([place]) => el("li", { class: "alert gone", "data-alert-id": place.split(":")[1] },
-      el("div", { class: "kind", text: `alert ${place.split(":")[1]} · closed` }), saidAt(place)));
-  if (!sorted.length) { $("alert-list").replaceChildren(...gone, el("li", { class: "none", text: "No alerts" })); return; }
+      el("div", { class: "kind", text: t("alerts.closed", { id: place.split(":")[1] }) }), saidAt(place)));
+  if (!sorted.length) { $("alert-list").replaceChildren(...gone, el("li", { class: "none", text: t("alerts.none") })); return; }
   $("alert-list").replaceChildren(...gone, ...sorted.map((a) => {
     const loud = (LOUDNESS[a.kind] || 0) >= 4;
     const btns = [];
-    if (!a.acknowledged) btns.push(el("button", { class: "primary", "data-act": "ack", "data-alert": a.id }, "Acknowledge"));
+    if (!a.acknowledged) btns.push(el("button", { class: "primary", "data-act": "ack", "data-alert": a.id }, t("banner.acknowledge")));
     if (a.kind === "unexpected_card" && a.active) {
-      btns.push(el("button", { "data-act": "discard", "data-alert": a.id }, "Resolve: discard held card"));
-      btns.push(el("button", { class: "danger", "data-act": "void", "data-alert": a.id }, "Void round"));
+      btns.push(el("button", { "data-act": "discard", "data-alert": a.id }, t("alerts.discard")));
+      btns.push(el("button", { class: "danger", "data-act": "void", "data-alert": a.id }, t("alerts.void")));
     }
-    const how = { link_down: "clears when the link is back", shuffle_due: "clears with the shuffle" }[a.kind];
+    const how = hasWords(`alerts.how.${a.kind}`) ? t(`alerts.how.${a.kind}`) : null;
     return el("li", { class: "alert" + (loud ? " sev-3" : "") + (a.acknowledged ? " acked" : ""),
         "data-alert-id": a.id, "data-kind": a.kind },
       a.raised_at ? el("time", { class: "when", "data-testid": "alert-age", datetime: a.raised_at,
-        title: "raised at " + new Date(a.raised_at).toLocaleTimeString(), text: ago(a.raised_at) }) : null,
-      el("div", { class: "kind", text: `${KIND_TEXT[a.kind] || a.kind.replaceAll("_", " ")} · alert ${a.id}` }),
-      el("div", { class: "text", text: alertText(a) + (a.count > 1 ? ` (×${a.count})` : "") }),
-      el("div", { class: "muted small", "data-testid": "alert-ack", text: (a.acknowledged ? acknowledgedText(a) : "not acknowledged")
+        title: t("alerts.raised_at", { time: fmtTime(a.raised_at) }), text: ago(a.raised_at) }) : null,
+      el("div", { class: "kind", text: t("alerts.kind_line", { kind: kindText(a.kind), id: a.id }) }),
+      el("div", { class: "text", text: alertText(a) + (a.count > 1 ? t("alerts.times", { n: a.count }) : "") }),
+      el("div", { class: "muted small", "data-testid": "alert-ack", text: (a.acknowledged ? acknowledgedText(a) : t("alerts.not_acknowledged"))
         // A cause that has gone (a cleared jam) says so at once; the alert waits only for a look.
-        + (a.active ? " · cause active" : " · cause gone") + (how && a.active ? ` · ${how}` : "") }),
+        + t(a.active ? "alerts.cause_active" : "alerts.cause_gone") + (how && a.active ? ` · ${how}` : "") }),
       el("div", { class: "btns" }, btns), saidAt(`alert:${a.id}`));
   }));
 }
@@ -521,14 +584,15 @@ function showShoeFigures(v) {
 function renderShoe(v) {
   const s = v.shoe;
   const figures = showShoeFigures(v);
-  $("shoe-due").textContent = v.shuffle_due ? "YES" : "no";
-  $("shoe-rtc").textContent = v.right_to_cut || "–";
-  $("shoe-bottom").replaceChildren(...(v.bottom_card ? [cardEl(v.bottom_card), " shown"] : ["–"]));
-  if (!s) { $("shoe-id").textContent = "none"; $("shoe-left").textContent = "–"; return; }
+  $("shoe-due").textContent = t(v.shuffle_due ? "shoe.yes" : "shoe.no");
+  $("shoe-rtc").textContent = v.right_to_cut ? actorName(v.right_to_cut) : "–";
+  $("shoe-bottom").replaceChildren(...(v.bottom_card ? [cardEl(v.bottom_card), t("shoe.bottom_shown")] : ["–"]));
+  if (!s) { $("shoe-id").textContent = t("shoe.none"); $("shoe-left").textContent = "–"; return; }
   $("shoe-id").textContent = s.id;
-  $("shoe-dealt").textContent = `${s.dealt} / ${s.size}` + (figures.has("burned") && s.burned ? ` (${s.burned} burned)` : "");
-  $("shoe-left").textContent = String(Math.max(0, s.size - s.dealt));
-  $("shoe-pen").textContent = `${(s.penetration * 100).toFixed(1)} %`;
+  $("shoe-dealt").textContent = t("shoe.dealt_value", { dealt: num(s.dealt), size: num(s.size) })
+    + (figures.has("burned") && s.burned ? t("shoe.burned", { n: num(s.burned) }) : "");
+  $("shoe-left").textContent = num(Math.max(0, s.size - s.dealt));
+  $("shoe-pen").textContent = `${num(s.penetration * 100, 1)} %`;
   $("pen-bar").style.width = `${Math.min(100, s.penetration * 100)}%`;
   const cut = $("pen-cut"), zone = $("pen-zone");
   if (s.cut_card_position) {  // out: the marker where it came out
@@ -541,16 +605,16 @@ function renderShoe(v) {
     zone.style.left = `${(100 * z[0]) / s.size}%`;
     zone.style.width = `${Math.max(0.5, (100 * (z[1] - z[0])) / s.size)}%`;
   } else zone.hidden = true;
-  $("shoe-cut").textContent = s.cut_card_out ? `came out at card ${s.cut_card_position ?? "?"}: shuffle after this round`
-    : (z.length === 2 ? `placed; reshuffle due after ${z[0]}–${z[1]} cards` : "placed");
+  $("shoe-cut").textContent = s.cut_card_out ? t("shoe.cut_out", { n: s.cut_card_position ?? "?" })
+    : (z.length === 2 ? t("shoe.cut_zone", { from: z[0], to: z[1] }) : t("shoe.cut_placed"));
   const rem = s.remaining_by_rank || {};
   let left = 0, rc = 0;
   for (const [rank, n] of Object.entries(rem)) { left += n; rc -= (HILO[rank] || 0) * n; } // Hi-Lo is balanced
   const tc = left ? rc / (left / 52) : 0;
-  $("shoe-count").textContent = `${rc > 0 ? "+" : ""}${rc} / ${tc > 0 ? "+" : ""}${tc.toFixed(1)}`;
+  $("shoe-count").textContent = `${rc > 0 ? "+" : ""}${num(rc)} / ${tc > 0 ? "+" : ""}${num(tc, 1)}`;
   const max = Math.max(1, ...Object.values(rem));
   $("ranks").style.gridTemplateColumns = `repeat(${Object.keys(rem).length || 13}, 1fr)`;  // a 36-card pack has 9 ranks
-  $("ranks").replaceChildren(...Object.entries(rem).map(([rank, n]) => el("div", { class: "rank", title: `${rank}: ${n} left` },
+  $("ranks").replaceChildren(...Object.entries(rem).map(([rank, n]) => el("div", { class: "rank", title: t("shoe.rank_left", { rank, n }) },
     el("i", { style: `height:${Math.round((60 * n) / max)}%` }), el("b", { text: rank === "T" ? "10" : rank }), el("span", { text: String(n) }))));
   const ex = $("export-shoe");
   ex.hidden = false;
@@ -558,22 +622,21 @@ function renderShoe(v) {
 }
 
 function fmtTime(iso) {
-  return iso ? new Date(iso).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" }) : "";
+  return iso ? new Date(iso).toLocaleTimeString(locale(), { hour: "2-digit", minute: "2-digit", second: "2-digit" }) : "";
 }
 
 
-// Why a round was voided (the record's void_reason; older records have none), in the pit's words.
-const VOID_TEXT = { supervisor: "the supervisor voided it", pack_ran_out: "the pack ran out",
-  bottom_ace: "an ace came up as the bottom card" };
+// Why a round was voided (the record's void_reason; older records have none), in the pit's words ("void.REASON").
 function voidText(r) {
-  return r.void_reason ? `VOID: ${VOID_TEXT[r.void_reason] || r.void_reason.replaceAll("_", " ")}` : "VOID";
+  if (!r.void_reason) return t("void.label");
+  return t("void.with_reason", { why: hasWords(`void.${r.void_reason}`) ? t(`void.${r.void_reason}`) : r.void_reason.replaceAll("_", " ") });
 }
 
 // The record of a disputed round (docs/dispute.md) is the supervisor's: its links show once the key is known to
 // be one (the dealers' panel answered), and each is fetched with the key, then opened (HTML) or saved (PDF, JSON).
 function disputeLinks(n) {
   if (!state.supervisor) return null;
-  return el("span", { class: "dispute", "data-testid": "dispute" }, " · Dispute record: ",
+  return el("span", { class: "dispute", "data-testid": "dispute" }, t("history.dispute"),
     ["html", "pdf", "json"].flatMap((f, i) => [i ? " · " : "",
       el("a", { href: `/api/rounds/${n}/dispute?format=${f}`, "data-dispute": f, "data-round": String(n), text: f.toUpperCase() })]));
 }
@@ -606,7 +669,7 @@ async function openDispute(a) {
     setTimeout(() => URL.revokeObjectURL(url), 60000);
   } catch (e) {
     if (win) win.close();
-    $("action-msg").textContent = `The record of round ${n} could not be made: ${e.message}`;
+    $("action-msg").textContent = t("history.dispute_failed", { n, why: e.message });
   }
 }
 
@@ -621,32 +684,33 @@ function renderHistory(body) {
     const perBox = {};
     for (const h of r.hands) perBox[h.box] = (perBox[h.box] || 0) + 1;
     const dealerBj = r.dealer.cards.length === 2 && r.dealer.total === 21;
-    const who = (r.dealer_title || "Dealer").toLowerCase();
+    const who = titleText(r.dealer_title || "Dealer").toLowerCase();
     const duels = f.recordDuels ? f.recordDuels(r) : false;  // each hand its own duel against the banker
     const det = el("details", { "data-round": r.number },
       el("summary", {}, el("span", { class: "n", text: `#${r.number}` }),
         el("time", { datetime: r.settled_at || "", text: fmtTime(r.settled_at) }),
-        duels ? el("span", { text: `${r.hands.length} duel(s)` }) : el("span", { class: "cards" }, r.dealer.cards.map((c) => cardEl(c))),
-        duels ? null : el("span", { text: dealerBj ? (who === "dealer" ? "dealer BJ" : `${who} 21`) : `${who} ${r.dealer.total}` }),
-        el("span", { text: `${Object.keys(perBox).length} box(es)` }),
+        duels ? el("span", { text: t("history.duels", { n: r.hands.length }) }) : el("span", { class: "cards" }, r.dealer.cards.map((c) => cardEl(c))),
+        duels ? null : el("span", { text: dealerBj ? ((r.dealer_title || "Dealer") === "Dealer" ? t("history.dealer_bj") : t("history.who_total", { who, total: 21 }))
+          : t("history.who_total", { who, total: r.dealer.total }) }),
+        el("span", { text: t("history.boxes", { n: Object.keys(perBox).length }) }),
         house(r.net), r.void ? el("span", { class: "outcome void", "data-testid": "void", text: voidText(r) }) : null),
-      el("table", {}, el("thead", {}, el("tr", {}, ["Box", "Cards", "Bet", "Outcome", "House"].map((t) => el("th", { scope: "col", text: t })))),
+      el("table", {}, el("thead", {}, el("tr", {}, ["box", "cards", "bet", "outcome", "house"].map((c) => el("th", { scope: "col", text: t(`col.${c}`) })))),
         el("tbody", {}, r.hands.map((h) => el("tr", {}, el("td", { text: String(h.box) }),
           el("td", {}, el("span", { class: "cards" }, h.cards.map((c) => cardEl(c))),
-            f.recordCards ? f.recordCards(r, h, who, helpers()) : null), el("td", { text: h.bet }),
+            f.recordCards ? f.recordCards(r, h, who, helpers()) : null), el("td", { text: money(h.bet) }),
           el("td", {}, el("span", { text: (outcomeText(h.outcome) || "") + " " }),
             marks(f.recordMarks ? f.recordMarks(r, h, perBox[h.box]) : [])),
           el("td", {}, house(h.net)))),
         f.recordRows ? f.recordRows(r, helpers()) : [])),
-      el("p", { class: "small" }, `Shoe ${r.shoe_id} · `,
-        el("a", { class: "export", href: `/api/export?round=${r.number}` }, `Export round ${r.number} (.jsonl)`),
+      el("p", { class: "small" }, t("history.shoe", { id: r.shoe_id }),
+        el("a", { class: "export", href: `/api/export?round=${r.number}` }, t("history.export", { n: r.number })),
         disputeLinks(r.number)));
     if (state.openRounds.has(r.number)) det.open = true;
     det.addEventListener("toggle", () => det.open ? state.openRounds.add(r.number) : state.openRounds.delete(r.number));
     return el("li", {}, det);
   });
-  $("history").replaceChildren(...(list.length ? list : [el("li", { class: "none", text: "No rounds yet" })]));
-  $("hist-page").textContent = `page ${body.page} of ${pages} · ${body.total} rounds`;
+  $("history").replaceChildren(...(list.length ? list : [el("li", { class: "none", text: t("history.none") })]));
+  $("hist-page").textContent = t("history.page", { page: num(body.page), pages: num(pages), total: num(body.total) });
   $("hist-newer").disabled = body.page <= 1;
   $("hist-older").disabled = body.page >= pages;
 }
@@ -658,23 +722,29 @@ const PUBLISHED_PACE = 418;
 function renderDemoPace(f) {
   const boxes = f && f.rounds ? f.hands / f.rounds : null;  // (hands a round: the boxes played, splits aside)
   const real = boxes ? Math.round(PUBLISHED_PACE / (boxes + 1)) : null;
-  $("demo-pace").textContent = "Demo: accelerated pace (a virtual dealer)"
-    + (real ? ` — a real table deals about ${real} rounds/h` : "");
+  $("demo-pace").textContent = t("demo.badge") + (real ? t("demo.real", { n: num(real) }) : "");
+}
+
+// A player by name; one nobody named is the box's own ("box3": the table's name for a box's anonymous player).
+function playerName(name) {
+  const box = /^box(\d+)$/.exec(name || "");
+  return box ? t("box.name", { box: box[1] }) : name;
 }
 
 function renderFigures(f) {
+  state.figuresBody = f;  // drawn again in another language
   renderDemoPace(f);
-  $("fig-rph").textContent = String(f.rounds_per_hour);
-  $("fig-hph").textContent = String(f.hands_per_hour);
-  $("fig-rounds").textContent = `${f.rounds} (${f.hands} hands)`;
+  $("fig-rph").textContent = num(f.rounds_per_hour);
+  $("fig-hph").textContent = num(f.hands_per_hour);
+  $("fig-rounds").textContent = t("shift.rounds_value", { rounds: num(f.rounds), hands: num(f.hands) });
   const houseEl = $("fig-house");
-  const hold = Number(f.bets) ? `${((100 * Number(f.house_result)) / Number(f.bets)).toFixed(1)} % of ${f.bets} bet` : "";
+  const hold = Number(f.bets) ? t("shift.hold", { pct: num((100 * Number(f.house_result)) / Number(f.bets), 1), bets: money(f.bets) }) : "";
   houseEl.replaceChildren(house(-Number(f.house_result)), " ",
     hold ? el("span", { class: "muted small hold", "data-testid": "hold", text: "(" + hold + ")" }) : "");
-  $("fig-boxes").replaceChildren(...f.boxes.map((b) => el("tr", {}, el("td", { text: `Box ${b.box}` }),
-    el("td", { text: String(b.rounds) }), el("td", { text: String(b.hands) }), el("td", {}, house(-Number(b.house))))));
-  $("fig-players").replaceChildren(...f.players.map((p) => el("tr", {}, el("td", { text: p.player }),
-    el("td", { text: String(p.rounds) }), el("td", { text: p.bets }), el("td", {}, house(-Number(p.house))))));
+  $("fig-boxes").replaceChildren(...f.boxes.map((b) => el("tr", {}, el("td", { text: t("box.name", { box: b.box }) }),
+    el("td", { text: num(b.rounds) }), el("td", { text: num(b.hands) }), el("td", {}, house(-Number(b.house))))));
+  $("fig-players").replaceChildren(...f.players.map((p) => el("tr", {}, el("td", { text: playerName(p.player) }),
+    el("td", { text: num(p.rounds) }), el("td", { text: money(p.bets) }), el("td", {}, house(-Number(p.house))))));
   const svg = $("chart"), W = 300, H = 90, s = f.series;
   const maxR = Math.max(1, ...s.map((p) => p.rounds));
   const hv = s.map((p) => Number(p.house));
@@ -728,15 +798,18 @@ async function dealersPanel() {
     table.hidden = true; supervisorIs(false); return;
   }
   supervisorIs(true);
-  const rows = d.dealers.map((x) => el("tr", {},
-    el("th", { scope: "row", text: `${x.dealer} (${x.shift})` }), el("td", { text: String(x.rounds) }),
-    el("td", { text: x.rounds_per_hour === null ? "–" : String(x.rounds_per_hour) }),
-    el("td", { text: x.published_rounds_per_hour === null ? "–" : String(x.published_rounds_per_hour) }),
-    el("td", { text: x.hands_per_hour === null ? "–" : String(x.hands_per_hour) }),
-    el("td", { text: x.per_100_rounds.refused === null ? "–" : String(x.per_100_rounds.refused) }),
-    el("td", { text: `${x.weak_shoes} of ${x.shoes}` })));
-  $("dealer-rows").replaceChildren(...rows);
+  renderDealers(d);
   table.hidden = false;
+}
+function renderDealers(d) {
+  state.dealersBody = d;  // drawn again in another language
+  const figure = (x) => (x === null ? "–" : num(x));
+  const rows = d.dealers.map((x) => el("tr", {},
+    el("th", { scope: "row", text: t("dealers.row", { dealer: x.dealer, shift: x.shift }) }), el("td", { text: num(x.rounds) }),
+    el("td", { text: figure(x.rounds_per_hour) }), el("td", { text: figure(x.published_rounds_per_hour) }),
+    el("td", { text: figure(x.hands_per_hour) }), el("td", { text: figure(x.per_100_rounds.refused) }),
+    el("td", { text: t("dealers.weak", { weak: num(x.weak_shoes), shoes: num(x.shoes) }) })));
+  $("dealer-rows").replaceChildren(...rows);
 }
 // Whether the key is a supervisor's (the dealers' panel answered it): the history's dispute links follow it.
 function supervisorIs(yes) {
@@ -762,18 +835,22 @@ async function shiftLogPanel() {
     if (e.status === 429) { setTimeout(refreshShiftLog, 5000); return; }  // another client's report: the log stays
     panel.hidden = true; return;
   }
+  renderShiftLog(body);
+  panel.hidden = false;
+}
+function renderShiftLog(body) {
+  state.shiftLogBody = body;  // drawn again in another language
   const seen = body.alerts.filter((a) => a.acknowledged_by).reverse();  // the newest first
   $("shift-log-list").replaceChildren(...(seen.length ? seen.map((a) => {
     const who = a.acknowledged_by.replace(/^(viewer|dealer|supervisor|admin):/, "");
-    const waited = a.waited_seconds === null ? "" : ` after ${span(1000 * a.waited_seconds)}`;
+    const waited = a.waited_seconds === null ? "" : t("alerts.after", { span: span(1000 * a.waited_seconds) });
     return el("li", { class: "logged level-" + a.level, "data-alert-id": a.id, "data-kind": a.kind },
       el("time", { datetime: a.raised_at || "", text: fmtTime(a.raised_at) }),
-      el("span", { class: "kind", text: ` ${KIND_TEXT[a.kind] || a.kind.replaceAll("_", " ")} · alert ${a.id} ` }),
+      el("span", { class: "kind", text: t("shiftlog.kind_line", { kind: kindText(a.kind), id: a.id }) }),
       el("span", { class: "text", text: alertText(a) }),
       el("div", { class: "muted small", "data-testid": "logged-ack",
-        text: `acknowledged by ${who} at ${fmtTime(a.acknowledged_at)}${waited}` }));
-  }) : [el("li", { class: "none", text: `No alert acknowledged in the last ${SHIFT_HOURS} hours` })]));
-  panel.hidden = false;
+        text: t("shiftlog.ack", { who, time: fmtTime(a.acknowledged_at), waited }) }));
+  }) : [el("li", { class: "none", text: t("shiftlog.none", { hours: SHIFT_HOURS }) })]));
 }
 // The alerts changed (one raised, acknowledged, closed): the log may have a line more.
 function alertsChanged(alerts) {
@@ -785,24 +862,21 @@ function alertsChanged(alerts) {
 
 function note(e) {
   if (e && e.status === 401) {
-    $("action-msg").textContent = state.keyRejected
-      ? "The key you entered was rejected, and this table needs a key even to read: enter the right one above."
-      : "This table needs a key even to read: enter one above.";
+    $("action-msg").textContent = t(state.keyRejected ? "note.reads_rejected" : "note.reads_need_key");
     $("key").focus();
-  } else if (e && e.name === "TimeoutError") $("action-msg").textContent = "The table did not answer in time: asking again.";
+  } else if (e && e.name === "TimeoutError") $("action-msg").textContent = t("note.timeout");
   else if (e) $("action-msg").textContent = String(e.message || e);
 }
 
-const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;
 function stats() {
-  $("stats").textContent = `live: ${plural(state.events, "update", "updates")}, ${state.gaps} missed, `
-    + plural(state.reconnects, "reconnect", "reconnects");
+  $("stats").textContent = t("stats.line", { updates: tn("stats.updates", state.events), missed: num(state.gaps),
+    reconnects: tn("stats.reconnects", state.reconnects) });
   showSeq(state.sseSeq);
 }
 
 // The journal's number of the last update seen: the pit's word is "update", the number stays for support.
 function showSeq(seq) {
-  $("seq").textContent = seq ? `update ${seq}` : "";
+  $("seq").textContent = seq ? t("seq.text", { seq }) : "";
 }
 
 // ------------------------------------------------------------------ the live stream
@@ -810,7 +884,7 @@ function setLive(on, text) {
   state.connected = on;
   const live = $("live");
   live.className = "live " + (on ? "on" : "off");
-  live.textContent = text || (on ? "live" : "reconnecting…");
+  live.textContent = text || t(on ? "live.on" : "live.reconnecting");
 }
 
 function onBlock(block) {
@@ -943,9 +1017,7 @@ setInterval(() => refreshFigures(), 60000);
 setInterval(() => { if (state.connected) refreshTable(); }, 2000);
 
 // ------------------------------------------------------------------ supervisor actions
-// Each action's result in words.
-const ACT_DONE = { ack: "Alert acknowledged", discard: "Held card discarded: play goes on", void: "Round voided: every bet is returned" };
-const ACT_FAILED = { ack: "Could not acknowledge the alert", discard: "Could not discard the held card", void: "Could not void the round" };
+// Each action's result in words: the catalogue's "act.done.KIND" and "act.failed.KIND".
 
 // What an action answered is said where it was clicked (its alert's card, or its line on the banner), as well as
 // at the top: a refusal said only at the top of the alerts' column went unseen from a banner's button (issue 41).
@@ -970,26 +1042,23 @@ function saidAt(place) {
 
 async function act(kind, alertId, place) {
   if (!state.key || state.keyRejected) {
-    say(place, state.key
-      ? "The key you entered was rejected: forget it, enter the right one, then press the button again."
-      : "A supervisor key is needed: enter it above, then press the button again.", true);
+    say(place, t(state.key ? "act.key_rejected" : "act.key_needed"), true);
     $("key").focus();
     return;
   }
   const body = kind === "ack" ? { type: "ack_alert", alert_id: alertId }
     : kind === "discard" ? { type: "discard_card" } : { type: "void_round" };
-  if (kind === "void" && !confirm("Void the round? Every bet is returned.")) return;
+  if (kind === "void" && !confirm(t("act.confirm_void"))) return;
   if (kind === "discard") {
-    const held = ((state.view && state.view.held_cards) || []).map(cardName).join(", ") || "the held card";
-    if (!confirm(`Discard ${held}? It leaves the game and play goes on without it.`)) return;
+    const held = ((state.view && state.view.held_cards) || []).map(cardName).join(", ") || t("act.the_held_card");
+    if (!confirm(t("act.confirm_discard", { cards: held }))) return;
   }
   try {
     await api("/api/actions", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
-    say(place, ACT_DONE[kind], false);
+    say(place, t(`act.done.${kind}`), false);
   } catch (e) {
-    say(place, e.status === 401
-      ? `${ACT_FAILED[kind]}: the key you entered was rejected.`
-      : `${ACT_FAILED[kind]}: ${e.message}`, true);
+    say(place, e.status === 401 ? t("act.failed_key", { what: t(`act.failed.${kind}`) })
+      : t("act.failed_why", { what: t(`act.failed.${kind}`), why: e.message }), true);
   }
   refreshTable();
   if (kind === "ack") refreshShiftLog();
@@ -1008,7 +1077,7 @@ async function download(a, ev) {
     const tmp = el("a", { href: url, download: name ? name[1] : "session.jsonl" });
     document.body.append(tmp); tmp.click(); tmp.remove();
     setTimeout(() => URL.revokeObjectURL(url), 10000);
-  } catch (e) { $("action-msg").textContent = `export failed: ${e.message}`; }
+  } catch (e) { $("action-msg").textContent = t("export.failed", { why: e.message }); }
 }
 
 document.addEventListener("click", (ev) => {
@@ -1026,7 +1095,7 @@ async function dealerDuty(body, done) {
     $("dealer-msg").className = "said";
     $("dealer-id").value = "";
   } catch (e) {  // said beside the form, where the pit typed the badge, as well as at the top
-    $("action-msg").textContent = $("dealer-msg").textContent = `Could not change the dealer on duty: ${e.message}`;
+    $("action-msg").textContent = $("dealer-msg").textContent = t("shift.duty_failed", { why: e.message });
     $("dealer-msg").className = "said refused";
   }
   refreshTable(); refreshDealers();
@@ -1034,9 +1103,9 @@ async function dealerDuty(body, done) {
 $("dealer-form").addEventListener("submit", (ev) => {
   ev.preventDefault();
   const id = $("dealer-id").value.trim();
-  if (id) dealerDuty({ type: "dealer_in", dealer: id }, `Dealer ${id} signed in`);
+  if (id) dealerDuty({ type: "dealer_in", dealer: id }, t("shift.signed_in", { id }));
 });
-$("dealer-out").addEventListener("click", () => dealerDuty({ type: "dealer_out" }, "Dealer signed out"));
+$("dealer-out").addEventListener("click", () => dealerDuty({ type: "dealer_out" }, t("shift.signed_out")));
 
 $("history").addEventListener("click", (e) => {
   const a = e.target.closest && e.target.closest("a[data-dispute]");
@@ -1065,15 +1134,27 @@ $("forget-key").addEventListener("click", () => {
   state.keyRejected = false;
   state.readsNeedKey = false;
   loadKey();
-  $("action-msg").textContent = "Key forgotten: the table is shown without a key.";
+  $("action-msg").textContent = t("key.forgotten");
   if (state.controller) state.controller.abort();
   refreshAll();
 });
 
+// This browser's own language, chosen on the page: kept, and the page drawn again in it at once.
+$("lang").addEventListener("change", () => {
+  const lang = $("lang").value;
+  try { localStorage.setItem(LANGUAGE_KEY, lang); } catch (e) { /* storage refused: for this page only */ }
+  setLanguage(lang).catch((e) => console.error("the catalogue did not load", e));
+});
+
 loadKey();
 const started = performance.now();
-api("/api/table").then((v) => {
+catalogue("en");  // asked at once, beside the table's state (the words every language falls back to)
+api("/api/table").then(async (v) => {
   state.sseSeq = v.last_seq; // the stream resumes right after the state we drew
+  await setLanguage(chosenLanguage(v)).catch((e) => console.error("the catalogue did not load", e));
   renderTable(v);
   state.firstDraw = performance.now() - started;
-}).catch(note).finally(() => { stats(); startLive(); });
+}).catch(async (e) => {
+  await setLanguage(chosenLanguage(null)).catch(() => {});
+  note(e);
+}).finally(() => { stats(); startLive(); });

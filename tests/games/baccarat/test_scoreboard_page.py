@@ -59,6 +59,29 @@ def test_the_scoreboard_page_shows_the_shoes_roads_large(baccarat_table, browser
     page.close()
 
 
+def test_the_scoreboard_speaks_the_tables_language(baccarat_table, browser) -> None:
+    """`[table] language = "ru"` (GET /api/language, answered here as such a table answers): the roads' names, the
+    counts and the marks in Russian, from the scoreboard's Russian catalogue (issue 41, the pit's languages)."""
+    board = call(baccarat_table.api, "GET", "/api/scoreboard").json()
+    assert call(baccarat_table.api, "GET", "/api/language").json() == {"language": "en"}  # no key: the default
+    page = browser.new_page(viewport=DESKTOP)
+    problems = watch(page)
+    page.route("**/api/language", lambda route: route.fulfill(status=200, content_type="application/json",
+                                                              body='{"language": "ru"}'))
+    page.goto(baccarat_table.api + "/scoreboard")
+    page.wait_for_selector("body[data-loaded='1']")
+    assert page.get_attribute("html", "lang") == "ru"
+    assert page.inner_text("section h2").lower() == "бусины"
+    counts = page.inner_text("#counts")
+    assert f"Б {board['counts']['banker']}" in counts and f"И {board['counts']['player']}" in counts, counts
+    beads = page.eval_on_selector_all("#bead_plate .cell", "els => els.map(e => e.firstChild.textContent)")
+    assert beads == [{"B": "Б", "P": "И", "T": "Н"}[c["mark"]] for c in board["bead_plate"]]
+    assert "Big road" not in page.inner_text("body")
+    shot(page, "71-scoreboard-ru")
+    assert problems == []
+    page.close()
+
+
 def test_the_dashboard_draws_the_baccarat_felt(baccarat_table, browser) -> None:
     page = browser.new_page(viewport=DESKTOP)
     problems = watch(page)
