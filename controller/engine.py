@@ -56,6 +56,8 @@ Handler = Callable[["Table", Any], None]
 # While the table is in ATTENTION only physical events and the supervisor's resolution go through
 # (with these, every game's own decisions: `Game.blocked_by_attention`).
 _BLOCKED_BY_ATTENTION = frozenset({ev.PlaceBet, ev.Shuffle, ev.SetRules, ev.Reserve})
+# The phases in which `Table._no_card_expected` has no objection (with a shoe in, between rounds).
+_CARD_MAY_COME = frozenset(Phase) - {Phase.WAITING_FOR_SHUFFLE, Phase.ATTENTION}
 _ATTENTION = Refusal("table_needs_attention",
                      "the table needs the supervisor: discard the held card or void the round first")
 
@@ -372,8 +374,11 @@ class Table:
             if foreign:  # a 2 to 5 in a 36-card pack: nobody may take it (held, like any such card)
                 self.hold(card, f"not a card of the {shoe.pack}-card pack", e.at)
                 return
-        why = self._no_card_expected()
-        if why is not None:  # the same for every game: decided here before the game is asked
+        # The same for every game, decided here before the game is asked. The phases where a card may come are
+        # tested first, inline: this runs once a card, and the call was a twentieth of a simulation's time.
+        phase = self.phase
+        why = None if phase in _CARD_MAY_COME and (shoe is not None or phase not in READY) else self._no_card_expected()
+        if why is not None:
             self.hold(card, why, e.at)
         else:
             self._place(self, card, e)

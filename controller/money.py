@@ -13,11 +13,26 @@ from decimal import Decimal
 CENTS = 100
 
 
+# The amounts seen, by value: a table takes the same few bet sizes all day (a simulation one, twice a round),
+# and a decimal's product and comparison cost more than a look-up. Bounded: any further amount is worked out.
+_CENTS: dict[Decimal | int, int | None] = {}
+_CENTS_KEPT = 256
+
+
 def to_cents(amount: Decimal | int) -> int | None:
     """An amount in whole cents, or None when it holds a fraction of a cent."""
+    try:
+        known = _CENTS.get(amount, -1)  # (equal amounts, 10 and 10.00, have the same cents)
+    except TypeError:  # a signalling NaN has no hash: the product below says what is wrong with it
+        known = -1
+    if known != -1:
+        return known
     c = amount * CENTS
     i = int(c)
-    return i if i == c else None
+    cents = i if i == c else None
+    if len(_CENTS) < _CENTS_KEPT:
+        _CENTS[amount] = cents
+    return cents
 
 
 def from_cents(cents: int) -> Decimal:

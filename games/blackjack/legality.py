@@ -142,14 +142,18 @@ def double_refusal(hand: Hand, rules: RuleProfile) -> Refusal | None:
 
 
 # ---------------------------------------------------------------------------- split
+def _is_pair(a: Card, b: Card, rules: RuleProfile) -> bool:
+    """Two cards a box may split, by the table's rule (equal ranks, or equal values: a ten and a king)."""
+    return a.rank == b.rank if rules.split_by is SplitBy.RANK else a.value == b.value
+
+
 def split_refusal(hand: Hand, rules: RuleProfile) -> Refusal | None:
     """May this hand split (a pair by the table's rule, under the hand limit)?"""
     cards = hand.cards
     if len(cards) != 2:
         return _SPLIT_TWO_CARDS_ONLY
     a, b = cards
-    pair = a.rank == b.rank if rules.split_by is SplitBy.RANK else a.value == b.value
-    if not pair:
+    if not _is_pair(a, b, rules):
         what = "rank" if rules.split_by is SplitBy.RANK else "value"
         return Refusal("split_unequal", f"{a.code} and {b.code} are not a pair of equal {what}")
     if len(hand.own_box.hands) >= rules.max_hands:
@@ -295,7 +299,9 @@ def legal_actions(phase: Phase, r: Round | None, rules: RuleProfile) -> list[Gam
         actions.append(Action.HIT)
     if double_refusal(hand, rules) is None:
         actions.append(Action.DOUBLE)
-    if split_refusal(hand, rules) is None:
+    # The pair is tested first: most hands are not one, and split_refusal would word its refusal for nothing.
+    cards = hand.cards
+    if _is_pair(cards[0], cards[1], rules) and split_refusal(hand, rules) is None:
         actions.append(Action.SPLIT)
     if surrender_refusal(phase, r, rules, None) is None:
         actions.append(Action.SURRENDER)
