@@ -553,6 +553,14 @@ def _read_only(path: Path) -> tuple[sqlite3.Connection, Path | None]:
     return _bound_cache(_connect(copy, "ro", header_checked=True)), private
 
 
+def _open_archive(path: Path) -> sqlite3.Connection:
+    """A connection to a closed archive that makes nothing beside it (``immutable=1``: no lock, no ``-shm``,
+    no ``-wal``): an archive's WAL was folded in before it was archived, and nothing writes to it after."""
+    _check_header(path)
+    return _bound_cache(sqlite3.connect(_uri(path, "ro", immutable=True), uri=True, isolation_level=None,
+                                        check_same_thread=False))
+
+
 # ---------------------------------------------------------------------- archives (issue 42)
 
 def archive_folder(path: Path) -> Path:
@@ -608,7 +616,7 @@ def _sync_dir(folder: Path) -> None:
 
 def _segment_summary(path: Path) -> dict[str, Any]:
     """One segment's entry in the MANIFEST: its first and last rows, their times, and its head's MAC."""
-    db = _connect(path, "ro")
+    db = _open_archive(path)
     try:
         meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
         base = int(meta.get("segment_base", "1"))
@@ -618,6 +626,15 @@ def _segment_summary(path: Path) -> dict[str, Any]:
         db.close()
     return {"file": path.name, "first_seq": first[0], "first_at": first[1], "last_seq": last[0], "last_at": last[1],
             "head_mac": last[2]}
+
+
+def _verified_summary(reader: JournalReader, result: Verified) -> dict[str, Any]:
+    """A verified archive's entry as the MANIFEST has it (`_segment_summary`'s), from what was verified."""
+    def at(seq: int) -> str:
+        return str(reader.db.execute("SELECT received_at FROM ledger WHERE seq = ?", (seq,)).fetchone()[0])
+
+    return {"file": reader.path.name, "first_seq": result.first_seq, "first_at": at(result.first_seq),
+            "last_seq": result.head_seq, "last_at": at(result.head_seq), "head_mac": result.head_mac}
 
 
 def manifest_current(path: Path) -> bool:
@@ -654,13 +671,17 @@ class JournalReader:
 
     _private: Path | None = None  # the folder of the copy it reads (read-only media with a WAL)
 
-    def __init__(self, path: str | Path, key: JournalKey | None = None, *, beside_writer: bool = False) -> None:
+    def __init__(self, path: str | Path, key: JournalKey | None = None, *, beside_writer: bool = False,
+                 archived: bool = False) -> None:
         """Open read-only. `beside_writer`: the service's own reads, while its writer holds the file.
 
         A ``mode=ro`` connection cannot take part in the WAL index's locking, so beside a busy
         writer it can meet a WAL being restarted (a short read); the service's readers use an
         ordinary connection made unable to write (``query_only``) instead. Tools that inspect
         a journal from outside use ``mode=ro``, which cannot change the file whatever happens.
+        `archived`: a closed archive (issue 42), read ``immutable=1``: no lock, no ``-wal``/``-shm``
+        made beside it (``mode=ro`` made both beside every archive it read); its WAL was folded in
+        when it was archived, and nothing writes to it after.
         """
         self.path = Path(path)
         self.key = key
@@ -670,6 +691,8 @@ class JournalReader:
             if beside_writer:  # (the writer checked the header before it opened the file)
                 self.db = _connect(self.path, "rw", header_checked=True)
                 self.db.execute("PRAGMA query_only = ON")
+            elif archived:
+                self.db = _open_archive(self.path)
             else:
                 self.db, self._private = _read_only(self.path)
             self._check_identity()
@@ -832,7 +855,7 @@ class JournalReader:
             for archive in archives(self.path):
                 if len(out) >= limit:
                     break
-                with JournalReader(archive) as old:
+                with JournalReader(archive, archived=True) as old:
                     if old.head()[0] <= after_seq:
                         continue
                     got = old.ledger_rows(after_seq, limit - len(out))
@@ -1268,24 +1291,37 @@ class History:
         if not self.path.exists():
             raise JournalNotFound(f"no journal at {self.path}")
         self.files = segments(self.path)
+        # What `verify` found that is not a fault of the history but a person should hear of (a stray file beside
+        # an archive, a MANIFEST one archiving behind): one line each, said by the tool.
+        self.notes: list[str] = []
 
     def readers(self) -> Iterator[JournalReader]:
         """Each segment's reader in turn, oldest first (each closed when the next is opened)."""
         for path in self.files:
-            with JournalReader(path, self.key) as reader:
+            with JournalReader(path, self.key, archived=path != self.path) as reader:
                 yield reader
 
     def verify(self, each: Callable[[JournalReader, Verified], None] | None = None) -> Verified:
         """Verify every segment (`JournalReader.verify`) and each link between them: a segment's first row is
         the previous one's last, with the same MAC, chained from the same row before it. `each` is called with
         every segment's reader and result (the round records' check, a report). The history's head is returned;
-        JournalTampered names the first row or link that fails."""
+        JournalTampered names the first row or link that fails. With archives, the MANIFEST too: its MAC (first,
+        before any row is read), then each entry against the archive verified (`_check_manifest`); and no file
+        written to an archive after it was closed (`_check_sidecars`)."""
+        self.notes = []
+        listed: list[Any] | None = None
+        if len(self.files) > 1:
+            self._check_sidecars()
+            listed = self._manifest()
+        found: list[dict[str, Any]] = []  # each archive's entry as verified, in the MANIFEST's form
         total = rounds = snapshots = 0
         bad: list[int] = []
         before: tuple[Verified, str] | None = None  # the previous segment's result and the MAC of its row head-1
         last: Verified | None = None
         for reader in self.readers():
             result = reader.verify()
+            if reader.path != self.path:
+                found.append(_verified_summary(reader, result))
             if before is None:
                 if result.first_seq != 1:
                     raise JournalTampered(f"journal {self.path}: its first file, {reader.path.name}, starts at row "
@@ -1310,8 +1346,94 @@ class History:
                       else reader.base_prev_mac)
             last = result
         assert last is not None
+        if len(self.files) > 1:
+            self._check_manifest(listed, found)
         return Verified(rows=total, head_seq=last.head_seq, head_mac=last.head_mac, rounds=rounds,
                         snapshots=snapshots, bad_snapshots=tuple(bad))
+
+    def _tampered(self, what: str, row: int) -> JournalTampered:
+        return JournalTampered(f"journal {self.path}: {what}; keep the journal and its archive folder as they are for "
+                               "investigation", table="manifest", row=row)
+
+    def _manifest(self) -> list[Any] | None:
+        """The MANIFEST's list of archives, its MAC checked with the key; None when there is none (an archiving
+        killed before it wrote its first, which `_check_manifest` allows for one archive)."""
+        if self.key is None:
+            raise JournalKeyError("verifying a journal needs its key")
+        where = archive_folder(self.path) / MANIFEST
+        try:
+            text = where.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return None
+        except (OSError, UnicodeDecodeError) as exc:
+            if isinstance(exc, OSError):
+                raise _os_error(exc, where, "read") from None
+            text = ""
+        try:
+            body = json.loads(text)
+            mac = body.pop("mac")
+            listed = body["archives"]
+            if not isinstance(mac, str) or not isinstance(listed, list):
+                raise TypeError
+        except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
+            raise self._tampered(f"its MANIFEST ({where}) is not one tablectl wrote (not its JSON)", 0) from None
+        canonical = json.dumps(body, sort_keys=True, separators=(",", ":"))
+        if not hmac.compare_digest(_mac(self.key.secret, "manifest\n" + canonical), mac):
+            raise self._tampered(f"its MANIFEST ({where}) does not verify against the key: it was edited or forged (an "
+                                 "archive's entry changed, added, removed or reordered)", 0)
+        return listed
+
+    def _check_manifest(self, listed: list[Any] | None, found: list[dict[str, Any]]) -> None:
+        """Each archive the MANIFEST lists is there, in its place, holding what it says (its first and last rows,
+        their times, its head's MAC); none is there that it does not list, but the newest, when an archiving was
+        killed after its rename and before its MANIFEST (the writer's next open lists it: a note)."""
+        folder = archive_folder(self.path)
+        listed = listed or []
+        for i, entry in enumerate(listed):
+            name = entry.get("file") if isinstance(entry, dict) else None
+            first = entry.get("first_seq", 0) if isinstance(entry, dict) else 0
+            row = first if isinstance(first, int) else 0
+            if i >= len(found):
+                raise self._tampered(f"its MANIFEST lists the archive {name}, which is not in {folder}: an archive "
+                                     "was removed or renamed", row)
+            if name != found[i]["file"]:
+                raise self._tampered(f"its MANIFEST lists {name} as archive {i + 1}, {folder} holds "
+                                     f"{found[i]['file']} there: an archive was renamed, removed or put in its place",
+                                     row)
+            if entry != found[i]:
+                said = ", ".join(f"{k} {entry.get(k)!r}" for k in sorted(found[i]) if entry.get(k) != found[i][k])
+                held = ", ".join(f"{k} {found[i][k]!r}" for k in sorted(found[i]) if entry.get(k) != found[i][k])
+                raise self._tampered(f"its MANIFEST says the archive {name} holds {said}, the archive holds {held}: "
+                                     "it is not the file that was archived under that name", row)
+        unlisted = [f["file"] for f in found[len(listed):]]
+        if len(unlisted) > 1:
+            raise self._tampered(f"the archives {', '.join(unlisted)} are not in its MANIFEST: archives were added "
+                                 "or renamed", found[len(listed)]["first_seq"])
+        if unlisted:
+            self.notes.append(f"the newest archive, {unlisted[0]}, is not in the MANIFEST yet (an archiving was "
+                              "stopped after its rename, before its MANIFEST): it verifies and links as the others "
+                              "do, and the service's next start lists it")
+
+    def _check_sidecars(self) -> None:
+        """An archive is a closed file, read ``immutable`` (nothing made beside it). A ``-wal`` with bytes beside
+        one holds writes made to it after it was closed: refused. An empty ``-wal`` or an ``-shm`` is left by a
+        reader that opened it with SQLite's locking (another tool, or tablectl before these reads): a note; they
+        are never read, and may be removed."""
+        for archive in archives(self.path):
+            for side in sidecars(archive):
+                try:
+                    size = side.stat().st_size
+                except FileNotFoundError:
+                    continue
+                except OSError as exc:
+                    raise _os_error(exc, side, "read") from None
+                if side.name.endswith("-wal") and size:
+                    raise self._tampered(f"{side} beside the archive {archive.name} holds {size} bytes written to the "
+                                         "archive after it was closed (an archive's WAL is folded in when it is made; "
+                                         "the archive itself is read without it)", int(archive.name.split("-")[0]))
+                self.notes.append(f"{side} is a stray file beside the archive {archive.name} (left by a reader that "
+                                  "opened it with SQLite's locking): it holds no rows, is never read, and may be "
+                                  "removed")
 
     def _check_outbox(self, reader: JournalReader) -> None:
         """An outbox mark below the live file's first row names a row of an archive: checked there."""
@@ -1327,7 +1449,7 @@ class History:
     def row_mac(self, seq: int) -> str | None:
         """The MAC stored with row `seq`, from the segment that holds it."""
         for path in self.files:
-            with JournalReader(path) as reader:
+            with JournalReader(path, archived=path != self.path) as reader:
                 if reader.base <= seq:
                     found = reader.row_mac(seq)
                     if found is not None:
@@ -1352,7 +1474,7 @@ class History:
     def holding_round(self, number: int) -> Path | None:
         """The segment whose round records hold round `number` (newest first: a recent round is the usual ask)."""
         for path in reversed(self.files):
-            with JournalReader(path) as reader:
+            with JournalReader(path, archived=path != self.path) as reader:
                 if reader.round_seq(number) is not None:
                     return path
         return None

@@ -62,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
         source = db
         if archives(db):  # (a round of an earlier gaming day is in its archive, which verifies alone: issue 42)
             source = History(db).holding_round(options.round_number) or db
-        with JournalReader(source, _journal_key(db, key)) as reader:
+        with JournalReader(source, _journal_key(db, key), archived=source != db) as reader:
             record = make_record(reader, options)
         data = render(record, args.format)
         if args.out:

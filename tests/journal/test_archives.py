@@ -114,6 +114,10 @@ def test_a_kill_at_each_step_of_an_archiving_resumes_exactly(tmp_path: Path, ste
     code = subprocess.run([sys.executable, "-c", _KILLER.format(root=str(ROOT), path=str(path), step=step)],
                           cwd=ROOT, timeout=120).returncode
     assert code == 9
+    if step == "switched":  # (archived and renamed, not listed yet: the history verifies, the MANIFEST a step behind)
+        history = History(path, key_for(path))
+        history.verify()
+        assert len(history.notes) == 1 and "not in the MANIFEST yet" in history.notes[0]
     again = open_authority(path, snapshot_every_rounds=2)  # resumes: the live file is whole either way
     assert again.journal.head() == head
     archived = step in ("switched", "listed")
@@ -189,3 +193,110 @@ def test_a_backup_copies_each_archive_once(tmp_path: Path) -> None:
     clock.sleep(1.1)  # (a copy is named by its second: two in one second are refused, as documented)
     again = tablectl("journal", "backup", "--to", str(to), "--db", str(path))
     assert again.returncode == 0 and "archives copied" not in again.stdout, again.stdout + again.stderr
+
+
+def test_the_rotation_and_the_readers_make_nothing_beside_an_archive(tmp_path: Path) -> None:
+    """An archive is a closed file, read ``immutable``: the rotation's MANIFEST, `verify`, the reads by row and
+    time, and a dispute record of an archived round leave no ``-wal`` or ``-shm`` beside it (``mode=ro`` made
+    both beside every archive it read)."""
+    from tests.support.harness import tablectl
+
+    path = tmp_path / "j.sqlite"
+    authority = _days(path, 3)
+    assert sorted(p.name for p in archive_folder(path).iterdir()) == [*(a.name for a in archives(path)), "MANIFEST"]
+    authority.journal.close()
+    history = History(path, key_for(path))
+    history.verify()
+    assert history.notes == []
+    assert len(list(history.entries())) > 0 and history.holding_round(2) == archives(path)[0]
+    with JournalReader(path, key_for(path)) as live:
+        live.ledger_rows(0, 10_000)
+    assert tablectl("dispute", "--db", str(path), "--round", "2", "--format", "json").returncode == 0
+    assert sorted(p.name for p in archive_folder(path).iterdir()) == [*(a.name for a in archives(path)), "MANIFEST"]
+
+
+def _verify(path: Path) -> tuple[int, list[str], str]:
+    from tests.support.harness import tablectl
+
+    done = tablectl("journal", "verify", "--db", str(path))
+    return done.returncode, done.stdout.splitlines(), done.stderr
+
+
+def test_verify_names_a_stray_file_beside_an_archive_and_refuses_writes_to_one(tmp_path: Path) -> None:
+    path = tmp_path / "j.sqlite"
+    _days(path, 3).journal.close()
+    first = archives(path)[0]
+    wal, shm = (first.with_name(first.name + side) for side in ("-wal", "-shm"))
+    wal.touch()
+    shm.write_bytes(bytes(32768))
+    code, out, err = _verify(path)
+    assert code == 0 and out[0].startswith("verified:"), (out, err)
+    assert f"note: {wal} is a stray file beside the archive {first.name}" in err
+    assert f"note: {shm} is a stray file" in err
+    wal.write_bytes(b"\x37\x7f\x06\x82" + bytes(28))  # (a WAL's header: writes made to the archive after it closed)
+    code, out, err = _verify(path)
+    assert code == 1 and len(out) == 1, (out, err)
+    assert out[0].startswith(f"NOT VERIFIED: journal {path}: {wal} beside the archive {first.name} holds 32 bytes")
+
+
+def _edit_manifest(path: Path, edit: object, key: bool = False) -> None:
+    """Change the MANIFEST's body by `edit` (a function of its dict); with `key`, MAC it again with the table's key
+    (what only the key's holder can do: the entries are then checked against the archives themselves)."""
+    import json
+
+    from controller.journal import _mac
+
+    where = archive_folder(path) / "MANIFEST"
+    body = json.loads(where.read_text())
+    mac = body.pop("mac")
+    edit(body)  # type: ignore[operator]
+    if key:
+        mac = _mac(key_for(path).secret, "manifest\n" + json.dumps(body, sort_keys=True, separators=(",", ":")))
+    where.write_text(json.dumps({**body, "mac": mac}))
+
+
+def _rename_second(path: Path) -> None:
+    second = archives(path)[1]
+    second.rename(second.with_name(second.name.replace("2026-12-01", "2026-12-02")))
+
+
+def _remove_second(path: Path) -> None:
+    os.chmod(archives(path)[1], 0o640)
+    archives(path)[1].unlink()
+
+
+TAMPERINGS = {
+    "an entry's last row edited": (lambda p: _edit_manifest(p, lambda b: b["archives"][0].update(last_seq=22)),
+                                   "MANIFEST .* does not verify against the key"),
+    "the entries reordered": (lambda p: _edit_manifest(p, lambda b: b["archives"].reverse()),
+                              "MANIFEST .* does not verify against the key"),
+    "an entry removed": (lambda p: _edit_manifest(p, lambda b: b["archives"].pop()),
+                         "MANIFEST .* does not verify against the key"),
+    "not JSON": (lambda p: (archive_folder(p) / "MANIFEST").write_text("{"), "MANIFEST .* is not one tablectl wrote"),
+    "an archive renamed": (_rename_second, "MANIFEST lists 000000023-2026-12-01.sqlite as archive 2, .* holds "
+                                           "000000023-2026-12-02.sqlite there: an archive was renamed"),
+    "an archive removed": (_remove_second, "does not start at the last row of the file before it"),
+    "a first time edited, MAC'd with the key": (
+        lambda p: _edit_manifest(p, lambda b: b["archives"][1].update(first_at="2026-12-01T06:00:00+00:00"), key=True),
+        "MANIFEST says the archive 000000023-2026-12-01.sqlite holds first_at '2026-12-01T06:00:00\\+00:00', the "
+        "archive holds first_at '2026-11-30T20:00:21\\+00:00'"),
+    "an archive added to the list, MAC'd with the key": (
+        lambda p: _edit_manifest(p, lambda b: b["archives"].append({**b["archives"][1], "file": "000000045-x.sqlite"}),
+                                 key=True),
+        "MANIFEST lists the archive 000000045-x.sqlite, which is not in"),
+}
+
+
+@pytest.mark.parametrize("tampering", TAMPERINGS)
+def test_a_tampered_manifest_or_archive_folder_fails_verify_in_one_line(tmp_path: Path, tampering: str) -> None:
+    """`journal verify` checks the MANIFEST's MAC, then each entry against the archive verified: a MANIFEST edited,
+    reordered, cut or forged, or an archive renamed or removed, is NOT VERIFIED in one line, exit 1."""
+    import re
+
+    path = tmp_path / "j.sqlite"
+    _days(path, 3).journal.close()
+    change, says = TAMPERINGS[tampering]
+    change(path)
+    code, out, err = _verify(path)
+    assert code == 1 and len(out) == 1 and out[0].startswith("NOT VERIFIED: "), (out, err)
+    assert re.search(says, out[0]), out[0]
