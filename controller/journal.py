@@ -637,6 +637,54 @@ def _verified_summary(reader: JournalReader, result: Verified) -> dict[str, Any]
             "last_seq": result.head_seq, "last_at": at(result.head_seq), "head_mac": result.head_mac}
 
 
+@dataclass(frozen=True, slots=True)
+class ArchiveFacts:
+    """What the readers ask of an archive before they open it (issue 42): its rows, their times, its rounds."""
+
+    first_seq: int
+    last_seq: int
+    first_at: str
+    last_at: str
+    rounds: int
+    first_round: int | None
+    last_round: int | None
+
+
+_FACTS: dict[tuple[str, int, int, int], ArchiveFacts] = {}
+_FACTS_KEPT = 4096  # (an entry a gaming day: ten years of a table's archives)
+
+
+def archive_facts(path: Path) -> ArchiveFacts:
+    """An archive's `ArchiveFacts`, read once per process: an archive never changes (its name, inode, size and
+    time are the cache's key, so a file put in its place is read anew). A reader across the archives by time or
+    by round then opens only the archives that hold what it asks for."""
+    try:
+        st = path.stat()
+    except OSError as exc:
+        raise _os_error(exc, path) from None
+    key = (str(path), st.st_ino, st.st_size, st.st_mtime_ns)
+    found = _FACTS.get(key)
+    if found is not None:
+        return found
+    db = _open_archive(path)
+    try:
+        meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
+        base = int(meta.get("segment_base", "1"))
+        first = db.execute("SELECT seq, received_at FROM ledger WHERE seq = ?", (base,)).fetchone()
+        last = db.execute("SELECT seq, received_at FROM ledger ORDER BY seq DESC LIMIT 1").fetchone()
+        count, low, high = db.execute("SELECT COUNT(*), MIN(number), MAX(number) FROM rounds").fetchone()
+    except sqlite3.Error as exc:
+        raise _open_error(exc, path) from None
+    finally:
+        db.close()
+    if first is None or last is None:
+        raise NotAJournal(f"the archive {path} holds no rows from its first, {base}")
+    if len(_FACTS) >= _FACTS_KEPT:
+        _FACTS.clear()
+    _FACTS[key] = found = ArchiveFacts(first[0], last[0], first[1], last[1], count, low, high)
+    return found
+
+
 def manifest_current(path: Path) -> bool:
     """True when the MANIFEST beside the archives lists every archive there."""
     try:
@@ -942,6 +990,8 @@ class JournalReader:
     def row_mac(self, seq: int) -> str | None:
         """The MAC stored with ledger row `seq` (not checked here), or None if there is no such row."""
         row = self.db.execute("SELECT mac FROM ledger WHERE seq = ?", (seq,)).fetchone()
+        if row is None and seq == self.base - 1 and self.base > 1:  # (a segment keeps the MAC of the row before it)
+            return self.base_prev_mac or None
         return row[0] if row else None
 
     def _check_chain(self, key: bytes, after: int, previous_mac: str, until: int | None) -> tuple[int, str]:
@@ -1193,21 +1243,56 @@ class JournalReader:
             return None
 
     # --- round records
+    def _older(self) -> list[Path]:
+        """The archives before this file, oldest first (issue 42): none for an archive, or a journal never archived.
+        The readers of round records and of a time window read on into them, as `ledger_rows` does by row."""
+        return archives(self.path) if self.base > 1 else []
+
+    def _local_rounds(self) -> int:
+        count: int = self.db.execute("SELECT COUNT(*) FROM rounds").fetchone()[0]
+        return count
+
     def rounds(self, offset: int = 0, limit: int = 20) -> list[dict[str, Any]]:
-        """Settled rounds, newest first."""
+        """Settled rounds, newest first: this file's, then each archive's, newest first (an archive is opened only
+        when the page reaches it: its count of rounds is known without, `archive_facts`)."""
         rows = self.db.execute("SELECT number, record FROM rounds ORDER BY number DESC LIMIT ? OFFSET ?",
                                (limit, offset))
-        return [self._json("rounds", number, record) for number, record in rows]
+        out = [self._json("rounds", number, record) for number, record in rows]
+        older = self._older()
+        if len(out) >= limit or not older:
+            return out
+        skip = max(0, offset - self._local_rounds())
+        for archive in reversed(older):
+            facts = archive_facts(archive)
+            if skip >= facts.rounds:
+                skip -= facts.rounds
+                continue
+            with JournalReader(archive, archived=True) as old:
+                out += old.rounds(skip, limit - len(out))
+            skip = 0
+            if len(out) >= limit:
+                break
+        return out
+
+    def _holding(self, number: int) -> Path | None:
+        """The archive whose round records hold round `number` (by each archive's first and last round)."""
+        for archive in reversed(self._older()):
+            facts = archive_facts(archive)
+            if facts.first_round is not None and facts.first_round <= number <= (facts.last_round or 0):
+                return archive
+        return None
 
     def round(self, number: int) -> dict[str, Any] | None:
-        """One settled round's record."""
+        """One settled round's record (from its archive, if an archive holds it)."""
         row = self.db.execute("SELECT record FROM rounds WHERE number = ?", (number,)).fetchone()
+        if row is None and (archive := self._holding(number)) is not None:
+            with JournalReader(archive, archived=True) as old:
+                return old.round(number)
         return self._json("rounds", number, row[0]) if row else None
 
     def round_count(self) -> int:
-        """How many rounds are recorded."""
-        count: int = self.db.execute("SELECT COUNT(*) FROM rounds").fetchone()[0]
-        return count
+        """How many rounds are recorded, in this file and the archives before it."""
+        return self._local_rounds() + sum(archive_facts(a).rounds for a in self._older())
 
     def kept_round(self, number: int) -> tuple[int, dict[str, Any], str] | None:
         """Round `number`'s record as kept: (the ledger row it is bound to, the record, its MAC), or None."""
@@ -1226,7 +1311,17 @@ class JournalReader:
         marks = ",".join("?" * len(numbers))
         rows = self.db.execute(f"SELECT r.number, l.received_at FROM rounds r JOIN ledger l ON l.seq = r.seq "
                                f"WHERE r.number IN ({marks})", list(numbers))
-        return {number: at for number, at in rows}
+        found = {number: at for number, at in rows}
+        missing = [n for n in numbers if n not in found]
+        if missing and self._older():
+            held: dict[Path, list[int]] = {}
+            for n in missing:
+                if (archive := self._holding(n)) is not None:
+                    held.setdefault(archive, []).append(n)
+            for archive, some in held.items():
+                with JournalReader(archive, archived=True) as old:
+                    found.update(old.round_times(some))
+        return found
 
     def first_round_from(self, seq: int) -> int:
         """The lowest number of a kept round settled at or after ledger row `seq` (one past the last if none), found
@@ -1242,9 +1337,23 @@ class JournalReader:
                 lo = mid + 1
         return lo
 
+    def _archives_since(self, since: datetime) -> list[Path]:
+        """The archives before this file that hold rows at or after `since`, oldest first (by their last row's
+        time, `archive_facts`: the others are not opened)."""
+        when = _utc(since)
+        return [a for a in self._older() if archive_facts(a).last_at >= when]
+
     def settled_with_seq_since(self, since: datetime) -> list[tuple[int, str, dict[str, Any]]]:
         """(seq of the settling event, settled at, record) of every round settled at or after `since`: read from the
-        first row at `since` on (bisection), so the work is the window's, not the journal's."""
+        first row at `since` on (bisection), so the work is the window's, not the journal's; from the archives that
+        reach into the window too (issue 42: a shift's window crosses the gaming day's start)."""
+        out: list[tuple[int, str, dict[str, Any]]] = []
+        for archive in self._archives_since(since):
+            with JournalReader(archive, archived=True) as old:
+                out += [r for r in old.settled_with_seq_since(since) if not out or r[0] > out[-1][0]]
+        return out + [r for r in self._settled_here(since) if not out or r[0] > out[-1][0]]
+
+    def _settled_here(self, since: datetime) -> list[tuple[int, str, dict[str, Any]]]:
         first = self.first_round_from(self.first_seq_at(since))
         rows = self.db.execute(
             "SELECT r.number, r.seq, l.received_at, r.record FROM rounds r JOIN ledger l ON l.seq = r.seq "
@@ -1253,7 +1362,15 @@ class JournalReader:
 
     def bets_and_voids_since(self, since: datetime) -> list[tuple[int, dict[str, Any]]]:
         """(seq, event) of every accepted bet and void_round at or after `since`, in order (from the first row at
-        `since` on: the window's rows alone are read)."""
+        `since` on: the window's rows alone are read), from the archives that reach into the window too (a row an
+        archive shares with the file after it is read once)."""
+        out: list[tuple[int, dict[str, Any]]] = []
+        for archive in self._archives_since(since):
+            with JournalReader(archive, archived=True) as old:
+                out += [r for r in old.bets_and_voids_since(since) if not out or r[0] > out[-1][0]]
+        return out + [r for r in self._bets_here(since) if not out or r[0] > out[-1][0]]
+
+    def _bets_here(self, since: datetime) -> list[tuple[int, dict[str, Any]]]:
         rows = self.db.execute(
             "SELECT seq, body FROM ledger WHERE seq >= ? AND kind = 'event' AND received_at >= ? "
             "AND json_extract(body, '$.type') IN ('bet', 'void_round') ORDER BY seq",
@@ -1478,6 +1595,105 @@ class History:
                 if reader.round_seq(number) is not None:
                     return path
         return None
+
+
+class HistoryReader(JournalReader):
+    """A journal's whole history behind a reader's face (issue 42): the live file's reader whose reads by row, by
+    time and by round go on into the archives before it, each archive opened only when the read reaches it
+    (`archive_facts`), one at a time. What the tools read through (`protect`, `ratings`, `shift`: they replay from
+    the history's first row, or from the state kept before their window, wherever it is); the service keeps the
+    live file's `JournalReader`, whose reads of rounds and of a time window cross into the archives too."""
+
+    def __init__(self, path: str | Path, key: JournalKey | None = None) -> None:
+        super().__init__(path, key)
+        self.history = History(self.path, key)
+
+    def verify(self) -> Verified:
+        """Every archive, each link and the MANIFEST, then the live file (`History.verify`)."""
+        return self.history.verify()
+
+    def entries(self, since: int = 0, since_time: datetime | None = None) -> Iterator[JournalEntry]:
+        """Every accepted event after `since` across the files (streamed, a file open at a time)."""
+        if since >= self.base:
+            return super().entries(since, since_time)
+        return self.history.entries(since, since_time)
+
+    def row_mac(self, seq: int) -> str | None:
+        if seq >= self.base - 1:
+            return super().row_mac(seq)
+        return self.history.row_mac(seq)
+
+    def _archive(self, path: Path) -> JournalReader:
+        return JournalReader(path, self.key, archived=True)
+
+    def first_seq_at(self, at: datetime) -> int:
+        """The first row received at or after `at`, in the first file whose rows reach it."""
+        when = _utc(at)
+        for archive in self._older():
+            if archive_facts(archive).last_at >= when:
+                with self._archive(archive) as old:
+                    return old.first_seq_at(at)
+        return super().first_seq_at(at)
+
+    def snapshot_at_or_before(self, seq: int) -> tuple[int, dict[str, Any], str] | None:
+        """The newest state kept at or before row `seq`, in the file that holds it (each file keeps one at its
+        last row or its first), or an earlier one."""
+        if seq >= self.base and (found := super().snapshot_at_or_before(seq)) is not None:
+            return found
+        for archive in reversed(self._older()):
+            if archive_facts(archive).first_seq <= seq:
+                with self._archive(archive) as old:
+                    if (found := old.snapshot_at_or_before(seq)) is not None:
+                        return found
+        return None
+
+    def last_row_before(self, seq: int, kind: str, within: int = 100_000) -> LedgerRow | None:
+        """As `JournalReader.last_row_before`, the rows in reach read back into the archives."""
+        if seq >= self.base:
+            found = super().last_row_before(seq, kind, within)
+            if found is not None or seq - within >= self.base:
+                return found
+        for archive in reversed(self._older()):
+            facts = archive_facts(archive)
+            if facts.first_seq > seq:
+                continue
+            if facts.last_seq <= seq - within:
+                break
+            upto = min(seq, facts.last_seq)
+            with self._archive(archive) as old:
+                found = old.last_row_before(upto, kind, within - (seq - upto))
+            if found is not None:
+                return found
+        return None
+
+    def verify_rows(self, after: int, previous_mac: str, until: int) -> str:
+        """Check every row after `after` up to `until` across the files, each file's first row the one before's
+        last with the same MAC (the chain's link across files); return row `until`'s MAC."""
+        if after >= self.base:
+            return super().verify_rows(after, previous_mac, until)
+        mac, joined = previous_mac, False
+        for archive in [*self._older(), self.path]:
+            with (self._archive(archive) if archive != self.path else _kept_open(self)) as seg:
+                head = seg.head()[0]
+                if head <= after:
+                    continue
+                if joined and (after != seg.base or seg.row_mac(seg.base) != mac):
+                    raise JournalTampered(f"journal {self.path}: {seg.path.name} does not start at the last row of "
+                                          f"the file before it (row {after}); keep them all for investigation",
+                                          table="ledger", row=after)
+                end = min(until, head)
+                mac = (super().verify_rows(after, mac, end) if seg is self else seg.verify_rows(after, mac, end))
+                after, joined = end, True
+                if after >= until:
+                    return mac
+        raise JournalTampered(f"journal {self.path}: ledger row {after + 1} is missing: rows were removed or cut; "
+                              "keep the file for investigation", table="ledger", row=after + 1)
+
+
+@contextmanager
+def _kept_open(reader: JournalReader) -> Iterator[JournalReader]:
+    """The reader as a context that does not close it (the live file's, beside the archives opened and closed)."""
+    yield reader
 
 
 # ---------------------------------------------------------------------- writing

@@ -11,6 +11,7 @@ import subprocess
 import sys
 from datetime import datetime, time, timedelta, timezone
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -94,6 +95,7 @@ sys.path.insert(0, {root!r})
 from tests.journal.test_archives import ROTATION
 from tests.support.journals import T0, open_authority
 from pathlib import Path
+from typing import Any
 authority = open_authority(Path({path!r}), snapshot_every_rounds=2)
 def hook(step):
     if step == {step!r}:
@@ -300,3 +302,106 @@ def test_a_tampered_manifest_or_archive_folder_fails_verify_in_one_line(tmp_path
     code, out, err = _verify(path)
     assert code == 1 and len(out) == 1 and out[0].startswith("NOT VERIFIED: "), (out, err)
     assert re.search(says, out[0]), out[0]
+
+
+# ---------------------------------------------------------------- the readers by round and by time, across archives
+
+def _across_the_day(path: Path) -> None:
+    """Two rounds before the gaming day's start (12-01 05:00, gaming day 11-30) and two after it (06:30): the first
+    two in the archive, the last two in the live file; a shift of 8 hours at 07:00 holds all four."""
+    authority = open_authority(path, snapshot_every_rounds=2)
+    play_rounds(authority, 2, shoe_id="S0", start=datetime(2026, 12, 1, 5, 0, tzinfo=timezone.utc))
+    late = datetime(2026, 12, 1, 6, 30, tzinfo=timezone.utc)
+    authority.rotate_if_due(ROTATION, late)
+    play_rounds(authority, 2, shoe_id="S1", start=late)
+    authority.journal.close()
+    assert len(archives(path)) == 1
+
+
+def test_the_round_history_pages_read_into_the_archives(tmp_path: Path) -> None:
+    """`GET /api/rounds` and `/api/rounds/N` (the live file's reader: `rounds`, `round_count`, `round`,
+    `round_times`): the rounds archived are found, pages newest first across the files."""
+    path = tmp_path / "j.sqlite"
+    _days(path, 3).journal.close()
+    with JournalReader(path, key_for(path)) as live:
+        assert live.round_count() == 9
+        assert [r["number"] for r in live.rounds(0, 20)] == list(range(9, 0, -1))
+        assert [r["number"] for r in live.rounds(4, 3)] == [5, 4, 3]  # (a page across the two archives)
+        assert [r["number"] for r in live.rounds(8, 5)] == [1]
+        assert live.round(2) is not None and live.round(2)["number"] == 2  # type: ignore[index]
+        times = live.round_times([2, 5, 8])
+        assert sorted(times) == [2, 5, 8] and times[2].startswith("2026-11-30")
+
+
+def test_the_shift_figures_read_into_the_archive(tmp_path: Path) -> None:
+    """`GET /api/figures` (the pit's shift figures, and the floor's): a window that crosses the gaming day's start
+    holds the rounds and the bets archived at it."""
+    from tablectl.figures import figures
+
+    path = tmp_path / "j.sqlite"
+    _across_the_day(path)
+    with JournalReader(path, key_for(path)) as live:
+        found = figures(live, datetime(2026, 12, 1, 7, 0, tzinfo=timezone.utc), 8)
+    assert found["rounds"] == 4 and [b["rounds"] for b in found["boxes"]] == [4]
+    assert [(p["rounds"], p["bets"]) for p in found["players"]] == [(4, "40")]
+
+
+def test_the_floors_public_rounds_read_into_the_archive(tmp_path: Path) -> None:
+    """The publisher's `settled_after` (the floor's public feed of settled rounds) and `last_round_number`: the
+    rounds settled after the last published are found in the archive too, none twice."""
+    from types import SimpleNamespace
+
+    from tablectl.fleet.source import ServiceSource
+
+    path = tmp_path / "j.sqlite"
+    _across_the_day(path)
+    with JournalReader(path, key_for(path)) as live:
+        source = ServiceSource.__new__(ServiceSource)  # (its reads alone: no service, no broker)
+        source.service = SimpleNamespace(authority=SimpleNamespace(journal=SimpleNamespace(generation=0)))  # type: ignore[assignment]
+        source._reader, source._generation = live, 0
+        after = source.settled_after(0)
+        assert [n for n, _, _ in after] == [1, 2, 3, 4] and all(at for _, _, at in after)
+        assert source.last_round_number() == 4
+
+
+def _tool(*args: str) -> tuple[int, Any]:
+    import json
+
+    from tests.support.harness import tablectl
+
+    done = tablectl(*args)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.returncode, json.loads(done.stdout)
+
+
+def test_the_protection_reports_read_into_the_archives(tmp_path: Path) -> None:
+    """`protect players` (from the state kept before its window, wherever it is; and the whole history),
+    `protect report` and `protect dealers` (from the history's first row): the archived rounds and shoes are
+    found, and the rows read are verified across the files."""
+    path = tmp_path / "j.sqlite"
+    _days(path, 3).journal.close()
+    db = str(path)
+    _, windowed = _tool("protect", "players", "--db", db, "--since", "2026-12-01T19:00:00Z", "--json")
+    assert [p["rounds"] for p in windowed["players"]] == [6]  # (the second day's archive and the live file)
+    _, whole = _tool("protect", "players", "--db", db, "--json")
+    assert [p["rounds"] for p in whole["players"]] == [9]
+    _, report = _tool("protect", "report", "--db", db, "--json")
+    assert [s["shoe"] for s in report["shoes"]] == ["S0", "S1", "S2"]
+    _, dealers = _tool("protect", "dealers", "--db", db, "--since", "2026-11-30T00:00:00Z", "--json")
+    assert sum(d["rounds"] for d in dealers["dealers"]) == 9
+
+
+def test_the_ratings_and_the_shift_report_read_into_the_archives(tmp_path: Path) -> None:
+    """`ratings export` (each player's sessions) and `shift report` of an archived gaming day."""
+    import json
+
+    from tests.support.harness import tablectl
+
+    path = tmp_path / "j.sqlite"
+    _days(path, 3).journal.close()
+    ratings = tablectl("ratings", "export", "--db", str(path), "--format", "json")
+    assert ratings.returncode == 0, ratings.stderr
+    assert [json.loads(line)["rounds"] for line in ratings.stdout.splitlines()] == [3, 3, 3]
+    _, shift = _tool("shift", "report", "--db", str(path), "--from", "2026-12-01T16:00:00Z", "--to",
+                     "2026-12-02T00:00:00Z", "--format", "json")
+    assert shift["report"]["rounds"] == 3
