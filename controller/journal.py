@@ -1282,6 +1282,37 @@ class JournalReader:
                 return archive
         return None
 
+    def archive_holding(self, number: int) -> Path | None:
+        """The archive whose round records hold round `number`; None when this file holds it, or none does."""
+        return None if self.round_seq(number) is not None else self._holding(number)
+
+    def link_from_archive(self, archive: Path, seq: int, mac: str, before: str) -> tuple[int, int, int, int, str]:
+        """Verify that row `seq` (`archive`'s last, its MAC `mac` checked; `before`: the MAC of the row before it)
+        chains on to this file's head across every file after `archive`, in bounded work: each file's first row is
+        the one before's last with the same MAC, chained from the same row (`History.verify`'s link), and each
+        file's rows are linked to its head through its checkpoints (`link_to_head`). Returns (files, checkpoints
+        followed, rows read, the head's row, its MAC); JournalTampered names what fails."""
+        older = self._older()
+        names = [a.name for a in older]
+        if archive.name not in names:
+            raise JournalNotFound(f"{archive} is not an archive of {self.path}")
+        files = checkpoints = rows = 0
+        for path in [*older[names.index(archive.name) + 1:], self.path]:
+            segment = self if path == self.path else JournalReader(path, self.key, archived=True)
+            try:
+                head, head_mac = segment.head()
+                if segment.base != seq or segment.row_mac(seq) != mac or segment.base_prev_mac != before:
+                    raise JournalTampered(f"journal {self.path}: {path.name} does not start at the last row of the "
+                                          f"file before it (row {seq}): a file of its history is missing or not its "
+                                          "own; keep them all for investigation", table="ledger", row=seq)
+                followed, read = segment.link_to_head(seq, mac, head)
+                before = (segment.row_mac(head - 1) or "") if head > segment.base else segment.base_prev_mac
+            finally:
+                if segment is not self:
+                    segment.close()
+            files, checkpoints, rows, seq, mac = files + 1, checkpoints + followed, rows + read, head, head_mac
+        return files, checkpoints, rows, seq, mac
+
     def round(self, number: int) -> dict[str, Any] | None:
         """One settled round's record (from its archive, if an archive holds it)."""
         row = self.db.execute("SELECT record FROM rounds WHERE number = ?", (number,)).fetchone()

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from controller.authority import TableAuthority, check_round_records, export_session
-from controller.journal import (History, JournalReader, JournalTampered, Rotation, archive_folder, archives,
+from controller.journal import (History, JournalReader, JournalTampered, Rotation, archive_folder, archives, key_beside,
                                 manifest_current)
 from tests.support.journals import T0, key_for, open_authority, play_rounds
 
@@ -405,3 +405,35 @@ def test_the_ratings_and_the_shift_report_read_into_the_archives(tmp_path: Path)
     _, shift = _tool("shift", "report", "--db", str(path), "--from", "2026-12-01T16:00:00Z", "--to",
                      "2026-12-02T00:00:00Z", "--format", "json")
     assert shift["report"]["rounds"] == 3
+
+
+# ---------------------------------------------------------------- a dispute record of an archived round
+
+def test_a_dispute_record_of_an_archived_round_is_verified_on_to_the_journals_head(tmp_path: Path) -> None:
+    """The record of a round in an archive is made from its archive (which verifies alone) and the chain followed on
+    across each later file to the live file's head, by the tool and by the service's reader (the API's)."""
+    import json
+
+    from controller.dispute import DisputeOptions
+    from tablectl.dispute import make_record
+    from tests.support.harness import tablectl
+
+    path = tmp_path / "j.sqlite"
+    _days(path, 3).journal.close()
+    with JournalReader(path, key_for(path)) as live:
+        head = live.head()
+        record = make_record(live, DisputeOptions(round_number=2, table="t", exported_by="test",
+                                                  exported_at=T0 + timedelta(days=3)))
+    assert (record.verification.head_seq, record.verification.head_mac) == head
+    assert "across the 2 later file(s) of the journal" in record.verification.note
+    done = tablectl("dispute", "--db", str(path), "--round", "2", "--format", "json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["verification"]["head_seq"] == head[0]
+    middle = archives(path)[1]  # a file between the round's archive and the head, replaced by a foreign one
+    os.chmod(middle, 0o640)
+    foreign = tmp_path / "other.sqlite"  # (another journal of the same key: each of its files verifies alone)
+    shutil.copyfile(key_beside(path), key_beside(foreign))
+    _days(foreign, 2, rounds=4).journal.close()
+    shutil.copyfile(archives(foreign)[0], middle)
+    done = tablectl("dispute", "--db", str(path), "--round", "2", "--format", "json")
+    assert done.returncode == 3 and "does not start at the last row of the file before it" in done.stderr, done.stderr
