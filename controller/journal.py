@@ -553,6 +553,14 @@ def _read_only(path: Path) -> tuple[sqlite3.Connection, Path | None]:
     return _bound_cache(_connect(copy, "ro", header_checked=True)), private
 
 
+def _open_archive(path: Path) -> sqlite3.Connection:
+    """A connection to a closed archive that makes nothing beside it (``immutable=1``: no lock, no ``-shm``,
+    no ``-wal``): an archive's WAL was folded in before it was archived, and nothing writes to it after."""
+    _check_header(path)
+    return _bound_cache(sqlite3.connect(_uri(path, "ro", immutable=True), uri=True, isolation_level=None,
+                                        check_same_thread=False))
+
+
 # ---------------------------------------------------------------------- archives (issue 42)
 
 def archive_folder(path: Path) -> Path:
@@ -608,7 +616,7 @@ def _sync_dir(folder: Path) -> None:
 
 def _segment_summary(path: Path) -> dict[str, Any]:
     """One segment's entry in the MANIFEST: its first and last rows, their times, and its head's MAC."""
-    db = _connect(path, "ro")
+    db = _open_archive(path)
     try:
         meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
         base = int(meta.get("segment_base", "1"))
@@ -618,6 +626,63 @@ def _segment_summary(path: Path) -> dict[str, Any]:
         db.close()
     return {"file": path.name, "first_seq": first[0], "first_at": first[1], "last_seq": last[0], "last_at": last[1],
             "head_mac": last[2]}
+
+
+def _verified_summary(reader: JournalReader, result: Verified) -> dict[str, Any]:
+    """A verified archive's entry as the MANIFEST has it (`_segment_summary`'s), from what was verified."""
+    def at(seq: int) -> str:
+        return str(reader.db.execute("SELECT received_at FROM ledger WHERE seq = ?", (seq,)).fetchone()[0])
+
+    return {"file": reader.path.name, "first_seq": result.first_seq, "first_at": at(result.first_seq),
+            "last_seq": result.head_seq, "last_at": at(result.head_seq), "head_mac": result.head_mac}
+
+
+@dataclass(frozen=True, slots=True)
+class ArchiveFacts:
+    """What the readers ask of an archive before they open it (issue 42): its rows, their times, its rounds."""
+
+    first_seq: int
+    last_seq: int
+    first_at: str
+    last_at: str
+    rounds: int
+    first_round: int | None
+    last_round: int | None
+
+
+_FACTS: dict[tuple[str, int, int, int], ArchiveFacts] = {}
+_FACTS_KEPT = 4096  # (an entry a gaming day: ten years of a table's archives)
+
+
+def archive_facts(path: Path) -> ArchiveFacts:
+    """An archive's `ArchiveFacts`, read once per process: an archive never changes (its name, inode, size and
+    time are the cache's key, so a file put in its place is read anew). A reader across the archives by time or
+    by round then opens only the archives that hold what it asks for."""
+    try:
+        st = path.stat()
+    except OSError as exc:
+        raise _os_error(exc, path) from None
+    key = (str(path), st.st_ino, st.st_size, st.st_mtime_ns)
+    found = _FACTS.get(key)
+    if found is not None:
+        return found
+    db = _open_archive(path)
+    try:
+        meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
+        base = int(meta.get("segment_base", "1"))
+        first = db.execute("SELECT seq, received_at FROM ledger WHERE seq = ?", (base,)).fetchone()
+        last = db.execute("SELECT seq, received_at FROM ledger ORDER BY seq DESC LIMIT 1").fetchone()
+        count, low, high = db.execute("SELECT COUNT(*), MIN(number), MAX(number) FROM rounds").fetchone()
+    except sqlite3.Error as exc:
+        raise _open_error(exc, path) from None
+    finally:
+        db.close()
+    if first is None or last is None:
+        raise NotAJournal(f"the archive {path} holds no rows from its first, {base}")
+    if len(_FACTS) >= _FACTS_KEPT:
+        _FACTS.clear()
+    _FACTS[key] = found = ArchiveFacts(first[0], last[0], first[1], last[1], count, low, high)
+    return found
 
 
 def manifest_current(path: Path) -> bool:
@@ -654,13 +719,17 @@ class JournalReader:
 
     _private: Path | None = None  # the folder of the copy it reads (read-only media with a WAL)
 
-    def __init__(self, path: str | Path, key: JournalKey | None = None, *, beside_writer: bool = False) -> None:
+    def __init__(self, path: str | Path, key: JournalKey | None = None, *, beside_writer: bool = False,
+                 archived: bool = False) -> None:
         """Open read-only. `beside_writer`: the service's own reads, while its writer holds the file.
 
         A ``mode=ro`` connection cannot take part in the WAL index's locking, so beside a busy
         writer it can meet a WAL being restarted (a short read); the service's readers use an
         ordinary connection made unable to write (``query_only``) instead. Tools that inspect
         a journal from outside use ``mode=ro``, which cannot change the file whatever happens.
+        `archived`: a closed archive (issue 42), read ``immutable=1``: no lock, no ``-wal``/``-shm``
+        made beside it (``mode=ro`` made both beside every archive it read); its WAL was folded in
+        when it was archived, and nothing writes to it after.
         """
         self.path = Path(path)
         self.key = key
@@ -670,6 +739,8 @@ class JournalReader:
             if beside_writer:  # (the writer checked the header before it opened the file)
                 self.db = _connect(self.path, "rw", header_checked=True)
                 self.db.execute("PRAGMA query_only = ON")
+            elif archived:
+                self.db = _open_archive(self.path)
             else:
                 self.db, self._private = _read_only(self.path)
             self._check_identity()
@@ -832,7 +903,7 @@ class JournalReader:
             for archive in archives(self.path):
                 if len(out) >= limit:
                     break
-                with JournalReader(archive) as old:
+                with JournalReader(archive, archived=True) as old:
                     if old.head()[0] <= after_seq:
                         continue
                     got = old.ledger_rows(after_seq, limit - len(out))
@@ -919,6 +990,8 @@ class JournalReader:
     def row_mac(self, seq: int) -> str | None:
         """The MAC stored with ledger row `seq` (not checked here), or None if there is no such row."""
         row = self.db.execute("SELECT mac FROM ledger WHERE seq = ?", (seq,)).fetchone()
+        if row is None and seq == self.base - 1 and self.base > 1:  # (a segment keeps the MAC of the row before it)
+            return self.base_prev_mac or None
         return row[0] if row else None
 
     def _check_chain(self, key: bytes, after: int, previous_mac: str, until: int | None) -> tuple[int, str]:
@@ -1170,21 +1243,87 @@ class JournalReader:
             return None
 
     # --- round records
+    def _older(self) -> list[Path]:
+        """The archives before this file, oldest first (issue 42): none for an archive, or a journal never archived.
+        The readers of round records and of a time window read on into them, as `ledger_rows` does by row."""
+        return archives(self.path) if self.base > 1 else []
+
+    def _local_rounds(self) -> int:
+        count: int = self.db.execute("SELECT COUNT(*) FROM rounds").fetchone()[0]
+        return count
+
     def rounds(self, offset: int = 0, limit: int = 20) -> list[dict[str, Any]]:
-        """Settled rounds, newest first."""
+        """Settled rounds, newest first: this file's, then each archive's, newest first (an archive is opened only
+        when the page reaches it: its count of rounds is known without, `archive_facts`)."""
         rows = self.db.execute("SELECT number, record FROM rounds ORDER BY number DESC LIMIT ? OFFSET ?",
                                (limit, offset))
-        return [self._json("rounds", number, record) for number, record in rows]
+        out = [self._json("rounds", number, record) for number, record in rows]
+        older = self._older()
+        if len(out) >= limit or not older:
+            return out
+        skip = max(0, offset - self._local_rounds())
+        for archive in reversed(older):
+            facts = archive_facts(archive)
+            if skip >= facts.rounds:
+                skip -= facts.rounds
+                continue
+            with JournalReader(archive, archived=True) as old:
+                out += old.rounds(skip, limit - len(out))
+            skip = 0
+            if len(out) >= limit:
+                break
+        return out
+
+    def _holding(self, number: int) -> Path | None:
+        """The archive whose round records hold round `number` (by each archive's first and last round)."""
+        for archive in reversed(self._older()):
+            facts = archive_facts(archive)
+            if facts.first_round is not None and facts.first_round <= number <= (facts.last_round or 0):
+                return archive
+        return None
+
+    def archive_holding(self, number: int) -> Path | None:
+        """The archive whose round records hold round `number`; None when this file holds it, or none does."""
+        return None if self.round_seq(number) is not None else self._holding(number)
+
+    def link_from_archive(self, archive: Path, seq: int, mac: str, before: str) -> tuple[int, int, int, int, str]:
+        """Verify that row `seq` (`archive`'s last, its MAC `mac` checked; `before`: the MAC of the row before it)
+        chains on to this file's head across every file after `archive`, in bounded work: each file's first row is
+        the one before's last with the same MAC, chained from the same row (`History.verify`'s link), and each
+        file's rows are linked to its head through its checkpoints (`link_to_head`). Returns (files, checkpoints
+        followed, rows read, the head's row, its MAC); JournalTampered names what fails."""
+        older = self._older()
+        names = [a.name for a in older]
+        if archive.name not in names:
+            raise JournalNotFound(f"{archive} is not an archive of {self.path}")
+        files = checkpoints = rows = 0
+        for path in [*older[names.index(archive.name) + 1:], self.path]:
+            segment = self if path == self.path else JournalReader(path, self.key, archived=True)
+            try:
+                head, head_mac = segment.head()
+                if segment.base != seq or segment.row_mac(seq) != mac or segment.base_prev_mac != before:
+                    raise JournalTampered(f"journal {self.path}: {path.name} does not start at the last row of the "
+                                          f"file before it (row {seq}): a file of its history is missing or not its "
+                                          "own; keep them all for investigation", table="ledger", row=seq)
+                followed, read = segment.link_to_head(seq, mac, head)
+                before = (segment.row_mac(head - 1) or "") if head > segment.base else segment.base_prev_mac
+            finally:
+                if segment is not self:
+                    segment.close()
+            files, checkpoints, rows, seq, mac = files + 1, checkpoints + followed, rows + read, head, head_mac
+        return files, checkpoints, rows, seq, mac
 
     def round(self, number: int) -> dict[str, Any] | None:
-        """One settled round's record."""
+        """One settled round's record (from its archive, if an archive holds it)."""
         row = self.db.execute("SELECT record FROM rounds WHERE number = ?", (number,)).fetchone()
+        if row is None and (archive := self._holding(number)) is not None:
+            with JournalReader(archive, archived=True) as old:
+                return old.round(number)
         return self._json("rounds", number, row[0]) if row else None
 
     def round_count(self) -> int:
-        """How many rounds are recorded."""
-        count: int = self.db.execute("SELECT COUNT(*) FROM rounds").fetchone()[0]
-        return count
+        """How many rounds are recorded, in this file and the archives before it."""
+        return self._local_rounds() + sum(archive_facts(a).rounds for a in self._older())
 
     def kept_round(self, number: int) -> tuple[int, dict[str, Any], str] | None:
         """Round `number`'s record as kept: (the ledger row it is bound to, the record, its MAC), or None."""
@@ -1203,7 +1342,17 @@ class JournalReader:
         marks = ",".join("?" * len(numbers))
         rows = self.db.execute(f"SELECT r.number, l.received_at FROM rounds r JOIN ledger l ON l.seq = r.seq "
                                f"WHERE r.number IN ({marks})", list(numbers))
-        return {number: at for number, at in rows}
+        found = {number: at for number, at in rows}
+        missing = [n for n in numbers if n not in found]
+        if missing and self._older():
+            held: dict[Path, list[int]] = {}
+            for n in missing:
+                if (archive := self._holding(n)) is not None:
+                    held.setdefault(archive, []).append(n)
+            for archive, some in held.items():
+                with JournalReader(archive, archived=True) as old:
+                    found.update(old.round_times(some))
+        return found
 
     def first_round_from(self, seq: int) -> int:
         """The lowest number of a kept round settled at or after ledger row `seq` (one past the last if none), found
@@ -1219,9 +1368,23 @@ class JournalReader:
                 lo = mid + 1
         return lo
 
+    def _archives_since(self, since: datetime) -> list[Path]:
+        """The archives before this file that hold rows at or after `since`, oldest first (by their last row's
+        time, `archive_facts`: the others are not opened)."""
+        when = _utc(since)
+        return [a for a in self._older() if archive_facts(a).last_at >= when]
+
     def settled_with_seq_since(self, since: datetime) -> list[tuple[int, str, dict[str, Any]]]:
         """(seq of the settling event, settled at, record) of every round settled at or after `since`: read from the
-        first row at `since` on (bisection), so the work is the window's, not the journal's."""
+        first row at `since` on (bisection), so the work is the window's, not the journal's; from the archives that
+        reach into the window too (issue 42: a shift's window crosses the gaming day's start)."""
+        out: list[tuple[int, str, dict[str, Any]]] = []
+        for archive in self._archives_since(since):
+            with JournalReader(archive, archived=True) as old:
+                out += [r for r in old.settled_with_seq_since(since) if not out or r[0] > out[-1][0]]
+        return out + [r for r in self._settled_here(since) if not out or r[0] > out[-1][0]]
+
+    def _settled_here(self, since: datetime) -> list[tuple[int, str, dict[str, Any]]]:
         first = self.first_round_from(self.first_seq_at(since))
         rows = self.db.execute(
             "SELECT r.number, r.seq, l.received_at, r.record FROM rounds r JOIN ledger l ON l.seq = r.seq "
@@ -1230,7 +1393,15 @@ class JournalReader:
 
     def bets_and_voids_since(self, since: datetime, also: Iterable[str] = ()) -> list[tuple[int, dict[str, Any]]]:
         """(seq, event) of every accepted bet and void_round (and event of a type in ``also``) at or after `since`, in
-        order (from the first row at `since` on: the window's rows alone are read)."""
+        order (from the first row at `since` on: the window's rows alone are read), from the archives that reach into
+        the window too (a row an archive shares with the file after it is read once)."""
+        out: list[tuple[int, dict[str, Any]]] = []
+        for archive in self._archives_since(since):
+            with JournalReader(archive, archived=True) as old:
+                out += [r for r in old.bets_and_voids_since(since, also) if not out or r[0] > out[-1][0]]
+        return out + [r for r in self._bets_here(since, also) if not out or r[0] > out[-1][0]]
+
+    def _bets_here(self, since: datetime, also: Iterable[str] = ()) -> list[tuple[int, dict[str, Any]]]:
         types = ("bet", "void_round", *sorted(also))
         rows = self.db.execute(
             "SELECT seq, body FROM ledger WHERE seq >= ? AND kind = 'event' AND received_at >= ? "
@@ -1269,24 +1440,37 @@ class History:
         if not self.path.exists():
             raise JournalNotFound(f"no journal at {self.path}")
         self.files = segments(self.path)
+        # What `verify` found that is not a fault of the history but a person should hear of (a stray file beside
+        # an archive, a MANIFEST one archiving behind): one line each, said by the tool.
+        self.notes: list[str] = []
 
     def readers(self) -> Iterator[JournalReader]:
         """Each segment's reader in turn, oldest first (each closed when the next is opened)."""
         for path in self.files:
-            with JournalReader(path, self.key) as reader:
+            with JournalReader(path, self.key, archived=path != self.path) as reader:
                 yield reader
 
     def verify(self, each: Callable[[JournalReader, Verified], None] | None = None) -> Verified:
         """Verify every segment (`JournalReader.verify`) and each link between them: a segment's first row is
         the previous one's last, with the same MAC, chained from the same row before it. `each` is called with
         every segment's reader and result (the round records' check, a report). The history's head is returned;
-        JournalTampered names the first row or link that fails."""
+        JournalTampered names the first row or link that fails. With archives, the MANIFEST too: its MAC (first,
+        before any row is read), then each entry against the archive verified (`_check_manifest`); and no file
+        written to an archive after it was closed (`_check_sidecars`)."""
+        self.notes = []
+        listed: list[Any] | None = None
+        if len(self.files) > 1:
+            self._check_sidecars()
+            listed = self._manifest()
+        found: list[dict[str, Any]] = []  # each archive's entry as verified, in the MANIFEST's form
         total = rounds = snapshots = 0
         bad: list[int] = []
         before: tuple[Verified, str] | None = None  # the previous segment's result and the MAC of its row head-1
         last: Verified | None = None
         for reader in self.readers():
             result = reader.verify()
+            if reader.path != self.path:
+                found.append(_verified_summary(reader, result))
             if before is None:
                 if result.first_seq != 1:
                     raise JournalTampered(f"journal {self.path}: its first file, {reader.path.name}, starts at row "
@@ -1311,8 +1495,94 @@ class History:
                       else reader.base_prev_mac)
             last = result
         assert last is not None
+        if len(self.files) > 1:
+            self._check_manifest(listed, found)
         return Verified(rows=total, head_seq=last.head_seq, head_mac=last.head_mac, rounds=rounds,
                         snapshots=snapshots, bad_snapshots=tuple(bad))
+
+    def _tampered(self, what: str, row: int) -> JournalTampered:
+        return JournalTampered(f"journal {self.path}: {what}; keep the journal and its archive folder as they are for "
+                               "investigation", table="manifest", row=row)
+
+    def _manifest(self) -> list[Any] | None:
+        """The MANIFEST's list of archives, its MAC checked with the key; None when there is none (an archiving
+        killed before it wrote its first, which `_check_manifest` allows for one archive)."""
+        if self.key is None:
+            raise JournalKeyError("verifying a journal needs its key")
+        where = archive_folder(self.path) / MANIFEST
+        try:
+            text = where.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return None
+        except (OSError, UnicodeDecodeError) as exc:
+            if isinstance(exc, OSError):
+                raise _os_error(exc, where, "read") from None
+            text = ""
+        try:
+            body = json.loads(text)
+            mac = body.pop("mac")
+            listed = body["archives"]
+            if not isinstance(mac, str) or not isinstance(listed, list):
+                raise TypeError
+        except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
+            raise self._tampered(f"its MANIFEST ({where}) is not one tablectl wrote (not its JSON)", 0) from None
+        canonical = json.dumps(body, sort_keys=True, separators=(",", ":"))
+        if not hmac.compare_digest(_mac(self.key.secret, "manifest\n" + canonical), mac):
+            raise self._tampered(f"its MANIFEST ({where}) does not verify against the key: it was edited or forged (an "
+                                 "archive's entry changed, added, removed or reordered)", 0)
+        return listed
+
+    def _check_manifest(self, listed: list[Any] | None, found: list[dict[str, Any]]) -> None:
+        """Each archive the MANIFEST lists is there, in its place, holding what it says (its first and last rows,
+        their times, its head's MAC); none is there that it does not list, but the newest, when an archiving was
+        killed after its rename and before its MANIFEST (the writer's next open lists it: a note)."""
+        folder = archive_folder(self.path)
+        listed = listed or []
+        for i, entry in enumerate(listed):
+            name = entry.get("file") if isinstance(entry, dict) else None
+            first = entry.get("first_seq", 0) if isinstance(entry, dict) else 0
+            row = first if isinstance(first, int) else 0
+            if i >= len(found):
+                raise self._tampered(f"its MANIFEST lists the archive {name}, which is not in {folder}: an archive "
+                                     "was removed or renamed", row)
+            if name != found[i]["file"]:
+                raise self._tampered(f"its MANIFEST lists {name} as archive {i + 1}, {folder} holds "
+                                     f"{found[i]['file']} there: an archive was renamed, removed or put in its place",
+                                     row)
+            if entry != found[i]:
+                said = ", ".join(f"{k} {entry.get(k)!r}" for k in sorted(found[i]) if entry.get(k) != found[i][k])
+                held = ", ".join(f"{k} {found[i][k]!r}" for k in sorted(found[i]) if entry.get(k) != found[i][k])
+                raise self._tampered(f"its MANIFEST says the archive {name} holds {said}, the archive holds {held}: "
+                                     "it is not the file that was archived under that name", row)
+        unlisted = [f["file"] for f in found[len(listed):]]
+        if len(unlisted) > 1:
+            raise self._tampered(f"the archives {', '.join(unlisted)} are not in its MANIFEST: archives were added "
+                                 "or renamed", found[len(listed)]["first_seq"])
+        if unlisted:
+            self.notes.append(f"the newest archive, {unlisted[0]}, is not in the MANIFEST yet (an archiving was "
+                              "stopped after its rename, before its MANIFEST): it verifies and links as the others "
+                              "do, and the service's next start lists it")
+
+    def _check_sidecars(self) -> None:
+        """An archive is a closed file, read ``immutable`` (nothing made beside it). A ``-wal`` with bytes beside
+        one holds writes made to it after it was closed: refused. An empty ``-wal`` or an ``-shm`` is left by a
+        reader that opened it with SQLite's locking (another tool, or tablectl before these reads): a note; they
+        are never read, and may be removed."""
+        for archive in archives(self.path):
+            for side in sidecars(archive):
+                try:
+                    size = side.stat().st_size
+                except FileNotFoundError:
+                    continue
+                except OSError as exc:
+                    raise _os_error(exc, side, "read") from None
+                if side.name.endswith("-wal") and size:
+                    raise self._tampered(f"{side} beside the archive {archive.name} holds {size} bytes written to the "
+                                         "archive after it was closed (an archive's WAL is folded in when it is made; "
+                                         "the archive itself is read without it)", int(archive.name.split("-")[0]))
+                self.notes.append(f"{side} is a stray file beside the archive {archive.name} (left by a reader that "
+                                  "opened it with SQLite's locking): it holds no rows, is never read, and may be "
+                                  "removed")
 
     def _check_outbox(self, reader: JournalReader) -> None:
         """An outbox mark below the live file's first row names a row of an archive: checked there."""
@@ -1328,7 +1598,7 @@ class History:
     def row_mac(self, seq: int) -> str | None:
         """The MAC stored with row `seq`, from the segment that holds it."""
         for path in self.files:
-            with JournalReader(path) as reader:
+            with JournalReader(path, archived=path != self.path) as reader:
                 if reader.base <= seq:
                     found = reader.row_mac(seq)
                     if found is not None:
@@ -1353,10 +1623,109 @@ class History:
     def holding_round(self, number: int) -> Path | None:
         """The segment whose round records hold round `number` (newest first: a recent round is the usual ask)."""
         for path in reversed(self.files):
-            with JournalReader(path) as reader:
+            with JournalReader(path, archived=path != self.path) as reader:
                 if reader.round_seq(number) is not None:
                     return path
         return None
+
+
+class HistoryReader(JournalReader):
+    """A journal's whole history behind a reader's face (issue 42): the live file's reader whose reads by row, by
+    time and by round go on into the archives before it, each archive opened only when the read reaches it
+    (`archive_facts`), one at a time. What the tools read through (`protect`, `ratings`, `shift`: they replay from
+    the history's first row, or from the state kept before their window, wherever it is); the service keeps the
+    live file's `JournalReader`, whose reads of rounds and of a time window cross into the archives too."""
+
+    def __init__(self, path: str | Path, key: JournalKey | None = None) -> None:
+        super().__init__(path, key)
+        self.history = History(self.path, key)
+
+    def verify(self) -> Verified:
+        """Every archive, each link and the MANIFEST, then the live file (`History.verify`)."""
+        return self.history.verify()
+
+    def entries(self, since: int = 0, since_time: datetime | None = None) -> Iterator[JournalEntry]:
+        """Every accepted event after `since` across the files (streamed, a file open at a time)."""
+        if since >= self.base:
+            return super().entries(since, since_time)
+        return self.history.entries(since, since_time)
+
+    def row_mac(self, seq: int) -> str | None:
+        if seq >= self.base - 1:
+            return super().row_mac(seq)
+        return self.history.row_mac(seq)
+
+    def _archive(self, path: Path) -> JournalReader:
+        return JournalReader(path, self.key, archived=True)
+
+    def first_seq_at(self, at: datetime) -> int:
+        """The first row received at or after `at`, in the first file whose rows reach it."""
+        when = _utc(at)
+        for archive in self._older():
+            if archive_facts(archive).last_at >= when:
+                with self._archive(archive) as old:
+                    return old.first_seq_at(at)
+        return super().first_seq_at(at)
+
+    def snapshot_at_or_before(self, seq: int) -> tuple[int, dict[str, Any], str] | None:
+        """The newest state kept at or before row `seq`, in the file that holds it (each file keeps one at its
+        last row or its first), or an earlier one."""
+        if seq >= self.base and (found := super().snapshot_at_or_before(seq)) is not None:
+            return found
+        for archive in reversed(self._older()):
+            if archive_facts(archive).first_seq <= seq:
+                with self._archive(archive) as old:
+                    if (found := old.snapshot_at_or_before(seq)) is not None:
+                        return found
+        return None
+
+    def last_row_before(self, seq: int, kind: str, within: int = 100_000) -> LedgerRow | None:
+        """As `JournalReader.last_row_before`, the rows in reach read back into the archives."""
+        if seq >= self.base:
+            found = super().last_row_before(seq, kind, within)
+            if found is not None or seq - within >= self.base:
+                return found
+        for archive in reversed(self._older()):
+            facts = archive_facts(archive)
+            if facts.first_seq > seq:
+                continue
+            if facts.last_seq <= seq - within:
+                break
+            upto = min(seq, facts.last_seq)
+            with self._archive(archive) as old:
+                found = old.last_row_before(upto, kind, within - (seq - upto))
+            if found is not None:
+                return found
+        return None
+
+    def verify_rows(self, after: int, previous_mac: str, until: int) -> str:
+        """Check every row after `after` up to `until` across the files, each file's first row the one before's
+        last with the same MAC (the chain's link across files); return row `until`'s MAC."""
+        if after >= self.base:
+            return super().verify_rows(after, previous_mac, until)
+        mac, joined = previous_mac, False
+        for archive in [*self._older(), self.path]:
+            with (self._archive(archive) if archive != self.path else _kept_open(self)) as seg:
+                head = seg.head()[0]
+                if head <= after:
+                    continue
+                if joined and (after != seg.base or seg.row_mac(seg.base) != mac):
+                    raise JournalTampered(f"journal {self.path}: {seg.path.name} does not start at the last row of "
+                                          f"the file before it (row {after}); keep them all for investigation",
+                                          table="ledger", row=after)
+                end = min(until, head)
+                mac = (super().verify_rows(after, mac, end) if seg is self else seg.verify_rows(after, mac, end))
+                after, joined = end, True
+                if after >= until:
+                    return mac
+        raise JournalTampered(f"journal {self.path}: ledger row {after + 1} is missing: rows were removed or cut; "
+                              "keep the file for investigation", table="ledger", row=after + 1)
+
+
+@contextmanager
+def _kept_open(reader: JournalReader) -> Iterator[JournalReader]:
+    """The reader as a context that does not close it (the live file's, beside the archives opened and closed)."""
+    yield reader
 
 
 # ---------------------------------------------------------------------- writing

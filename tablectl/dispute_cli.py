@@ -19,8 +19,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from controller.dispute import Copy, DisputeOptions, NoSuchRound, RoundNotSettled, RoundStillClosed
-from controller.journal import (History, JournalError, JournalKey, JournalKeyError, JournalNotFound, JournalReader,
-                                archives, key_beside)
+from controller.journal import (JournalError, JournalKey, JournalKeyError, JournalNotFound, JournalReader,
+                                key_beside)
 
 from .exits import EXIT_CANNOT
 from .journal_cli import key_for, missing_key, refuse_overwriting_journal, tool_status
@@ -59,10 +59,8 @@ def run(args: argparse.Namespace) -> int:
             refuse_overwriting_journal(Path(args.out), db)
         elif args.format == "pdf" and sys.stdout.isatty():
             raise ValueError("a PDF is not written to a terminal: give --out FILE (or redirect the output)")
-        source = db
-        if archives(db):  # (a round of an earlier gaming day is in its archive, which verifies alone: issue 42)
-            source = History(db).holding_round(options.round_number) or db
-        with JournalReader(source, _journal_key(db, key)) as reader:
+        # (a round of an earlier gaming day is made from its archive and linked on to the head: `make_record`)
+        with JournalReader(db, _journal_key(db, key)) as reader:
             record = make_record(reader, options)
         data = render(record, args.format)
         if args.out:

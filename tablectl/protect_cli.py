@@ -35,7 +35,7 @@ from controller.protection.shoes import ShoeBook, ShoeCards, ShoeReport, examine
 from controller.replay import session_rules
 
 from .figures import Window, dealer_book, dealer_json, player_book, player_json
-from .journal_cli import imported_from, imported_line, key_for, open_verified, parse_time, tool_status
+from .journal_cli import history_reader, imported_from, imported_line, key_for, open_verified, parse_time, tool_status
 from .parts import game_evidence, has_edge
 
 T = TypeVar("T")
@@ -329,7 +329,7 @@ def _windowed_players(args: argparse.Namespace) -> tuple[AdvantageBook, dict[str
     whole journal: the work is the window's (issue 37). Exit statuses as `_replayed`."""
     try:
         window = window_of(args)
-        with JournalReader(args.db, key_for(args.db, args.key, "protect players")) as reader:
+        with history_reader(args.db, key_for(args.db, args.key, "protect players")) as reader:
             with reader.read_transaction():
                 head = reader.head()[0]
                 if head == 0:

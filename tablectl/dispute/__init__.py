@@ -24,7 +24,7 @@ from controller.dispute import (BookStart, CardLine, DisputeBook, DisputeOptions
                                 KeptRecord)
 from controller.engine import Table
 from controller.errors import SnapshotError
-from controller.journal import JournalKeyError, JournalReader
+from controller.journal import JournalKey, JournalKeyError, JournalReader
 from tablectl.parts import dispute_part
 
 __all__ = ["FORMATS", "MEDIA_TYPES", "PdfUnavailable", "make_record", "render", "to_html", "to_json", "to_pdf"]
@@ -54,37 +54,61 @@ def make_record(reader: JournalReader, options: DisputeOptions) -> DisputeRecord
     if key is None:
         raise JournalKeyError("a dispute record is made from a verified journal only: give its key (--key FILE)")
     with reader.read_transaction():
-        head_seq, head_mac = reader.head()
-        if head_seq == 0:
-            raise reader.empty()
-        start = _start(reader, options.round_number - max(options.recall, 0) - 1)
-        book = DisputeBook(options, start)
-        last, mac = (start.seq, start.mac) if start is not None else (0, "")
-        while not book.done and last < head_seq:
-            rows = reader.ledger_rows(last, _PAGE)
-            if not rows:
+        holding = reader.archive_holding(options.round_number)
+        if holding is None:
+            return _record(reader, options, key, None)
+        # A round of an earlier gaming day (issue 42): made from its archive, which verifies alone, and the chain
+        # followed on from the archive's last row across each file after it to the journal's head (the live file's,
+        # read in this same transaction), in work bounded by the files' count and their checkpoints.
+        with JournalReader(holding, key, archived=True) as archive:
+            return _record(archive, options, key, reader)
+
+
+def _record(reader: JournalReader, options: DisputeOptions, key: JournalKey, live: JournalReader | None
+            ) -> DisputeRecord:
+    """The record from `reader`'s file; with `live` (the file it is an archive of), verified on to its head."""
+    head_seq, head_mac = reader.head()
+    if head_seq == 0:
+        raise reader.empty()
+    start = _start(reader, options.round_number - max(options.recall, 0) - 1)
+    book = DisputeBook(options, start)
+    last, mac = (start.seq, start.mac) if start is not None else (0, "")
+    while not book.done and last < head_seq:
+        rows = reader.ledger_rows(last, _PAGE)
+        if not rows:
+            break
+        for row in rows:
+            if row.seq > head_seq or book.done:
                 break
-            for row in rows:
-                if row.seq > head_seq or book.done:
-                    break
-                reader.check_row(row, mac)  # (the book checks that the rows come in order, none missing)
-                book.feed(row)
-                last, mac = row.seq, row.mac
-        checkpoints, linked = reader.link_to_head(last, mac, head_seq)
-        kept = {}
-        for number in book.wanted:
-            found = reader.verified_round(number)
-            if found is not None:
-                seq, record, kept_mac = found
-                kept[number] = KeptRecord(record, seq, kept_mac)
-        begun = (f"the state the table kept after row {start.seq} (its MAC binds it to that row's MAC), then every "
-                 f"row from {start.seq + 1} to {last}" if start is not None else f"every row from 1 to {last}")
-        onward = (f"rows {last + 1} to {head_seq}: {linked} of them read and verified, and {checkpoints} checkpoints "
-                  "between them, each bound by the key to the one before" if last < head_seq else "none")
-        note = (f"Verified with the table's key (id {key.key_id}) as this record was made: {begun}, each row's MAC "
-                f"covering the one before; and the chain from row {last} on to the head, row {head_seq} ({onward}). "
-                "The journal's other rows were not read for this record: `tablectl journal verify` checks every row")
-        return book.record(kept, JournalHead(head_seq, head_mac, key.key_id, note))
+            reader.check_row(row, mac)  # (the book checks that the rows come in order, none missing)
+            book.feed(row)
+            last, mac = row.seq, row.mac
+    checkpoints, linked = reader.link_to_head(last, mac, head_seq)
+    kept = {}
+    for number in book.wanted:
+        found = reader.verified_round(number)
+        if found is not None:
+            seq, record, kept_mac = found
+            kept[number] = KeptRecord(record, seq, kept_mac)
+    begun = (f"the state the table kept after row {start.seq} (its MAC binds it to that row's MAC), then every "
+             f"row from {start.seq + 1} to {last}" if start is not None else f"every row from 1 to {last}")
+    onward = (f"rows {last + 1} to {head_seq}: {linked} of them read and verified, and {checkpoints} checkpoints "
+              "between them, each bound by the key to the one before" if last < head_seq else "none")
+    ends = "the head" if live is None else f"the last row of its archive, {reader.path.name}"
+    note = (f"Verified with the table's key (id {key.key_id}) as this record was made: {begun}, each row's MAC "
+            f"covering the one before; and the chain from row {last} on to {ends}, row {head_seq} ({onward})")
+    if live is not None:
+        archived = head_seq
+        files, followed, read, head_seq, head_mac = live.link_from_archive(
+            reader.path, head_seq, head_mac, (reader.row_mac(head_seq - 1) or "") if head_seq > reader.base
+            else reader.base_prev_mac)
+        note += (f"; then on from it across the {files} later file(s) of the journal, each one's first row the "
+                 f"last of the one before with the same MAC, to the journal's head, row {head_seq} ({read} rows "
+                 f"read and verified, and {followed} checkpoints, each bound by the key to the one before)")
+        log.info("journal %s: round %s is in the archive %s (to row %s), linked on to the head", live.path,
+                 options.round_number, reader.path.name, archived)
+    note += ". The journal's other rows were not read for this record: `tablectl journal verify` checks every row"
+    return book.record(kept, JournalHead(head_seq, head_mac, key.key_id, note))
 
 
 def _start(reader: JournalReader, before_round: int) -> BookStart | None:
