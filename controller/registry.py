@@ -316,9 +316,10 @@ def profiles(game_name: str | None = None) -> list[str]:
 
 
 def event_classes() -> list[type]:
-    """Every loaded game's own event classes, each once (two games may share one through a shared module)."""
+    """Every loaded game's own event classes, each once (two games may share one through a shared module), in the
+    registry's order whatever order the engines were loaded in (the API's union, and its document, are the same)."""
     _discover()
-    return list(_event_types.values())
+    return list(dict.fromkeys(cls for e in _entries.values() for cls in _engine_events.get(e.name, ())))
 
 
 def supervisor_actions() -> frozenset[str]:
