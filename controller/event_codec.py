@@ -1,10 +1,11 @@
-"""Events in and out of the session format: the table's own and every registered game's, decoded by one union.
+"""Events in and out of the session format: the table's own and every game's, decoded by one union.
 
 A session file, the journal and the API carry events as JSON objects with a ``type``. The union pydantic
 validates them with is assembled from the table's own events (`controller.events.CORE_EVENTS`) and each
-registered game's (its folder's ``events.py``, found through `controller.registry`), on first use and
-again after a game is registered or taken off; a game's event keeps its wire name, so every old
-session and journal decodes to the same events.
+loaded game's (its folder's ``events.py``, found through `controller.registry`), on first use and
+again after a game is registered, loaded or taken off; a ``type`` the union does not know loads every
+installed game's engine and is decoded again (a table loads only the game it plays, and a journal or
+session may hold another's), so every old session and journal decodes to the same events.
 
 Kept apart from `controller.events`, which the games' seam names for its types: this module asks the
 registry, and the registry holds the games, so the events module stays below both (tests/test_layers.py).
@@ -78,6 +79,10 @@ def _explain(exc: ValidationError) -> BadEvent:
     return BadEvent("bad_field", plainly(fault))
 
 
+def _all_loaded() -> bool:
+    return all(e.is_loaded for e in registry.entries())
+
+
 def parse_event(data: Any, *, recorded: bool = False) -> Event:
     """Validate one decoded JSON object into an event; BadEvent names what is wrong.
 
@@ -86,10 +91,18 @@ def parse_event(data: Any, *, recorded: bool = False) -> Event:
     """
     if not isinstance(data, dict):
         raise BadEvent("not_an_event", "each line must be a JSON object with a 'type'")
+    context = {"recorded": True} if recorded else None
     try:
-        return _decoder()[0].validate_python(data, context={"recorded": True} if recorded else None)
+        return _decoder()[0].validate_python(data, context=context)
     except ValidationError as exc:
-        raise _explain(exc) from None
+        bad = _explain(exc)
+    if bad.code == "unknown_event" and not _all_loaded():  # another game's event: with every game, once more
+        registry.load_all()
+        try:
+            return _decoder()[0].validate_python(data, context=context)
+        except ValidationError as exc:
+            bad = _explain(exc)
+    raise bad
 
 
 def parse_event_line(line: str, *, recorded: bool = False) -> Event:
@@ -105,6 +118,8 @@ def parse_event_line(line: str, *, recorded: bool = False) -> Event:
 
 def dump_event(event: Event) -> dict[str, Any]:
     """The event as JSON-ready data, without empty fields (the session format)."""
+    if type(event) not in _decoder()[1] and not _all_loaded():  # an event made by a game not loaded here
+        registry.load_all()
     data: dict[str, Any] = _decoder()[0].dump_python(event, mode="json", exclude_none=True)
     if not data.get("options", True):
         data.pop("options", None)

@@ -42,8 +42,9 @@ _TABLE_DESTINATIONS = ("held", "discard")
 
 
 def card_destinations() -> tuple[str, ...]:
-    """Every place a card may go, in every registered game, each once: the games', then the table's own."""
-    games = (d for e in registry.entries() for d in e.game.card_destinations)
+    """Every place a card may go, in every loaded game (the table's, loaded by its rules before its metrics are
+    made), each once: the games', then the table's own."""
+    games = (d for e in registry.loaded() for d in e.game.card_destinations)
     return tuple(dict.fromkeys((*games, *_TABLE_DESTINATIONS)))
 _LATENCY_BUCKETS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0)
 

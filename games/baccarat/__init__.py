@@ -6,14 +6,13 @@ snapshot, exact analysis and scoreboard.
 
 from controller.registry import GameEntry
 
-from .game import Baccarat
 from .profiles import PROFILES
 
 # Its hot modules, compiled with the engine (tablectl/compiled_engine.py reads this line, importing nothing): its
 # game and its coup extend compiled classes (Game, Round, Hand, GameAction), which interpreted code cannot.
 COMPILED = ("game.py", "coup.py")
 
-ENTRY = GameEntry(Baccarat(), PROFILES, parts={
+ENTRY = GameEntry("games.baccarat.game:Baccarat", PROFILES, name="baccarat", parts={
     "view": "games.baccarat.view:VIEW",
     "static": "games.baccarat.view:STATIC",
     "display": "games.baccarat.display:DISPLAY",

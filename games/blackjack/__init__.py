@@ -5,14 +5,13 @@
 
 from controller.registry import GameEntry
 
-from .game import Blackjack
 from .profiles import PROFILES
 
 # Its hot modules, compiled with the engine (tablectl/compiled_engine.py reads this line, importing nothing).
 COMPILED = ("game.py", "legality.py", "settlement.py", "simulate.py", "outcomes.py", "actions.py")
 
 # The parts of the table that play it, each loaded when first asked for (a table never loads its simulation).
-ENTRY = GameEntry(Blackjack(), PROFILES, parts={
+ENTRY = GameEntry("games.blackjack.game:Blackjack", PROFILES, name="blackjack", parts={
     "view": "games.blackjack.view:VIEW",
     "static": "games.blackjack.view:STATIC",
     "display": "games.blackjack.display:DISPLAY",

@@ -5,13 +5,11 @@
 
 from controller.registry import GameEntry
 
-from .game import Club21
-
 # Its hot modules, compiled with the engine (tablectl/compiled_engine.py reads this line, importing nothing).
 COMPILED = ("game.py",)
 
 # 003's club game as the document plays it: the defaults of its options (see rules.Club21Rules).
-ENTRY = GameEntry(Club21(), {"club-21": {}}, parts={
+ENTRY = GameEntry("games.club_21.game:Club21", {"club-21": {}}, name="club-21", parts={
     "view": "games.club_21.view:VIEW",
     "static": "games.club.view:STATIC",
     "display": "games.club_21.display:DISPLAY",

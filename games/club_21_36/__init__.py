@@ -6,13 +6,11 @@ snapshot.
 
 from controller.registry import GameEntry
 
-from .game import Club2136
-
 # Its hot modules, compiled with the engine (tablectl/compiled_engine.py reads this line, importing nothing).
 COMPILED = ("game.py",)
 
 # 003's 36-card game as the document plays it: the defaults of its options (see rules.Club2136Rules).
-ENTRY = GameEntry(Club2136(), {"club-21-36": {}}, parts={
+ENTRY = GameEntry("games.club_21_36.game:Club2136", {"club-21-36": {}}, name="club-21-36", parts={
     "view": "games.club_21_36.view:VIEW",
     "static": "games.club.view:STATIC",
     "display": "games.club_21_36.display:DISPLAY",

@@ -23,8 +23,9 @@ __all__ = ["action_events", "make_router"]
 
 def action_events() -> Any:
     """The events a person may send, as the request body's type: the table's own (`controller.events.PERSON_EVENTS`:
-    cards, ticks and link events come only from the shoe and the clock) and every registered game's decisions. A
-    table refuses a decision of another game than its own (409), as it refuses any decision that is not its game's."""
+    cards, ticks and link events come only from the shoe and the clock) and every loaded game's decisions (the
+    table's own, and those of any game this process loaded). A table refuses a decision of another loaded game than
+    its own (409), as it refuses any decision that is not its game's; one of a game not loaded is not an event (422)."""
     classes = (*ev.PERSON_EVENTS, *registry.event_classes())
     return Annotated[cast(Any, Union)[classes], Field(discriminator="type")]
 
@@ -106,7 +107,7 @@ async def post_lock(body: LockRequest, who: Supervisor, service: Service) -> Act
 
 def make_router() -> APIRouter:
     """The write routes, built when the app is made: the action's body is the union of every event a person may
-    send, the registered games' included (so the registry must be complete by then)."""
+    send, the loaded games' included (the table's own game is loaded by then: its rules name it)."""
     router = APIRouter()
     post_action.__annotations__["event"] = action_events()  # (FastAPI reads the body's type from the signature)
     router.post("/api/actions", response_model=ActionResult, tags=["write"],

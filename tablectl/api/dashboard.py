@@ -36,13 +36,14 @@ async def favicon() -> FileResponse:
 
 
 def felt_folders() -> dict[str, Path | None]:
-    """Each registered game's view kind -> the folder of its renderer (the game's ``static`` part), or None for a
-    kind whose games ship none: the dashboard draws those with the generic felt (the shared parts only).
+    """Each loaded game's view kind -> the folder of its renderer (the game's ``static`` part), or None for a
+    kind whose games ship none: the dashboard draws those with the generic felt (the shared parts only). A table
+    shows only the game it plays, whose engine its rules loaded.
 
     Two games may share a kind (the club games) only with one folder: PartError names both otherwise."""
     kinds: dict[str, Path | None] = {}
     owner: dict[str, str] = {}
-    for game in registry.names():
+    for game in [e.name for e in registry.loaded()]:
         kind = registry.game(game).view_kind
         folder = static_dir(game) if "static" in registry.entry(game).parts else None
         if kind in kinds and kinds[kind] != folder:

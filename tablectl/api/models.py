@@ -3,7 +3,9 @@
 They mirror `controller.view.table_view` and the engine's round records; the API validates its
 answers against them, so the schema cannot drift from what is sent. The table's view and a round's
 record are each game's own (its registry part ``view``: `tablectl.parts.ViewPart`): the API's models
-are a union of them, built when the app is made (`table_model`, `record_model`, `rounds_page_model`),
+are a union of them, of the games loaded (a table loads the game its rules name, and its rules change only while
+the service is stopped: `tablectl journal rules`), built when the app is made (`table_model`, `record_model`,
+`rounds_page_model`),
 each game's view with the table's shared keys (`TableFields`) and the API's own; every key is declared,
 so one a game adds and does not declare is an error, never silently dropped.
 """
@@ -158,8 +160,9 @@ def rounds_page_model() -> type[BaseModel]:
 
 
 def _views() -> list[tuple[str, Any]]:
-    """(game, its view part) for every registered game, in the registry's order."""
-    return [(name, view_part(name)) for name in registry.names()]
+    """(game, its view part) for every loaded game (the table's own, and any it played or another table of this
+    process plays: `controller.registry.loaded`), in the registry's order."""
+    return [(e.name, view_part(e.name)) for e in registry.loaded()]
 
 
 def _game_of(value: Any) -> str:

@@ -373,8 +373,9 @@ def _public_page(name: str) -> Any:
 
 def make_router() -> APIRouter:
     """The reads whose answers are each game's own (the table, its rounds), built when the app is made from the
-    registered games' view models (so the registry must be complete by then); and every registered game's public
-    reads and pages (`tablectl.parts.PublicPart`), each name once."""
+    loaded games' view models (the table's own game is loaded by then: its rules name it); and every
+    registered game's public reads and pages (`tablectl.parts.PublicPart`, a light part, loaded without its engine:
+    a table of another game answers 404 not_this_game), each name once."""
     games = APIRouter()
     reads: set[str] = set()
     pages: set[str] = set()

@@ -9,6 +9,8 @@ import json
 import os
 from pathlib import Path
 
+from controller import registry
+
 from tablectl.api import create_app
 from tablectl.config import settings_from_dict
 from tablectl.service import TableService
@@ -17,6 +19,9 @@ SNAPSHOT = Path(__file__).with_name("openapi.json")
 
 
 def _openapi(tmp_path) -> dict:
+    # Every installed game's views and decisions (a table's app knows the games loaded: its own, and those every
+    # other test of this process loaded; the document is the same whatever ran before).
+    registry.load_all()
     settings = settings_from_dict({"journal": {"path": str(tmp_path / "j.sqlite")},
                                    "shoe": {"port": str(tmp_path / "none")}})
     return create_app(TableService(settings)).openapi()

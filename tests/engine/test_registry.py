@@ -106,3 +106,30 @@ def test_an_event_type_two_classes_claim_is_refused_and_one_class_two_games_shar
         with registered(GameEntry(_stub("stub-f", _Knock))):  # the same class, shared: one event
             assert registry.event_classes().count(_Knock) == 1
     assert _Knock not in registry.event_classes()
+
+
+class _OtherKnocker(_Stub):
+    """A game made by the registry from its ``"module:Class"`` (an installed game's line), claiming a taken type."""
+
+    name = "stub-g"
+    brings = (_OtherKnock,)
+
+
+def test_an_engine_made_on_first_use_is_checked_for_clashes_then() -> None:
+    later = GameEntry(f"{__name__}:_OtherKnocker", name="stub-g")
+    with registered(GameEntry(_stub("stub-d", _Knock))), registered(later):
+        assert "stub-g" in registry.names() and not later.is_loaded  # known by its name, its engine not made
+        with pytest.raises(RegistryError, match=r"the event type 'knock_test' of the game 'stub-g' .*_OtherKnock\) is "
+                                                r"already .*_Knock"):
+            registry.game("stub-g")
+        with pytest.raises(RegistryError, match="'stub-g'"):
+            registry.load_all()  # (what reaches every clash: every engine made)
+        assert not later.is_loaded and _OtherKnock not in registry.event_classes()
+
+
+def test_every_installed_game_loads_with_no_clash() -> None:
+    games = registry.load_all()
+    assert all(e.is_loaded for e in games) and [e.name for e in registry.loaded()] == registry.names()
+    assert all(e.game.name == e.name for e in games)
+    own = {cls for e in games for cls in e.game.dispatch} - set(ev.CORE_EVENTS)
+    assert own <= set(registry.event_classes())
