@@ -332,14 +332,16 @@ def supervisor_actions() -> frozenset[str]:
 
 
 def surveillance_events() -> frozenset[str]:
-    """The wire types of every registered game's events whose content is surveillance's (`Game.surveillance_events`)."""
-    return frozenset(_wire_type(cls) for e in entries() for cls in e.game.surveillance_events)
+    """The wire types of every loaded game's events whose content is surveillance's (`Game.surveillance_events`):
+    an event of a game not loaded cannot have been decoded in this process (decoding one loads every engine), and
+    asking every entry here loaded every engine at the stream's first event, undoing the lazy start."""
+    return frozenset(_wire_type(cls) for e in loaded() for cls in e.game.surveillance_events)
 
 
 def collect_events() -> frozenset[str]:
-    """The wire types of every registered game's events that collect the commission kept in a box
-    (`Game.collect_events`)."""
-    return frozenset(_wire_type(cls) for e in entries() for cls in e.game.collect_events)
+    """The wire types of every loaded game's events that collect the commission kept in a box
+    (`Game.collect_events`; loaded only, as `surveillance_events`)."""
+    return frozenset(_wire_type(cls) for e in loaded() for cls in e.game.collect_events)
 
 
 def stake_events() -> frozenset[type]:

@@ -45,6 +45,28 @@ def test_every_game_and_profile_is_known_with_no_engine_loaded() -> None:
     assert all(m.count(".") == 1 or m.endswith(".profiles") for m in known["games"]), known["games"]
 
 
+
+# A fresh process as a blackjack table runs: its game loaded, then what the stream and the figures ask the registry
+# for every event and report (each used to load every engine, undoing the lazy start at the first event).
+ASKING = """
+import json, sys
+from controller import registry
+registry.game("blackjack")
+asked = [registry.surveillance_events(), registry.collect_events(), registry.supervisor_actions(),
+         registry.stake_events()]
+print(json.dumps({"loaded": [e.name for e in registry.loaded()],
+                  "engines": sorted(m for m in sys.modules if m.startswith("games.") and m.endswith(".game"))}))
+"""
+
+
+def test_what_the_stream_and_the_figures_ask_loads_no_other_games_engine() -> None:
+    out = subprocess.run([sys.executable, "-c", ASKING], capture_output=True, text=True, timeout=scaled(60),
+                         cwd=Path(__file__).parents[2])
+    assert out.returncode == 0, out.stderr
+    asked = json.loads(out.stdout)
+    assert asked == {"loaded": ["blackjack"], "engines": ["games.blackjack.game"]}, asked
+
+
 @pytest.mark.anyio
 async def test_a_table_whose_rules_name_a_game_loads_its_engine_and_answers_in_its_view(tmp_path: Path) -> None:
     with registry.registered(LATER):

@@ -43,7 +43,9 @@ async def test_coups_through_the_api_and_the_public_scoreboard(tmp_path: Path) -
         rounds = (await call(t.api, "GET", "/api/rounds", VIEWER_KEY)).json()["rounds"]
         assert [r["result"] for r in reversed(rounds)] == data["last"]
         page = await call(t.api, "GET", "/scoreboard")
-        assert page.status_code == 200 and "Big road" in page.text
+        assert page.status_code == 200 and 'id="big_road"' in page.text
+        words = await call(t.api, "GET", "/games/baccarat/scoreboard.en.json")  # (its words: the page's language's)
+        assert words.status_code == 200 and words.json()["road.big_road"] == "Big road"
         # Everything the table does for blackjack: the dispute record of a coup, the shift's figures.
         dispute = await call(t.api, "GET", "/api/rounds/2/dispute?format=html", SUPERVISOR_KEY)
         assert dispute.status_code == 200, dispute.text
