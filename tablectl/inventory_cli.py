@@ -11,19 +11,20 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from datetime import timezone
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from controller.engine import IllegalAction, Table
 from controller.event_codec import dump_event
-from controller.inventory import InventoryBook, Period
+from controller.inventory import InventoryBook
 from controller.journal import JournalError, JournalReader
 from controller.money import money, to_cents
 from controller.replay import session_rules
 from controller.rules import build_rules
 
 from .journal_cli import open_verified, tool_status
+from .pit_json import iso as _iso
+from .pit_json import period_json
 
 
 def configure_parser(p: argparse.ArgumentParser) -> None:
@@ -54,28 +55,7 @@ def inventory_book(reader: JournalReader) -> InventoryBook:
     return book
 
 
-def _iso(at: Any) -> str | None:
-    return at.astimezone(timezone.utc).isoformat().replace("+00:00", "Z") if at is not None else None
 
-
-def _m(cents: int | None) -> str | None:
-    return money(cents) if cents is not None else None
-
-
-def period_json(p: Period, tolerance: int) -> dict[str, Any]:
-    """One period as JSON: money as decimal strings (the house's side), times UTC."""
-    return {
-        "opened_at": _iso(p.opened_at), "opened_by": p.opened_by, "opener": money(p.opener),
-        "closed_at": _iso(p.closed_at), "closed_by": p.closed_by, "closer": _m(p.closer),
-        "fills": money(p.total("fill")), "credits": money(p.total("credit")),
-        "slips": [{"slip": s.id, "kind": s.kind, "amount": money(s.value), "chips": s.chips,
-                   "requested_at": _iso(s.requested_at), "signed": s.signed, "complete": s.complete,
-                   "completed_at": _iso(s.completed_at)} for s in p.slips],
-        "drop": _m(p.drop), "drop_by": p.drop_by, "expected_drop": money(p.expected_drop),
-        "win": _m(p.win), "hold_pct": None if p.hold is None else round(100 * p.hold, 2),
-        "rounds": p.rounds, "table_win": money(p.table_win), "difference": _m(p.difference),
-        "flagged": p.flagged(tolerance),
-    }
 
 
 def _text(data: dict[str, Any]) -> str:

@@ -11,8 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from datetime import date, timezone
-from typing import Any
+from datetime import date
 
 from controller.alerts import age_text
 from controller.engine import IllegalAction, Table
@@ -24,6 +23,8 @@ from controller.replay import session_rules
 from controller.rules import build_rules
 
 from .journal_cli import open_verified, tool_status
+from .pit_json import iso as _iso
+from .pit_json import person_json
 
 
 def configure_parser(p: argparse.ArgumentParser) -> None:
@@ -52,21 +53,6 @@ def mtl_book(reader: JournalReader) -> MtlBook:
     return book
 
 
-def _iso(at: Any) -> str | None:
-    return at.astimezone(timezone.utc).isoformat().replace("+00:00", "Z") if at is not None else None
-
-
-def person_json(p: PersonDay) -> dict[str, Any]:
-    """One person's gaming day as JSON: money as decimal strings, times UTC."""
-    return {
-        "person": p.person, "cash": money(p.total("cash")), "marker": money(p.total("marker")),
-        "chips": money(p.total("chips")),
-        "buy_ins": [{"at": _iso(e.at), "box": e.box, "method": e.method, "amount": money(e.amount),
-                     "entered_by": e.entered_by} for e in p.entries],
-        "alerts": [{"id": a.id, "kind": a.kind, "message": a.message, "raised_at": _iso(a.raised_at),
-                    "acknowledged_by": a.acknowledged_by, "acknowledged_at": _iso(a.acknowledged_at),
-                    "waited_seconds": a.waited_seconds} for a in p.alerts],
-    }
 
 
 def _text(day: str, people: list[PersonDay]) -> str:

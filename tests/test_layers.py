@@ -43,7 +43,7 @@ TOP_FLOOR: dict[str, set[str]] = {
     # the table's API: the web layer, the table's service and settings, its figures and metrics, the ledger's wire
     "tablectl.api": {"tablectl.web", "tablectl.config", "tablectl.service", "tablectl.figures", "tablectl.metrics",
                      "tablectl.fleet", "tablectl.dispute", "tablectl.zones", "tablectl.parts",
-                     "tablectl.ratings"},
+                     "tablectl.ratings", "tablectl.shift"},
     # each game's parts, as the composition root takes them from the registry: nothing of tablectl
     "tablectl.parts": set(),
     # the table's metrics (/metrics, mounted by the table's API): the web layer's roles
@@ -53,13 +53,17 @@ TOP_FLOOR: dict[str, set[str]] = {
     # the fleet's wire, broker and settings, spoken by the table's publisher and the floor alike: nothing above
     "tablectl.fleet": set(),
     # what a table publishes (its view and figures): never an API, nor the floor
-    "tablectl.fleet.source": {"tablectl.figures"},
+    "tablectl.fleet.source": {"tablectl.figures", "tablectl.parts"},  # (a game's tile: its registry part)
     # the table's publisher: the wire, the broker and its source; never an API, nor the floor
     "tablectl.fleet.publisher": {"tablectl.fleet", "tablectl.fleet.source"},
     # the shift's figures, from the journal alone: below the table's API and its publisher
     "tablectl.figures": set(),
     # the rating slips, from the journal alone (issue 41): below the table's API and `tablectl ratings`
     "tablectl.ratings": set(),
+    # the shift report (issue 41), from the journal alone: the figures, the rating slips and the pit's books as JSON
+    "tablectl.shift": {"tablectl.figures", "tablectl.ratings", "tablectl.pit_json"},
+    # the pit's books (inventory, buy-ins) as JSON: below the command lines and the shift report
+    "tablectl.pit_json": set(),
     # the record of a disputed round, made from the journal and rendered: below the table's API and `tablectl dispute`
     "tablectl.dispute": {"tablectl.parts"},  # (each game's section of the record: its registry part)
     # the settings: the fleet's section only (FleetSettings), nothing that serves

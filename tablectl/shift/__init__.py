@@ -63,8 +63,7 @@ def make_report(reader: JournalReader, start: datetime, end: datetime, table: st
                 ) -> dict[str, Any]:
     """The shift ``start``..``end`` from the journal's rows (those before row ``upto_seq`` if given)."""
     from tablectl.figures import Window, dealer_book, dealer_json
-    from tablectl.inventory_cli import period_json
-    from tablectl.mtl_cli import person_json
+    from tablectl.pit_json import period_json, person_json
     from tablectl.ratings import basic_edge, blackjack_cost, session_row
 
     entries = [e for e in reader.entries() if upto_seq is None or e.seq < upto_seq]

@@ -132,6 +132,7 @@ def test_the_dashboard_in_russian_then_in_english_again(browser, table):
 
 
 def test_the_page_follows_the_tables_language_until_the_browser_chooses(browser, table):
+    _play(table)  # (a round in the history: the page is filled; on its own, or on another worker, the table is new)
     page = browser.new_page(viewport=WIDE)
 
     def in_russian(route) -> None:  # the table's `[table] language = "ru"` (its own test: tests/api)
