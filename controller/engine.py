@@ -39,7 +39,7 @@ from .round import DEALER, Round, round_record
 from .protection.findings import Finding, SlugAlarm
 from .protection.live import ShoeWatch
 from .rules import RuleError, Rules, build_rules, load_rules
-from .inventory import Slip, signer
+from .inventory import Slip, Watch, chips_value, signer
 from .seats import Seated, seated_name
 from .shoe import ShoeTracker
 
@@ -130,6 +130,10 @@ class Table:
         # The fill and credit slips waiting for their two signatures (issue 41), by number; the next number.
         self.slips: dict[int, Slip] = {}
         self.next_slip = 1
+        # The inventory period open (since its opener), and the last one closed whose drop is still to come: their
+        # two figures compared once both are in (issue 41; controller.inventory.Watch).
+        self.inventory: Watch | None = None
+        self.inventory_closed: Watch | None = None
         self._fx: list[Effect] = []
 
     def _use_game(self, game: Game[Any, Any]) -> None:
@@ -502,7 +506,37 @@ class Table:
 
     # ------------------------------------------------------------------ the inventory's slips (controller.inventory)
     def _on_inventory(self, e: ev.Event) -> None:
-        pass  # an opener, a closer or a drop: the journal keeps it; the figures are made from it (InventoryBook)
+        """An opener, a closer or a drop: the journal keeps it and the figures are made from it (InventoryBook); the
+        engine compares the inventory's win with its own figure as soon as the closer and the drop are both in."""
+        watch: Watch | None
+        if isinstance(e, ev.Opener):
+            self.inventory = Watch(chips_value(e.chips))
+            return
+        if isinstance(e, ev.Closer):
+            watch = self.inventory or Watch(0)  # a closer with no opener: its opener unknown (0), as the book's
+            watch.closer, self.inventory = chips_value(e.chips), None
+            if watch.drop is None:
+                self.inventory_closed = watch
+                return
+        elif isinstance(e, ev.Drop):
+            # The count is for the last inventory closed (ev.Drop), else for the one open (its closer to come).
+            watch = self.inventory_closed or self.inventory
+            if watch is None:
+                return
+            watch.drop = to_cents(e.amount) or 0
+            if watch.closer is None:
+                return
+            self.inventory_closed = None
+        else:
+            return
+        tolerance = to_cents(e.tolerance) if e.tolerance is not None else None
+        difference = watch.difference
+        if tolerance is not None and difference is not None and abs(difference) > tolerance:
+            inventory = difference + watch.table_win
+            self.raise_alert(AlertKind.INVENTORY_DIFFERENCE,
+                             f"inventory: the win by the inventory is {money(inventory)}, the table's own figure "
+                             f"{money(watch.table_win)}: {money(abs(difference))} "
+                             f"{'over' if difference > 0 else 'short'} (the tolerance is {money(tolerance)})", e.at)
 
     def _check_sign_shift(self, e: ev.SignShift) -> Refusal | None:
         if e.end <= e.start:
@@ -513,7 +547,9 @@ class Table:
 
     def _on_slip_request(self, e: ev.FillRequest | ev.CreditRequest) -> None:
         kind = "fill" if isinstance(e, ev.FillRequest) else "credit"
-        self.slips[self.next_slip] = Slip(self.next_slip, kind, dict(e.chips), e.at or self.now)
+        slip = self.slips[self.next_slip] = Slip(self.next_slip, kind, dict(e.chips), e.at or self.now)
+        if self.inventory is not None:  # the period's slip, once signed (as InventoryBook counts it)
+            self.inventory.pending[slip.id] = slip.value if kind == "credit" else -slip.value
         self.next_slip += 1
 
     def _check_sign(self, e: ev.SignSlip) -> Refusal | None:
@@ -538,6 +574,9 @@ class Table:
         slip.signed[part] = person
         if slip.complete:
             del self.slips[e.slip]
+            for watch in (self.inventory, self.inventory_closed):
+                if watch is not None:
+                    watch.completed(e.slip)
 
     # ------------------------------------------------------------------ players seated (the rating slip)
     def _seated_on(self, box: int, player: str | None = None) -> Refusal | None:
@@ -842,6 +881,8 @@ class Table:
         self.previous = r  # kept on the displays (and as last_round) until the next round
         self.round = None
         self._fx.append(RoundSettled(r))
+        if self.inventory is not None and not r.voided:
+            self.inventory.table_win -= r.net()  # the table's own figure: the house's side of the settlements
         # SETTLED is passed through: the table is at once ready for the next bets (or a shuffle),
         # while last_round keeps the result on show until the next round's first card.
         self.set_phase(Phase.SETTLED)

@@ -39,6 +39,9 @@ CardField = Annotated[
     PlainSerializer(lambda c: c.code, return_type=str),
     WithJsonSchema({"type": "string", "pattern": "^(10|[A2-9TJQK])[SHDC]$", "examples": ["AS", "TD", "7H"]}),
 ]
+# How far the inventory's win may differ from the table's own figure before the board says so (issue 41).
+Tolerance = Annotated[Decimal, Field(ge=0, max_digits=12, decimal_places=2),
+                      PlainSerializer(lambda d: wire_amount(Decimal(str(d))), return_type=Any)]
 Money = Annotated[Decimal, Field(gt=0, max_digits=12, decimal_places=2), PlainSerializer(lambda d: wire_amount(Decimal(str(d))), return_type=Any)]
 BoxNumber = Annotated[int, Field(ge=1, le=9)]
 # Bounded so that no number out of range reaches the engine, the journal or SQLite (the API answers 422).
@@ -399,6 +402,7 @@ class Closer(Event):
 
     type: Literal["closer"] = "closer"
     chips: Chips
+    tolerance: Tolerance | None = None  # `[inventory] tolerance`: the service's to stamp, never a person's
 
 
 @dataclass(slots=True, kw_only=True)
@@ -435,6 +439,7 @@ class Drop(Event):
     type: Literal["drop"] = "drop"
     amount: Annotated[Decimal, Field(ge=0, max_digits=12, decimal_places=2),
                       PlainSerializer(lambda d: wire_amount(Decimal(str(d))), return_type=Any)]
+    tolerance: Tolerance | None = None  # `[inventory] tolerance`: the service's to stamp, never a person's
 
 
 @dataclass(slots=True, kw_only=True)

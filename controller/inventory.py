@@ -112,6 +112,34 @@ class Period:
         return difference is not None and abs(difference) > tolerance
 
 
+@dataclass
+class Watch:
+    """What the engine keeps of an inventory period to compare its two figures the moment both are in (issue 41):
+    the opener, the table's own figure (the house's net of the rounds settled since), the fill and credit slips
+    asked for in it (still waiting for signatures; the completed ones' net), the closer and the drop. Cents."""
+
+    opener: int
+    table_win: int = 0
+    slips_net: int = 0  # completed credits less completed fills
+    pending: dict[int, int] = field(default_factory=dict)  # slip -> its signed value (+ credit, - fill)
+    closer: int | None = None
+    drop: int | None = None
+
+    @property
+    def difference(self) -> int | None:
+        """The inventory's win less the table's own figure, once the closer and the drop are both in
+        (`Period.difference`, kept as the events come)."""
+        if self.closer is None or self.drop is None:
+            return None
+        return self.closer - self.opener + self.slips_net + self.drop - self.table_win
+
+    def completed(self, slip: int) -> None:
+        """A slip asked for in this period has both its signatures: it counts."""
+        value = self.pending.pop(slip, None)
+        if value is not None:
+            self.slips_net += value
+
+
 @dataclass(frozen=True)
 class LimitChange:
     """A change of the table's limits (minimum, maximum as the session format writes amounts): when, by whom."""

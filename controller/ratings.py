@@ -329,6 +329,18 @@ class RatingBook:
         for box in self.boxes.values():
             box.first_bet_at = None
 
+    def expire(self, now: datetime) -> list[Session]:
+        """End, at their last round, the sessions no ``unseat`` ends whose player has left: `LEFT_AFTER` passed
+        by ``now`` without a round of theirs (what a later bet of theirs would find). The ones ended."""
+        ended = []
+        for box in self.boxes.values():
+            for name, other in list(box.others.items()):
+                if other.last_round_at is not None and now - other.last_round_at > LEFT_AFTER:
+                    self._close(other, other.last_round_at)
+                    box.others.pop(name)
+                    ended.append(other)
+        return ended
+
     # ---------------------------------------------------------------- the answers
     def report(self) -> list[Session]:
         """Every session that played or sat within the window, in the order they opened."""

@@ -9,6 +9,7 @@ fills constructors. Amounts are decimal strings (as in round records), times ISO
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from datetime import datetime
 from decimal import Decimal, InvalidOperation
 from typing import Annotated, Any, Literal, Protocol, TypeVar
@@ -23,7 +24,7 @@ from .money import money, to_cents
 from .phase import IN_ROUND, Phase
 from .protection.live import ShoeWatch
 from .round import Round, VoidReason
-from .inventory import Slip
+from .inventory import Slip, Watch
 from .seats import Seated
 from .shoe import ShoeTracker
 
@@ -52,6 +53,8 @@ class SnapshotTable(PlayingTable, Protocol):
     cash_today: dict[str, int]
     slips: dict[int, Slip]
     next_slip: int
+    inventory: Watch | None
+    inventory_closed: Watch | None
 
 
 FORMAT = 4  # bump when the layout below changes; from_snapshot refuses any number but these
@@ -256,6 +259,28 @@ class MtlState(StrictModel):
                     Field(max_length=10_000)]
 
 
+Cents = Annotated[int, Field(ge=-10**15, le=10**15)]
+
+
+class PendingSlipState(StrictModel):
+    """A fill or credit asked for in the period, still to be signed: its number and signed value (+ credit)."""
+
+    slip: Annotated[int, Field(ge=1, le=2**31)]
+    value: Cents
+
+
+class InventoryWatchState(StrictModel):
+    """An inventory period the engine watches for its difference (controller.inventory.Watch), in cents."""
+
+    opener: Cents
+    table_win: Cents
+    slips_net: Cents
+    # A list, not an object by slip: a JSON object's keys are strings.
+    pending: Annotated[list[PendingSlipState], Field(max_length=10_000)]
+    closer: Cents | None
+    drop: Cents | None
+
+
 class SlipState(StrictModel):
     """A fill or credit slip waiting for its signatures (controller.inventory.Slip)."""
 
@@ -302,6 +327,9 @@ class TableState(StrictModel):
     mtl: MtlState | None = None  # added within format 4 (issue 41): the gaming day's cash by person
     slips: list[SlipState] | None = None  # added within format 4 (issue 41): fill and credit slips being signed
     next_slip: Annotated[int, Field(ge=1, le=2**31)] = 1
+    # Added within format 4 (issue 41): the inventory period open, and the last closed waiting for its drop.
+    inventory: InventoryWatchState | None = None
+    inventory_closed: InventoryWatchState | None = None
 
     @model_validator(mode="after")
     def _consistent(self) -> TableState:
@@ -421,6 +449,8 @@ def dump_table(t: SnapshotTable) -> dict[str, Any]:
         **({"slips": [{"id": s.id, "kind": s.kind, "chips": dict(s.chips), "requested_at": time_out(s.requested_at),
                        "signed": dict(s.signed)} for s in t.slips.values()]} if t.slips else {}),
         **({"next_slip": t.next_slip} if t.next_slip != 1 else {}),
+        **({"inventory": _watch_out(t.inventory)} if t.inventory is not None else {}),
+        **({"inventory_closed": _watch_out(t.inventory_closed)} if t.inventory_closed is not None else {}),
     }
 
 
@@ -544,6 +574,8 @@ def load_table(t: SnapshotTable, state: TableState) -> None:
         t.slips = {s.id: Slip(s.id, s.kind, dict(s.chips), time_of(s.requested_at), {str(k): v for k, v in s.signed.items()})
                    for s in state.slips}
     t.next_slip = state.next_slip
+    t.inventory = _watch(state.inventory)
+    t.inventory_closed = _watch(state.inventory_closed)
     if state.mtl is not None:
         t.mtl_day, t.cash_today = state.mtl.day, dict(state.mtl.cash)
     if state.imported is not None:
@@ -551,3 +583,16 @@ def load_table(t: SnapshotTable, state: TableState) -> None:
                       "sha256": state.imported.sha256, "at": state.imported.at}
     if state.protection is not None:
         t.shoe_watch = ShoeWatch.from_state(state.protection.model_dump(), keep=t.shoe_watch.keep)
+
+
+def _watch(state: InventoryWatchState | None) -> Watch | None:
+    """An inventory watch from its snapshot."""
+    if state is None:
+        return None
+    return Watch(state.opener, state.table_win, state.slips_net, {p.slip: p.value for p in state.pending}, state.closer, state.drop)
+
+
+def _watch_out(watch: Watch) -> dict[str, Any]:
+    """An inventory watch as its snapshot."""
+    return {**asdict(watch), "pending": [{"slip": slip, "value": value}
+                                            for slip, value in sorted(watch.pending.items())]}

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import tomllib
 from datetime import date, datetime, timedelta, timezone
+from decimal import Decimal
 from enum import Enum
 from pathlib import Path
 from typing import Any
@@ -211,6 +212,26 @@ class MtlSettings(_Section):
                                                            "action: the casino's report is due (0: none)")
 
 
+class InventorySettings(_Section):
+    """The table's inventory (issue 41): how far its win may differ from the table's own figure before the board
+    raises `inventory_difference` (docs/pit.md)."""
+
+    tolerance: float = Field(0, ge=0, le=10**9, description="the largest difference between the inventory's win "
+                             "(closer - opener + credits - fills + drop) and the table's own figure that raises no "
+                             "alert, in the table's money, cents at most (0: any difference)")
+
+    @field_validator("tolerance")
+    @classmethod
+    def _cents(cls, value: float) -> float:
+        if round(value, 2) != value:
+            raise ValueError("at most two decimals: an amount in cents")
+        return value
+
+    def tolerance_amount(self) -> Decimal:
+        """The tolerance as the journal's amount (stamped on each closer and drop)."""
+        return Decimal(str(self.tolerance)).quantize(Decimal("0.01"))
+
+
 class Settings(BaseSettings):
     """The whole configuration file. Environment variables override it: TABLECTL_API__PORT=9000."""
 
@@ -224,6 +245,7 @@ class Settings(BaseSettings):
     fleet: FleetSettings = Field(default_factory=FleetSettings)
     dispute: DisputeSettings = Field(default_factory=DisputeSettings)
     mtl: MtlSettings = Field(default_factory=MtlSettings)
+    inventory: InventorySettings = Field(default_factory=InventorySettings)
     gpio: GpioWiring = Field(default_factory=lambda: GpioWiring(pin_factory=PinFactoryName.MOCK))
     log_level: str = Field("INFO", pattern=r"^(DEBUG|INFO|WARNING|ERROR)$", description="log level")
 

@@ -23,7 +23,7 @@ from functools import lru_cache
 from typing import Any
 
 from controller.engine import IllegalAction, Table
-from controller.journal import JournalReader
+from controller.journal import JournalEntry, JournalReader
 from controller.legality import Action
 from controller.ratings import Cost, RatingBook, Session, Situation, feed
 from controller.event_codec import dump_event
@@ -97,6 +97,45 @@ def rating_book(reader: JournalReader, since: datetime | None = None, until: dat
             rules = table.rules
             book.edge, book.cost = basic_edge(rules), blackjack_cost(rules)
     return book
+
+
+class RatingFollower:
+    """The table's live book for the floor's push (docs/ratings.md, "Pushed over the floor"): fed the journal's
+    accepted events in order as they are committed, it answers each session once it has ended (an ``unseat``, a
+    player who left: `RatingBook.expire`), once. Its own engine replays the rows: the service's is not touched."""
+
+    def __init__(self) -> None:
+        self.table: Table | None = None
+        self.book = RatingBook()
+        self.seq = 0  # the last journal row fed
+        self._sent: set[int] = set()  # the sessions already answered, by their place in the book
+
+    def follow(self, entries: Iterable[JournalEntry]) -> None:
+        """Feed these entries (after `seq`, in order)."""
+        for entry in entries:
+            if self.table is None:
+                profile, options = session_rules([json.dumps(dump_event(entry.event))])
+                self.table = Table(build_rules(profile, options), shoes_watched=0)
+                self.book.edge, self.book.cost = basic_edge(self.table.rules), blackjack_cost(self.table.rules)
+            rules = self.table.rules
+            try:
+                feed(self.book, self.table, entry.event, entry.received_at)
+            except IllegalAction:
+                pass  # an accepted row replays; nothing is booked for one that does not
+            if self.table.rules is not rules:
+                self.book.edge, self.book.cost = basic_edge(self.table.rules), blackjack_cost(self.table.rules)
+            self.seq = entry.seq
+
+    def ended(self, now: datetime) -> list[Session]:
+        """The sessions ended since the last call (those a player left by ``now`` included), oldest first."""
+        self.book.expire(now)
+        out = []
+        for i, session in enumerate(self.book.sessions):
+            if not session.open and i not in self._sent and session.start is not None and session.end is not None:
+                self._sent.add(i)
+                if session.rounds or session.seated:
+                    out.append(session)
+        return out
 
 
 def _chain(*parts: Iterable[Any]) -> Iterable[Any]:

@@ -620,6 +620,9 @@ class TableService:
         now = self.clock()
         if isinstance(event, ev.BuyIn):
             self._stamp_buy_in(event, now)
+        elif isinstance(event, (ev.Closer, ev.Drop)):
+            # The tolerance in force, journalled with the count (issue 41): a replay judges it by the same rule.
+            event.tolerance = self.settings.inventory.tolerance_amount()
         try:
             seq, effects = self.authority.submit(event, now, shoe_id=shoe_id, position=position)
         except IllegalAction as exc:

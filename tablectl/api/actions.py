@@ -72,6 +72,10 @@ async def post_action(event: ev.Event, who: Dealer, service: Service) -> ActionR
                 # move a buy-in out of the day it counts in, or past the threshold it crosses.
                 raise ApiError(422, "invalid_request", f"{name} is given by the table, not by a person",
                                f"buy_in.{name}")
+    if isinstance(event, (ev.Closer, ev.Drop)) and event.tolerance is not None:
+        # The table's config, as the MTL's thresholds: a person's would let a count short pass the board unseen.
+        raise ApiError(422, "invalid_request", "tolerance is given by the table, not by a person",
+                       f"{event.type}.tolerance")
     event.at = None  # the service stamps the time it received the action
     try:
         seq, phase = await service.act(event, who.actor)

@@ -31,7 +31,7 @@ from controller.view import head_view
 from . import BrokerUnavailable, FleetConfigError
 from . import broker as mqtt
 from .settings import FleetSettings
-from .wire import MAX_STATE_BYTES, PUBLIC_ROUND, SURVEILLANCE, LedgerRow, public_round, published_form, topic
+from .wire import MAX_STATE_BYTES, PUBLIC_ROUND, SURVEILLANCE, LedgerRow, public_round, published_form, rating_payload, topic
 
 if TYPE_CHECKING:  # pragma: no cover
     from tablectl.service import TableService
@@ -54,6 +54,7 @@ class Source(Protocol):
     def masked_seqs(self) -> set[int]: ...
     def state(self, table_id: str, dashboard_url: str, head: tuple[int, str | None]) -> dict[str, Any]: ...
     def surveillance(self, table_id: str, head: tuple[int, str | None]) -> dict[str, Any]: ...
+    def ended_ratings(self, table_id: str) -> list[dict[str, Any]]: ...
     def last_round_number(self) -> int: ...
     def settled_after(self, number: int, limit: int = 64) -> list[tuple[int, dict[str, Any], str | None]]: ...
     def close(self) -> None: ...
@@ -74,6 +75,9 @@ class Publisher:
         self.t_status = topic(prefix, self.table_id, "status")
         self.t_surveillance = topic(prefix, self.table_id, SURVEILLANCE)
         self.t_public = topic(prefix, self.table_id, PUBLIC_ROUND)
+        self.t_rating = topic(prefix, self.table_id, "rating")
+        self.ratings_sent = 0
+        self._ratings_due: list[bytes] = []
         # The public feed starts with the next round settled: a display has no use for the table's history,
         # and a restart sends again at most the rounds of one window (at least once, as the ledger).
         self.public_after = source.last_round_number() if "public" in settings.feeds else 0
@@ -246,6 +250,13 @@ class Publisher:
             for number, record, settled_at in self.source.settled_after(self.public_after):
                 await conn.publish(self.t_public, state_json(public_round(record, settled_at)))
                 self.public_after = number
+        # The rating slips of the sessions ended meanwhile (docs/ratings.md, "Pushed over the floor"), at QoS 1.
+        # Pending slips (the broker went away mid-way) go first next time: none is lost before the process ends.
+        self._ratings_due.extend(rating_payload(row) for row in self.source.ended_ratings(self.table_id))
+        while self._ratings_due:
+            await conn.publish(self.t_rating, self._ratings_due[0])
+            self._ratings_due.pop(0)
+            self.ratings_sent += 1
 
 
 def start(service: "TableService", edge: Any = None) -> tuple[Publisher, "asyncio.Task[None]"] | None:

@@ -24,6 +24,7 @@ if TYPE_CHECKING:  # pragma: no cover
 log = logging.getLogger(__name__)
 
 FIGURE_HOURS = 8.0  # the shift the floor's figures cover, as the pit dashboard's default
+RATING_CHUNK = 500  # journal rows the rating follower reads at one go: a long journal never holds the loop
 
 
 class ServiceSource:
@@ -38,6 +39,7 @@ class ServiceSource:
         self._figures: dict[str, Any] | None = None
         self._figures_rounds = -1
         self._hearing: asyncio.Task[None] | None = None
+        self._ratings: Any = None  # tablectl.ratings.RatingFollower, made at the first call
 
     @property
     def reader(self) -> JournalReader:
@@ -135,6 +137,27 @@ class ServiceSource:
                 "exact_edge": self.edge.latest if self.edge is not None else None,
                 "head": {"seq": head[0], "mac": head[1]},
                 "published_at": service.clock().isoformat()}
+
+    def ended_ratings(self, table_id: str) -> list[dict[str, Any]]:
+        """The rating slips of the sessions ended since the last call (export rows, ``table`` the fleet id).
+
+        Reads at most RATING_CHUNK new journal rows a call; after a restart the follower reads the journal
+        again from its start and sends every ended session again (the floor keeps each once)."""
+        from itertools import islice
+
+        from tablectl.ratings import RatingFollower, session_row
+
+        if self._ratings is None:
+            self._ratings = RatingFollower()
+        follower = self._ratings
+        entries = self.reader.entries(follower.seq)
+        try:
+            follower.follow(islice(entries, RATING_CHUNK))
+        finally:
+            close = getattr(entries, "close", None)  # a generator over the reader's cursor: let go of it
+            if close is not None:
+                close()
+        return [session_row(table_id, s) for s in follower.ended(self.service.clock())]
 
     def last_round_number(self) -> int:
         """The number of the last settled round (0: none): the public feed starts after it."""

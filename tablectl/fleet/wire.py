@@ -4,7 +4,9 @@ Topics, under a prefix (default ``tablectl``):
 
 - ``{prefix}/{table}/ledger``: one message per journal row, QoS 1, not retained;
 - ``{prefix}/{table}/state``: retained, the table as a viewer sees it, with its figures;
-- ``{prefix}/{table}/status``: retained ``online`` / ``offline`` (the last will).
+- ``{prefix}/{table}/status``: retained ``online`` / ``offline`` (the last will);
+- ``{prefix}/{table}/rating``: one message per player's session once it has ended, QoS 1, not retained: the
+  rating slip, the export's line (docs/ratings.md), sent again after a restart (the floor keeps it once).
 
 A ledger message is the row exactly as journalled, ``body`` the canonical JSON
 text byte for byte, so the floor recomputes the MAC. A row that is not final
@@ -37,7 +39,7 @@ from . import MAX_PIT, PREFIX as PREFIX, TABLE_ID as TABLE_ID, BadMessage, check
 
 __all__ = ["LedgerRow", "row_mac", "read_key", "WireRow", "ledger_payload", "published_form", "parse_ledger",
            "TableState",
-           "parse_state", "topic", "BadMessage"]
+           "parse_state", "topic", "BadMessage", "RatingSlip", "parse_rating", "rating_payload"]
 
 _TABLE_ID_RE = re.compile(TABLE_ID)
 
@@ -46,6 +48,7 @@ MAX_LEDGER_BYTES = 16 * 1024
 MAX_STATE_BYTES = 256 * 1024
 MAX_STATUS_BYTES = 16
 MAX_BODY_CHARS = 8 * 1024
+MAX_RATING_BYTES = 4 * 1024  # a slip is about 700 bytes; a name is at most 64 characters
 
 
 def _finite(value: JsonValue) -> JsonValue:
@@ -187,6 +190,7 @@ def _web_link(value: str) -> str:
 
 
 IsoTime = Annotated[str, Field(max_length=40), AfterValidator(_iso_time)]
+IsoTimeRequired = Annotated[str, Field(min_length=10, max_length=40), AfterValidator(_iso_time)]
 
 
 class _Passed(BaseModel):
@@ -300,6 +304,67 @@ def parse_status(payload: bytes) -> str:
     raise BadMessage(f"status message {payload[:MAX_STATUS_BYTES]!r} is neither online nor offline")
 
 
+# ----------------------------------------------------------------------------- the rating slip (issue 41)
+_MONEY = r"^-?[0-9]{1,15}\.[0-9]{2}$"  # cents as a decimal amount, the export's form ("12.35", "-4.00")
+Money = Annotated[str, Field(pattern=_MONEY)]
+Count = Annotated[int, Field(ge=0, le=2**62)]
+Figure = Annotated[float, Field(ge=-1e12, le=1e12)]
+
+
+class RatingSlip(BaseModel):
+    """A rating message: one ended session, exactly the export's line (docs/ratings.md, format 1), ``table`` the
+    table's fleet id. Every column typed and bounded; a column it does not know refuses it (a new column comes
+    with a new ``format``, which this floor does not read)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, allow_inf_nan=False)
+
+    format: Literal[1]
+    table: str = Field(pattern=TABLE_ID)
+    player: str = Field(min_length=1, max_length=80)
+    named: bool
+    box: int = Field(ge=1, le=64)
+    card: str | None = Field(max_length=64)
+    start: IsoTimeRequired
+    end: IsoTimeRequired
+    open: Literal[False]  # only an ended session is pushed
+    minutes: Figure
+    paused_minutes: Figure
+    rounds: Count
+    hands: Count
+    decisions: Count
+    mistakes: Count
+    decisions_per_hour: Figure | None
+    average_bet: Money | None
+    largest_bet: Money
+    wagered: Money
+    actual: Money
+    edge_pct: Figure | None
+    measured_edge_pct: Figure | None
+    theo: Money | None
+    thumb_theo: Money | None
+    mistake_cost: Money
+
+
+def parse_rating(payload: bytes, topic_table: str) -> RatingSlip:
+    """Check and decode a rating message from `topic_table`'s topic; BadMessage says what is wrong."""
+    if len(payload) > MAX_RATING_BYTES:
+        raise BadMessage(f"rating message of {len(payload)} bytes (limit {MAX_RATING_BYTES})")
+    try:
+        slip = RatingSlip.model_validate_json(payload)
+    except ValidationError as exc:
+        raise BadMessage(f"malformed rating message: {_explain(exc)}") from None
+    if slip.table != topic_table:
+        raise BadMessage(f"rating message names table {slip.table!r} on the topic of {topic_table!r}")
+    if any("\x00" in v for v in (slip.player, slip.card) if v is not None):
+        raise BadMessage("rating message with a NUL character in a name")  # no store's text holds it
+    return slip
+
+
+def rating_payload(row: dict[str, Any]) -> bytes:
+    """An export row (tablectl.ratings.session_row, an ended session) as the rating message."""
+    return json.dumps(row, separators=(",", ":"), ensure_ascii=True).encode()
+
+
 # ---------------------------------------------------------------- feeds by audience (docs/floor.md)
 SURVEILLANCE = "surveillance"  # retained: the count, protection findings, the dealer on duty: surveillance only
 PUBLIC_ROUND = "public/round"  # each round once settled, each box's result: player-facing displays
@@ -349,12 +414,15 @@ def topic(prefix: str, table: str, leaf: str) -> str:
     return f"{prefix}/{table}/{leaf}"
 
 
+_LEAVES = ("ledger", "state", "status", "rating")  # what the floor takes of a table
+
+
 def split_topic(prefix: str, name: str) -> tuple[str, str]:
     """(table, leaf) of a topic under `prefix`; BadMessage for anything else."""
     head = prefix + "/"
     if not name.startswith(head):
         raise BadMessage(f"topic {name[:200]!r} is not under {prefix!r}")
     parts = name[len(head):].split("/")
-    if len(parts) != 2 or not _TABLE_ID_RE.match(parts[0]) or parts[1] not in ("ledger", "state", "status"):
-        raise BadMessage(f"topic {name[:200]!r} is not a table's ledger, state or status")
+    if len(parts) != 2 or not _TABLE_ID_RE.match(parts[0]) or parts[1] not in _LEAVES:
+        raise BadMessage(f"topic {name[:200]!r} is not a table's ledger, state, status or rating")
     return parts[0], parts[1]

@@ -8,6 +8,7 @@ supervisor key (surveillance).
 from __future__ import annotations
 
 import logging
+from datetime import datetime, timezone
 from pathlib import Path as FsPath
 from typing import Annotated, Any
 
@@ -131,6 +132,21 @@ async def get_export(who: Supervisor, request: Request, table: TableId) -> Respo
     return Response(text, media_type="application/x-ndjson",
                     headers={"Content-Disposition": f'attachment; filename="{table}.jsonl"',
                              "X-Tablectl-Verified": verified})
+
+
+@router.get("/api/ratings", tags=["read"], responses=ERRORS)
+async def get_ratings(who: Supervisor, request: Request,
+                      table: Annotated[str | None, Query(pattern=TABLE_ID)] = None,
+                      since: Annotated[datetime | None, Query()] = None,
+                      limit: Annotated[int, Query(ge=1, le=10_000)] = 1000) -> dict[str, Any]:
+    """The players' rating slips the tables pushed (docs/ratings.md): each ended session once, the export's line,
+    oldest end first; of one table, ended at or after `since`. A supervisor's: it names players and their money."""
+    floor = await _floor(request)
+    after = None
+    if since is not None:
+        at = since if since.tzinfo is not None else since.replace(tzinfo=timezone.utc)
+        after = at.astimezone(timezone.utc).isoformat().replace("+00:00", "Z")
+    return {"sessions": await floor.read(floor.store.ratings, table, after, limit)}
 
 
 @router.get("/", include_in_schema=False)

@@ -38,7 +38,7 @@ READERS = (FLOOR, SURVEILLANCE, PIT, PUBLIC)
 MAX_WORKERS = 64
 GROUP = r"^[A-Za-z0-9_-]{1,64}$"  # as [floor] shared_group allows it (settings.py), not empty here
 # What a table publishes under {prefix}/{its id}/ (docs/floor.md, "The wire format").
-TABLE_LEAVES = ("ledger", "state", "status", "surveillance", "public/round")
+TABLE_LEAVES = ("ledger", "state", "status", "surveillance", "public/round", "rating")
 
 
 def worker(n: int) -> str:
@@ -76,8 +76,8 @@ def access_rules(tables: Iterable[str], *, workers: int, group: str, prefix: str
             raise ValueError(f"table {t!r}: the name of one of the floor's readers or workers")
     p = prefix
     roles = [
-        {"rolename": FLOOR, "textdescription": "the floor: each table's ledger, state and status",
-         "acls": _reads(f"{p}/+/ledger", f"{p}/+/state", f"{p}/+/status")},
+        {"rolename": FLOOR, "textdescription": "the floor: each table's ledger, state, status and rating slips",
+         "acls": _reads(f"{p}/+/ledger", f"{p}/+/state", f"{p}/+/status", f"{p}/+/rating")},
         {"rolename": SURVEILLANCE, "textdescription": "surveillance: everything the tables publish",
          "acls": _reads(f"{p}/#")},
         {"rolename": PIT, "textdescription": "the pit's screens: each table's state and status, never the ledger",
@@ -87,11 +87,12 @@ def access_rules(tables: Iterable[str], *, workers: int, group: str, prefix: str
     ]
     clients = [{"username": name, "textname": name, "roles": [{"rolename": name}]} for name in READERS]
     if workers:
-        # Exactly the group's two filters (subscribeLiteral: the filter as written, wildcards and all), nothing
+        # Exactly the group's three filters (subscribeLiteral: the filter as written, wildcards and all), nothing
         # else shared: a worker joins no other group, and no one else joins this one.
         roles.append({"rolename": f"{FLOOR}-worker", "textdescription": f"a floor worker of shared group {group}",
                       "acls": [_rule("subscribeLiteral", f"$share/{group}/{p}/+/ledger"),
-                               _rule("subscribeLiteral", f"$share/{group}/{p}/+/state")]})
+                               _rule("subscribeLiteral", f"$share/{group}/{p}/+/state"),
+                               _rule("subscribeLiteral", f"$share/{group}/{p}/+/rating")]})
         clients += [{"username": worker(n), "textname": f"floor worker {n}",
                      "roles": [{"rolename": FLOOR}, {"rolename": f"{FLOOR}-worker"}]} for n in range(1, workers + 1)]
     for t in ids:

@@ -34,9 +34,11 @@ from tablectl.fleet import broker as mqtt
 from tablectl.fleet.wire import (
     MAX_STATE_BYTES,
     AlertState,
+    RatingSlip,
     TableState,
     WireRow,
     parse_ledger,
+    parse_rating,
     parse_state,
     parse_status,
     read_key,
@@ -174,16 +176,24 @@ class FloorService:
                                 session_expiry=s.floor.session_expiry_seconds, manual_ack=True,
                                 receive_maximum=RECEIVE_MAXIMUM, max_packet=MAX_STATE_BYTES + 4096) as conn:
             ledger, state = f"{self.prefix}/+/ledger", f"{self.prefix}/+/state"
+            rating = f"{self.prefix}/+/rating"
             if self.shared_group:
                 # A session that was a whole floor before (or a worker of an earlier version, which took every
                 # state) keeps its plain subscriptions, and would take every row or state besides its share:
                 # dropped (a session without them is told so, and nothing changes).
-                await conn.unsubscribe([ledger, state])
-                ledger, state = (f"$share/{self.shared_group}/{ledger}", f"$share/{self.shared_group}/{state}")
+                await conn.unsubscribe([ledger, state, rating])
+                ledger, state, rating = (f"$share/{self.shared_group}/{ledger}", f"$share/{self.shared_group}/{state}",
+                                         f"$share/{self.shared_group}/{rating}")
             # Every filter must be granted: a refused one (SUBACK 0x80 and above: the broker's access rules) would
             # leave this floor connected, looking healthy, and taking nothing (SubscriptionRefused: it stops).
             filters = [ledger, state, f"{self.prefix}/+/status"]
             mqtt.granted(filters, await conn.subscribe(filters), s.floor.client_id)
+            try:  # the rating slips (issue 41): a broker whose access rules predate them refuses them, and the
+                # floor goes on without (said once): the tables keep their slips in the journal and send them again
+                mqtt.granted([rating], await conn.subscribe([rating]), s.floor.client_id)
+            except SubscriptionRefused as exc:
+                log.warning("rating slips not taken: %s (regenerate the broker's access rules: `tablectl broker "
+                            "access`)", exc)
             if self.shared_group:
                 # A shared subscription is sent no retained message (MQTT 5, 4.8.2), and a quiet table publishes
                 # no new state: a plain subscription, taken and dropped at once, brings each table's retained
@@ -278,6 +288,7 @@ class FloorService:
                                 receive_maximum=RECEIVE_MAXIMUM, max_packet=MAX_STATE_BYTES + 4096) as conn:
             await conn.unsubscribe([f"$share/{self.shared_group}/{self.prefix}/+/ledger",
                                     f"$share/{self.shared_group}/{self.prefix}/+/state", f"{self.prefix}/+/state",
+                                    f"$share/{self.shared_group}/{self.prefix}/+/rating",
                                     f"{self.prefix}/+/status"])
             inbox: asyncio.Queue[Any] = asyncio.Queue()
             reader = asyncio.create_task(self._read(conn, inbox), name="floor-reader")
@@ -309,6 +320,7 @@ class FloorService:
         # States are kept after the batch's rows: a state is bounded and ordered by the rows on the floor
         # (FloorStore.set_state), those of the same batch included.
         states: list[tuple[str, TableState]] = []
+        slips: list[RatingSlip] = []
         with self.store.batch(_tables_named(self.prefix, messages)):
             for m in messages:
                 self.messages += 1
@@ -326,6 +338,9 @@ class FloorService:
                     if leaf == "ledger":
                         rows.append(parse_ledger(payload, table))
                         self.ledger_rows += 1
+                        self.heard[table] = now
+                    elif leaf == "rating":  # a player's ended session (issue 41), kept once
+                        slips.append(parse_rating(payload, table))
                         self.heard[table] = now
                     elif leaf == "state":
                         if payload:  # an empty retained message clears the topic; the floor keeps the last state
@@ -351,6 +366,8 @@ class FloorService:
                 self.store.ingest(rows, now)
             for table, parsed in states:
                 self.store.set_state(table, parsed, now)
+            if slips:
+                self.store.add_ratings(slips, now)
 
     def refresh(self, max_age: float = REFRESH_SECONDS, raise_outage: bool = False) -> None:
         """Where other workers write the store too, read every table's track back (at most `max_age` seconds ago),

@@ -38,6 +38,7 @@ What the other writers did reaches this process's memory, for its dashboard and 
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 import time
@@ -50,7 +51,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Iterator, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from tablectl.fleet import BadMessage
-from tablectl.fleet.wire import TABLE_ID, LedgerRow, TableState, WireRow, load_state, row_mac
+from tablectl.fleet.wire import TABLE_ID, LedgerRow, RatingSlip, TableState, WireRow, load_state, row_mac
 
 from . import StoreError
 from .database import Database, SqliteDatabase, connect, table_key
@@ -106,6 +107,14 @@ CREATE TABLE conflicts (
 _INDEXES = """
 CREATE INDEX IF NOT EXISTS rows_masked ON rows (table_id, seq) WHERE masked = 1;
 CREATE INDEX IF NOT EXISTS gaps_open ON gaps (table_id, first) WHERE closed_at IS NULL
+"""
+# The players' rating slips the tables push (issue 41): one a session, kept once (a table sends its slips again
+# after a restart). Made on an existing store of schema 2 too, as the indexes are: no new schema number.
+_RATINGS = """
+CREATE TABLE IF NOT EXISTS ratings (
+    table_id TEXT NOT NULL, box INTEGER NOT NULL, player TEXT NOT NULL, started TEXT NOT NULL, ended TEXT NOT NULL,
+    slip TEXT NOT NULL, stored_at REAL NOT NULL, PRIMARY KEY (table_id, box, player, started)
+) WITHOUT ROWID
 """
 # Schema 1 had no alternates and no conflict marks: a conflict was only an incident, and the chain was
 # verified on past a row that did not verify.
@@ -278,6 +287,7 @@ class FloorStore:
         try:
             for stmt in _INDEXES.strip().split(";"):
                 db.execute(stmt.strip())
+            db.execute(db.ddl(_RATINGS.strip()))
             db.commit()
         except BaseException:
             db.rollback()
@@ -1042,6 +1052,32 @@ class FloorStore:
                 return
             yield from page
             after = page[-1].seq
+
+    def add_ratings(self, slips: list[RatingSlip], now: float | None = None) -> int:
+        """Keep these rating slips, each once (one already stored, by table, box, player and start, is left as it
+        is); returns how many were new. Inside a batch, the batch's transaction; else its own."""
+        now = time.time() if now is None else now
+        new = 0
+        with self.batch():
+            for slip in slips:
+                cur = self.db.execute(
+                    "INSERT INTO ratings VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                    (slip.table, slip.box, slip.player, slip.start, slip.end,
+                     json.dumps(slip.model_dump(mode="json"), separators=(",", ":")), now))
+                new += max(cur.rowcount, 0)
+        return new
+
+    def ratings(self, table: str | None = None, since: str | None = None, limit: int = 1000) -> list[dict[str, Any]]:
+        """The rating slips kept, oldest end first: of one table, and/or ended at or after ``since`` (ISO time)."""
+        sql, args = "SELECT slip FROM ratings WHERE 1 = 1", []
+        if table is not None:
+            sql += " AND table_id = ?"
+            args.append(table)
+        if since is not None:
+            sql += " AND ended >= ?"
+            args.append(since)
+        rows = self.db.execute(sql + " ORDER BY ended, table_id, box LIMIT ?", [*args, limit]).fetchall()
+        return [json.loads(slip) for (slip,) in rows]
 
     def incidents(self, limit: int = 100, table: str | None = None) -> list[dict[str, Any]]:
         """The newest incidents first."""

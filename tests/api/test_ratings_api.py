@@ -79,3 +79,32 @@ async def test_buy_ins_a_marker_is_the_supervisors_and_the_table_stamps_the_gami
     for row in rows:  # the service's values, from its config's defaults: 06:00 UTC, 3,000 and 10,000
         assert row.event.gaming_day == table.settings.table.gaming_day(row.received_at)
         assert (row.event.mtl_notice, row.event.mtl_action) == (3000, 10000)
+
+
+async def test_the_table_stamps_its_inventory_tolerance_and_a_count_short_is_an_alert_on_the_board(
+        table: InProcessTable) -> None:
+    from controller.events import Closer, Drop
+    from controller.journal import JournalReader
+    from tests.support.journals import key_for
+
+    act = lambda body: call(table.api, "POST", "/api/actions", SUPERVISOR_KEY, json=body)  # noqa: E731
+    assert (await act({"type": "opener", "chips": {"100": 100}})).status_code == 200
+    r = await act({"type": "closer", "chips": {"100": 99}, "tolerance": "1000"})  # a person's: refused
+    assert r.status_code == 422 and r.json()["error"]["field"] == "closer.tolerance", r.text
+    assert (await act({"type": "closer", "chips": {"100": 99}})).status_code == 200
+    view = (await call(table.api, "GET", "/api/table", SUPERVISOR_KEY)).json()
+    assert not [a for a in view["alerts"] if a["kind"] == "inventory_difference"]  # the drop is still to come
+    assert (await act({"type": "drop", "amount": "0"})).status_code == 200
+    view = (await call(table.api, "GET", "/api/table", SUPERVISOR_KEY)).json()
+    [alert] = [a for a in view["alerts"] if a["kind"] == "inventory_difference"]
+    assert alert["level"] == "action" and "100 short" in alert["message"], alert
+    r = await act({"type": "ack_alert", "alert_id": alert["id"]})
+    assert r.status_code == 200, r.text
+    view = (await call(table.api, "GET", "/api/table", SUPERVISOR_KEY)).json()
+    assert not [a for a in view["alerts"] if a["kind"] == "inventory_difference"]
+    reader = JournalReader(table.journal, key_for(table.journal))
+    try:
+        counts = [e.event for e in reader.entries() if isinstance(e.event, (Closer, Drop))]
+    finally:
+        reader.close()
+    assert [c.tolerance for c in counts] == [0, 0]  # `[inventory] tolerance`'s default, journalled with each

@@ -40,9 +40,10 @@ def test_access_names_the_floor_s_tables_its_workers_and_the_readers(tmp_path):
         **{f"tablectl-floor-{n}": ["tablectl-floor", "tablectl-floor-worker"] for n in (1, 2, 3)},
         **{t: [f"table:{t}"] for t in ("table-1", "table-2", "table-5", "table-9")}}
     assert roles["tablectl-floor-worker"] == {("subscribeLiteral", "$share/pit-a/casino/a/+/ledger"),
-                                              ("subscribeLiteral", "$share/pit-a/casino/a/+/state")}
+                                              ("subscribeLiteral", "$share/pit-a/casino/a/+/state"),
+                                              ("subscribeLiteral", "$share/pit-a/casino/a/+/rating")}
     assert roles["table:table-2"] == {("publishClientSend", f"casino/a/table-2/{leaf}")
-                                      for leaf in ("ledger", "state", "status", "surveillance", "public/round")}
+                                      for leaf in ("ledger", "state", "status", "surveillance", "public/round", "rating")}
     assert json.loads(out.read_text())["defaultACLAccess"] == {
         "publishClientSend": False, "publishClientReceive": False, "subscribe": False, "unsubscribe": True}
     # Only the workers have a shared filter: no other role names $share.

@@ -59,6 +59,9 @@ class GrowingSource:
     def surveillance(self, table_id: str, head: tuple[int, str | None]) -> dict:
         return {"table": table_id}
 
+    def ended_ratings(self, table_id: str) -> list:
+        return []
+
     def last_round_number(self) -> int:
         return 0
 

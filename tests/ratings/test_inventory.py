@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 
 from controller import events as ev
+from controller.alerts import AlertKind, AlertLevel
 from controller.effects import RoundSettled
 from controller.engine import IllegalAction, Table
 from controller.rules import build_rules
@@ -60,9 +61,10 @@ def _inventory(db: Path, *extra: str) -> dict[str, Any]:
     return json.loads(out.getvalue())
 
 
-def _shift(db: Path, short: int = 0) -> None:
+def _shift(db: Path, short: int = 0, tolerance: Decimal | None = None) -> None:
     """A shift with a real tray: opener 20,000 in 5s; two players buy in cash; a fill and a credit mid-shift; the
-    closer counted from the tray (``short`` chips of 5 missing); the drop is the cash."""
+    closer counted from the tray (``short`` chips of 5 missing); the drop is the cash. ``tolerance``: stamped on
+    the closer and the drop as the service stamps `[inventory] tolerance`."""
     authority = open_authority(db)
     clock = [T0]
     tray = [2_000_000]  # cents
@@ -104,8 +106,8 @@ def _shift(db: Path, short: int = 0) -> None:
 
     play_session(session, 80, rng, mid_shift)  # (one call: one shoe's order throughout)
     tray[0] -= short * 500
-    submit(ev.Closer(chips=chips(), actor="supervisor:S-1"))
-    submit(ev.Drop(amount=Decimal(1500), actor="supervisor:S-2"))
+    submit(ev.Closer(chips=chips(), actor="supervisor:S-1", tolerance=tolerance))
+    submit(ev.Drop(amount=Decimal(1500), actor="supervisor:S-2", tolerance=tolerance))
     authority.journal.close()
 
 
@@ -133,3 +135,60 @@ def test_a_tray_a_chip_short_is_flagged_beyond_the_tolerance(tmp_path: Path) -> 
     assert period["difference"] == "-5" and period["flagged"]
     [period] = _inventory(db, "--tolerance", "5")["periods"]
     assert not period["flagged"]
+
+
+def _differences(table: Table) -> list[Any]:
+    return [a for a in table.alerts if a.kind is AlertKind.INVENTORY_DIFFERENCE]
+
+
+@pytest.mark.parametrize(("short", "tolerance", "raised"), [(1, Decimal(0), True), (1, Decimal(5), False),
+                                                             (0, Decimal(0), False), (3, Decimal(10), True)])
+def test_the_inventory_s_difference_over_the_tolerance_is_an_alert_on_the_board_journalled(
+        tmp_path: Path, short: int, tolerance: Decimal, raised: bool) -> None:
+    db = tmp_path / "bj-7.sqlite"
+    _shift(db, short=short, tolerance=tolerance)
+    authority = open_authority(db)  # the journal replayed: the alert is the events', not a memory of the process
+    try:
+        found = _differences(authority.table)
+        assert bool(found) == raised
+        if raised:
+            [alert] = found
+            assert alert.level is AlertLevel.ACTION and alert.active
+            assert f"{5 * short} short" in alert.message and f"tolerance is {tolerance}" in alert.message
+            # A supervisor acknowledges it, like any other: off the board.
+            authority.submit(ev.AcknowledgeAlert(alert_id=alert.id, actor="supervisor:S-1"), T0 + timedelta(hours=9))
+            assert _differences(authority.table) == []
+    finally:
+        authority.journal.close()
+
+
+def test_the_drop_entered_before_the_closer_and_a_snapshot_between_still_compare_the_period() -> None:
+    """Pure, through the engine alone: a fill signed, a drop counted before the closer, and the table restored from
+    a snapshot mid-period (as the service restarts) still make the figure; one without a stamped tolerance (a
+    journal written before the setting) raises nothing."""
+    for tolerance, raised in ((Decimal(0), True), (None, False)):
+        table = Table()
+        table.apply(ev.Opener(chips={"100": 100}))
+        table.apply(ev.FillRequest(chips={"100": 10}))
+        table.apply(ev.SignSlip(slip=1, actor="dealer:D-7"))
+        table = Table.from_snapshot(json.loads(json.dumps(table.snapshot())))  # as the journal keeps it: JSON
+        table.apply(ev.SignSlip(slip=1, actor="supervisor:S-1"))
+        table.apply(ev.Drop(amount=Decimal(300), tolerance=tolerance))
+        table = Table.from_snapshot(json.loads(json.dumps(table.snapshot())))
+        assert _differences(table) == []  # the closer is still to come
+        # No round played: the table's figure is 0; the inventory's 10,800 - 10,000 - 1,000 + 300 = 100 over.
+        table.apply(ev.Closer(chips={"100": 108}, tolerance=tolerance))
+        found = _differences(table)
+        assert bool(found) == raised
+        if raised:
+            assert "100 over" in found[0].message
+
+
+def test_the_inventory_tolerance_setting_is_an_amount_in_cents_not_below_zero() -> None:
+    from tablectl.config import ConfigError, settings_from_dict
+
+    assert settings_from_dict({"inventory": {"tolerance": 5}}).inventory.tolerance_amount() == Decimal("5.00")
+    assert settings_from_dict({}).inventory.tolerance_amount() == 0  # default: any difference is an alert
+    for bad in (-1, 0.005, "many"):
+        with pytest.raises(ConfigError):
+            settings_from_dict({"inventory": {"tolerance": bad}})
