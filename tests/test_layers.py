@@ -52,8 +52,9 @@ TOP_FLOOR: dict[str, set[str]] = {
     "tablectl.floor": {"tablectl.web", "tablectl.fleet", "tablectl.config", "tablectl.logs"},
     # the fleet's wire, broker and settings, spoken by the table's publisher and the floor alike: nothing above
     "tablectl.fleet": set(),
-    # what a table publishes (its view and figures): never an API, nor the floor
-    "tablectl.fleet.source": {"tablectl.figures", "tablectl.parts"},  # (a game's tile: its registry part)
+    # what a table publishes (its view, figures, a game's tile part, the rating slips of sessions ended): never an
+    # API, nor the floor
+    "tablectl.fleet.source": {"tablectl.figures", "tablectl.parts", "tablectl.ratings"},
     # the table's publisher: the wire, the broker and its source; never an API, nor the floor
     "tablectl.fleet.publisher": {"tablectl.fleet", "tablectl.fleet.source"},
     # the shift's figures, from the journal alone: below the table's API and its publisher
