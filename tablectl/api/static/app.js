@@ -679,6 +679,9 @@ function renderHistory(body) {
   const pages = Math.max(1, Math.ceil(body.total / body.size));
   // Each round is drawn by its own game's renderer (the table may have played several), by the game's view kind:
   // the table's now (a round of another game is drawn with the shared parts only).
+  // A round opened a moment ago stays open: its toggle event comes as a task after the click, and a history drawn
+  // again before it (a stream event, the supervisor's key answered) replaced it with a closed one.
+  for (const d of $("history").querySelectorAll("details[open]")) state.openRounds.add(Number(d.dataset.round));
   const f = felt(state.view);
   const list = body.rounds.map((r) => {
     const perBox = {};
