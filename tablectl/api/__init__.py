@@ -43,6 +43,7 @@ def create_app(service: "TableService", *, metrics: "TableMetrics | None" = None
     app.state.keys = KeyRing(service.settings.api)
     app.state.report_lock = threading.Lock()  # one report at a time (tables.one_report)
     install_error_handlers(app)
+    actions.install_foreign_decisions(app)  # (another game's decision: in words, whatever its body)
     for router in (tables.make_router(), tables.router, ledger.router, actions.make_router(), stream.router,
                    dashboard.router, pit.router):
         app.include_router(router)

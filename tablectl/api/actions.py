@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import inspect
 from typing import Annotated, Any, Union, cast
 
-from fastapi import APIRouter
+from fastapi import APIRouter, FastAPI, Request, Response
+from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, Field
 
 from controller import events as ev
@@ -14,11 +16,11 @@ from controller.engine import IllegalAction
 from tablectl.config import Role
 from tablectl.service import TableService, TableStopped
 from tablectl.web.auth import Dealer, Supervisor
-from tablectl.web.errors import ERRORS, ApiError, ErrorResponse
+from tablectl.web.errors import ERRORS, ApiError, ErrorResponse, error_response
 
 from .deps import Service
 
-__all__ = ["action_events", "make_router"]
+__all__ = ["action_events", "install_foreign_decisions", "make_router"]
 
 
 def action_events() -> Any:
@@ -84,6 +86,36 @@ async def post_action(event: ev.Event, who: Dealer, service: Service) -> ActionR
     except TableStopped as exc:
         raise ApiError(503, "table_stopped", str(exc)) from None
     return ActionResult(seq=seq, phase=phase)
+
+
+def install_foreign_decisions(app: FastAPI) -> None:
+    """A decision of a game this table's app does not know is refused in words (409 ``unknown_event``).
+
+    The body's union holds the games loaded when the app is made: the table's own (issue 36: the other engines are not
+    loaded). A decision of another installed game then failed the union as if it were no event at all (422, its tag
+    among the expected ones), where a decision of a loaded one reaches the engine and is refused in words: both are
+    now refused in words. A type no game knows stays the union's 422, and a known one's fields are checked as before."""
+    shared = app.exception_handlers[RequestValidationError]
+    known = {ev.wire_type(cls) for cls in (*ev.PERSON_EVENTS, *registry.event_classes())}  # (the union's, as made)
+
+    async def _validation(request: Request, exc: Exception) -> Response:
+        body = getattr(exc, "body", None)
+        kind = body.get("type") if isinstance(body, dict) else None
+        if (request.url.path == "/api/actions" and isinstance(kind, str) and len(kind) <= 64 and kind not in known
+                and kind in _any_games_decisions()):
+            rules = request.app.state.service.table.rules
+            return error_response(409, "unknown_event",
+                                  f"'{kind}' is not a decision of {rules.game} (this table plays {rules.name})")
+        answer = shared(request, exc)  # (the shared envelope's handler: a coroutine)
+        return await answer if inspect.isawaitable(answer) else answer
+
+    app.add_exception_handler(RequestValidationError, _validation)
+
+
+def _any_games_decisions() -> set[str]:
+    """The wire types of every installed game's events: its engines loaded for it, on this path only (a client that
+    sends another game's decision; a type no game knows stays the union's 422)."""
+    return {ev.wire_type(cls) for e in registry.load_all() for cls in e.game.dispatch}
 
 
 def _reason(exc: IllegalAction, kind: str, service: TableService) -> str:
