@@ -714,6 +714,20 @@ def write_manifest(path: Path, key: JournalKey) -> None:
 
 # ---------------------------------------------------------------------- reading
 
+def _begin_file(db: sqlite3.Connection, schema: int, key_id: str, now: datetime, *meta: tuple[str, str]) -> None:
+    """A new journal file's one transaction begun: WAL, every table, and its meta rows (the app, its schema, the key's
+    id, when and by which release it was made, and ``meta``: a segment's base and the MAC before it). A new journal
+    and the live file after an archiving are made alike."""
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("BEGIN IMMEDIATE")
+    for stmt in _SCHEMA.strip().split(";"):
+        if stmt.strip():
+            db.execute(stmt)
+    db.executemany("INSERT INTO meta VALUES (?, ?)", [
+        ("app", APP_ID), ("schema", str(schema)), ("key_id", key_id), ("created_at", _utc(now)), ("release", RELEASE),
+        *meta])
+
+
 class JournalReader:
     """Read-only access to a journal: verification, history, exports. Never writes a byte."""
 
@@ -1823,15 +1837,7 @@ class Journal(JournalReader):
             p.unlink(missing_ok=True)
         try:
             db = _connect(tmp, "rwc", header_checked=True)
-            db.execute("PRAGMA journal_mode=WAL")
-            db.execute("BEGIN IMMEDIATE")
-            for stmt in _SCHEMA.strip().split(";"):
-                if stmt.strip():
-                    db.execute(stmt)
-            db.executemany("INSERT INTO meta VALUES (?, ?)", [
-                ("app", APP_ID), ("schema", str(SCHEMA_VERSION)), ("key_id", self.key.key_id),
-                ("created_at", _utc(now)), ("release", RELEASE),
-            ])
+            _begin_file(db, SCHEMA_VERSION, self.key.key_id, now)
             # The first row comes with the file, in the same transaction: a journal is never empty.
             if first.at is None:
                 first.at = now
@@ -2134,15 +2140,7 @@ class Journal(JournalReader):
         fmt = state["format"]
         db = _connect(nxt, "rwc", header_checked=True)
         try:
-            db.execute("PRAGMA journal_mode=WAL")
-            db.execute("BEGIN IMMEDIATE")
-            for stmt in _SCHEMA.strip().split(";"):
-                if stmt.strip():
-                    db.execute(stmt)
-            db.executemany("INSERT INTO meta VALUES (?, ?)", [
-                ("app", APP_ID), ("schema", str(SEGMENT_SCHEMA)), ("key_id", self.key.key_id),
-                ("created_at", _utc(now)), ("release", RELEASE), ("segment_base", str(head)),
-                ("base_prev_mac", before)])
+            _begin_file(db, SEGMENT_SCHEMA, self.key.key_id, now, ("segment_base", str(head)), ("base_prev_mac", before))
             db.execute("INSERT INTO ledger VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", row)
             db.execute("INSERT INTO snapshots VALUES (?, ?, ?, ?)",
                        (head, fmt, text, _bound_mac(key, "snapshot", head, fmt, text, head_mac)))
